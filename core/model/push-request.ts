@@ -1,0 +1,84 @@
+/**
+ * A PushRequest says that proxies need new configuration, and why.
+ *
+ * Requests merge: the debounce stage folds every change that arrives inside one window into a single
+ * request, and the push queue folds requests that arrive while a proxy is still being pushed.
+ */
+
+/** Why a push happened. A closed set, so it can label metrics (`pilot_push_triggers{type}`). */
+export const PUSH_REASONS = [
+  'endpoint', // endpoints of a service changed (EDS-only when nothing else changed)
+  'config', // a mesh.io config (VirtualService, DestinationRule, ...) changed
+  'service', // a service was added, updated or removed
+  'proxy', // a proxy's own metadata or labels changed
+  'global', // mesh config, networks config or a full re-sync
+  'unknown',
+  'debug', // forced from the debug interface
+  'secret', // a referenced secret changed
+  'networks', // mesh networks changed
+  'proxyrequest', // a proxy asked (initial request, new subscription)
+  'namespace', // namespace labels changed
+  'clusterupdate', // a remote cluster was added or removed
+] as const;
+export type PushReason = (typeof PUSH_REASONS)[number];
+
+/** Identifies one config object: `kind/namespace/name` (namespace empty for cluster-scoped). */
+export interface ConfigKey {
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** The string form of a ConfigKey, used as a map key: `kind/namespace/name`. */
+export function configKeyString(k: ConfigKey): string {
+  return `${k.kind}/${k.namespace}/${k.name}`;
+}
+
+/** What changed, why, and since when. Immutable once built; `mergePushRequests` makes a new one. */
+export interface PushRequest {
+  /**
+   * True when the change may affect any xDS type (CDS, LDS, RDS and EDS are all reconsidered).
+   * False means endpoints only: only EDS for the services in `configsUpdated` is pushed.
+   */
+  readonly full: boolean;
+  /** How many changes of each reason were merged into this request. */
+  readonly reasons: ReadonlyMap<PushReason, number>;
+  /**
+   * The configs (and, for endpoint changes, `ServiceEntry`-kind keys of the services) that changed.
+   * Empty with `full` means "anything may have changed".
+   */
+  readonly configsUpdated: ReadonlySet<string>;
+  /** `performance.now()` when the first merged change entered the pipeline (for convergence metrics). */
+  readonly start: number;
+  /** True when this request came from the proxy itself (a request on its stream), not a config change. */
+  readonly forced?: boolean;
+}
+
+/** Builds a PushRequest with one reason. */
+export function pushRequest(
+  reason: PushReason,
+  opts: { full: boolean; configs?: Iterable<string>; start?: number },
+): PushRequest {
+  return {
+    full: opts.full,
+    reasons: new Map([[reason, 1]]),
+    configsUpdated: new Set(opts.configs ?? []),
+    start: opts.start ?? performance.now(),
+  };
+}
+
+/** Merges two requests: full if either is, reasons added, configs united, the earliest start kept. */
+export function mergePushRequests(a: PushRequest | undefined, b: PushRequest): PushRequest {
+  if (!a) return b;
+  const reasons = new Map(a.reasons);
+  for (const [r, n] of b.reasons) reasons.set(r, (reasons.get(r) ?? 0) + n);
+  // NOTE: a full request with no named configs means "everything"; keep it that way when merging.
+  const everything = (a.full && a.configsUpdated.size === 0) || (b.full && b.configsUpdated.size === 0);
+  return {
+    full: a.full || b.full,
+    reasons,
+    configsUpdated: everything ? new Set() : new Set([...a.configsUpdated, ...b.configsUpdated]),
+    start: Math.min(a.start, b.start),
+    forced: (a.forced ?? false) || (b.forced ?? false),
+  };
+}

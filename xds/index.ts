@@ -1,0 +1,2 @@
+// The public surface of xds/.
+export * from './server/contracts.js';

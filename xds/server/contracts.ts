@@ -1,0 +1,82 @@
+/**
+ * The seam between the ADS transport (this folder) and whatever produces resources.
+ *
+ * The transport owns streams, nonces, versions, ACK/NACK, subscriptions and the push queue. It knows
+ * nothing of mesh config: it asks a `ResourceGenerator` for the resources of one type for one proxy,
+ * and learns that proxies need new config from a stream of `PushRequest`s.
+ */
+import type { PushRequest } from '../../core/index.js';
+
+/** Full type URLs of the xDS types meshd serves. */
+export const TYPE_URL = {
+  cluster: 'type.googleapis.com/envoy.config.cluster.v3.Cluster',
+  endpoint: 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
+  listener: 'type.googleapis.com/envoy.config.listener.v3.Listener',
+  route: 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
+  secret: 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret',
+  extensionConfig: 'type.googleapis.com/envoy.config.core.v3.TypedExtensionConfig',
+} as const;
+export type TypeUrl = (typeof TYPE_URL)[keyof typeof TYPE_URL];
+
+/** Envoy's push order: clusters before endpoints before listeners before routes. */
+export const PUSH_ORDER: readonly TypeUrl[] = [TYPE_URL.cluster, TYPE_URL.endpoint, TYPE_URL.listener, TYPE_URL.route];
+
+/** The proxy kinds the node ID names (`<type>~<ip>~<pod>.<ns>~<ns>.svc.<domain>`). */
+export const NODE_TYPES = ['sidecar', 'router'] as const;
+export type NodeType = (typeof NODE_TYPES)[number];
+
+/** A parsed, validated node: the identity fields of the node ID plus its metadata. */
+export interface ProxyNode {
+  readonly id: string;
+  readonly type: NodeType;
+  /** IP addresses: from the node ID, plus `INSTANCE_IPS` metadata when given. */
+  readonly ipAddresses: readonly string[];
+  readonly podName: string;
+  readonly namespace: string;
+  readonly dnsDomain: string;
+  /** Node metadata with `MESH_META_` / Istio keys as sent (`GENERATOR`, `LABELS`, `CLUSTER_ID`, ...). */
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly locality?: { readonly region?: string; readonly zone?: string; readonly subZone?: string };
+  /** True for proxyless gRPC clients (metadata `GENERATOR: grpc`). */
+  readonly proxyless: boolean;
+}
+
+/** What one proxy has asked for of one type. */
+export interface WatchedResource {
+  readonly typeUrl: string;
+  /** Names subscribed to. Empty with `wildcard` means everything. */
+  readonly names: ReadonlySet<string>;
+  readonly wildcard: boolean;
+}
+
+/** One encoded resource. `body` is the encoded message itself (not wrapped in Any). */
+export interface GeneratedResource {
+  readonly name: string;
+  readonly body: Uint8Array;
+}
+
+export interface GenerateResult {
+  readonly resources: readonly GeneratedResource[];
+  /**
+   * Delta only: names the generator knows were removed. For state of the world the transport
+   * works removals out itself from the names it sent last time.
+   */
+  readonly removed?: readonly string[];
+}
+
+/**
+ * Produces resources for proxies. `P` is the generator's own per-proxy state (opaque to the transport).
+ */
+export interface ResourceGenerator<P = unknown> {
+  /** Called once per connection after the node is parsed. Throw to refuse the proxy (FAILED_PRECONDITION). */
+  initProxy(node: ProxyNode): P | Promise<P>;
+  /** Called when a connection closes. */
+  closeProxy?(proxy: P): void;
+  /** Whether this push may change resources of this type for this proxy (Istio's `needsPush`). */
+  needsPush(proxy: P, typeUrl: string, push: PushRequest): boolean;
+  /**
+   * Builds the resources of one type for one proxy. Return `undefined` for a type this generator does
+   * not serve (the transport then answers with an empty response for state of the world).
+   */
+  generate(proxy: P, watched: WatchedResource, push: PushRequest): GenerateResult | undefined | Promise<GenerateResult | undefined>;
+}
