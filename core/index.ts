@@ -2,3 +2,4 @@
 export * from './duration.js';
 export * from './program.js';
 export * from './model/push-request.js';
+export * from './env/index.js';
