@@ -3,3 +3,15 @@ export * from './duration.js';
 export * from './program.js';
 export * from './model/push-request.js';
 export * from './env/index.js';
+// model, collections, rx (owned by the model/push-pipeline work)
+export * from './model/config.js';
+export * from './model/service.js';
+export * from './model/proxy.js';
+export * from './model/mesh-config.js';
+export * from './model/push-context.js';
+export * from './model/mesh-model.js';
+export * from './model/event-log.js';
+export * from './collections/indexed-collection.js';
+export * from './collections/config-store.js';
+export * from './collections/service-entry-view.js';
+export * from './rx/debounce.js';

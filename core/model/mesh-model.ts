@@ -1,0 +1,201 @@
+/**
+ * MeshModel: the read side of meshd in one place. It folds source events into the collections at
+ * once, turns each batch into a PushRequest naming what changed, debounces those, rebuilds the
+ * PushContext for full pushes, and emits the merged requests for the transport.
+ *
+ * ```
+ * inputs$ -> fold (ConfigStore, ServiceEntryView) -> PushRequest pieces -> debouncePushes
+ *         -> (full? rebuild + publish PushContext) -> push requests$
+ * ```
+ */
+import { Observable, filter, map, tap, type SchedulerLike } from 'rxjs';
+import { ConfigStore } from '../collections/config-store.js';
+import { ServiceEntryView, type ServiceRegistrySnapshot } from '../collections/service-entry-view.js';
+import { debouncePushes } from '../rx/debounce.js';
+import type { ConfigEvent } from './config.js';
+import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetworks } from './mesh-config.js';
+import { PushContext } from './push-context.js';
+import { mergePushRequests, pushRequest, PUSH_REASONS, type PushReason, type PushRequest } from './push-request.js';
+import type { ServiceInstance } from './service.js';
+
+/** One input event. All are plain JSON, so a log of them can be recorded and replayed. */
+export type ModelInput =
+  | { readonly kind: 'config'; readonly event: ConfigEvent }
+  | { readonly kind: 'meshConfig'; readonly meshConfig: MeshConfig }
+  | { readonly kind: 'networks'; readonly networks: MeshNetworks };
+
+/** Metric hooks (the CLI maps them to `Metrics` handles). All optional. */
+export interface ModelMetrics {
+  /** pilot_inbound_updates{type}: one per input event; type `config`, `eds`, `svc` or `mesh`. */
+  inboundUpdate?(type: 'config' | 'eds' | 'svc' | 'mesh'): void;
+  /** pilot_push_triggers{type}: per reason of each debounced request. */
+  pushTrigger?(reason: PushReason, count: number): void;
+  /** pilot_debounce_time, in seconds. */
+  debounceTime?(seconds: number): void;
+  /** pilot_pushcontext_init_seconds. */
+  pushContextInit?(seconds: number): void;
+  /** pilot_services and pilot_virt_services after each rebuild. */
+  counts?(services: number, virtualServices: number): void;
+}
+
+/** Options of MeshModel. Durations in milliseconds. */
+export interface MeshModelOptions {
+  readonly domain: string;
+  readonly drainingLabel: string;
+  readonly debounceAfter: number;
+  readonly debounceMax: number;
+  readonly enableEdsDebounce: boolean;
+  readonly meshConfig?: MeshConfig;
+  readonly networks?: MeshNetworks;
+  readonly scheduler?: SchedulerLike;
+  readonly metrics?: ModelMetrics;
+  /** Monotonic clock in ms (default `performance.now`). */
+  readonly now?: () => number;
+}
+
+/** The endpoints of every service as of the latest event (not debounced, not part of PushContext). */
+export class EndpointIndex {
+  constructor(readonly snapshot: ServiceRegistrySnapshot['instances']) {}
+  /** Instances of a host across every ServiceEntry that declares it, in a stable order. */
+  instances(hostname: string): readonly ServiceInstance[] {
+    return this.snapshot.byIndex('host', hostname).flat();
+  }
+}
+
+/** See the file comment. */
+export class MeshModel {
+  readonly #opts: MeshModelOptions;
+  readonly #configs: ConfigStore;
+  readonly #services: ServiceEntryView;
+  #meshConfig: MeshConfig;
+  #networks: MeshNetworks;
+  #context: PushContext;
+  #builds = 0;
+
+  constructor(opts: MeshModelOptions) {
+    this.#opts = opts;
+    this.#configs = new ConfigStore({ domain: opts.domain });
+    this.#services = new ServiceEntryView({ domain: opts.domain, drainingLabel: opts.drainingLabel });
+    this.#meshConfig = opts.meshConfig ?? defaultMeshConfig();
+    this.#networks = opts.networks ?? defaultMeshNetworks();
+    this.#context = this.#build();
+  }
+
+  /** The latest published PushContext (frozen). */
+  get pushContext(): PushContext {
+    return this.#context;
+  }
+
+  /** The live endpoint index. */
+  get endpoints(): EndpointIndex {
+    return new EndpointIndex(this.#services.snapshot.instances);
+  }
+
+  /** The current mesh config (applied at once, published with the next full push). */
+  get meshConfig(): MeshConfig {
+    return this.#meshConfig;
+  }
+
+  /**
+   * Folds a batch of inputs into the collections and returns the request they call for, or
+   * undefined when nothing changed.
+   */
+  apply(inputs: readonly ModelInput[]): PushRequest | undefined {
+    const now = this.#now();
+    let req: PushRequest | undefined;
+    const events: ConfigEvent[] = [];
+    for (const i of inputs) {
+      if (i.kind === 'config') {
+        events.push(i.event);
+        this.#opts.metrics?.inboundUpdate?.('config');
+      } else if (i.kind === 'meshConfig') {
+        this.#meshConfig = i.meshConfig;
+        this.#opts.metrics?.inboundUpdate?.('mesh');
+        req = mergePushRequests(req, pushRequest('global', { full: true, start: now }));
+      } else {
+        this.#networks = i.networks;
+        this.#opts.metrics?.inboundUpdate?.('mesh');
+        req = mergePushRequests(req, pushRequest('networks', { full: true, start: now }));
+      }
+    }
+    if (events.length === 0) return req;
+    const change = this.#configs.apply(events);
+    if (change.touched.size === 0) return req;
+    const svc = this.#services.update(change.previous, change.snapshot, change.touched);
+    const seKey = (host: string): string => {
+      const s = this.#services.snapshot.services.byIndex('host', host)[0];
+      return `ServiceEntry/${s?.namespace ?? ''}/${host}`;
+    };
+    const other = [...change.touched].filter((k) => !k.startsWith('ServiceEntry/') && !k.startsWith('WorkloadEntry/'));
+    if (other.length > 0) req = mergePushRequests(req, pushRequest('config', { full: true, configs: other, start: now }));
+    if (svc.servicesChanged.size > 0) {
+      this.#opts.metrics?.inboundUpdate?.('svc');
+      const configs = [...svc.servicesChanged].map(seKey);
+      // NOTE: a removed service has no namespace left; the config key of its ServiceEntry names it too.
+      const seConfigs = [...change.touched].filter((k) => k.startsWith('ServiceEntry/'));
+      req = mergePushRequests(req, pushRequest('service', { full: true, configs: [...configs, ...seConfigs], start: now }));
+    }
+    const edsOnly = [...svc.endpointsChanged].filter((h) => !svc.servicesChanged.has(h));
+    if (edsOnly.length > 0) {
+      this.#opts.metrics?.inboundUpdate?.('eds');
+      req = mergePushRequests(req, pushRequest('endpoint', { full: false, configs: edsOnly.map(seKey), start: now }));
+    }
+    return req;
+  }
+
+  /**
+   * The pipeline: applies each input batch as it arrives and emits debounced PushRequests, having
+   * rebuilt the PushContext first when the request is full. Unsubscribing stops everything.
+   */
+  pushes(inputs$: Observable<readonly ModelInput[] | ModelInput>): Observable<PushRequest> {
+    const m = this.#opts.metrics;
+    return inputs$.pipe(
+      map((i) => this.apply(Array.isArray(i) ? (i as readonly ModelInput[]) : [i as ModelInput])),
+      filter((r): r is PushRequest => r !== undefined),
+      debouncePushes({
+        debounceAfter: this.#opts.debounceAfter,
+        debounceMax: this.#opts.debounceMax,
+        enableEdsDebounce: this.#opts.enableEdsDebounce,
+        ...(this.#opts.scheduler ? { scheduler: this.#opts.scheduler } : {}),
+        observer: {
+          onOutput: (req, waited) => {
+            m?.debounceTime?.(waited / 1000);
+            for (const r of PUSH_REASONS) {
+              const n = req.reasons.get(r);
+              if (n) m?.pushTrigger?.(r, n);
+            }
+          },
+        },
+      }),
+      tap((req) => {
+        if (req.full) this.rebuild();
+      }),
+    );
+  }
+
+  /** Rebuilds and publishes the PushContext from the current collections. */
+  rebuild(): PushContext {
+    this.#context = this.#build();
+    return this.#context;
+  }
+
+  #now(): number {
+    return this.#opts.now ? this.#opts.now() : performance.now();
+  }
+
+  #build(): PushContext {
+    const t0 = performance.now();
+    this.#builds++;
+    const ctx = new PushContext({
+      configs: this.#configs.snapshot,
+      registry: this.#services.snapshot,
+      meshConfig: this.#meshConfig,
+      networks: this.#networks,
+      domain: this.#opts.domain,
+      version: String(this.#builds),
+    });
+    this.#opts.metrics?.pushContextInit?.((performance.now() - t0) / 1000);
+    this.#opts.metrics?.counts?.(ctx.services.length, ctx.virtualServiceCount);
+    return ctx;
+  }
+}
