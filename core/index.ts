@@ -15,3 +15,4 @@ export * from './collections/indexed-collection.js';
 export * from './collections/config-store.js';
 export * from './collections/service-entry-view.js';
 export * from './rx/debounce.js';
+export * from './log/index.js';
