@@ -1,0 +1,105 @@
+// The signing core: issues workload certificates from a CSR's key for already-authorized identities.
+import {
+  authorityKeyIdentifierValue, basicConstraintsValue, encodeName, extKeyUsageValue, extension, keyUsageValue,
+  randomSerial, signCertificate, subjectAltNameValue,
+} from '../pki/certificate-builder.js';
+import { toPem } from '../pki/der.js';
+import { OID } from '../pki/oids.js';
+import type { SigningAuthority } from './ca-material.js';
+
+/** Where "now" comes from; injectable so rotation and TTL tests need no sleeps. */
+export interface Clock {
+  now(): Date;
+}
+
+/** The wall clock. */
+export const systemClock: Clock = { now: () => new Date() };
+
+/** Workload certificate lifetimes (DEFAULT_WORKLOAD_CERT_TTL, MAX_WORKLOAD_CERT_TTL), ms. */
+export interface WorkloadTtlOptions {
+  readonly defaultTtlMs: number;
+  readonly maxTtlMs: number;
+}
+
+/** Whether the CA's material is self-signed by meshd (rotatable) or plugged in from ROOT_CA_DIR. */
+export type CaMode = 'self-signed' | 'plugged-in';
+
+const EMPTY_NAME = encodeName([]);
+const LEAF_KEY_USAGE = extension(OID.keyUsage, true, keyUsageValue(['digitalSignature', 'keyEncipherment']));
+const LEAF_EXT_KEY_USAGE = extension(OID.extKeyUsage, false, extKeyUsageValue([OID.serverAuth, OID.clientAuth]));
+const LEAF_BASIC_CONSTRAINTS = extension(OID.basicConstraints, true, basicConstraintsValue(false));
+
+/**
+ * Issues workload certificates like Istio's: empty subject, critical URI SAN, keyUsage digitalSignature and
+ * keyEncipherment, extKeyUsage serverAuth and clientAuth, CA:FALSE, random 128-bit serial, and the signing
+ * certificate's key id as authorityKeyIdentifier. The signing state can be swapped (root rotation); each
+ * signature uses the state current when it started.
+ */
+export class MeshCa {
+  #authority: SigningAuthority;
+  readonly #listeners = new Set<(authority: SigningAuthority) => void>();
+
+  constructor(
+    authority: SigningAuthority,
+    readonly mode: CaMode,
+    readonly ttl: WorkloadTtlOptions,
+    readonly clock: Clock = systemClock,
+  ) {
+    this.#authority = authority;
+  }
+
+  /** The current signing state. */
+  get authority(): SigningAuthority {
+    return this.#authority;
+  }
+
+  /** Swaps in a new signing state (after rotation) and tells the listeners. */
+  replaceAuthority(authority: SigningAuthority): void {
+    this.#authority = authority;
+    for (const listener of this.#listeners) listener(authority);
+  }
+
+  /** Calls `listener` now and after every `replaceAuthority`; returns the unsubscribe function. */
+  onAuthority(listener: (authority: SigningAuthority) => void): () => void {
+    this.#listeners.add(listener);
+    listener(this.#authority);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** The trusted roots as PEM, active first. */
+  trustBundlePem(): string[] {
+    return this.#authority.trustedRoots.map((r) => r.toString());
+  }
+
+  /** DEFAULT_WORKLOAD_CERT_TTL for a non-positive request, else the request capped at MAX_WORKLOAD_CERT_TTL. */
+  effectiveTtlMs(requestedMs: number): number {
+    if (!(requestedMs > 0)) return this.ttl.defaultTtlMs;
+    return Math.min(requestedMs, this.ttl.maxTtlMs);
+  }
+
+  /**
+   * Signs a workload certificate for `subjectPublicKeyInfo` with URI SANs `uris` (already authorized).
+   * Resolves to the PEM chain: leaf, signing certificate and intermediates, root last.
+   */
+  async signWorkload(subjectPublicKeyInfo: Buffer, uris: readonly string[], requestedTtlMs: number): Promise<string[]> {
+    const authority = this.#authority;
+    const now = this.clock.now();
+    const notAfter = new Date(now.getTime() + this.effectiveTtlMs(requestedTtlMs));
+    const der = await signCertificate({
+      serial: randomSerial(),
+      issuer: authority.issuerName,
+      subject: EMPTY_NAME,
+      notBefore: now,
+      notAfter,
+      subjectPublicKeyInfo,
+      extensions: [
+        LEAF_KEY_USAGE,
+        LEAF_EXT_KEY_USAGE,
+        LEAF_BASIC_CONSTRAINTS,
+        extension(OID.authorityKeyIdentifier, false, authorityKeyIdentifierValue(authority.issuerKeyId)),
+        extension(OID.subjectAltName, true, subjectAltNameValue({ uris })),
+      ],
+    }, authority.signingKey);
+    return [toPem(der, 'CERTIFICATE'), ...authority.chainAfterLeaf];
+  }
+}
