@@ -1,2 +1,2 @@
 // The public surface of controllers/.
-export {};
+export * from './orch/index.js';

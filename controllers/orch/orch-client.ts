@@ -1,0 +1,203 @@
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { createInterface } from 'node:readline';
+import {
+  createConfiguration,
+  ServerConfiguration,
+  type ApiType,
+  type Configuration,
+  type KubeConfig,
+} from '@kubernetes/client-node';
+import { Observable } from 'rxjs';
+import { validateOrchClientOptions, type OrchClientOptions } from './orch-client-options.js';
+import { TokenBucket, type BucketClock } from './token-bucket.js';
+
+/** Query parameters of a request; undefined values are left out. */
+export type OrchQuery = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** Options of {@link OrchClient.request}. */
+export interface OrchRequestOptions {
+  readonly query?: OrchQuery;
+  /** A body, sent as JSON (or with `contentType`, e.g. a merge patch). */
+  readonly body?: unknown;
+  /** Default `application/json`; patches use `application/merge-patch+json` and similar. */
+  readonly contentType?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** One line of a watch stream, as the API server sends it. */
+export interface RawWatchEvent {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  readonly object: Record<string, unknown>;
+}
+
+/** A request the API server answered with an error status (a `Status` object when it sent one). */
+export class OrchApiError extends Error {
+  override readonly name = 'OrchApiError';
+  constructor(
+    /** The HTTP status, e.g. 404, 409, 410. */
+    readonly status: number,
+    /** The Status `reason`, e.g. `NotFound`, `Expired`, `Gone`, or '' when absent. */
+    readonly reason: string,
+    readonly method: string,
+    readonly path: string,
+    serverMessage: string,
+  ) {
+    super(`${method} ${path}: HTTP ${status}${reason ? ` ${reason}` : ''}: ${serverMessage}`);
+  }
+}
+
+/** Settings of {@link OrchClient} beyond {@link OrchClientOptions}. */
+export interface OrchClientInternals {
+  /** Clock of the rate limiter, for tests. */
+  readonly clock?: BucketClock;
+}
+
+type Constructor<T> = new (config: Configuration) => T;
+
+/**
+ * An orchestrator (Kubernetes) API client: JSON requests and watch streams over `node:https` with the
+ * kubeconfig's credentials, every request (watches included) taking a token from one QPS/burst bucket.
+ * Typed generated clients from {@link OrchClient.api} share the same bucket.
+ */
+export class OrchClient {
+  readonly #kc: KubeConfig;
+  readonly #bucket: TokenBucket;
+  readonly #server: string;
+  readonly #userAgent: string;
+
+  /**
+   * @throws OrchConfigError when the options are invalid (see `validateOrchClientOptions`)
+   */
+  constructor(kc: KubeConfig, options: OrchClientOptions, internals: OrchClientInternals = {}) {
+    validateOrchClientOptions(options);
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig has no current cluster');
+    this.#kc = kc;
+    this.#server = cluster.server.replace(/\/+$/, '');
+    this.#bucket = new TokenBucket(options.qps, options.burst, internals.clock);
+    this.#userAgent = options.userAgent ?? 'mesh';
+  }
+
+  /** The KubeConfig the client authenticates with. */
+  get kubeConfig(): KubeConfig {
+    return this.#kc;
+  }
+
+  /** The API server URL, without a trailing slash. */
+  get server(): string {
+    return this.#server;
+  }
+
+  /**
+   * Sends one request and parses the JSON answer.
+   * @throws OrchApiError when the server answers a status >= 400
+   */
+  async request<T>(method: string, path: string, options: OrchRequestOptions = {}): Promise<T> {
+    await this.#bucket.take(options.signal);
+    const res = await this.#send(method, path, options, false);
+    const text = await readAll(res);
+    if ((res.statusCode ?? 0) >= 400) throw apiError(method, path, res.statusCode ?? 0, text);
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /**
+   * Opens a watch (`watch=true` is added) and emits each event line. Completes when the server ends the
+   * stream; errors with {@link OrchApiError} when the server refuses the watch, or with the network error.
+   * Unsubscribing aborts the request.
+   */
+  watch(path: string, query: OrchQuery): Observable<RawWatchEvent> {
+    return new Observable<RawWatchEvent>((subscriber) => {
+      const controller = new AbortController();
+      const run = async (): Promise<void> => {
+        await this.#bucket.take(controller.signal);
+        const res = await this.#send('GET', path, { query: { ...query, watch: true }, signal: controller.signal }, true);
+        if ((res.statusCode ?? 0) !== 200) {
+          throw apiError('GET', path, res.statusCode ?? 0, await readAll(res));
+        }
+        const lines = createInterface({ input: res, crlfDelay: Infinity });
+        for await (const line of lines) {
+          if (line.trim() === '') continue;
+          subscriber.next(JSON.parse(line) as RawWatchEvent);
+        }
+        // NOTE: `aborted` means the connection dropped mid-body (e.g. the server died): an error, not an end.
+        if (res.errored || !res.complete) throw res.errored ?? new Error(`GET ${path}: watch connection closed mid-stream`);
+        subscriber.complete();
+      };
+      run().catch((err: unknown) => {
+        if (!controller.signal.aborted) subscriber.error(err);
+      });
+      return () => controller.abort();
+    });
+  }
+
+  /**
+   * A generated `@kubernetes/client-node` API client (e.g. `CoreV1Api`) for this cluster whose requests
+   * take tokens from this client's bucket.
+   */
+  api<T extends ApiType>(apiClass: Constructor<T>): T {
+    const config = createConfiguration({
+      baseServer: new ServerConfiguration(this.#server, {}),
+      authMethods: { default: this.#kc },
+      promiseMiddleware: [
+        {
+          pre: async (context) => {
+            await this.#bucket.take();
+            context.setHeaderParam('User-Agent', this.#userAgent);
+            return context;
+          },
+          post: async (context) => context,
+        },
+      ],
+    });
+    return new apiClass(config);
+  }
+
+  async #send(method: string, path: string, options: OrchRequestOptions, streaming: boolean): Promise<IncomingMessage> {
+    const url = new URL(this.#server + path);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const requestOptions: RequestOptions & { headers: Record<string, string> } = {
+      method,
+      headers: { Accept: 'application/json', 'User-Agent': this.#userAgent },
+    };
+    if (body !== undefined) {
+      requestOptions.headers['Content-Type'] = options.contentType ?? 'application/json';
+      requestOptions.headers['Content-Length'] = String(Buffer.byteLength(body));
+    }
+    await this.#kc.applyToHTTPSOptions(requestOptions);
+    const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const req = send(url, { ...requestOptions, signal: options.signal }, (res) => {
+        if (streaming) res.socket?.setKeepAlive(true, 30_000);
+        resolve(res);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+}
+
+async function readAll(res: IncomingMessage): Promise<string> {
+  res.setEncoding('utf8');
+  let text = '';
+  for await (const chunk of res) text += chunk as string;
+  return text;
+}
+
+function apiError(method: string, path: string, status: number, text: string): OrchApiError {
+  let reason = '';
+  let message = text.slice(0, 1000);
+  try {
+    const parsed = JSON.parse(text) as { kind?: string; reason?: string; message?: string };
+    if (parsed.kind === 'Status') {
+      reason = parsed.reason ?? '';
+      message = parsed.message ?? message;
+    }
+  } catch {
+    // Not JSON: keep the raw text.
+  }
+  return new OrchApiError(status, reason, method, path, message);
+}

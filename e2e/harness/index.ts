@@ -1,0 +1,13 @@
+// The e2e harness: a real etcd and kube-apiserver for tests, and the run's shared cluster.
+export { generateClusterPki, type ClusterPki, type CertKeyPair } from './certs.js';
+export { ManagedProcess, freePort } from './child-process.js';
+export { ensureTestBinaries, TestBinariesError, type TestBinaries } from './test-binaries.js';
+export {
+  TestControlPlane,
+  ControlPlaneError,
+  API_AUDIENCES,
+  SERVICE_ACCOUNT_ISSUER,
+  type TestControlPlaneOptions,
+} from './test-control-plane.js';
+export { e2eCluster, startE2eCluster, stopE2eCluster, type E2eCluster, type E2eClusterOptions } from './e2e-cluster.js';
+export { waitFor } from './wait-for.js';
