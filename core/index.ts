@@ -16,3 +16,4 @@ export * from './collections/config-store.js';
 export * from './collections/service-entry-view.js';
 export * from './rx/debounce.js';
 export * from './log/index.js';
+export * from './version.js';
