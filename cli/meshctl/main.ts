@@ -1,0 +1,15 @@
+// Entry point of `meshctl` (bin/meshctl imports this file).
+import { homedir } from 'node:os';
+import { loadEnv } from '../../core/index.js';
+import { runMain } from '../common/run-main.js';
+import { meshctlDefaults } from './meshctl-defaults.js';
+import { meshctlCommand } from './root.js';
+
+let defaults;
+try {
+  defaults = meshctlDefaults(loadEnv('meshctl', process.env), process.env['HOME'] ?? homedir());
+} catch (e) {
+  process.stderr.write(`Error: ${(e as Error).message}\n`);
+  process.exit(1);
+}
+await runMain(meshctlCommand(), defaults);

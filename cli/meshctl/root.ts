@@ -1,0 +1,62 @@
+/** The command tree of `meshctl`. */
+import { command, completionCommand, flag, flagUsages, type Command } from '../framework/index.js';
+import { VKLOG_FLAG } from '../common/logging-flags.js';
+import { adminCommand, analyzeCommand, authzCommand, bugReportCommand, validateCommand, verifyInstallCommand } from './diagnostic-commands.js';
+import { dashboardCommand } from './dashboard-commands.js';
+import { experimentalCommand } from './experimental-commands.js';
+import { createRemoteSecretCommand, orchInjectCommand, tagCommand } from './inject-commands.js';
+import { installCommand, manifestCommand, operatorCommand, profileCommand, uninstallCommand, upgradeCommand } from './install-commands.js';
+import { proxyConfigCommand } from './proxy-config-commands.js';
+import { meshctlVersionCommand } from './version.js';
+
+/** meshctl's global flags, accepted by every command. */
+export const GLOBAL_FLAGS = [
+  flag.string('context', '', 'The name of the orchestrator configuration context to use'),
+  flag.string('meshNamespace', 'mesh-system', 'Mesh system namespace', { short: 'i' }),
+  flag.string('orchconfig', '', 'orchestrator configuration file', { short: 'c' }),
+  flag.string('namespace', '', 'Config namespace', { short: 'n' }),
+  VKLOG_FLAG,
+];
+
+function optionsCommand(): Command {
+  return command({
+    name: 'options',
+    short: 'Displays meshctl global options',
+    run: (ctx) => {
+      ctx.io.stdout.write(`The following options can be passed to any command:\n\n${flagUsages(ctx.root.persistentFlags)}\n`);
+    },
+  });
+}
+
+/** Builds the `meshctl` command tree. */
+export function meshctlCommand(): Command {
+  return command({
+    name: 'meshctl',
+    short: 'Mesh control interface.',
+    long: 'Mesh configuration command line utility for service operators to debug and diagnose their Mesh mesh.',
+    persistentFlags: GLOBAL_FLAGS,
+    commands: [
+      adminCommand(),
+      analyzeCommand(),
+      authzCommand(),
+      bugReportCommand(),
+      completionCommand('meshctl'),
+      createRemoteSecretCommand(),
+      dashboardCommand(),
+      experimentalCommand(),
+      installCommand(),
+      manifestCommand(),
+      operatorCommand(),
+      optionsCommand(),
+      orchInjectCommand(),
+      profileCommand(),
+      proxyConfigCommand(),
+      tagCommand(),
+      uninstallCommand(),
+      upgradeCommand(),
+      validateCommand(),
+      verifyInstallCommand(),
+      meshctlVersionCommand({ remote: true }),
+    ],
+  });
+}

@@ -1,0 +1,5 @@
+// Entry point of `operator` (bin/operator imports this file).
+import { runMain } from '../common/run-main.js';
+import { operatorCommand } from './root.js';
+
+await runMain(operatorCommand());

@@ -1,0 +1,80 @@
+/** `pilot-agent wait`: polls a readiness URL until it answers 200 or the time runs out. */
+import { request as httpRequest } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CliError, command, flag, type Command, type FlagValues, type RunContext } from '../framework/index.js';
+
+/** The options of one wait, from the command's flags. */
+export interface WaitOptions {
+  readonly url: string;
+  readonly periodMs: number;
+  readonly requestTimeoutMs: number;
+  readonly timeoutMs: number;
+}
+
+/** Reads and checks the wait flags. */
+export function waitOptionsFrom(flags: FlagValues): WaitOptions {
+  const url = flags.string('url');
+  try {
+    new URL(url);
+  } catch {
+    throw new CliError(`--url: "${url}" is not a URL`);
+  }
+  for (const name of ['periodMillis', 'requestTimeoutMillis', 'timeoutSeconds']) {
+    if (flags.number(name) <= 0) throw new CliError(`--${name} must be greater than 0, not ${flags.number(name)}`);
+  }
+  return {
+    url,
+    periodMs: flags.number('periodMillis'),
+    requestTimeoutMs: flags.number('requestTimeoutMillis'),
+    timeoutMs: flags.number('timeoutSeconds') * 1000,
+  };
+}
+
+/** One readiness probe: resolves with a reason when not ready, undefined when ready (HTTP 200). */
+function probe(url: string, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const req = httpRequest(url, { method: 'GET', timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode === 200 ? undefined : `HTTP status code ${res.statusCode}`));
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs}ms`)));
+    req.on('error', (e) => resolve(e.message));
+    req.end();
+  });
+}
+
+/** Polls until ready; rejects with a CliError giving the last reason after the timeout. */
+export async function waitUntilReady(o: WaitOptions, log: (line: string) => void, now: () => number = Date.now): Promise<void> {
+  const deadline = now() + o.timeoutMs;
+  log(`Waiting for the proxy to be ready (timeout: ${o.timeoutMs / 1000} seconds)...`);
+  let last = 'not checked';
+  for (;;) {
+    const reason = await probe(o.url, o.requestTimeoutMs);
+    if (reason === undefined) {
+      log('The proxy is ready!');
+      return;
+    }
+    last = reason;
+    log(`Not ready yet: ${reason}`);
+    if (now() + o.periodMs >= deadline) break;
+    await sleep(o.periodMs);
+  }
+  throw new CliError(`timeout waiting for the proxy to become ready at ${o.url}. Last error: ${last}`);
+}
+
+/** The `wait` command. */
+export function waitCommand(): Command {
+  return command({
+    name: 'wait',
+    short: 'Waits until the proxy is ready',
+    flags: [
+      flag.int('periodMillis', 500, 'number of milliseconds to wait between attempts'),
+      flag.int('requestTimeoutMillis', 500, 'number of milliseconds to wait for response'),
+      flag.int('timeoutSeconds', 60, 'maximum number of seconds to wait for the proxy to be ready'),
+      flag.string('url', 'http://localhost:15021/healthz/ready', 'URL to use in requests'),
+    ],
+    run: async (ctx: RunContext) => {
+      await waitUntilReady(waitOptionsFrom(ctx.flags), (line) => ctx.io.stdout.write(`${line}\n`));
+    },
+  });
+}

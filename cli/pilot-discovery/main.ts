@@ -1,0 +1,5 @@
+// Entry point of `pilot-discovery` (bin/pilot-discovery imports this file).
+import { runMain } from '../common/run-main.js';
+import { pilotDiscoveryCommand } from './root.js';
+
+await runMain(pilotDiscoveryCommand());
