@@ -17,3 +17,4 @@ export * from './collections/service-entry-view.js';
 export * from './rx/debounce.js';
 export * from './log/index.js';
 export * from './version.js';
+export * from './metrics/index.js';
