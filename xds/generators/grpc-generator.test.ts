@@ -1,0 +1,194 @@
+import assert from 'node:assert/strict';
+import { decode } from '../protos/codec.js';
+import { protoRoot } from '../protos/root.js';
+import { TYPE_URL, type WatchedResource } from '../server/contracts.js';
+import { ProxylessGrpcGenerator } from './grpc-generator.js';
+import { configEvent, configsFromYaml, grpcNode, testModel } from './testing/model-fixtures.js';
+
+const YAML = `
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: echo, namespace: qs }
+spec:
+  hosts: [echo.qs.svc.cluster.local]
+  location: MESH_INTERNAL
+  ports: [{ number: 50051, name: grpc, protocol: GRPC }]
+  resolution: STATIC
+  workloadSelector: { labels: { app: echo } }
+---
+apiVersion: networking.mesh.io/v1
+kind: WorkloadEntry
+metadata: { name: v1, namespace: qs }
+spec: { address: 127.0.0.11, labels: { app: echo, version: v1 }, locality: r1/z1, serviceAccount: echo }
+---
+apiVersion: networking.mesh.io/v1
+kind: WorkloadEntry
+metadata: { name: v2, namespace: qs }
+spec: { address: 127.0.0.12, labels: { app: echo, version: v2, mesh.io/draining: "true" }, locality: r1/z2, weight: 3 }
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: echo, namespace: qs }
+spec:
+  host: echo.qs.svc.cluster.local
+  trafficPolicy:
+    connectionPool: { http: { http2MaxRequests: 7 } }
+    tls: { mode: MESH_MUTUAL }
+  subsets:
+  - { name: v1, labels: { version: v1 } }
+  - name: v2
+    labels: { version: v2 }
+    trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: x-user } } }
+---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: echo, namespace: qs }
+spec:
+  hosts: [echo.qs.svc.cluster.local]
+  http:
+  - match: [{ headers: { x-canary: { exact: "yes" } } }]
+    route: [{ destination: { host: echo.qs.svc.cluster.local, subset: v2 } }]
+    fault: { abort: { grpcStatus: UNAVAILABLE, percentage: { value: 50 } } }
+  - match: [{ uri: { prefix: /echo.Echo/ } }]
+    timeout: 2s
+    retries: { attempts: 3, retryOn: "unavailable,5xx" }
+    route:
+    - { destination: { host: echo.qs.svc.cluster.local, subset: v1 }, weight: 80 }
+    - { destination: { host: echo.qs.svc.cluster.local, subset: v2 }, weight: 20 }
+---
+apiVersion: security.mesh.io/v1
+kind: AuthorizationPolicy
+metadata: { name: deny-bad, namespace: qs }
+spec:
+  action: DENY
+  rules: [{ to: [{ operation: { paths: ["/echo.Echo/Forbidden"] } }] }]
+`;
+
+function watch(typeUrl: string, ...names: string[]): WatchedResource {
+  return { typeUrl, names: new Set(names), wildcard: names.length === 0 };
+}
+
+function setup(): { gen: ProxylessGrpcGenerator; state: ReturnType<ProxylessGrpcGenerator['initProxy']> } {
+  const model = testModel();
+  model.apply(configsFromYaml(YAML).map((c) => configEvent(c)));
+  model.rebuild();
+  const gen = new ProxylessGrpcGenerator(model, { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false });
+  const state = gen.initProxy(grpcNode('qs', { locality: { region: 'r1', zone: 'z1' } }));
+  return { gen, state };
+}
+
+function one(gen: ProxylessGrpcGenerator, state: ReturnType<ProxylessGrpcGenerator['initProxy']>, typeUrl: string, name: string): Record<string, unknown> {
+  const res = gen.generate(state, watch(typeUrl, name));
+  assert.ok(res, 'a result');
+  assert.equal(res.resources.length, 1, `one ${typeUrl} named ${name}`);
+  return decode(typeUrl, res.resources[0]!.body);
+}
+
+describe('ProxylessGrpcGenerator', () => {
+  before(function () {
+    this.timeout(60_000);
+    protoRoot(); // loading the Envoy protos takes a few seconds on a busy machine
+  });
+
+  it('given a client listener name with a short host should serve an API listener pointing at RDS', () => {
+    const { gen, state } = setup();
+    const l = one(gen, state, TYPE_URL.listener, 'echo.qs:50051');
+    const hcm = (l['apiListener'] as { apiListener: Record<string, unknown> }).apiListener;
+    assert.equal(hcm['@type'], 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager');
+    assert.equal((hcm['rds'] as { routeConfigName: string }).routeConfigName, 'outbound|50051||echo.qs.svc.cluster.local');
+    const filters = (hcm['httpFilters'] as { name: string }[]).map((f) => f.name);
+    assert.deepEqual(filters, ['envoy.filters.http.fault', 'envoy.filters.http.router']);
+  });
+
+  it('given an unknown listener name should serve nothing for it', () => {
+    const { gen, state } = setup();
+    assert.equal(gen.generate(state, watch(TYPE_URL.listener, 'nope.qs:1'))!.resources.length, 0);
+  });
+
+  it('given the VirtualService should serve header, prefix, weighted, retry, timeout and fault routes', () => {
+    const { gen, state } = setup();
+    const rc = one(gen, state, TYPE_URL.route, 'outbound|50051||echo.qs.svc.cluster.local');
+    const routes = (rc['virtualHosts'] as { routes: Record<string, unknown>[] }[])[0]!.routes;
+    assert.equal(routes.length, 2);
+    const [canary, main] = routes as [Record<string, any>, Record<string, any>];
+    assert.deepEqual(canary['match']['headers'][0], { name: 'x-canary', stringMatch: { exact: 'yes' } });
+    assert.equal(canary['route']['cluster'], 'outbound|50051|v2|echo.qs.svc.cluster.local');
+    assert.deepEqual(canary['route']['hashPolicy'], [{ header: { headerName: 'x-user' } }]);
+    assert.equal(canary['typedPerFilterConfig']['envoy.filters.http.fault']['abort']['grpcStatus'], 14);
+    assert.deepEqual(canary['typedPerFilterConfig']['envoy.filters.http.fault']['abort']['percentage'], { numerator: 500000, denominator: 'MILLION' });
+    assert.equal(main['match']['prefix'], '/echo.Echo/');
+    assert.deepEqual(main['route']['weightedClusters']['clusters'], [
+      { name: 'outbound|50051|v1|echo.qs.svc.cluster.local', weight: { value: 80 } },
+      { name: 'outbound|50051|v2|echo.qs.svc.cluster.local', weight: { value: 20 } },
+    ]);
+    assert.deepEqual(main['route']['retryPolicy']['numRetries'], { value: 3 });
+    assert.equal(main['route']['retryPolicy']['retryOn'], 'unavailable');
+    assert.deepEqual(main['route']['maxStreamDuration']['maxStreamDuration'], { seconds: 2 });
+  });
+
+  it('given subsets should serve a cluster per subset with the merged policy and MESH_MUTUAL TLS', () => {
+    const { gen, state } = setup();
+    const v2 = one(gen, state, TYPE_URL.cluster, 'outbound|50051|v2|echo.qs.svc.cluster.local');
+    assert.equal(v2['type'], 'EDS');
+    assert.equal(v2['lbPolicy'], 'RING_HASH');
+    // NOTE: XX_HASH is the enum's zero value, so it is not on the wire; gRPC reads the default as XX_HASH.
+    assert.equal((v2['ringHashLbConfig'] as { hashFunction?: string }).hashFunction ?? 'XX_HASH', 'XX_HASH');
+    assert.deepEqual((v2['circuitBreakers'] as { thresholds: unknown[] }).thresholds, [{ maxRequests: { value: 7 } }]);
+    const tls = (v2['transportSocket'] as { typedConfig: Record<string, any> }).typedConfig;
+    assert.equal(tls['commonTlsContext']['tlsCertificateProviderInstance']['instanceName'], 'default');
+    assert.deepEqual(tls['commonTlsContext']['validationContext']['matchSubjectAltNames'], [{ exact: 'spiffe://cluster.local/ns/qs/sa/echo' }]);
+    const v1 = one(gen, state, TYPE_URL.cluster, 'outbound|50051|v1|echo.qs.svc.cluster.local');
+    assert.equal(v1['lbPolicy'] ?? 'ROUND_ROBIN', 'ROUND_ROBIN', 'ROUND_ROBIN is the zero value');
+    assert.equal(gen.generate(state, watch(TYPE_URL.cluster, 'outbound|50051|v9|echo.qs.svc.cluster.local'))!.resources.length, 0);
+  });
+
+  it('given a wildcard CDS request should serve the plain and every subset cluster', () => {
+    const { gen, state } = setup();
+    const names = gen.generate(state, watch(TYPE_URL.cluster))!.resources.map((r) => r.name);
+    assert.deepEqual(names, [
+      'outbound|50051||echo.qs.svc.cluster.local',
+      'outbound|50051|v1|echo.qs.svc.cluster.local',
+      'outbound|50051|v2|echo.qs.svc.cluster.local',
+    ]);
+  });
+
+  it('given endpoints in two localities should weight each locality and mark draining endpoints', () => {
+    const { gen, state } = setup();
+    const cla = one(gen, state, TYPE_URL.endpoint, 'outbound|50051||echo.qs.svc.cluster.local');
+    const eps = cla['endpoints'] as Record<string, any>[];
+    assert.equal(eps.length, 2);
+    for (const e of eps) assert.ok(e['loadBalancingWeight']['value'] > 0, 'every locality has a weight');
+    const byZone = new Map(eps.map((e) => [e['locality']['zone'], e]));
+    assert.equal(byZone.get('z2')!['loadBalancingWeight']['value'], 3);
+    assert.equal(byZone.get('z2')!['lbEndpoints'][0]['healthStatus'], 'DRAINING');
+    assert.equal(byZone.get('z1')!['lbEndpoints'][0]['endpoint']['address']['socketAddress']['address'], '127.0.0.11');
+    const v1 = one(gen, state, TYPE_URL.endpoint, 'outbound|50051|v1|echo.qs.svc.cluster.local');
+    assert.equal((v1['endpoints'] as unknown[]).length, 1);
+  });
+
+  it('given a DENY policy should serve a server listener with a DENY RBAC filter before the router', () => {
+    const { gen, state } = setup();
+    const l = one(gen, state, TYPE_URL.listener, 'xds.mesh.io/grpc/lds/inbound/127.0.0.11:50051');
+    assert.deepEqual(l['address'], { socketAddress: { address: '127.0.0.11', portValue: 50051 } });
+    const chain = (l['filterChains'] as Record<string, any>[])[0]!;
+    assert.equal(chain['transportSocket'], undefined, 'PERMISSIVE by default: plaintext');
+    const hcm = chain['filters'][0]['typedConfig'];
+    assert.deepEqual(hcm['httpFilters'].map((f: { name: string }) => f.name), ['envoy.filters.http.rbac.deny', 'envoy.filters.http.router']);
+    const rules = hcm['httpFilters'][0]['typedConfig']['rules'];
+    assert.equal(rules['action'], 'DENY');
+    const policy = Object.values(rules['policies'] as Record<string, any>)[0];
+    assert.deepEqual(policy['permissions'][0], { urlPath: { path: { exact: '/echo.Echo/Forbidden' } } });
+  });
+
+  it('given a second identical request should serve the cached bytes, and a DestinationRule change should clear them', () => {
+    const { gen, state } = setup();
+    const name = 'outbound|50051|v1|echo.qs.svc.cluster.local';
+    const a = gen.generate(state, watch(TYPE_URL.cluster, name))!.resources[0]!.body;
+    const b = gen.generate(state, watch(TYPE_URL.cluster, name))!.resources[0]!.body;
+    assert.equal(a, b, 'the same bytes object (cache hit)');
+    gen.invalidate({ full: true, reasons: new Map([['config', 1]]), configsUpdated: new Set(['DestinationRule/qs/echo']), start: 0 });
+    const c = gen.generate(state, watch(TYPE_URL.cluster, name))!.resources[0]!.body;
+    assert.notEqual(a, c, 'rebuilt after the clear');
+    assert.deepEqual(c, a, 'same content: the rule did not really change');
+  });
+});

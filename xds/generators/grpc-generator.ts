@@ -1,0 +1,168 @@
+/**
+ * ProxylessGrpcGenerator: the `ResourceGenerator` for proxyless gRPC clients and servers. It reads the
+ * published PushContext and the live endpoint index of a model, builds LDS/RDS/CDS/EDS with the
+ * builders in `grpc/`, encodes each resource once and shares the bytes through the XdsCache.
+ */
+import { proxyFromNode, type EndpointIndex, type PushContext, type Proxy, type PushRequest } from '../../core/index.js';
+import { XdsCache } from '../cache/xds-cache.js';
+import { encode } from '../protos/codec.js';
+import { TYPE_URL, type GenerateResult, type GeneratedResource, type ProxyNode, type ResourceGenerator, type WatchedResource } from '../server/contracts.js';
+import { cdsNeedsPush } from './cds.js';
+import { edsNeedsPush } from './eds.js';
+import { allClusterNames, buildCluster } from './grpc/cluster-builder.js';
+import { buildLoadAssignment } from './grpc/endpoint-builder.js';
+import { ENVOY } from './grpc/envoy.js';
+import { buildClientListener, buildServerListener, isServerListenerName } from './grpc/listener-builder.js';
+import { buildRouteConfiguration } from './grpc/route-builder.js';
+import { ldsNeedsPush } from './lds.js';
+import { rdsNeedsPush } from './rds.js';
+
+/** What the generator reads: MeshModel satisfies it. */
+export interface ModelView {
+  readonly pushContext: PushContext;
+  readonly endpoints: EndpointIndex;
+}
+
+/** Options of the generator, read once from env by the caller. */
+export interface GrpcGeneratorOptions {
+  /** PILOT_ENABLE_XDS_CACHE */
+  readonly enableCache: boolean;
+  /** PILOT_ENABLE_CDS_CACHE (only with enableCache) */
+  readonly enableCdsCache: boolean;
+  /** PILOT_ENABLE_RDS_CACHE (only with enableCache) */
+  readonly enableRdsCache: boolean;
+  /** PILOT_SEND_UNHEALTHY_ENDPOINTS */
+  readonly sendUnhealthyEndpoints: boolean;
+  /** The cache to use (shared with the debug interface); made from `cacheSize` when absent. */
+  readonly cache?: XdsCache;
+  /** PILOT_XDS_CACHE_SIZE, used when no cache is given. */
+  readonly cacheSize?: number;
+}
+
+/** Per-connection state: the model's view of the proxy. */
+export interface GrpcProxyState {
+  readonly proxy: Proxy;
+}
+
+interface Built {
+  readonly resource: Record<string, unknown>;
+  readonly dependencies: readonly string[];
+}
+
+/** See the file comment. */
+export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState> {
+  readonly #model: ModelView;
+  readonly #opts: GrpcGeneratorOptions;
+  readonly cache: XdsCache;
+
+  constructor(model: ModelView, opts: GrpcGeneratorOptions) {
+    this.#model = model;
+    this.#opts = opts;
+    this.cache = opts.cache ?? new XdsCache({ maxSize: opts.cacheSize ?? 60000 });
+  }
+
+  initProxy(node: ProxyNode): GrpcProxyState {
+    return { proxy: proxyFromNode(node) };
+  }
+
+  needsPush(_state: GrpcProxyState, typeUrl: string, push: PushRequest): boolean {
+    switch (typeUrl) {
+      case TYPE_URL.listener:
+        return ldsNeedsPush(push);
+      case TYPE_URL.route:
+        return rdsNeedsPush(push);
+      case TYPE_URL.cluster:
+        return cdsNeedsPush(push);
+      case TYPE_URL.endpoint:
+        return edsNeedsPush(push);
+      default:
+        return false;
+    }
+  }
+
+  /**
+   * Drops cached bytes a push invalidates. Call once per debounced push, after the model published
+   * its PushContext and before the transport generates (see `connectModel`).
+   */
+  invalidate(push: PushRequest): void {
+    if (push.full && push.configsUpdated.size === 0) this.cache.clearAll();
+    else this.cache.clear(push.configsUpdated);
+  }
+
+  generate(state: GrpcProxyState, watched: WatchedResource): GenerateResult | undefined {
+    const ctx = this.#model.pushContext;
+    const p = state.proxy;
+    const o = this.#opts;
+    switch (watched.typeUrl) {
+      case TYPE_URL.listener:
+        return this.#each(watched, [], ENVOY.listener, {
+          key: (name) => (isServerListenerName(name) ? undefined : `lds|${name}|${p.namespace}`),
+          build: (name) => (isServerListenerName(name) ? buildServerListener(ctx, p, name) : buildClientListener(ctx, p, name)),
+        });
+      case TYPE_URL.route:
+        return this.#each(watched, [], ENVOY.route, {
+          key: (name) => (o.enableRdsCache ? `rds|${name}|${p.namespace}` : undefined),
+          build: (name) => buildRouteConfiguration(ctx, p, name),
+        });
+      case TYPE_URL.cluster: {
+        const sas = (host: string): string[] => this.#model.endpoints.instances(host).map((i) => i.serviceAccount);
+        return this.#each(watched, allClusterNames(ctx, p), ENVOY.cluster, {
+          key: (name) => (o.enableCdsCache ? `cds|${name}|${p.namespace}` : undefined),
+          build: (name) => buildCluster(ctx, p, name, { serviceAccounts: sas }),
+        });
+      }
+      case TYPE_URL.endpoint: {
+        const index = this.#model.endpoints;
+        const loc = `${p.locality.region}/${p.locality.zone}/${p.locality.subZone}`;
+        return this.#each(watched, allClusterNames(ctx, p), ENVOY.endpoint, {
+          key: (name) => `eds|${name}|${p.namespace}|${loc}`,
+          build: (name) => buildLoadAssignment(ctx, p, name, index, { sendUnhealthyEndpoints: o.sendUnhealthyEndpoints }),
+        });
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** The decoded-free build of one resource (for debug config dumps and tests). */
+  buildObject(state: GrpcProxyState, typeUrl: string, name: string): Record<string, unknown> | undefined {
+    const ctx = this.#model.pushContext;
+    const p = state.proxy;
+    switch (typeUrl) {
+      case TYPE_URL.listener:
+        return (isServerListenerName(name) ? buildServerListener(ctx, p, name) : buildClientListener(ctx, p, name))?.resource;
+      case TYPE_URL.route:
+        return buildRouteConfiguration(ctx, p, name)?.resource;
+      case TYPE_URL.cluster:
+        return buildCluster(ctx, p, name, { serviceAccounts: (h) => this.#model.endpoints.instances(h).map((i) => i.serviceAccount) })?.resource;
+      case TYPE_URL.endpoint:
+        return buildLoadAssignment(ctx, p, name, this.#model.endpoints, { sendUnhealthyEndpoints: this.#opts.sendUnhealthyEndpoints })?.resource;
+      default:
+        return undefined;
+    }
+  }
+
+  #each(
+    watched: WatchedResource,
+    wildcardNames: readonly string[],
+    typeName: string,
+    how: { key: (name: string) => string | undefined; build: (name: string) => Built | undefined },
+  ): GenerateResult {
+    const names = watched.wildcard && watched.names.size === 0 ? wildcardNames : [...watched.names].sort();
+    const resources: GeneratedResource[] = [];
+    for (const name of names) {
+      const cacheKey = this.#opts.enableCache ? how.key(name) : undefined;
+      const hit = cacheKey !== undefined ? this.cache.get(cacheKey) : undefined;
+      if (hit) {
+        resources.push({ name, body: hit });
+        continue;
+      }
+      const built = how.build(name);
+      if (!built) continue;
+      const body = encode(typeName, built.resource);
+      if (cacheKey !== undefined) this.cache.set(cacheKey, body, built.dependencies);
+      resources.push({ name, body });
+    }
+    return { resources };
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * RouteConfiguration for proxyless gRPC clients, from the VirtualService of a host (Istio grpcgen's
+ * RDS): one virtual host, routes by uri exact/prefix/regex and headers, weighted destinations with
+ * subsets, retries, timeout as max_stream_duration, fault delay/abort, and the hash policy of the
+ * destination's DestinationRule for RING_HASH.
+ */
+import { resolveShortName, type Config, type PushContext, type Proxy } from '../../../core/index.js';
+import { any, duration, ENVOY, fractionalPercent, GRPC_STATUS, outboundClusterName, parseOutboundClusterName } from './envoy.js';
+import type { DestinationRuleSpec, HttpRoute, HttpRouteDestination, StringMatch, VirtualServiceSpec } from './specs.js';
+
+/** The retry conditions gRPC clients understand (grpc-js-xds); others in `retryOn` are dropped. */
+const GRPC_RETRY_ON = new Set(['cancelled', 'deadline-exceeded', 'internal', 'resource-exhausted', 'unavailable']);
+
+/** The fault filter's name in the client HCM; per-route fault config is keyed by it. */
+export const FAULT_FILTER_NAME = 'envoy.filters.http.fault';
+
+/** A built route configuration and the config keys it was built from. */
+export interface BuiltRoute {
+  readonly resource: Record<string, unknown>;
+  /** Config keys (`kind/ns/name`, `ServiceEntry/ns/host`) and kind markers (`kind:X`) it depends on. */
+  readonly dependencies: readonly string[];
+}
+
+function stringMatcher(m: StringMatch): Record<string, unknown> | undefined {
+  if (m.exact !== undefined) return { exact: m.exact };
+  if (m.prefix !== undefined) return { prefix: m.prefix };
+  if (m.regex !== undefined) return { safeRegex: { regex: m.regex } };
+  return undefined;
+}
+
+function pathMatch(uri: StringMatch | undefined): Record<string, unknown> {
+  if (uri?.exact !== undefined) return { path: uri.exact };
+  if (uri?.prefix !== undefined) return { prefix: uri.prefix };
+  if (uri?.regex !== undefined) return { safeRegex: { regex: uri.regex } };
+  return { prefix: '/' };
+}
+
+function routeMatches(route: HttpRoute): Record<string, unknown>[] {
+  const matches = route.match && route.match.length > 0 ? route.match : [{}];
+  return matches.map((m) => {
+    const headers: Record<string, unknown>[] = [];
+    for (const [name, sm] of Object.entries(m.headers ?? {})) {
+      const stringMatch = stringMatcher(sm);
+      headers.push(stringMatch ? { name, stringMatch } : { name, presentMatch: true });
+    }
+    for (const [name, sm] of Object.entries(m.withoutHeaders ?? {})) {
+      const stringMatch = stringMatcher(sm);
+      headers.push(stringMatch ? { name, stringMatch, invertMatch: true } : { name, presentMatch: true, invertMatch: true });
+    }
+    return { ...pathMatch(m.uri), ...(headers.length > 0 ? { headers } : {}) };
+  });
+}
+
+function percentOf(p: { value?: number } | undefined, legacy?: number): number {
+  if (p?.value !== undefined) return p.value;
+  if (legacy !== undefined) return legacy;
+  return 100;
+}
+
+function faultConfig(route: HttpRoute): Record<string, unknown> | undefined {
+  const f = route.fault;
+  if (!f || (!f.delay && !f.abort)) return undefined;
+  const out: Record<string, unknown> = {};
+  if (f.delay?.fixedDelay) {
+    out['delay'] = { fixedDelay: duration(f.delay.fixedDelay), percentage: fractionalPercent(percentOf(f.delay.percentage, f.delay.percent)) };
+  }
+  if (f.abort) {
+    const percentage = fractionalPercent(percentOf(f.abort.percentage));
+    if (f.abort.grpcStatus !== undefined) {
+      const code = GRPC_STATUS[f.abort.grpcStatus.toUpperCase()] ?? Number(f.abort.grpcStatus);
+      out['abort'] = { grpcStatus: code, percentage };
+    } else if (f.abort.httpStatus !== undefined) {
+      out['abort'] = { httpStatus: f.abort.httpStatus, percentage };
+    }
+  }
+  return any(ENVOY.fault, out);
+}
+
+/** The hash policy for RING_HASH destinations, from the destination's DestinationRule. */
+function hashPolicy(dr: Config | undefined, subset: string): Record<string, unknown>[] | undefined {
+  if (!dr) return undefined;
+  const spec = dr.spec as unknown as DestinationRuleSpec;
+  const sub = spec.subsets?.find((s) => s.name === subset)?.trafficPolicy?.loadBalancer?.consistentHash;
+  const ch = sub ?? spec.trafficPolicy?.loadBalancer?.consistentHash;
+  if (!ch) return undefined;
+  if (ch.httpHeaderName) return [{ header: { headerName: ch.httpHeaderName } }];
+  // NOTE: gRPC has no source IP at pick time; it offers a per-channel id for "same client, same backend".
+  if (ch.useSourceIp) return [{ filterState: { key: 'io.grpc.channel_id' } }];
+  return undefined;
+}
+
+/**
+ * Builds `outbound|<port>||<host>` for a proxy, or undefined when no such service is visible
+ * (the client then sees the route configuration as missing).
+ */
+export function buildRouteConfiguration(ctx: PushContext, proxy: Proxy, name: string): BuiltRoute | undefined {
+  const parsed = parseOutboundClusterName(name);
+  if (!parsed || parsed.subset !== '') return undefined;
+  const svc = ctx.service(parsed.host);
+  if (!svc || !ctx.serviceVisible(svc, proxy.namespace)) return undefined;
+  const deps = new Set<string>([`ServiceEntry/${svc.namespace}/${svc.hostname}`, 'kind:VirtualService', 'kind:DestinationRule']);
+  const vs = ctx.virtualService(parsed.host, proxy.namespace);
+  const defaultRoute = (): Record<string, unknown> => ({
+    name: 'default',
+    match: { prefix: '/' },
+    route: { cluster: outboundClusterName(parsed.port, '', parsed.host), ...withHash(hashPolicy(ctx.destinationRule(parsed.host, proxy.namespace), '')) },
+  });
+  const routes: Record<string, unknown>[] = [];
+  if (!vs) {
+    routes.push(defaultRoute());
+  } else {
+    const spec = vs.spec as unknown as VirtualServiceSpec;
+    for (const [i, r] of (spec.http ?? []).entries()) {
+      const action = routeAction(ctx, proxy, vs, r, parsed.port, deps);
+      if (!action) continue;
+      const fault = faultConfig(r);
+      for (const match of routeMatches(r)) {
+        routes.push({
+          name: r.name ?? `${vs.metadata.namespace}/${vs.metadata.name}/${i}`,
+          match,
+          route: action,
+          ...(fault ? { typedPerFilterConfig: { [FAULT_FILTER_NAME]: fault } } : {}),
+        });
+      }
+    }
+  }
+  return {
+    resource: {
+      name,
+      virtualHosts: [{ name: `${parsed.host}:${parsed.port}`, domains: ['*'], routes }],
+    },
+    dependencies: [...deps].sort(),
+  };
+}
+
+function withHash(policy: Record<string, unknown>[] | undefined): Record<string, unknown> {
+  return policy ? { hashPolicy: policy } : {};
+}
+
+function routeAction(
+  ctx: PushContext,
+  proxy: Proxy,
+  vs: Config,
+  r: HttpRoute,
+  listenerPort: number,
+  deps: Set<string>,
+): Record<string, unknown> | undefined {
+  const dests = (r.route ?? []).filter((d: HttpRouteDestination) => d.destination?.host);
+  if (dests.length === 0) return undefined;
+  const clusters = dests.map((d) => {
+    const host = resolveShortName(d.destination.host, vs.metadata.namespace, ctx.domain);
+    const svc = ctx.service(host);
+    if (svc) deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
+    const port = d.destination.port?.number ?? (svc && svc.ports.length === 1 ? svc.ports[0]!.port : listenerPort);
+    const subset = d.destination.subset ?? '';
+    return { name: outboundClusterName(port, subset, host), weight: d.weight ?? (dests.length === 1 ? 100 : 0), host, subset };
+  });
+  const first = clusters[0]!;
+  const action: Record<string, unknown> = {};
+  const positive = clusters.filter((c) => c.weight > 0);
+  if (clusters.length === 1) {
+    action['cluster'] = first.name;
+  } else {
+    // NOTE: Istio requires weights on multiple destinations; when all are 0 split evenly.
+    const use = positive.length > 0 ? positive : clusters.map((c) => ({ ...c, weight: 1 }));
+    action['weightedClusters'] = { clusters: use.map((c) => ({ name: c.name, weight: { value: c.weight } })) };
+  }
+  Object.assign(action, withHash(hashPolicy(ctx.destinationRule(first.host, proxy.namespace), first.subset)));
+  if (r.timeout) {
+    const d = duration(r.timeout);
+    if (d.seconds > 0 || d.nanos > 0) action['maxStreamDuration'] = { maxStreamDuration: d };
+  }
+  if (r.retries && (r.retries.attempts ?? 0) > 0) {
+    const on = (r.retries.retryOn ?? 'unavailable')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => GRPC_RETRY_ON.has(s));
+    if (on.length > 0) {
+      action['retryPolicy'] = {
+        retryOn: on.join(','),
+        numRetries: { value: r.retries.attempts },
+        ...(r.retries.perTryTimeout ? { perTryTimeout: duration(r.retries.perTryTimeout) } : {}),
+      };
+    }
+  }
+  return action;
+}
