@@ -1,2 +1,18 @@
-// The public surface of crds/.
-export {};
+// The public surface of crds/: mesh.io kinds, their schemas, TypeScript types, validators and CRDs.
+export { KINDS, KIND_NAMES, type KindName } from './kinds.js';
+export type { KindDefinition, PrinterColumn } from './schema/kind-definition.js';
+export type { SchemaNode } from './schema/builders.js';
+export type { Infer } from './schema/infer.js';
+export * from './types.js';
+export { validateConfig, type ValidationResult } from './validation/validate-config.js';
+export type { ValidationIssue, IssueLayer } from './validation/issue.js';
+export { kindOf, UnknownKindError, type ResolvedKind } from './validation/kind-of.js';
+export { renderCrd, renderCrds, renderCrdsYaml, type CustomResourceDefinition } from './render-crds.js';
+export { CRD_MANIFEST_PATH, CORPUS_DIR } from './source-paths.js';
+export {
+  loadCorpus,
+  EXPECT_ERROR_ANNOTATION,
+  EXPECT_WARNING_ANNOTATION,
+  SEMANTIC_ANNOTATION,
+  type CorpusDocument,
+} from './corpus.js';

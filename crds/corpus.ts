@@ -1,0 +1,60 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { CORPUS_DIR } from './source-paths.js';
+
+/** Annotation on an invalid corpus document: the field path it must be rejected for. */
+export const EXPECT_ERROR_ANNOTATION = 'test.mesh.io/expect-error';
+/** Annotation `"true"` on an invalid document that only the semantic checks reject (the schema accepts it). */
+export const SEMANTIC_ANNOTATION = 'test.mesh.io/semantic';
+/** Annotation on a valid document: the field path of a warning it must produce. */
+export const EXPECT_WARNING_ANNOTATION = 'test.mesh.io/expect-warning';
+
+/** One document of the validation corpus. */
+export interface CorpusDocument {
+  /** File path, relative to the corpus directory (`valid/vs-basic.yaml`). */
+  readonly file: string;
+  /** Index of the document in its file. */
+  readonly index: number;
+  /** True for documents under `valid/`. */
+  readonly valid: boolean;
+  readonly object: unknown;
+  /** For invalid documents: the path one of the errors must name. */
+  readonly expectError?: string;
+  /** For valid documents: the path one of the warnings must name. */
+  readonly expectWarning?: string;
+  /** True when only semantic checks reject the document (the API server's schema accepts it). */
+  readonly semantic: boolean;
+}
+
+function annotations(object: unknown): Record<string, unknown> {
+  const meta = (object as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata;
+  return meta?.annotations ?? {};
+}
+
+/**
+ * Loads every YAML document of `dir/valid/*.yaml` and `dir/invalid/*.yaml` (the corpus shared with the
+ * API-server test). Throws when a file does not parse or an invalid document lacks its annotation.
+ */
+export function loadCorpus(dir: string = CORPUS_DIR): CorpusDocument[] {
+  const out: CorpusDocument[] = [];
+  for (const sub of ['valid', 'invalid'] as const) {
+    const files = readdirSync(join(dir, sub)).filter((f) => f.endsWith('.yaml')).sort();
+    for (const name of files) {
+      const file = `${sub}/${name}`;
+      const docs = parseAllDocuments(readFileSync(join(dir, file), 'utf8'));
+      docs.forEach((doc, index) => {
+        if (doc.errors.length > 0) throw new Error(`corpus ${file} document ${index}: ${doc.errors[0]!.message}`);
+        const object: unknown = doc.toJS();
+        const a = annotations(object);
+        const expectError = typeof a[EXPECT_ERROR_ANNOTATION] === 'string' ? (a[EXPECT_ERROR_ANNOTATION] as string) : undefined;
+        const expectWarning = typeof a[EXPECT_WARNING_ANNOTATION] === 'string' ? (a[EXPECT_WARNING_ANNOTATION] as string) : undefined;
+        if (sub === 'invalid' && expectError === undefined) {
+          throw new Error(`corpus ${file} document ${index}: invalid documents need the ${EXPECT_ERROR_ANNOTATION} annotation`);
+        }
+        out.push({ file, index, valid: sub === 'valid', object, expectError, expectWarning, semantic: a[SEMANTIC_ANNOTATION] === 'true' });
+      });
+    }
+  }
+  return out;
+}

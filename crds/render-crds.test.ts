@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
+import { KINDS, KIND_NAMES } from './kinds.js';
+import { renderCrds, renderCrdsYaml } from './render-crds.js';
+import { CRD_MANIFEST_PATH } from './source-paths.js';
+
+/** Returns the paths of schema nodes that break Kubernetes' structural-schema rules we rely on. */
+function structuralProblems(node: Record<string, unknown>, path: string): string[] {
+  const problems: string[] = [];
+  const typed = typeof node['type'] === 'string' || node['x-kubernetes-int-or-string'] === true;
+  if (!typed) problems.push(`${path}: no type`);
+  if (node['properties'] !== undefined && node['additionalProperties'] !== undefined) {
+    problems.push(`${path}: properties and additionalProperties together`);
+  }
+  for (const key of Object.keys(node)) if (key.startsWith('x-mesh-')) problems.push(`${path}: leaked ${key}`);
+  for (const [k, v] of Object.entries((node['properties'] as Record<string, Record<string, unknown>>) ?? {})) {
+    problems.push(...structuralProblems(v, `${path}.${k}`));
+  }
+  if (node['items']) problems.push(...structuralProblems(node['items'] as Record<string, unknown>, `${path}[]`));
+  if (typeof node['additionalProperties'] === 'object') {
+    problems.push(...structuralProblems(node['additionalProperties'] as Record<string, unknown>, `${path}{}`));
+  }
+  return problems;
+}
+
+describe('renderCrds', () => {
+  it('given the committed manifest should equal the rendered output (run npm run gen:crds)', () => {
+    assert.equal(readFileSync(CRD_MANIFEST_PATH, 'utf8'), renderCrdsYaml());
+  });
+
+  it('given the committed manifest should parse into one CRD per kind', () => {
+    const docs = parseAllDocuments(readFileSync(CRD_MANIFEST_PATH, 'utf8')).map((d) => d.toJS() as { metadata: { name: string } });
+    assert.deepEqual(
+      docs.map((d) => d.metadata.name),
+      KIND_NAMES.map((k) => `${KINDS[k].plural}.${KINDS[k].group}`),
+    );
+  });
+
+  for (const crd of renderCrds()) {
+    it(`given ${crd.metadata.name} should have one storage version, status subresource and a structural schema`, () => {
+      assert.equal(crd.spec.versions.filter((v) => v.storage).length, 1);
+      for (const version of crd.spec.versions) {
+        assert.ok(version.served);
+        assert.deepEqual(version.subresources, { status: {} });
+        assert.deepEqual(structuralProblems(version.schema.openAPIV3Schema as Record<string, unknown>, version.name), []);
+      }
+    });
+  }
+
+  it('given VirtualService should serve v1, v1alpha3, v1beta1 with Gateways/Hosts/Age columns', () => {
+    const vs = renderCrds().find((c) => c.spec.names.kind === 'VirtualService')!;
+    assert.deepEqual(vs.spec.versions.map((v) => v.name), ['v1', 'v1alpha3', 'v1beta1']);
+    assert.deepEqual(vs.spec.versions[0]!.additionalPrinterColumns!.map((c) => c.name), ['Gateways', 'Hosts', 'Age']);
+  });
+});

@@ -1,0 +1,34 @@
+import { arr, bool, enumOf, obj, str } from '../../schema/builders.js';
+
+const TLS_VERSIONS = ['TLS_AUTO', 'TLSV1_0', 'TLSV1_1', 'TLSV1_2', 'TLSV1_3'] as const;
+
+/** Istio's ServerTLSSettings (Gateway servers, Sidecar ingress listeners); `ISTIO_MUTUAL` is `MESH_MUTUAL`. */
+export const serverTlsSettings = obj({
+  httpsRedirect: bool(),
+  mode: enumOf(['PASSTHROUGH', 'SIMPLE', 'MUTUAL', 'AUTO_PASSTHROUGH', 'MESH_MUTUAL', 'OPTIONAL_MUTUAL']),
+  serverCertificate: str(),
+  privateKey: str(),
+  caCertificates: str(),
+  caCrl: str(),
+  credentialName: str(),
+  credentialNames: arr(str(), { maxItems: 2 }),
+  subjectAltNames: arr(str()),
+  verifyCertificateSpki: arr(str()),
+  verifyCertificateHash: arr(str()),
+  minProtocolVersion: enumOf(TLS_VERSIONS),
+  maxProtocolVersion: enumOf(TLS_VERSIONS),
+  cipherSuites: arr(str()),
+});
+
+/** Istio's ClientTLSSettings (DestinationRule `tls`); `ISTIO_MUTUAL` is `MESH_MUTUAL`. */
+export const clientTlsSettings = obj({
+  mode: enumOf(['DISABLE', 'SIMPLE', 'MUTUAL', 'MESH_MUTUAL']),
+  clientCertificate: str(),
+  privateKey: str(),
+  caCertificates: str(),
+  credentialName: str(),
+  subjectAltNames: arr(str()),
+  sni: str(),
+  insecureSkipVerify: bool({ nullable: true }),
+  caCrl: str(),
+});

@@ -1,0 +1,146 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { map, obj, str, type SchemaNode } from '../schema/builders.js';
+import type { KindDefinition } from '../schema/kind-definition.js';
+import { childPath, type ValidationIssue } from './issue.js';
+
+/** The metadata fields a mesh config object may carry (others are kept, not checked). */
+export const objectMetaSchema = {
+  ...obj(
+    {
+      name: str(),
+      namespace: str(),
+      labels: map(str()),
+      annotations: map(str()),
+      resourceVersion: str(),
+      generation: { type: 'integer' },
+      creationTimestamp: str(),
+      uid: str(),
+    },
+    ['name'],
+  ),
+  'x-kubernetes-preserve-unknown-fields': true,
+} as const;
+
+/** The whole-object schema ajv checks: apiVersion, kind, metadata, spec (required) and status. */
+export function objectSchema(definition: KindDefinition): SchemaNode {
+  return obj(
+    { apiVersion: str(), kind: str(), metadata: objectMetaSchema, spec: definition.spec, status: definition.status },
+    ['apiVersion', 'kind', 'metadata', 'spec'],
+  );
+}
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * Converts a schema for ajv: objects with known properties are closed (`additionalProperties: false`)
+ * unless they preserve unknown fields, so a misspelt field is an error (as with the API server's
+ * strict field validation); Kubernetes extension keys are dropped (`x-mesh-check` stays so error messages can name the check).
+ */
+export function toAjvSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toAjvSchema);
+  if (typeof node !== 'object' || node === null) return node;
+  const source = node as JsonObject;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (key.startsWith('x-kubernetes-')) continue;
+    if (key === 'properties') {
+      out[key] = Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, toAjvSchema(v)]));
+    } else {
+      out[key] = toAjvSchema(value);
+    }
+  }
+  if ('properties' in source && source['x-kubernetes-preserve-unknown-fields'] !== true) {
+    out['additionalProperties'] = false;
+  }
+  return out;
+}
+
+// NOTE: ajv-formats is CommonJS; under NodeNext its default export is the module object.
+const addFormats = addFormatsModule.default;
+
+function newAjv(): Ajv {
+  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false });
+  addFormats(ajv, ['date-time']);
+  for (const format of ['int32', 'int64', 'uint32', 'uint64', 'double', 'float', 'binary']) ajv.addFormat(format, true);
+  return ajv;
+}
+
+/** Compiles ajv validators for whole objects of a kind; one compile per kind, cached. */
+export class SchemaValidator {
+  readonly #ajv = newAjv();
+  readonly #compiled = new Map<string, ValidateFunction>();
+
+  /** Validates `value` against the object schema of `definition`; returns schema-layer issues. */
+  validate(definition: KindDefinition, value: unknown): ValidationIssue[] {
+    let validate = this.#compiled.get(definition.kind);
+    if (validate === undefined) {
+      validate = this.#ajv.compile(toAjvSchema(objectSchema(definition)) as object);
+      this.#compiled.set(definition.kind, validate);
+    }
+    if (validate(value)) return [];
+    return toIssues(validate.errors ?? []);
+  }
+}
+
+/** Turns an ajv JSON pointer (`/spec/http/0/route`) into a field path (`spec.http[0].route`). */
+export function pointerToPath(pointer: string): string {
+  if (pointer === '') return '';
+  let path = '';
+  for (const raw of pointer.slice(1).split('/')) {
+    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    path = childPath(path, /^[0-9]+$/.test(segment) ? Number(segment) : segment);
+  }
+  return path;
+}
+
+function describe(error: ErrorObject): { path: string; message: string } {
+  const path = pointerToPath(error.instancePath);
+  const parent = (error.parentSchema ?? {}) as JsonObject;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { path: childPath(path, String(params['missingProperty'])), message: 'required field is missing' };
+    case 'additionalProperties':
+      return { path: childPath(path, String(params['additionalProperty'])), message: 'unknown field' };
+    case 'enum':
+      return {
+        path,
+        message: `${JSON.stringify(error.data)} is not one of ${(params['allowedValues'] as unknown[]).join(', ')}`,
+      };
+    case 'type':
+      return { path, message: `must be of type ${String(params['type'])}, got ${JSON.stringify(error.data)}` };
+    case 'anyOf':
+      return { path, message: `must be an integer or a string, got ${JSON.stringify(error.data)}` };
+    case 'maxProperties':
+      if (parent['maxProperties'] === 1 && typeof parent['properties'] === 'object') {
+        const names = Object.keys(parent['properties'] as JsonObject).join(', ');
+        return { path, message: `at most one of ${names} may be set` };
+      }
+      return { path, message: error.message ?? 'too many fields' };
+    case 'pattern':
+      if (parent['x-mesh-check'] === 'duration') {
+        return { path, message: `invalid duration ${JSON.stringify(error.data)}: use forms such as 1s, 0.5s, 100ms or 1h30m` };
+      }
+      return { path, message: `${JSON.stringify(error.data)} does not match ${String(params['pattern'])}` };
+    default:
+      return { path, message: `${error.message ?? error.keyword} (got ${JSON.stringify(error.data)})` };
+  }
+}
+
+function toIssues(errors: readonly ErrorObject[]): ValidationIssue[] {
+  // NOTE: with allErrors, an int-or-string mismatch also reports each anyOf branch; keep the anyOf error.
+  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath));
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const branchOf = error.schemaPath.replace(/\/[0-9]+\/[^/]+$/, '');
+    if (error.keyword !== 'anyOf' && anyOfPaths.has(branchOf)) continue;
+    const { path, message } = describe(error);
+    const key = `${path}\n${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push({ path, message, layer: 'schema' });
+  }
+  return issues;
+}

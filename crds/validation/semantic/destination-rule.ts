@@ -1,0 +1,129 @@
+import type {
+  ClientTLSSettings,
+  ConnectionPoolSettings,
+  DestinationRuleSpec,
+  LoadBalancerSettings,
+  OutlierDetection,
+  PortTrafficPolicy,
+  TrafficPolicy,
+} from '../../types.js';
+import { childPath, type IssueCollector } from '../issue.js';
+import { checkDns1123Label, checkPort, checkWildcardHost } from '../values.js';
+import { checkExportToField, report } from './common.js';
+
+function checkLoadBalancer(lb: LoadBalancerSettings, path: string, issues: IssueCollector): void {
+  if (lb.simple !== undefined && lb.consistentHash !== undefined) {
+    issues.error(path, 'only one of simple or consistentHash may be set');
+  }
+  const hash = lb.consistentHash;
+  if (hash) {
+    const at = childPath(path, 'consistentHash');
+    const keys = [hash.httpHeaderName, hash.httpCookie, hash.useSourceIp === true ? true : undefined, hash.httpQueryParameterName];
+    if (keys.filter((k) => k !== undefined).length !== 1) {
+      issues.error(at, 'consistentHash must set exactly one of httpHeaderName, httpCookie, useSourceIp or httpQueryParameterName');
+    }
+    const ring = [hash.ringHash, hash.maglev, hash.minimumRingSize].filter((k) => k !== undefined).length;
+    if (ring > 1) issues.error(at, 'only one of ringHash, maglev or minimumRingSize may be set');
+  }
+  const locality = lb.localityLbSetting;
+  if (locality) {
+    const at = childPath(path, 'localityLbSetting');
+    if (locality.distribute?.length && locality.failover?.length) {
+      issues.error(at, "can not simultaneously specify 'distribute' and 'failover'");
+    }
+    if (locality.failover?.length && locality.failoverPriority?.length) {
+      // Istio allows both only when failover regions are distinct; keep the simple rule.
+      issues.warn(at, 'failover and failoverPriority are both set; failoverPriority is applied first');
+    }
+    locality.distribute?.forEach((d, i) => {
+      const total = Object.values(d.to ?? {}).reduce((a, b) => a + b, 0);
+      if (total !== 100) issues.error(childPath(childPath(childPath(at, 'distribute'), i), 'to'), `total weight ${total} != 100`);
+      if ((d.from ?? '') === '') issues.error(childPath(childPath(childPath(at, 'distribute'), i), 'from'), 'from is required');
+    });
+    locality.failover?.forEach((f, i) => {
+      const fAt = childPath(childPath(at, 'failover'), i);
+      if ((f.from ?? '') === '' || (f.to ?? '') === '') issues.error(fAt, 'failover needs from and to regions');
+      else if (f.from === f.to) issues.error(fAt, 'failover from and to must differ');
+    });
+  }
+}
+
+function checkConnectionPool(pool: ConnectionPoolSettings, path: string, issues: IssueCollector): void {
+  const ints: [string, string, number | undefined][] = [
+    ['tcp', 'maxConnections', pool.tcp?.maxConnections],
+    ['http', 'http1MaxPendingRequests', pool.http?.http1MaxPendingRequests],
+    ['http', 'http2MaxRequests', pool.http?.http2MaxRequests],
+    ['http', 'maxRequestsPerConnection', pool.http?.maxRequestsPerConnection],
+    ['http', 'maxRetries', pool.http?.maxRetries],
+    ['http', 'maxConcurrentStreams', pool.http?.maxConcurrentStreams],
+  ];
+  for (const [group, field, value] of ints) {
+    if (value !== undefined && value < 0) issues.error(childPath(childPath(path, group), field), `${field} must not be negative`);
+  }
+}
+
+function checkOutlier(od: OutlierDetection, path: string, issues: IssueCollector): void {
+  for (const field of ['maxEjectionPercent', 'minHealthPercent'] as const) {
+    const v = od[field];
+    if (v !== undefined && (v < 0 || v > 100)) issues.error(childPath(path, field), `${field} ${v} must be in 0..100`);
+  }
+}
+
+function checkClientTls(tls: ClientTLSSettings, path: string, issues: IssueCollector): void {
+  if (tls.mode === 'MESH_MUTUAL' || tls.mode === 'DISABLE' || tls.mode === undefined) return;
+  if (tls.credentialName !== undefined) {
+    if (tls.clientCertificate !== undefined || tls.privateKey !== undefined || tls.caCertificates !== undefined) {
+      issues.error(path, 'cannot specify client certificates or CA certificate together with credentialName');
+    }
+    return;
+  }
+  if (tls.mode === 'MUTUAL' && (tls.clientCertificate === undefined || tls.privateKey === undefined)) {
+    issues.error(path, 'MUTUAL mode needs clientCertificate and privateKey (or credentialName)');
+  }
+}
+
+function checkPolicyParts(p: PortTrafficPolicy | TrafficPolicy, path: string, issues: IssueCollector): void {
+  if (p.loadBalancer) checkLoadBalancer(p.loadBalancer, childPath(path, 'loadBalancer'), issues);
+  if (p.connectionPool) checkConnectionPool(p.connectionPool, childPath(path, 'connectionPool'), issues);
+  if (p.outlierDetection) checkOutlier(p.outlierDetection, childPath(path, 'outlierDetection'), issues);
+  if (p.tls) checkClientTls(p.tls, childPath(path, 'tls'), issues);
+}
+
+function checkTrafficPolicy(policy: TrafficPolicy, path: string, issues: IssueCollector): void {
+  checkPolicyParts(policy, path, issues);
+  const seen = new Set<number>();
+  policy.portLevelSettings?.forEach((p, i) => {
+    const at = childPath(childPath(path, 'portLevelSettings'), i);
+    const number = p.port?.number;
+    if (number === undefined) issues.error(childPath(at, 'port'), 'port level settings need a port number');
+    else {
+      report(issues, childPath(childPath(at, 'port'), 'number'), checkPort(number));
+      if (seen.has(number)) issues.error(childPath(childPath(at, 'port'), 'number'), `port ${number} has more than one port level setting`);
+      seen.add(number);
+    }
+    checkPolicyParts(p, at, issues);
+  });
+  if (policy.tunnel) report(issues, childPath(childPath(path, 'tunnel'), 'targetPort'), checkPort(policy.tunnel.targetPort));
+}
+
+/** Semantic checks of a DestinationRule spec, after Istio's validation. */
+export function validateDestinationRule(spec: DestinationRuleSpec, issues: IssueCollector, path = 'spec'): void {
+  report(issues, childPath(path, 'host'), checkWildcardHost(spec.host));
+  if (spec.trafficPolicy) checkTrafficPolicy(spec.trafficPolicy, childPath(path, 'trafficPolicy'), issues);
+  const names = new Set<string>();
+  spec.subsets?.forEach((s, i) => {
+    const at = childPath(childPath(path, 'subsets'), i);
+    const bad = checkDns1123Label(s.name);
+    if (bad !== undefined) issues.error(childPath(at, 'name'), `subset name ${bad}`);
+    if (names.has(s.name)) issues.error(childPath(at, 'name'), `duplicate subset name "${s.name}"`);
+    names.add(s.name);
+    for (const key of Object.keys(s.labels ?? {})) {
+      if (key === '') issues.error(childPath(at, 'labels'), 'subset label keys must not be empty');
+    }
+    if (s.trafficPolicy) checkTrafficPolicy(s.trafficPolicy, childPath(at, 'trafficPolicy'), issues);
+  });
+  checkExportToField(spec.exportTo, childPath(path, 'exportTo'), issues);
+  if (spec.workloadSelector && spec.exportTo?.some((e) => e !== '.')) {
+    issues.error(childPath(path, 'exportTo'), 'a DestinationRule with workloadSelector may only be exported to its own namespace (".")');
+  }
+}

@@ -1,0 +1,77 @@
+import type { ServiceEntrySpec } from '../../types.js';
+import { childPath, type IssueCollector } from '../issue.js';
+import { checkDns1123Label, checkIpOrCidr } from '../values.js';
+import { checkExportToField, checkHosts, report } from './common.js';
+import { validateWorkloadEntry } from './workload-entry.js';
+
+/** Protocol names Istio understands (case-insensitive). */
+export const PROTOCOLS = ['HTTP', 'HTTPS', 'GRPC', 'GRPC-WEB', 'HTTP2', 'HTTP_PROXY', 'MONGO', 'MYSQL', 'REDIS', 'TCP', 'TLS', 'UDP'] as const;
+const PROTOCOL_SET = new Set<string>(PROTOCOLS);
+
+/** True when `protocol` is empty or one Istio understands. */
+export function isKnownProtocol(protocol: string | undefined): boolean {
+  return protocol === undefined || protocol === '' || PROTOCOL_SET.has(protocol.toUpperCase());
+}
+
+/** Semantic checks of a ServiceEntry spec, after Istio's validation. */
+export function validateServiceEntry(spec: ServiceEntrySpec, issues: IssueCollector, path = 'spec'): void {
+  const hostsPath = childPath(path, 'hosts');
+  checkHosts(spec.hosts, hostsPath, issues, { allowStar: false });
+  spec.addresses?.forEach((a, i) => report(issues, childPath(childPath(path, 'addresses'), i), checkIpOrCidr(a)));
+
+  const portNames = new Set<string>();
+  const portNumbers = new Set<number>();
+  spec.ports?.forEach((p, i) => {
+    const at = childPath(childPath(path, 'ports'), i);
+    const bad = checkDns1123Label(p.name);
+    if (bad !== undefined) issues.error(childPath(at, 'name'), `port name ${bad}`);
+    if (portNames.has(p.name)) issues.error(childPath(at, 'name'), `duplicate port name "${p.name}"`);
+    if (portNumbers.has(p.number)) issues.error(childPath(at, 'number'), `duplicate port number ${p.number}`);
+    portNames.add(p.name);
+    portNumbers.add(p.number);
+    if (!isKnownProtocol(p.protocol)) issues.error(childPath(at, 'protocol'), `unsupported protocol "${p.protocol}"`);
+  });
+
+  const endpoints = spec.endpoints ?? [];
+  const endpointsPath = childPath(path, 'endpoints');
+  if (spec.workloadSelector !== undefined && endpoints.length > 0) {
+    issues.error(path, 'only one of workloadSelector or endpoints may be set');
+  }
+  const resolution = spec.resolution ?? 'NONE';
+  switch (resolution) {
+    case 'NONE':
+      if (endpoints.length > 0) issues.warn(endpointsPath, 'endpoints are ignored with resolution NONE');
+      break;
+    case 'STATIC':
+      if (endpoints.length === 0 && spec.workloadSelector === undefined) {
+        issues.warn(endpointsPath, 'resolution STATIC without endpoints or workloadSelector selects nothing');
+      }
+      break;
+    case 'DNS':
+    case 'DNS_ROUND_ROBIN':
+      if (endpoints.length === 0) {
+        spec.hosts.forEach((h, i) => {
+          if (h.startsWith('*')) {
+            issues.error(childPath(hostsPath, i), `wildcard host "${h}" needs endpoints with resolution ${resolution}`);
+          }
+        });
+      }
+      if (resolution === 'DNS_ROUND_ROBIN' && endpoints.length > 1) {
+        issues.error(endpointsPath, 'resolution DNS_ROUND_ROBIN takes at most one endpoint');
+      }
+      if (spec.addresses?.some((a) => a.includes('/')) === true) {
+        issues.warn(childPath(path, 'addresses'), 'CIDR addresses with DNS resolution are not meaningful');
+      }
+      break;
+  }
+  endpoints.forEach((e, i) => {
+    const at = childPath(endpointsPath, i);
+    validateWorkloadEntry(e, issues, at, resolution === 'STATIC' ? 'ipOrUnix' : 'any');
+    for (const name of Object.keys(e.ports ?? {})) {
+      if (!portNames.has(name)) {
+        issues.error(childPath(childPath(at, 'ports'), name), `endpoint port "${name}" is not a port of the service entry`);
+      }
+    }
+  });
+  checkExportToField(spec.exportTo, childPath(path, 'exportTo'), issues);
+}

@@ -1,0 +1,78 @@
+import type { AnyMeshConfig, SpecOf } from '../types.js';
+import type { KindName } from '../kinds.js';
+import { IssueCollector, type ValidationIssue } from './issue.js';
+import { kindOf, UnknownKindError } from './kind-of.js';
+import { runSchemaChecks } from './schema-checks.js';
+import { SchemaValidator } from './schema-validator.js';
+import { SEMANTIC_VALIDATORS } from './semantic-validators.js';
+import { checkDns1123Label, checkDns1123Subdomain } from './values.js';
+
+/** The outcome of {@link validateConfig}: the typed object, or every error found. Warnings either way. */
+export type ValidationResult =
+  | { readonly ok: true; readonly config: AnyMeshConfig; readonly warnings: readonly ValidationIssue[] }
+  | { readonly ok: false; readonly errors: readonly ValidationIssue[]; readonly warnings: readonly ValidationIssue[] };
+
+const schemaValidator = new SchemaValidator();
+
+function fail(errors: ValidationIssue[], warnings: ValidationIssue[] = []): ValidationResult {
+  return { ok: false, errors, warnings };
+}
+
+function schemaError(path: string, message: string): ValidationIssue {
+  return { path, message, layer: 'schema' };
+}
+
+function metadataIssues(metadata: unknown): ValidationIssue[] {
+  if (typeof metadata !== 'object' || metadata === null) return [];
+  const { name, namespace } = metadata as { name?: unknown; namespace?: unknown };
+  const issues: ValidationIssue[] = [];
+  if (typeof name === 'string') {
+    const bad = checkDns1123Subdomain(name);
+    if (bad !== undefined) issues.push(schemaError('metadata.name', `name ${bad}`));
+  }
+  if (typeof namespace === 'string') {
+    const bad = checkDns1123Label(namespace);
+    if (bad !== undefined) issues.push(schemaError('metadata.namespace', `namespace ${bad}`));
+  }
+  return issues;
+}
+
+/**
+ * Validates one mesh.io object (a parsed YAML/JSON document): apiVersion and kind must name a served
+ * mesh.io kind; metadata name is a DNS-1123 subdomain and namespace a DNS-1123 label; the object must
+ * match the kind's structural schema (unknown fields are errors); then the kind's semantic checks run
+ * (as Istio's validation does). Never throws for bad input.
+ */
+export function validateConfig(obj: unknown): ValidationResult {
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
+    return fail([schemaError('', 'a config object must be a mapping with apiVersion, kind, metadata and spec')]);
+  }
+  const { apiVersion, kind } = obj as { apiVersion?: unknown; kind?: unknown };
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string') {
+    const errors: ValidationIssue[] = [];
+    if (typeof apiVersion !== 'string') errors.push(schemaError('apiVersion', 'apiVersion is required and must be a string'));
+    if (typeof kind !== 'string') errors.push(schemaError('kind', 'kind is required and must be a string'));
+    return fail(errors);
+  }
+  let resolved;
+  try {
+    resolved = kindOf(apiVersion, kind);
+  } catch (error) {
+    if (error instanceof UnknownKindError) return fail([schemaError(error.field, error.message)]);
+    throw error;
+  }
+  const errors = [...schemaValidator.validate(resolved.definition, obj), ...metadataIssues((obj as { metadata?: unknown }).metadata)];
+  if (errors.length > 0) return fail(errors);
+
+  const config = obj as AnyMeshConfig;
+  const issues = new IssueCollector();
+  runSchemaChecks(resolved.definition.spec, config.spec, 'spec', issues);
+  runSemantic(resolved.name, config.spec, issues);
+  if (issues.errors.length > 0) return fail(issues.errors, issues.warnings);
+  return { ok: true, config, warnings: issues.warnings };
+}
+
+function runSemantic<K extends KindName>(kind: K, spec: unknown, issues: IssueCollector): void {
+  const validator = SEMANTIC_VALIDATORS[kind];
+  validator(spec as SpecOf<K>, issues, 'spec');
+}
