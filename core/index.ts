@@ -18,3 +18,4 @@ export * from './rx/debounce.js';
 export * from './log/index.js';
 export * from './version.js';
 export * from './metrics/index.js';
+export * from './model/model-metrics.js';

@@ -9,7 +9,8 @@
 /** Metric hooks: xds_cache_reads{type=hit|miss}, xds_cache_evictions, xds_cache_size. */
 export interface XdsCacheMetrics {
   read?(type: 'hit' | 'miss'): void;
-  eviction?(): void;
+  /** `size`: dropped to stay within the bound; `clear`: dropped because a dependency changed. */
+  eviction?(type: 'size' | 'clear'): void;
   size?(n: number): void;
 }
 
@@ -68,7 +69,7 @@ export class XdsCache {
     while (this.#entries.size > this.#max) {
       const oldest = this.#entries.keys().next().value as string;
       this.#remove(oldest);
-      this.#metrics?.eviction?.();
+      this.#metrics?.eviction?.('size');
     }
     this.#metrics?.size?.(this.#entries.size);
   }
@@ -101,7 +102,10 @@ export class XdsCache {
   #clearDep(dep: string): void {
     const keys = this.#byDep.get(dep);
     if (!keys) return;
-    for (const k of [...keys]) this.#remove(k);
+    for (const k of [...keys]) {
+      this.#remove(k);
+      this.#metrics?.eviction?.('clear');
+    }
   }
 
   #remove(key: string): void {
