@@ -1,31 +1,6 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { AuthenticationV1Api, CoreV1Api, VersionApi, type KubeConfig } from '@kubernetes/client-node';
-import { e2eCluster, waitFor } from './harness/index.js';
-
-function uniqueName(prefix: string): string {
-  return `${prefix}-${randomBytes(4).toString('hex')}`;
-}
-
-/** The HTTP status of a client-node ApiException, or undefined. */
-function statusOf(err: unknown): number | undefined {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'number' ? code : undefined;
-}
-
-/**
- * Deletes a namespace and, since no controller-manager runs to finalize it, removes its `kubernetes`
- * finalizer so it is really gone.
- */
-async function deleteNamespaceFully(core: CoreV1Api, name: string): Promise<void> {
-  try {
-    await core.deleteNamespace({ name });
-    const ns = await core.readNamespace({ name });
-    await core.replaceNamespaceFinalize({ name, body: { ...ns, spec: { finalizers: [] } } });
-  } catch (err) {
-    if (statusOf(err) !== 404) throw err;
-  }
-}
+import { deleteNamespaceFully, e2eCluster, httpStatusOf, uniqueName, waitFor } from './harness/index.js';
 
 describe('e2e: the test control plane', () => {
   let kc: KubeConfig;
@@ -56,7 +31,7 @@ describe('e2e: the test control plane', () => {
         await core.readNamespace({ name });
         return false;
       } catch (err) {
-        if (statusOf(err) === 404) return true;
+        if (httpStatusOf(err) === 404) return true;
         throw err;
       }
     });

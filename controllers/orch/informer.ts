@@ -240,6 +240,10 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
       fieldSelector: this.#options.fieldSelector,
     };
     return new Promise<boolean>((resolve, reject) => {
+      if (signal.aborted) {
+        resolve(false);
+        return;
+      }
       let received = false;
       const onAbort = (): void => {
         subscription.unsubscribe();

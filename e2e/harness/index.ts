@@ -11,3 +11,5 @@ export {
 } from './test-control-plane.js';
 export { e2eCluster, startE2eCluster, stopE2eCluster, type E2eCluster, type E2eClusterOptions } from './e2e-cluster.js';
 export { waitFor } from './wait-for.js';
+export { uniqueName, httpStatusOf, createTestNamespace, deleteNamespaceFully } from './namespaces.js';
+export { TcpProxy } from './tcp-proxy.js';
