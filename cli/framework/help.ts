@@ -22,6 +22,16 @@ export function flagUsages(flags: readonly Flag[]): string {
   return rows.map((r) => `${r.head.padEnd(width)}   ${r.usage.replace(/\n/g, `\n${' '.repeat(width + 3)}`)}`).join('\n');
 }
 
+/** Cobra's root `help` command, listed with the others (the runner answers `help <command>`). */
+const HELP_ENTRY = { name: 'help', short: 'Help about any command' } as const;
+
+/** The subcommands help lists, sorted by name as cobra does; the root also lists `help`. */
+function listedSubcommands(chain: readonly Command[]): { name: string; short: string }[] {
+  const subs: { name: string; short: string }[] = chain[chain.length - 1]!.commands.filter(isAvailable);
+  if (chain.length === 1 && subs.length > 0) subs.push(HELP_ENTRY);
+  return subs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
 function hasSubcommands(cmd: Command): boolean {
   return cmd.commands.some(isAvailable);
 }
@@ -41,7 +51,7 @@ export function usageText(chain: readonly Command[]): string {
   if (hasSubcommands(cmd)) out.push(`  ${path} [command]`);
   if (cmd.aliases.length > 0) out.push('', 'Aliases:', `  ${[cmd.name, ...cmd.aliases].join(', ')}`);
   if (cmd.example) out.push('', 'Examples:', cmd.example);
-  const subs = cmd.commands.filter(isAvailable);
+  const subs = listedSubcommands(chain);
   if (subs.length > 0) {
     const pad = Math.max(11, ...subs.map((c) => c.name.length));
     out.push('', 'Available Commands:', ...subs.map((c) => `  ${c.name.padEnd(pad)} ${c.short}`));
