@@ -19,3 +19,4 @@ export * from './log/index.js';
 export * from './version.js';
 export * from './metrics/index.js';
 export * from './model/model-metrics.js';
+export * from './lifecycle/index.js';
