@@ -1,4 +1,5 @@
 // The signing core: issues workload certificates from a CSR's key for already-authorized identities.
+import { createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import {
   authorityKeyIdentifierValue, basicConstraintsValue, encodeName, extKeyUsageValue, extension, keyUsageValue,
   randomSerial, signCertificate, subjectAltNameValue,
@@ -82,24 +83,42 @@ export class MeshCa {
    * Resolves to the PEM chain: leaf, signing certificate and intermediates, root last.
    */
   async signWorkload(subjectPublicKeyInfo: Buffer, uris: readonly string[], requestedTtlMs: number): Promise<string[]> {
+    return this.#signLeaf(subjectPublicKeyInfo, { uris }, this.effectiveTtlMs(requestedTtlMs));
+  }
+
+  async #signLeaf(subjectPublicKeyInfo: Buffer, sans: { uris?: readonly string[]; dns?: readonly string[] }, ttlMs: number): Promise<string[]> {
     const authority = this.#authority;
     const now = this.clock.now();
-    const notAfter = new Date(now.getTime() + this.effectiveTtlMs(requestedTtlMs));
     const der = await signCertificate({
       serial: randomSerial(),
       issuer: authority.issuerName,
       subject: EMPTY_NAME,
       notBefore: now,
-      notAfter,
+      notAfter: new Date(now.getTime() + ttlMs),
       subjectPublicKeyInfo,
       extensions: [
         LEAF_KEY_USAGE,
         LEAF_EXT_KEY_USAGE,
         LEAF_BASIC_CONSTRAINTS,
         extension(OID.authorityKeyIdentifier, false, authorityKeyIdentifierValue(authority.issuerKeyId)),
-        extension(OID.subjectAltName, true, subjectAltNameValue({ uris })),
+        extension(OID.subjectAltName, true, subjectAltNameValue(sans)),
       ],
     }, authority.signingKey);
     return [toPem(der, 'CERTIFICATE'), ...authority.chainAfterLeaf];
+  }
+
+  /**
+   * Issues a serving certificate for meshd's own TLS listeners (DNS SANs such as
+   * `meshd.mesh-system.svc`): a fresh RSA 2048 key, signed with the CA's chain. Used when no
+   * --tlsCertFile is given.
+   */
+  async issueServingCertificate(dnsNames: readonly string[], ttlMs: number): Promise<{ certChainPem: string[]; keyPem: string }> {
+    if (dnsNames.length === 0) throw new Error('serving certificate: needs at least one DNS name');
+    const key = await new Promise<KeyObject>((resolve, reject) => {
+      generateKeyPair('rsa', { modulusLength: 2048 }, (err, _pub, priv) => (err ? reject(err) : resolve(priv)));
+    });
+    const spki = createPublicKey(key).export({ type: 'spki', format: 'der' });
+    const certChainPem = await this.#signLeaf(spki, { dns: dnsNames }, ttlMs);
+    return { certChainPem, keyPem: key.export({ type: 'pkcs8', format: 'pem' }).toString() };
   }
 }

@@ -37,6 +37,8 @@ export class AuthenticationError extends Error {
 export interface Authenticator {
   /** Short name used in refusal messages, e.g. `token`, `client-certificate`. */
   readonly name: string;
+  /** Said in refusals when the call carries no credential of this kind, e.g. `no bearer token`. */
+  readonly absentReason: string;
   authenticate(credentials: CallCredentials): Promise<Caller | undefined>;
 }
 

@@ -14,6 +14,8 @@ export interface CaServerTlsMaterial {
 /**
  * A certificate provider serving both the identity and the CA roles from fixed material; `update()` swaps
  * it (e.g. after root rotation) and the server picks the new context for new connections.
+ * NOTE: listeners get the current material in a microtask, not synchronously: grpc-js 1.14 registers its
+ * server watcher only after subscribing to the provider, so a synchronous first update would be lost.
  */
 export class StaticCertificateProvider implements grpc.experimental.CertificateProvider {
   #material: CaServerTlsMaterial;
@@ -41,7 +43,9 @@ export class StaticCertificateProvider implements grpc.experimental.CertificateP
 
   addCaCertificateListener(listener: grpc.experimental.CaCertificateUpdateListener): void {
     this.#caListeners.add(listener);
-    listener(this.#caUpdate());
+    queueMicrotask(() => {
+      if (this.#caListeners.has(listener)) listener(this.#caUpdate());
+    });
   }
 
   removeCaCertificateListener(listener: grpc.experimental.CaCertificateUpdateListener): void {
@@ -50,7 +54,9 @@ export class StaticCertificateProvider implements grpc.experimental.CertificateP
 
   addIdentityCertificateListener(listener: grpc.experimental.IdentityCertificateUpdateListener): void {
     this.#identityListeners.add(listener);
-    listener(this.#identityUpdate());
+    queueMicrotask(() => {
+      if (this.#identityListeners.has(listener)) listener(this.#identityUpdate());
+    });
   }
 
   removeIdentityCertificateListener(listener: grpc.experimental.IdentityCertificateUpdateListener): void {

@@ -121,7 +121,7 @@ export class CertificateService {
       try {
         const caller = await authenticator.authenticate(credentials);
         if (caller) return caller;
-        failures.push(`${authenticator.name}: none presented`);
+        failures.push(`${authenticator.name}: ${authenticator.absentReason}`);
       } catch (err) {
         if (err instanceof AuthenticationError) failures.push(err.message);
         else if (err instanceof CaRefusal) throw err;

@@ -8,10 +8,13 @@ import { AuthenticationError, parseSpiffeIdentity, type Authenticator, type Call
  * Accepts a peer certificate that is valid now, not a CA, signed by the CA's signing certificate or by one
  * of its trusted roots (so certificates from a root being rotated out still count), and carries SPIFFE URI
  * SANs of the CA's trust domain. NOTE: the TLS server must request client certificates without requiring
- * them (`createCaServerCredentials` does); this class does the verification itself.
+ * them (`createCaServerCredentials` does). grpc-js shows the peer certificate only when TLS verified it
+ * against the server's trust bundle, so an unverified certificate arrives as none; the bundle must follow
+ * root rotation (`StaticCertificateProvider.update`). This class checks issuer, time and SANs again.
  */
 export class ClientCertificateAuthenticator implements Authenticator {
   readonly name = 'client-certificate';
+  readonly absentReason = 'no client certificate verified by TLS against the trust bundle';
 
   constructor(
     readonly ca: MeshCa,

@@ -76,6 +76,7 @@ export function bearerToken(credentials: CallCredentials): string | undefined {
  */
 export class TokenAuthenticator implements Authenticator {
   readonly name = 'token';
+  readonly absentReason = 'no bearer token in the authorization metadata';
   readonly #cache = new Map<string, { caller: Caller; expiresAt: number }>();
   readonly #now: () => number;
 

@@ -1,0 +1,41 @@
+// Starts a real grpc-js server on 127.0.0.1:0 over TLS with the certificate service registered, the way the
+// meshd assembly will: serving certificate issued by the CA, client certificates requested but optional.
+import * as grpc from '@grpc/grpc-js';
+import type { MeshCa } from '../authority/mesh-ca.js';
+import { StaticCertificateProvider, createCaServerCredentials } from '../server/ca-server-credentials.js';
+import type { CertificateService } from '../server/certificate-service.js';
+
+/** A running test server. */
+export interface TestCaServer {
+  /** `127.0.0.1:<port>`. */
+  readonly address: string;
+  /** TLS name of the serving certificate (use as the client's serverName). */
+  readonly serverName: string;
+  /** Roots that verify the serving certificate. */
+  readonly rootCertPem: string;
+  close(): Promise<void>;
+}
+
+/** Binds `service` on a fresh server at 127.0.0.1:0; `close()` shuts it down. */
+export async function startTestCaServer(ca: MeshCa, service: CertificateService): Promise<TestCaServer> {
+  const serverName = 'meshd.mesh-system.svc';
+  const serving = await ca.issueServingCertificate([serverName], 3600_000);
+  const provider = new StaticCertificateProvider({
+    certChainPem: serving.certChainPem.join(''),
+    keyPem: serving.keyPem,
+    trustBundlePem: ca.trustBundlePem().join(''),
+  });
+  const server = new grpc.Server();
+  service.register(server);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync('127.0.0.1:0', createCaServerCredentials(provider), (err, p) => (err ? reject(err) : resolve(p)));
+  });
+  return {
+    address: `127.0.0.1:${port}`,
+    serverName,
+    rootCertPem: ca.trustBundlePem().join(''),
+    close: () => new Promise<void>((resolve) => {
+      server.tryShutdown(() => resolve());
+    }),
+  };
+}
