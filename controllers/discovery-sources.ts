@@ -1,0 +1,55 @@
+/**
+ * Every source of the model's inputs for meshd, merged into one Observable of input batches: the
+ * `--configDir` files, the mesh config and the mesh networks files. `cli/` subscribes it into
+ * `MeshModel.pushes`.
+ */
+import { merge, map, type Observable } from 'rxjs';
+import type { ModelInput } from '../core/index.js';
+import { fileConfigSource, type RejectedConfig } from './file-config-source.js';
+import { meshConfigSource, meshNetworksSource } from './mesh-config-source.js';
+import { selectRegistries } from './registries.js';
+
+/** Options, from flags and env read once by the CLI. */
+export interface DiscoverySourcesOptions {
+  /** `--configDir`; empty means the CRD client, which is not built yet. */
+  readonly configDir: string;
+  /** `--meshConfig` */
+  readonly meshConfigPath: string;
+  /** `--networksConfig` */
+  readonly networksPath: string;
+  /** `--namespace` (falls back to POD_NAMESPACE): namespace of documents that name none. */
+  readonly namespace: string;
+  /** `--registries` */
+  readonly registries: readonly string[];
+  readonly fileDebounceMs?: number;
+  readonly rescanIntervalMs?: number;
+  readonly onRejected?: (r: RejectedConfig) => void;
+  readonly onError?: (err: Error) => void;
+}
+
+/** Thrown when a required source is not built yet. */
+export class SourceNotImplementedError extends Error {
+  override readonly name = 'SourceNotImplementedError';
+}
+
+/**
+ * Builds the merged sources. Checks `--registries` first (throws for Orchestrator, not built yet) and
+ * requires `--configDir` (the orchestrator CRD config source is not built yet).
+ */
+export function discoverySources(opts: DiscoverySourcesOptions): Observable<readonly ModelInput[]> {
+  selectRegistries(opts.registries);
+  if (!opts.configDir) throw new SourceNotImplementedError('not implemented yet: orchestrator CRD config source (use --configDir)');
+  const watchOpts = { ...(opts.fileDebounceMs !== undefined ? { debounceMs: opts.fileDebounceMs } : {}), ...(opts.onError ? { onError: opts.onError } : {}) };
+  return merge(
+    meshConfigSource(opts.meshConfigPath, watchOpts).pipe(map((i) => [i])),
+    meshNetworksSource(opts.networksPath, watchOpts).pipe(map((i) => [i])),
+    fileConfigSource({
+      dir: opts.configDir,
+      defaultNamespace: opts.namespace,
+      ...(opts.fileDebounceMs !== undefined ? { fileDebounceMs: opts.fileDebounceMs } : {}),
+      ...(opts.rescanIntervalMs !== undefined ? { rescanIntervalMs: opts.rescanIntervalMs } : {}),
+      ...(opts.onRejected ? { onRejected: opts.onRejected } : {}),
+      ...(opts.onError ? { onScanError: opts.onError } : {}),
+    }),
+  );
+}

@@ -1,0 +1,33 @@
+/**
+ * `--registries`: which service registries feed the model. ServiceEntry/WorkloadEntry are always on
+ * (they are configs, folded by core's ServiceEntryView); `Mock` adds nothing else; the Orchestrator
+ * registry is not built yet and fails loudly.
+ */
+
+/** The registry names `--registries` accepts. */
+export const REGISTRY_NAMES = ['Orchestrator', 'Mock'] as const;
+export type RegistryName = (typeof REGISTRY_NAMES)[number];
+
+/** A `--registries` value that cannot be served. */
+export class RegistryError extends Error {
+  override readonly name = 'RegistryError';
+}
+
+/**
+ * Checks the `--registries` list and returns the registries in use. Empty or `Mock`: services come
+ * from ServiceEntry + WorkloadEntry only.
+ * @throws RegistryError for unknown names, and `not implemented yet: Orchestrator registry` for Orchestrator.
+ */
+export function selectRegistries(names: readonly string[]): RegistryName[] {
+  const out: RegistryName[] = [];
+  for (const raw of names) {
+    const name = raw.trim();
+    if (name === '') continue;
+    if (!(REGISTRY_NAMES as readonly string[]).includes(name)) {
+      throw new RegistryError(`--registries ${names.join(',')}: unknown registry "${name}" (use ${REGISTRY_NAMES.join(' or ')})`);
+    }
+    if (name === 'Orchestrator') throw new RegistryError('not implemented yet: Orchestrator registry');
+    if (!out.includes(name as RegistryName)) out.push(name as RegistryName);
+  }
+  return out;
+}
