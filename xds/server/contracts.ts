@@ -53,6 +53,11 @@ export interface WatchedResource {
 export interface GeneratedResource {
   readonly name: string;
   readonly body: Uint8Array;
+  /**
+   * Optional version of this resource (delta xDS `Resource.version`), e.g. a cache key's hash. When
+   * absent the transport hashes `body` (once per distinct Uint8Array).
+   */
+  readonly version?: string;
 }
 
 export interface GenerateResult {
@@ -76,7 +81,9 @@ export interface ResourceGenerator<P = unknown> {
   needsPush(proxy: P, typeUrl: string, push: PushRequest): boolean;
   /**
    * Builds the resources of one type for one proxy. Return `undefined` for a type this generator does
-   * not serve (the transport then answers with an empty response for state of the world).
+   * not serve: the transport then answers a request with an empty response, and skips the type on pushes.
+   * `watched` is live transport state: read it during the call, do not keep it. For subscriptions by name
+   * the transport drops resources that were not asked for, so returning more is harmless.
    */
   generate(proxy: P, watched: WatchedResource, push: PushRequest): GenerateResult | undefined | Promise<GenerateResult | undefined>;
 }

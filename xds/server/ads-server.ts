@@ -1,0 +1,194 @@
+/**
+ * The ADS server: joins the state-of-the-world and delta stream handlers (go-control-plane style) over one
+ * ResourceGenerator, fans PushRequests out through the push queue, and exposes connections for debugging.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Server } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { Subject, type Observable, type Subscription } from 'rxjs';
+import type { PushRequest } from '../../core/index.js';
+import { ADS_SERVICE } from './ads-service.js';
+import type { ProxyNode, ResourceGenerator } from './contracts.js';
+import { Connection, type ConnectionInfo } from './connection.js';
+import { serveDelta } from './delta.js';
+import { AdsMetrics, type MetricsSource } from './metrics.js';
+import { PushQueue } from './push-queue.js';
+import { RateLimiter } from './rate-limiter.js';
+import { closeCall, SendError, SendTimeoutError, writeWithTimeout, type AdsCall } from './send.js';
+import { effectivePushThrottle, effectiveRequestLimit, type TransportOptions } from './server-options.js';
+import { serveSotw } from './sotw.js';
+import type { AdsEvent, ConnectionPusher, StreamHost } from './stream-host.js';
+import { StreamError } from './stream-session.js';
+import * as grpc from '@grpc/grpc-js';
+
+/** Everything the ADS server needs; read config once in the assembly and pass it here. */
+export interface AdsServerOptions<P> extends TransportOptions {
+  readonly generator: ResourceGenerator<P>;
+  /** Metric handles (core/metrics `Metrics`). */
+  readonly metrics: MetricsSource;
+  /** Loggers of the spec's scopes `ads` (state of the world, pushes) and `delta`. */
+  readonly loggers: { readonly ads: Logger; readonly delta: Logger };
+  /** control_plane.identifier in responses (e.g. the meshd pod name); omitted when empty. */
+  readonly controlPlaneId?: string;
+  /** Longest wait for admission of a new stream before RESOURCE_EXHAUSTED; Istio's 1 s by default. */
+  readonly admissionWaitMs?: number;
+}
+
+/** ADS over gRPC: register on a grpc-js Server, attach a stream of PushRequests. */
+export class AdsServer<P = unknown> {
+  readonly #opts: AdsServerOptions<P>;
+  readonly #metrics: AdsMetrics;
+  readonly #limiter: RateLimiter;
+  readonly #queue: PushQueue<Connection<P>>;
+  readonly #connections = new Map<string, Connection<P>>();
+  readonly #pushers = new Map<Connection<P>, ConnectionPusher>();
+  readonly #calls = new Map<Connection<P>, AdsCall>();
+  readonly #events = new Subject<AdsEvent>();
+  readonly #versions = new WeakMap<PushRequest, string>();
+  #versionCounter = 0;
+  #connectionCounter = 0;
+  #closed = false;
+  readonly #host: StreamHost<P>;
+
+  /** Stream events (connected, disconnected, ack, nack) for status tracking and debugging. */
+  readonly events: Observable<AdsEvent> = this.#events.asObservable();
+
+  constructor(opts: AdsServerOptions<P>) {
+    this.#opts = opts;
+    this.#metrics = new AdsMetrics(opts.metrics);
+    this.#limiter = new RateLimiter({ ratePerSecond: effectiveRequestLimit(opts) });
+    this.#queue = new PushQueue<Connection<P>>({
+      concurrency: effectivePushThrottle(opts),
+      push: (conn, req) => this.#pushers.get(conn)?.(req) ?? Promise.resolve(),
+      onDequeue: (_c, waitedMs) => this.#metrics.queueTime(waitedMs / 1000),
+      onError: (conn, e) => opts.loggers.ads.error({ connection: conn.id, error: String(e) }, 'push failed'),
+    });
+    this.#host = this.#makeHost();
+  }
+
+  /** Registers the ADS service on a grpc-js server (which the meshd assembly creates and binds). */
+  register(server: Server): void {
+    server.addService(ADS_SERVICE, {
+      StreamAggregatedResources: (call: AdsCall) => this.#serve(call, 'sotw'),
+      DeltaAggregatedResources: (call: AdsCall) => this.#serve(call, 'delta'),
+    });
+  }
+
+  /** Pushes every request of `pushes` (the debounce stage's output) to all connections. */
+  attach(pushes: Observable<PushRequest>): Subscription {
+    return pushes.subscribe({ next: (req) => this.push(req) });
+  }
+
+  /** Queues a push to every connection, or to those `filter` selects (e.g. /debug/push for one proxy). */
+  push(request: PushRequest, filter?: (c: ConnectionInfo<P>) => boolean): void {
+    for (const conn of this.#connections.values()) {
+      if (filter && !filter(conn.info())) continue;
+      this.#queue.enqueue(conn, request);
+    }
+  }
+
+  /** A snapshot of every live connection (ordered by connection time). */
+  connections(): ConnectionInfo<P>[] {
+    return [...this.#connections.values()].map((c) => c.info());
+  }
+
+  /** Resolves when no push is queued or running (tests and graceful shutdown). */
+  idle(): Promise<void> {
+    return this.#queue.idle();
+  }
+
+  /** Ends every stream with UNAVAILABLE (clients reconnect elsewhere) and stops pushing. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#queue.close();
+    for (const [conn, call] of this.#calls) {
+      closeCall(call, grpc.status.UNAVAILABLE, 'meshd is shutting down');
+      this.#host.close(conn);
+    }
+    this.#events.complete();
+  }
+
+  #serve(call: AdsCall, protocol: 'sotw' | 'delta'): void {
+    if (this.#closed) {
+      closeCall(call, grpc.status.UNAVAILABLE, 'meshd is shutting down');
+      return;
+    }
+    if (protocol === 'sotw') serveSotw(this.#hostFor(call), call, this.#opts.loggers.ads);
+    else serveDelta(this.#hostFor(call), call, this.#opts.loggers.delta);
+  }
+
+  /** The host with `open` bound to this call (so close() can end the call). */
+  #hostFor(call: AdsCall): StreamHost<P> {
+    return { ...this.#host, open: (node, peer, protocol, pusher) => this.#open(call, node, peer, protocol, pusher) };
+  }
+
+  async #open(call: AdsCall, node: ProxyNode, peer: string, protocol: 'sotw' | 'delta', pusher: ConnectionPusher): Promise<Connection<P>> {
+    let proxy: P;
+    try {
+      proxy = await this.#opts.generator.initProxy(node);
+    } catch (e) {
+      throw new StreamError(grpc.status.FAILED_PRECONDITION, `proxy ${node.id} refused: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const conn = new Connection<P>(`${node.id}-${++this.#connectionCounter}`, node, proxy, peer, protocol);
+    this.#connections.set(conn.id, conn);
+    this.#pushers.set(conn, pusher);
+    this.#calls.set(conn, call);
+    this.#metrics.connected(1);
+    this.#events.next({ kind: 'connected', connectionId: conn.id, node, protocol });
+    return conn;
+  }
+
+  #makeHost(): StreamHost<P> {
+    const opts = this.#opts;
+    const metrics = this.#metrics;
+    return {
+      generator: opts.generator,
+      metrics,
+      log: opts.loggers.ads,
+      deltaXds: opts.deltaXds,
+      controlPlaneId: opts.controlPlaneId || undefined,
+      admit: () => this.#limiter.wait(opts.admissionWaitMs ?? 1000),
+      open: () => Promise.reject(new Error('not bound to a call')),
+      close: (conn) => {
+        if (!this.#connections.delete(conn.id)) return;
+        conn.closed = true;
+        this.#pushers.delete(conn);
+        this.#calls.delete(conn);
+        this.#queue.remove(conn);
+        metrics.connected(-1);
+        for (const w of conn.watched.values()) if (w.rejecting) metrics.rejecting(w.typeUrl, -1);
+        try {
+          opts.generator.closeProxy?.(conn.proxy);
+        } catch (e) {
+          opts.loggers.ads.error({ connection: conn.id, error: String(e) }, 'closeProxy failed');
+        }
+        if (!this.#closed) this.#events.next({ kind: 'disconnected', connectionId: conn.id, node: conn.node });
+      },
+      nonce: () => randomUUID(),
+      version: (push) => {
+        let v = this.#versions.get(push);
+        if (v === undefined) {
+          v = `${new Date().toISOString().slice(0, 19)}Z/${++this.#versionCounter}`;
+          this.#versions.set(push, v);
+        }
+        return v;
+      },
+      send: async (conn, call, typeUrl, message) => {
+        if (conn.closed) throw new SendError('connection closed');
+        const start = performance.now();
+        try {
+          await writeWithTimeout(call, message, opts.sendTimeoutMs);
+        } catch (e) {
+          if (e instanceof SendTimeoutError) {
+            metrics.writeTimeout();
+            opts.loggers.ads.info({ connection: conn.id, type: typeUrl, bytes: message.length, timeoutMs: opts.sendTimeoutMs }, 'timeout writing response');
+          } else metrics.sendError(typeUrl);
+          throw e;
+        }
+        metrics.sent(typeUrl, message.length, (performance.now() - start) / 1000);
+      },
+      emit: (event) => this.#events.next(event),
+    };
+  }
+}

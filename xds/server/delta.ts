@@ -1,0 +1,164 @@
+/**
+ * Incremental ADS (DeltaAggregatedResources): subscriptions change by name, responses carry changed
+ * resources with versions, and `removed_resources` names what the proxy must drop. What a push carries
+ * depends on MESH_DELTA_XDS (see `TransportOptions.deltaXds`).
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import { pushRequest, type PushRequest } from '../../core/index.js';
+import type { GeneratedResource } from './contracts.js';
+import type { Connection, WatchState } from './connection.js';
+import type { AdsCall } from './send.js';
+import { pushCarries, recordAck, recordNack, typesInPushOrder, WILDCARD_TYPES } from './sotw.js';
+import type { StreamHost } from './stream-host.js';
+import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
+import { decodeDeltaDiscoveryRequest, encodeDeltaDiscoveryResponse, type DeltaDiscoveryRequest, type DeltaResourceFields } from './wire.js';
+
+const hashes = new WeakMap<Uint8Array, string>();
+
+/** A resource's version: the generator's, else a hash of its bytes (computed once per Uint8Array). */
+export function resourceVersion(r: GeneratedResource): string {
+  if (r.version !== undefined) return r.version;
+  let v = hashes.get(r.body);
+  if (v === undefined) {
+    v = createHash('sha256').update(r.body).digest('base64url').slice(0, 22);
+    hashes.set(r.body, v);
+  }
+  return v;
+}
+
+class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest> {
+  readonly protocol = 'delta' as const;
+  constructor(
+    private readonly host: StreamHost<P>,
+    private readonly call: AdsCall,
+    private readonly log: Logger,
+  ) {}
+
+  decode(bytes: Uint8Array): DeltaDiscoveryRequest {
+    return decodeDeltaDiscoveryRequest(bytes);
+  }
+  nodeOf(req: DeltaDiscoveryRequest): DeltaDiscoveryRequest['node'] {
+    return req.node;
+  }
+  typeUrlOf(req: DeltaDiscoveryRequest): string {
+    return req.typeUrl;
+  }
+
+  async process(conn: Connection<P>, req: DeltaDiscoveryRequest): Promise<void> {
+    const typeUrl = req.typeUrl;
+    const first = !conn.watched.has(typeUrl);
+    const w = conn.watch(typeUrl);
+    if (req.errorDetail) {
+      recordNack(this.host, conn, w, req.responseNonce, req.errorDetail.code, req.errorDetail.message, this.log);
+      return;
+    }
+    if (first) {
+      for (const [name, version] of Object.entries(req.initialResourceVersions ?? {})) w.sent.set(name, version);
+      if (req.resourceNamesSubscribe.length === 0 && WILDCARD_TYPES.has(typeUrl)) w.wildcard = true;
+    } else if (req.responseNonce !== '') {
+      if (req.responseNonce === w.nonceSent) recordAck(this.host, conn, w, req.responseNonce, w.versionSent);
+      else {
+        this.host.metrics.expiredNonce(typeUrl);
+        this.log.debug({ connection: conn.id, type: typeUrl, nonce: req.responseNonce, nonceSent: w.nonceSent }, 'expired nonce');
+      }
+    }
+    const added = new Set<string>();
+    let wildcardAdded = false;
+    for (const n of req.resourceNamesSubscribe) {
+      if (n === '*') {
+        wildcardAdded = !w.wildcard;
+        w.wildcard = true;
+      } else if (!w.names.has(n)) {
+        w.names.add(n);
+        added.add(n);
+      }
+    }
+    for (const n of req.resourceNamesUnsubscribe) {
+      if (n === '*') w.wildcard = false;
+      else {
+        w.names.delete(n);
+        if (!w.wildcard) w.sent.delete(n);
+      }
+    }
+    if (first || wildcardAdded) await this.#respond(conn, w, forcedPush(), { kind: 'request' });
+    else if (added.size > 0) await this.#respond(conn, w, forcedPush(), { kind: 'request', only: added });
+  }
+
+  async push(conn: Connection<P>, push: PushRequest): Promise<void> {
+    let pushed = false;
+    for (const typeUrl of typesInPushOrder(conn)) {
+      const w = conn.watched.get(typeUrl)!;
+      if (!pushCarries(push, typeUrl)) continue;
+      if (!w.wildcard && w.names.size === 0) continue;
+      if (!this.host.generator.needsPush(conn.proxy, typeUrl, push)) continue;
+      pushed = (await this.#respond(conn, w, push, { kind: 'push' })) || pushed;
+    }
+    if (pushed) this.host.metrics.convergence((performance.now() - push.start) / 1000);
+  }
+
+  /**
+   * Generates one type and sends what changed. `only` limits a request's answer to newly subscribed
+   * names. Returns whether anything was sent.
+   */
+  async #respond(conn: Connection<P>, w: WatchState, push: PushRequest, mode: { kind: 'request' | 'push'; only?: ReadonlySet<string> }): Promise<boolean> {
+    const start = performance.now();
+    let result;
+    try {
+      result = await this.host.generator.generate(conn.proxy, w, push);
+    } catch (e) {
+      throw new GenerateError(w.typeUrl, e);
+    }
+    if (!result && mode.kind === 'push') return false;
+    const generated = new Map<string, GeneratedResource>();
+    for (const r of result?.resources ?? []) {
+      if ((w.wildcard || w.names.has(r.name)) && !generated.has(r.name)) generated.set(r.name, r);
+    }
+    const resources: DeltaResourceFields[] = [];
+    const removed = new Set<string>();
+    const candidates = mode.only ? [...mode.only].flatMap((n) => generated.get(n) ?? []) : [...generated.values()];
+    // NOTE: without MESH_DELTA_XDS every candidate is (re)sent; with it only versions the client lacks.
+    const skipUnchanged = this.host.deltaXds;
+    for (const r of candidates) {
+      const version = resourceVersion(r);
+      if (skipUnchanged && w.sent.get(r.name) === version) continue;
+      resources.push({ name: r.name, version, body: r.body });
+    }
+    if (mode.only) {
+      for (const n of mode.only) if (!generated.has(n)) removed.add(n); // asked for, does not exist
+    } else {
+      for (const n of w.sent.keys()) if (!generated.has(n)) removed.add(n);
+    }
+    for (const n of result?.removed ?? []) if (w.sent.has(n) && !generated.has(n)) removed.add(n);
+    if (mode.kind === 'push' && resources.length === 0 && removed.size === 0) return false;
+
+    for (const r of resources) w.sent.set(r.name, r.version);
+    for (const n of removed) w.sent.delete(n);
+    const version = this.host.version(push);
+    const nonce = this.host.nonce();
+    const msg = encodeDeltaDiscoveryResponse({
+      systemVersionInfo: version,
+      typeUrl: w.typeUrl,
+      nonce,
+      resources,
+      removedResources: [...removed],
+      controlPlane: this.host.controlPlaneId,
+    });
+    w.nonceSent = nonce;
+    w.versionSent = version;
+    w.sentAt = new Date();
+    await this.host.send(conn, this.call, w.typeUrl, msg);
+    this.host.metrics.pushTime(w.typeUrl, (performance.now() - start) / 1000);
+    this.log.debug({ connection: conn.id, type: w.typeUrl, resources: resources.length, removed: removed.size, bytes: msg.length, nonce }, 'sent delta response');
+    return true;
+  }
+}
+
+function forcedPush(): PushRequest {
+  return { ...pushRequest('proxyrequest', { full: true }), forced: true };
+}
+
+/** Serves one DeltaAggregatedResources call. */
+export function serveDelta<P>(host: StreamHost<P>, call: AdsCall, log: Logger): void {
+  serveStream(host, call, new DeltaHandler(host, call, log), log);
+}

@@ -1,0 +1,82 @@
+/**
+ * Writing responses to a gRPC server stream, with an optional deadline (`PILOT_XDS_SEND_TIMEOUT`), and
+ * closing a stream with a status.
+ */
+import * as grpc from '@grpc/grpc-js';
+
+/** A write did not complete within the send timeout. */
+export class SendTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`timed out after ${timeoutMs}ms writing an xDS response (PILOT_XDS_SEND_TIMEOUT)`);
+    this.name = 'SendTimeoutError';
+  }
+}
+
+/** The stream failed or closed while writing. */
+export class SendError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SendError';
+  }
+}
+
+/** The server stream surface the transport uses (grpc-js ServerDuplexStream). */
+export type AdsCall = grpc.ServerDuplexStream<Uint8Array, Buffer>;
+
+/**
+ * Writes one message and resolves when grpc-js has handed it to HTTP/2 (flow control permitting).
+ * With `timeoutMs` > 0, rejects SendTimeoutError when that takes longer.
+ */
+export function writeWithTimeout(call: AdsCall, message: Buffer, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const settle = (err?: Error): void => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      if (err) reject(err);
+      else resolve();
+    };
+    if (timeoutMs > 0) timer = setTimeout(() => settle(new SendTimeoutError(timeoutMs)), timeoutMs);
+    try {
+      call.write(message, (err?: Error | null) => settle(err ? new SendError(`writing an xDS response failed: ${err.message}`, { cause: err }) : undefined));
+    } catch (e) {
+      settle(new SendError(`writing an xDS response failed: ${(e as Error).message}`, { cause: e }));
+    }
+  });
+}
+
+interface Http2StreamLike {
+  close?: (code?: number) => void;
+  destroyed?: boolean;
+}
+
+/** Finds grpc-js's HTTP/2 stream under a server call (internal fields; undefined if the layout changes). */
+function http2StreamOf(call: AdsCall): Http2StreamLike | undefined {
+  let cur: unknown = (call as unknown as { call?: unknown }).call;
+  for (let i = 0; i < 5 && cur && typeof cur === 'object'; i++) {
+    const stream = (cur as { stream?: Http2StreamLike }).stream;
+    if (stream && typeof stream.close === 'function') return stream;
+    cur = (cur as { nextCall?: unknown }).nextCall;
+  }
+  return undefined;
+}
+
+/**
+ * Ends a stream with a status. With `hard`, also resets the HTTP/2 stream, because a status queued behind
+ * data the peer does not read would never be delivered (the send-timeout case).
+ */
+export function closeCall(call: AdsCall, code: grpc.status, details: string, hard = false): void {
+  try {
+    call.emit('error', { code, details, metadata: new grpc.Metadata() });
+  } catch {
+    // NOTE: the stream was already finished; nothing to report to the peer.
+  }
+  if (hard) {
+    // NOTE: reaches into grpc-js internals (ServerDuplexStreamImpl.call...nextCall.stream); if the layout
+    // changes, the stream is still ended above and freed when the peer goes away or keepalive fails.
+    const stream = http2StreamOf(call);
+    if (stream && !stream.destroyed) stream.close?.(0x8 /* NGHTTP2_CANCEL */);
+  }
+}

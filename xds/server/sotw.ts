@@ -1,0 +1,152 @@
+/**
+ * State-of-the-world ADS (StreamAggregatedResources): every response of a type carries all resources of
+ * that type the proxy watches; a resource left out of a wildcard (LDS/CDS) response is removed.
+ */
+import type { Logger } from 'pino';
+import { pushRequest, type PushRequest } from '../../core/index.js';
+import { PUSH_ORDER, TYPE_URL } from './contracts.js';
+import type { Connection, WatchState } from './connection.js';
+import type { AdsCall } from './send.js';
+import type { StreamHost } from './stream-host.js';
+import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
+import { decodeDiscoveryRequest, encodeDiscoveryResponse, type DiscoveryRequest } from './wire.js';
+
+/** Types where an empty first request means "everything" (legacy wildcard). */
+export const WILDCARD_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.cluster]);
+
+/** The watched types of a connection in push order: CDS, EDS, LDS, RDS, then the rest as first asked. */
+export function typesInPushOrder(conn: Connection<unknown>): string[] {
+  const order = PUSH_ORDER.filter((t) => conn.watched.has(t)) as string[];
+  for (const t of conn.watched.keys()) if (!order.includes(t)) order.push(t);
+  return order;
+}
+
+/** True when a push may carry this type: full pushes everything, endpoint-only pushes only EDS. */
+export function pushCarries(push: PushRequest, typeUrl: string): boolean {
+  return push.full || typeUrl === TYPE_URL.endpoint;
+}
+
+/** Records a NACK (shared with delta). */
+export function recordNack<P>(host: StreamHost<P>, conn: Connection<P>, w: WatchState, nonce: string, code: number, message: string, log: Logger): void {
+  host.metrics.rejected(w.typeUrl);
+  if (!w.rejecting) {
+    w.rejecting = true;
+    host.metrics.rejecting(w.typeUrl, 1);
+  }
+  w.lastNack = { nonce, code, message, at: new Date() };
+  log.warn({ connection: conn.id, node: conn.node.id, type: w.typeUrl, nonce, error: message }, 'proxy rejected config (NACK)');
+  host.emit({ kind: 'nack', connectionId: conn.id, nodeId: conn.node.id, typeUrl: w.typeUrl, nonce, message });
+}
+
+/** Records an ACK (shared with delta). */
+export function recordAck<P>(host: StreamHost<P>, conn: Connection<P>, w: WatchState, nonce: string, version: string): void {
+  w.nonceAcked = nonce;
+  w.versionAcked = version;
+  if (w.rejecting) {
+    w.rejecting = false;
+    host.metrics.rejecting(w.typeUrl, -1);
+  }
+  host.emit({ kind: 'ack', connectionId: conn.id, nodeId: conn.node.id, typeUrl: w.typeUrl, version, nonce });
+}
+
+class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
+  readonly protocol = 'sotw' as const;
+  constructor(
+    private readonly host: StreamHost<P>,
+    private readonly call: AdsCall,
+    private readonly log: Logger,
+  ) {}
+
+  decode(bytes: Uint8Array): DiscoveryRequest {
+    return decodeDiscoveryRequest(bytes);
+  }
+  nodeOf(req: DiscoveryRequest): DiscoveryRequest['node'] {
+    return req.node;
+  }
+  typeUrlOf(req: DiscoveryRequest): string {
+    return req.typeUrl;
+  }
+
+  async process(conn: Connection<P>, req: DiscoveryRequest): Promise<void> {
+    const typeUrl = req.typeUrl;
+    const prev = conn.watched.get(typeUrl);
+    if (req.errorDetail) {
+      recordNack(this.host, conn, conn.watch(typeUrl), req.responseNonce, req.errorDetail.code, req.errorDetail.message, this.log);
+      return;
+    }
+    if (req.responseNonce === '' || !prev) {
+      // A first request for this type (or a reconnect that carries a nonce of another meshd).
+      const w = conn.watch(typeUrl);
+      this.#setNames(w, req.resourceNames);
+      await this.#respond(conn, w, forcedPush(), true);
+      return;
+    }
+    if (req.responseNonce !== prev.nonceSent) {
+      this.host.metrics.expiredNonce(typeUrl);
+      this.log.debug({ connection: conn.id, type: typeUrl, nonce: req.responseNonce, nonceSent: prev.nonceSent }, 'expired nonce');
+      return;
+    }
+    recordAck(this.host, conn, prev, req.responseNonce, req.versionInfo);
+    const wasWildcard = prev.wildcard;
+    const before = new Set(prev.names);
+    this.#setNames(prev, req.resourceNames);
+    const added = [...prev.names].some((n) => !before.has(n)) || (prev.wildcard && !wasWildcard);
+    if (added) await this.#respond(conn, prev, forcedPush(), true);
+  }
+
+  async push(conn: Connection<P>, push: PushRequest): Promise<void> {
+    let pushed = false;
+    for (const typeUrl of typesInPushOrder(conn)) {
+      const w = conn.watched.get(typeUrl)!;
+      if (!pushCarries(push, typeUrl)) continue;
+      if (!w.wildcard && w.names.size === 0) continue;
+      if (!this.host.generator.needsPush(conn.proxy, typeUrl, push)) continue;
+      pushed = (await this.#respond(conn, w, push, false)) || pushed;
+    }
+    if (pushed) this.host.metrics.convergence((performance.now() - push.start) / 1000);
+  }
+
+  #setNames(w: WatchState, names: readonly string[]): void {
+    w.names = new Set(names.filter((n) => n !== '*'));
+    w.wildcard = names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(w.typeUrl));
+  }
+
+  /** Generates and sends one type. Returns false when the generator does not serve it on a push. */
+  async #respond(conn: Connection<P>, w: WatchState, push: PushRequest, isRequest: boolean): Promise<boolean> {
+    const start = performance.now();
+    let result;
+    try {
+      result = await this.host.generator.generate(conn.proxy, w, push);
+    } catch (e) {
+      throw new GenerateError(w.typeUrl, e);
+    }
+    if (!result && !isRequest) return false;
+    const bodies: Uint8Array[] = [];
+    w.sent.clear();
+    for (const r of result?.resources ?? []) {
+      if (!w.wildcard && !w.names.has(r.name)) continue;
+      if (w.sent.has(r.name)) continue;
+      bodies.push(r.body);
+      w.sent.set(r.name, '');
+    }
+    const version = this.host.version(push);
+    const nonce = this.host.nonce();
+    const msg = encodeDiscoveryResponse({ versionInfo: version, typeUrl: w.typeUrl, nonce, resources: bodies, controlPlane: this.host.controlPlaneId });
+    w.nonceSent = nonce;
+    w.versionSent = version;
+    w.sentAt = new Date();
+    await this.host.send(conn, this.call, w.typeUrl, msg);
+    this.host.metrics.pushTime(w.typeUrl, (performance.now() - start) / 1000);
+    this.log.debug({ connection: conn.id, type: w.typeUrl, resources: bodies.length, bytes: msg.length, version, nonce }, 'sent response');
+    return true;
+  }
+}
+
+function forcedPush(): PushRequest {
+  return { ...pushRequest('proxyrequest', { full: true }), forced: true };
+}
+
+/** Serves one StreamAggregatedResources call. */
+export function serveSotw<P>(host: StreamHost<P>, call: AdsCall, log: Logger): void {
+  serveStream(host, call, new SotwHandler(host, call, log), log);
+}

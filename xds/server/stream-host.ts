@@ -1,0 +1,41 @@
+/**
+ * What the SotW and delta stream handlers get from the server that joins them: the generator, metrics,
+ * options, and connection bookkeeping. Internal to xds/server.
+ */
+import type { Logger } from 'pino';
+import type { PushRequest } from '../../core/index.js';
+import type { ProxyNode, ResourceGenerator } from './contracts.js';
+import type { Connection } from './connection.js';
+import type { AdsMetrics } from './metrics.js';
+import type { AdsCall } from './send.js';
+
+/** What happened on a stream, for subscribers of `AdsServer.events`. */
+export type AdsEvent =
+  | { readonly kind: 'connected'; readonly connectionId: string; readonly node: ProxyNode; readonly protocol: 'sotw' | 'delta' }
+  | { readonly kind: 'disconnected'; readonly connectionId: string; readonly node: ProxyNode }
+  | { readonly kind: 'ack'; readonly connectionId: string; readonly nodeId: string; readonly typeUrl: string; readonly version: string; readonly nonce: string }
+  | { readonly kind: 'nack'; readonly connectionId: string; readonly nodeId: string; readonly typeUrl: string; readonly nonce: string; readonly message: string };
+
+/** Pushes one PushRequest to one connection (protocol specific). */
+export type ConnectionPusher = (request: PushRequest) => Promise<void>;
+
+/** Services the stream handlers use. */
+export interface StreamHost<P> {
+  readonly generator: ResourceGenerator<P>;
+  readonly metrics: AdsMetrics;
+  readonly log: Logger;
+  readonly deltaXds: boolean;
+  readonly controlPlaneId: string | undefined;
+  /** Waits for admission (PILOT_MAX_REQUESTS_PER_SECOND); false = refuse the stream. */
+  admit(): Promise<boolean>;
+  /** Makes a connection for a parsed node: runs `initProxy`, registers it for pushes, counts it. */
+  open(node: ProxyNode, peer: string, protocol: 'sotw' | 'delta', pusher: ConnectionPusher): Promise<Connection<P>>;
+  /** Unregisters a connection (idempotent). */
+  close(conn: Connection<P>): void;
+  nonce(): string;
+  /** The version string of a push (stable for one PushRequest object). */
+  version(push: PushRequest): string;
+  /** Writes one response, counting it; throws SendTimeoutError / SendError. */
+  send(conn: Connection<P>, call: AdsCall, typeUrl: string, message: Buffer): Promise<void>;
+  emit(event: AdsEvent): void;
+}

@@ -1,0 +1,127 @@
+/**
+ * The life of one ADS stream, shared by SotW and delta: admission, the first request's node, one-at-a-time
+ * processing of requests and pushes, and closing with a status that says what went wrong.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { PushRequest } from '../../core/index.js';
+import { Serial, type Connection } from './connection.js';
+import { NodeError, parseNode } from './node.js';
+import { closeCall, SendError, SendTimeoutError, type AdsCall } from './send.js';
+import type { StreamHost } from './stream-host.js';
+import type { NodeMessage } from './wire.js';
+
+/** An error that ends the stream with a given gRPC status. */
+export class StreamError extends Error {
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StreamError';
+  }
+}
+
+/** A generator failed while building resources for a proxy. */
+export class GenerateError extends Error {
+  constructor(typeUrl: string, cause: unknown) {
+    super(`generating ${typeUrl} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'GenerateError';
+  }
+}
+
+/** The protocol-specific half of a stream. */
+export interface ProtocolHandler<P, Req> {
+  readonly protocol: 'sotw' | 'delta';
+  decode(bytes: Uint8Array): Req;
+  nodeOf(req: Req): NodeMessage | null | undefined;
+  typeUrlOf(req: Req): string;
+  process(conn: Connection<P>, req: Req): Promise<void>;
+  push(conn: Connection<P>, push: PushRequest): Promise<void>;
+}
+
+/** Serves one stream until it ends. Returns at once; everything runs on events. */
+export function serveStream<P, Req>(host: StreamHost<P>, call: AdsCall, handler: ProtocolHandler<P, Req>, log: Logger): void {
+  const peer = call.getPeer();
+  const serial = new Serial();
+  let conn: Connection<P> | undefined;
+  let ended = false;
+
+  const teardown = (): void => {
+    if (ended) return;
+    ended = true;
+    if (conn) {
+      conn.closed = true;
+      host.close(conn);
+      log.debug({ connection: conn.id, peer }, 'stream closed');
+    }
+  };
+
+  const fail = (err: unknown): void => {
+    if (ended) return;
+    let code = grpc.status.INTERNAL;
+    let hard = false;
+    if (err instanceof StreamError) code = err.code;
+    else if (err instanceof NodeError) code = grpc.status.INVALID_ARGUMENT;
+    else if (err instanceof SendTimeoutError) {
+      code = grpc.status.DEADLINE_EXCEEDED;
+      hard = true;
+    } else if (err instanceof SendError) code = grpc.status.UNAVAILABLE;
+    else host.metrics.internalError();
+    const message = err instanceof Error ? err.message : String(err);
+    const fields = { connection: conn?.id, node: conn?.node.id, peer, code: grpc.status[code], error: message };
+    if (code === grpc.status.INTERNAL) log.error(fields, 'closing stream on internal error');
+    else log.warn(fields, 'closing stream');
+    closeCall(call, code, message, hard);
+    teardown();
+  };
+
+  const onData = async (bytes: Uint8Array): Promise<void> => {
+    if (ended) return;
+    let req: Req;
+    try {
+      req = handler.decode(bytes);
+    } catch (e) {
+      throw new StreamError(grpc.status.INVALID_ARGUMENT, `malformed ${handler.protocol === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest'}: ${(e as Error).message}`);
+    }
+    if (!conn) {
+      const node = parseNode(handler.nodeOf(req));
+      const opened = await host.open(node, peer, handler.protocol, (push) =>
+        serial.run(() => (ended ? undefined : handler.push(opened, push))).catch(fail),
+      );
+      conn = opened;
+      if (ended) {
+        host.close(opened);
+        return;
+      }
+      log.info({ connection: conn.id, node: node.id, peer, proxyless: node.proxyless }, 'new connection');
+    }
+    if (handler.typeUrlOf(req) === '') throw new StreamError(grpc.status.INVALID_ARGUMENT, 'request has an empty type_url');
+    await handler.process(conn, req);
+  };
+
+  const start = async (): Promise<void> => {
+    if (!(await host.admit())) {
+      log.warn({ peer }, 'refusing stream: request rate limit exceeded');
+      closeCall(call, grpc.status.RESOURCE_EXHAUSTED, 'request rate limit exceeded (PILOT_MAX_REQUESTS_PER_SECOND); retry later');
+      ended = true;
+      return;
+    }
+    if (call.cancelled) {
+      ended = true;
+      return;
+    }
+    call.on('data', (bytes: Uint8Array) => void serial.run(() => onData(bytes)).catch(fail));
+    call.on('end', () =>
+      void serial.run(() => {
+        if (ended) return;
+        teardown();
+        call.end();
+      }),
+    );
+    call.on('cancelled', teardown);
+    call.on('close', teardown);
+    call.on('error', teardown);
+  };
+  void start().catch(fail);
+}

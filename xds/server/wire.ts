@@ -1,0 +1,201 @@
+/**
+ * The xDS discovery messages on the wire. Responses are written by hand from already-encoded resource
+ * bodies (each wrapped in an Any without re-encoding it); requests are decoded with protobufjs.
+ */
+import { lookupType } from '../protos/index.js';
+
+/** google.rpc.Status as decoded from a request's error_detail. */
+export interface StatusMessage {
+  readonly code: number;
+  readonly message: string;
+}
+
+/** The fields of envoy.config.core.v3.Node meshd reads (protobufjs camelCase form). */
+export interface NodeMessage {
+  readonly id: string;
+  readonly cluster: string;
+  readonly metadata?: { readonly fields?: Readonly<Record<string, unknown>> } | null;
+  readonly locality?: { readonly region?: string; readonly zone?: string; readonly subZone?: string } | null;
+  readonly userAgentName?: string;
+}
+
+/** A decoded envoy.service.discovery.v3.DiscoveryRequest. */
+export interface DiscoveryRequest {
+  readonly versionInfo: string;
+  readonly node?: NodeMessage | null;
+  readonly resourceNames: readonly string[];
+  readonly typeUrl: string;
+  readonly responseNonce: string;
+  readonly errorDetail?: StatusMessage | null;
+}
+
+/** A decoded envoy.service.discovery.v3.DeltaDiscoveryRequest. */
+export interface DeltaDiscoveryRequest {
+  readonly node?: NodeMessage | null;
+  readonly typeUrl: string;
+  readonly resourceNamesSubscribe: readonly string[];
+  readonly resourceNamesUnsubscribe: readonly string[];
+  readonly initialResourceVersions: Readonly<Record<string, string>>;
+  readonly responseNonce: string;
+  readonly errorDetail?: StatusMessage | null;
+}
+
+/** Decodes a DiscoveryRequest (throws on malformed bytes). */
+export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
+  return lookupType('envoy.service.discovery.v3.DiscoveryRequest').decode(bytes) as unknown as DiscoveryRequest;
+}
+
+/** Decodes a DeltaDiscoveryRequest (throws on malformed bytes). */
+export function decodeDeltaDiscoveryRequest(bytes: Uint8Array): DeltaDiscoveryRequest {
+  return lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest').decode(bytes) as unknown as DeltaDiscoveryRequest;
+}
+
+// ---- a minimal protobuf writer: sizes first, then one allocation ----
+
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}
+
+/** Size of a length-delimited field with a 1-byte tag. */
+function ldSize(len: number): number {
+  return 1 + varintSize(len) + len;
+}
+
+class Writer {
+  readonly buf: Buffer;
+  pos = 0;
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+  varint(n: number): void {
+    while (n >= 0x80) {
+      this.buf[this.pos++] = (n & 0x7f) | 0x80;
+      n = Math.floor(n / 128);
+    }
+    this.buf[this.pos++] = n;
+  }
+  tag(field: number, wire: number): void {
+    this.buf[this.pos++] = (field << 3) | wire;
+  }
+  bytes(field: number, b: Uint8Array): void {
+    this.tag(field, 2);
+    this.varint(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+  str(field: number, s: Buffer): void {
+    this.bytes(field, s);
+  }
+  header(field: number, len: number): void {
+    this.tag(field, 2);
+    this.varint(len);
+  }
+}
+
+const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
+
+/** Any{type_url=1, value=2} size for one body. */
+function anySize(typeUrlLen: number, bodyLen: number): number {
+  return ldSize(typeUrlLen) + ldSize(bodyLen);
+}
+
+function writeAny(w: Writer, field: number, typeUrl: Buffer, body: Uint8Array): void {
+  w.header(field, anySize(typeUrl.length, body.length));
+  w.str(1, typeUrl);
+  w.bytes(2, body);
+}
+
+/** What the transport sends in a state-of-the-world response. */
+export interface DiscoveryResponseFields {
+  readonly versionInfo: string;
+  readonly typeUrl: string;
+  readonly nonce: string;
+  /** Encoded resource bodies, each wrapped as Any{typeUrl, body}. */
+  readonly resources: readonly Uint8Array[];
+  /** control_plane.identifier, when set. */
+  readonly controlPlane?: string;
+}
+
+/** Encodes a DiscoveryResponse. */
+export function encodeDiscoveryResponse(r: DiscoveryResponseFields): Buffer {
+  const version = utf8(r.versionInfo);
+  const typeUrl = utf8(r.typeUrl);
+  const nonce = utf8(r.nonce);
+  const cp = r.controlPlane ? utf8(r.controlPlane) : undefined;
+  let size = 0;
+  if (version.length) size += ldSize(version.length);
+  for (const b of r.resources) size += ldSize(anySize(typeUrl.length, b.length));
+  size += ldSize(typeUrl.length);
+  if (nonce.length) size += ldSize(nonce.length);
+  if (cp) size += ldSize(ldSize(cp.length));
+  const w = new Writer(size);
+  if (version.length) w.str(1, version);
+  for (const b of r.resources) writeAny(w, 2, typeUrl, b);
+  w.str(4, typeUrl);
+  if (nonce.length) w.str(5, nonce);
+  if (cp) {
+    w.header(6, ldSize(cp.length));
+    w.str(1, cp);
+  }
+  return w.buf;
+}
+
+/** One resource of a delta response. */
+export interface DeltaResourceFields {
+  readonly name: string;
+  readonly version: string;
+  readonly body: Uint8Array;
+}
+
+/** What the transport sends in a delta response. */
+export interface DeltaDiscoveryResponseFields {
+  readonly systemVersionInfo: string;
+  readonly typeUrl: string;
+  readonly nonce: string;
+  readonly resources: readonly DeltaResourceFields[];
+  readonly removedResources: readonly string[];
+  readonly controlPlane?: string;
+}
+
+/** Encodes a DeltaDiscoveryResponse. */
+export function encodeDeltaDiscoveryResponse(r: DeltaDiscoveryResponseFields): Buffer {
+  const version = utf8(r.systemVersionInfo);
+  const typeUrl = utf8(r.typeUrl);
+  const nonce = utf8(r.nonce);
+  const cp = r.controlPlane ? utf8(r.controlPlane) : undefined;
+  const res = r.resources.map((x) => {
+    const name = utf8(x.name);
+    const ver = utf8(x.version);
+    const inner = ldSize(name.length) + (ver.length ? ldSize(ver.length) : 0) + ldSize(anySize(typeUrl.length, x.body.length));
+    return { name, ver, body: x.body, inner };
+  });
+  const removed = r.removedResources.map(utf8);
+  let size = 0;
+  if (version.length) size += ldSize(version.length);
+  for (const x of res) size += ldSize(x.inner);
+  size += ldSize(typeUrl.length);
+  if (nonce.length) size += ldSize(nonce.length);
+  for (const x of removed) size += ldSize(x.length);
+  if (cp) size += ldSize(ldSize(cp.length));
+  const w = new Writer(size);
+  if (version.length) w.str(1, version);
+  for (const x of res) {
+    w.header(2, x.inner);
+    if (x.ver.length) w.str(1, x.ver);
+    writeAny(w, 2, typeUrl, x.body);
+    w.str(3, x.name);
+  }
+  w.str(4, typeUrl);
+  if (nonce.length) w.str(5, nonce);
+  for (const x of removed) w.str(6, x);
+  if (cp) {
+    w.header(7, ldSize(cp.length));
+    w.str(1, cp);
+  }
+  return w.buf;
+}
