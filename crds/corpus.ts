@@ -58,3 +58,13 @@ export function loadCorpus(dir: string = CORPUS_DIR): CorpusDocument[] {
   }
   return out;
 }
+
+/** The distinct namespaces the corpus documents use (an API-server test creates them first). */
+export function corpusNamespaces(docs: readonly CorpusDocument[]): string[] {
+  const names = new Set<string>();
+  for (const doc of docs) {
+    const ns = (doc.object as { metadata?: { namespace?: unknown } } | null)?.metadata?.namespace;
+    if (typeof ns === 'string') names.add(ns);
+  }
+  return [...names].sort();
+}

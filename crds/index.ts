@@ -11,6 +11,7 @@ export { renderCrd, renderCrds, renderCrdsYaml, type CustomResourceDefinition } 
 export { CRD_MANIFEST_PATH, CORPUS_DIR } from './source-paths.js';
 export {
   loadCorpus,
+  corpusNamespaces,
   EXPECT_ERROR_ANNOTATION,
   EXPECT_WARNING_ANNOTATION,
   SEMANTIC_ANNOTATION,

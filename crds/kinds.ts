@@ -5,6 +5,16 @@ import { virtualServiceSpec } from './schemas/networking/virtual-service.js';
 import { workloadEntrySpec } from './schemas/networking/workload-entry.js';
 import { authorizationPolicySpec } from './schemas/security/authorization-policy.js';
 import { meshStatus } from './schemas/shared/status.js';
+import { gatewaySpec } from './schemas/networking/gateway.js';
+import { sidecarSpec } from './schemas/networking/sidecar.js';
+import { workloadGroupSpec } from './schemas/networking/workload-group.js';
+import { envoyFilterSpec } from './schemas/networking/envoy-filter.js';
+import { proxyConfigSpec } from './schemas/networking/proxy-config.js';
+import { peerAuthenticationSpec } from './schemas/security/peer-authentication.js';
+import { requestAuthenticationSpec } from './schemas/security/request-authentication.js';
+import { telemetrySpec } from './schemas/telemetry/telemetry.js';
+import { wasmPluginSpec } from './schemas/extensions/wasm-plugin.js';
+import { meshOperatorSpec, meshOperatorStatus } from './schemas/install/mesh-operator.js';
 
 const NETWORKING = { group: 'networking.mesh.io', categories: ['mesh-io', 'networking-mesh-io'] } as const;
 const NETWORKING_VERSIONS = { versions: ['v1', 'v1alpha3', 'v1beta1'], storageVersion: 'v1alpha3' } as const;
@@ -84,6 +94,68 @@ export const KINDS = {
       { name: 'Address', type: 'string', jsonPath: '.spec.address', description: 'Address associated with the network endpoint.' },
     ],
   }),
+  Gateway: defineKind({
+    kind: 'Gateway',
+    ...NETWORKING,
+    ...NETWORKING_VERSIONS,
+    plural: 'gateways',
+    singular: 'gateway',
+    shortNames: ['gw'],
+    scope: 'Namespaced',
+    spec: gatewaySpec,
+    status: meshStatus,
+    printerColumns: [],
+  }),
+  Sidecar: defineKind({
+    kind: 'Sidecar',
+    ...NETWORKING,
+    ...NETWORKING_VERSIONS,
+    plural: 'sidecars',
+    singular: 'sidecar',
+    shortNames: [],
+    scope: 'Namespaced',
+    spec: sidecarSpec,
+    status: meshStatus,
+    printerColumns: [],
+  }),
+  WorkloadGroup: defineKind({
+    kind: 'WorkloadGroup',
+    ...NETWORKING,
+    ...NETWORKING_VERSIONS,
+    plural: 'workloadgroups',
+    singular: 'workloadgroup',
+    shortNames: ['wg'],
+    scope: 'Namespaced',
+    spec: workloadGroupSpec,
+    status: meshStatus,
+    printerColumns: [AGE_COLUMN],
+  }),
+  EnvoyFilter: defineKind({
+    kind: 'EnvoyFilter',
+    ...NETWORKING,
+    versions: ['v1alpha3'],
+    storageVersion: 'v1alpha3',
+    plural: 'envoyfilters',
+    singular: 'envoyfilter',
+    shortNames: [],
+    scope: 'Namespaced',
+    spec: envoyFilterSpec,
+    status: meshStatus,
+    printerColumns: [],
+  }),
+  ProxyConfig: defineKind({
+    kind: 'ProxyConfig',
+    ...NETWORKING,
+    versions: ['v1beta1'],
+    storageVersion: 'v1beta1',
+    plural: 'proxyconfigs',
+    singular: 'proxyconfig',
+    shortNames: [],
+    scope: 'Namespaced',
+    spec: proxyConfigSpec,
+    status: meshStatus,
+    printerColumns: [],
+  }),
   AuthorizationPolicy: defineKind({
     kind: 'AuthorizationPolicy',
     ...SECURITY,
@@ -95,6 +167,77 @@ export const KINDS = {
     status: meshStatus,
     printerColumns: [
       { name: 'Action', type: 'string', jsonPath: '.spec.action', description: 'The operation to take.' },
+      AGE_COLUMN,
+    ],
+  }),
+  PeerAuthentication: defineKind({
+    kind: 'PeerAuthentication',
+    ...SECURITY,
+    plural: 'peerauthentications',
+    singular: 'peerauthentication',
+    shortNames: ['pa'],
+    scope: 'Namespaced',
+    spec: peerAuthenticationSpec,
+    status: meshStatus,
+    printerColumns: [
+      { name: 'Mode', type: 'string', jsonPath: '.spec.mtls.mode', description: 'Defines the mTLS mode used for peer authentication.' },
+      AGE_COLUMN,
+    ],
+  }),
+  RequestAuthentication: defineKind({
+    kind: 'RequestAuthentication',
+    ...SECURITY,
+    plural: 'requestauthentications',
+    singular: 'requestauthentication',
+    shortNames: ['ra'],
+    scope: 'Namespaced',
+    spec: requestAuthenticationSpec,
+    status: meshStatus,
+    printerColumns: [],
+  }),
+  Telemetry: defineKind({
+    kind: 'Telemetry',
+    group: 'telemetry.mesh.io',
+    categories: ['mesh-io', 'telemetry-mesh-io'],
+    versions: ['v1', 'v1alpha1'],
+    storageVersion: 'v1alpha1',
+    plural: 'telemetries',
+    singular: 'telemetry',
+    shortNames: ['telemetry'],
+    scope: 'Namespaced',
+    spec: telemetrySpec,
+    status: meshStatus,
+    printerColumns: [AGE_COLUMN],
+  }),
+  WasmPlugin: defineKind({
+    kind: 'WasmPlugin',
+    group: 'extensions.mesh.io',
+    categories: ['mesh-io', 'extensions-mesh-io'],
+    versions: ['v1alpha1'],
+    storageVersion: 'v1alpha1',
+    plural: 'wasmplugins',
+    singular: 'wasmplugin',
+    shortNames: [],
+    scope: 'Namespaced',
+    spec: wasmPluginSpec,
+    status: meshStatus,
+    printerColumns: [AGE_COLUMN],
+  }),
+  MeshOperator: defineKind({
+    kind: 'MeshOperator',
+    group: 'install.mesh.io',
+    categories: [],
+    versions: ['v1alpha1'],
+    storageVersion: 'v1alpha1',
+    plural: 'meshoperators',
+    singular: 'meshoperator',
+    shortNames: ['mop', 'mo'],
+    scope: 'Namespaced',
+    spec: meshOperatorSpec,
+    status: meshOperatorStatus,
+    printerColumns: [
+      { name: 'Revision', type: 'string', jsonPath: '.spec.revision', description: 'Mesh control plane revision' },
+      { name: 'Status', type: 'string', jsonPath: '.status.status', description: 'MeshOperator current state' },
       AGE_COLUMN,
     ],
   }),

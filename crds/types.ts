@@ -35,6 +35,12 @@ import type {
 } from './schemas/networking/destination-rule.js';
 import type { servicePort } from './schemas/networking/service-entry.js';
 import type { authorizationRule, condition, operation, source } from './schemas/security/authorization-policy.js';
+import type { gatewayPort, gatewayServer } from './schemas/networking/gateway.js';
+import type { sidecarEgressListener, sidecarIngressListener, sidecarPort } from './schemas/networking/sidecar.js';
+import type { readinessProbe } from './schemas/networking/workload-group.js';
+import type { envoyConfigObjectPatch } from './schemas/networking/envoy-filter.js';
+import type { jwtRule } from './schemas/security/request-authentication.js';
+import type { accessLogging, metrics, tracing } from './schemas/telemetry/telemetry.js';
 
 /** The metadata of a mesh config object. */
 export interface ObjectMeta {
@@ -122,3 +128,41 @@ export type AuthorizationRule = Infer<typeof authorizationRule>;
 export type AuthorizationSource = Infer<typeof source>;
 export type AuthorizationOperation = Infer<typeof operation>;
 export type AuthorizationCondition = Infer<typeof condition>;
+
+// Gateway, Sidecar, WorkloadGroup, EnvoyFilter, ProxyConfig.
+export type GatewaySpec = SpecOf<'Gateway'>;
+export type Gateway = MeshConfigObject<'Gateway'>;
+export type GatewayServer = Infer<typeof gatewayServer>;
+export type GatewayPort = Infer<typeof gatewayPort>;
+export type SidecarSpec = SpecOf<'Sidecar'>;
+export type Sidecar = MeshConfigObject<'Sidecar'>;
+export type SidecarPort = Infer<typeof sidecarPort>;
+export type SidecarIngressListener = Infer<typeof sidecarIngressListener>;
+export type SidecarEgressListener = Infer<typeof sidecarEgressListener>;
+export type WorkloadGroupSpec = SpecOf<'WorkloadGroup'>;
+export type WorkloadGroup = MeshConfigObject<'WorkloadGroup'>;
+export type ReadinessProbe = Infer<typeof readinessProbe>;
+export type EnvoyFilterSpec = SpecOf<'EnvoyFilter'>;
+export type EnvoyFilter = MeshConfigObject<'EnvoyFilter'>;
+export type EnvoyConfigObjectPatch = Infer<typeof envoyConfigObjectPatch>;
+export type ProxyConfigSpec = SpecOf<'ProxyConfig'>;
+export type ProxyConfig = MeshConfigObject<'ProxyConfig'>;
+
+// PeerAuthentication, RequestAuthentication.
+export type PeerAuthenticationSpec = SpecOf<'PeerAuthentication'>;
+export type PeerAuthentication = MeshConfigObject<'PeerAuthentication'>;
+export type RequestAuthenticationSpec = SpecOf<'RequestAuthentication'>;
+export type RequestAuthentication = MeshConfigObject<'RequestAuthentication'>;
+export type JWTRule = Infer<typeof jwtRule>;
+
+// Telemetry, WasmPlugin, MeshOperator.
+export type TelemetrySpec = SpecOf<'Telemetry'>;
+export type Telemetry = MeshConfigObject<'Telemetry'>;
+export type TelemetryTracing = Infer<typeof tracing>;
+export type TelemetryMetrics = Infer<typeof metrics>;
+export type TelemetryAccessLogging = Infer<typeof accessLogging>;
+export type WasmPluginSpec = SpecOf<'WasmPlugin'>;
+export type WasmPlugin = MeshConfigObject<'WasmPlugin'>;
+export type MeshOperatorSpec = SpecOf<'MeshOperator'>;
+export type MeshOperatorStatus = StatusOf<'MeshOperator'>;
+export type MeshOperator = MeshConfigObject<'MeshOperator'>;

@@ -1,0 +1,39 @@
+import { arr, enumOf, freeForm, int, obj, portNumber, str } from '../../schema/builders.js';
+import { policyTargetReference, policyTargetReferences } from '../shared/target-ref.js';
+import { workloadSelector } from '../shared/workload-selector.js';
+
+/** Istio's VmConfig: environment variables for the Wasm VM. */
+export const vmConfig = obj({
+  env: arr(
+    obj({ name: str({ minLength: 1, maxLength: 256 }), value: str({ maxLength: 2048 }), valueFrom: enumOf(['INLINE', 'HOST']) }, ['name']),
+    { maxItems: 256 },
+  ),
+});
+
+/** Istio's WasmPluginTrafficSelector. */
+export const wasmPluginTrafficSelector = obj({
+  mode: enumOf(['UNDEFINED', 'CLIENT', 'SERVER', 'CLIENT_AND_SERVER']),
+  ports: arr(obj({ number: portNumber() }, ['number'])),
+});
+
+/** The spec of a WasmPlugin (extensions.mesh.io): a WebAssembly filter for data-plane proxies. */
+export const wasmPluginSpec = obj(
+  {
+    selector: workloadSelector,
+    targetRef: policyTargetReference,
+    targetRefs: policyTargetReferences,
+    url: str({ minLength: 1 }),
+    sha256: str({ pattern: '(^$|^[a-f0-9]{64}$)' }),
+    imagePullPolicy: enumOf(['UNSPECIFIED_POLICY', 'IfNotPresent', 'Always']),
+    imagePullSecret: str({ minLength: 1, maxLength: 253 }),
+    pluginConfig: freeForm({ description: 'The configuration passed to the plugin (free-form).' }),
+    pluginName: str({ minLength: 1, maxLength: 256 }),
+    phase: enumOf(['UNSPECIFIED_PHASE', 'AUTHN', 'AUTHZ', 'STATS']),
+    priority: int({ format: 'int32', nullable: true }),
+    failStrategy: enumOf(['FAIL_CLOSE', 'FAIL_OPEN']),
+    vmConfig,
+    match: arr(wasmPluginTrafficSelector),
+    type: enumOf(['UNSPECIFIED_PLUGIN_TYPE', 'HTTP', 'NETWORK']),
+  },
+  ['url'],
+);

@@ -1,0 +1,57 @@
+import type { SidecarPort, SidecarSpec } from '../../types.js';
+import { childPath, type IssueCollector } from '../issue.js';
+import { checkPort } from '../values.js';
+import { report } from './common.js';
+import { checkNamespacedHost } from './gateway.js';
+import { isKnownProtocol } from './service-entry.js';
+
+const DEFAULT_ENDPOINT = /^(127\.0\.0\.1|0\.0\.0\.0|\[::1\]|\[::\]):[0-9]+$|^unix:\/\/.+$/;
+
+function checkSidecarPort(port: SidecarPort, path: string, issues: IssueCollector): void {
+  if (port.number === undefined) issues.error(childPath(path, 'number'), 'port number is required');
+  else report(issues, childPath(path, 'number'), checkPort(port.number));
+  if (!isKnownProtocol(port.protocol)) issues.error(childPath(path, 'protocol'), `unsupported protocol "${port.protocol}"`);
+}
+
+/** Semantic checks of a Sidecar spec, after Istio's validation. */
+export function validateSidecar(spec: SidecarSpec, issues: IssueCollector, path = 'spec'): void {
+  if (!spec.egress?.length && !spec.ingress?.length && !spec.outboundTrafficPolicy && !spec.inboundConnectionPool) {
+    issues.error(path, 'sidecar: empty configuration provided');
+  }
+  if (spec.workloadSelector && Object.keys(spec.workloadSelector.labels ?? {}).length === 0) {
+    issues.error(childPath(childPath(path, 'workloadSelector'), 'labels'), 'sidecar: workloadSelector needs at least one label');
+  }
+  const ingressPorts = new Set<number>();
+  spec.ingress?.forEach((listener, i) => {
+    const at = childPath(childPath(path, 'ingress'), i);
+    checkSidecarPort(listener.port, childPath(at, 'port'), issues);
+    if (listener.port.number !== undefined) {
+      if (ingressPorts.has(listener.port.number)) issues.error(childPath(childPath(at, 'port'), 'number'), `sidecar: ports on IP bound listeners must be unique`);
+      ingressPorts.add(listener.port.number);
+    }
+    if (listener.defaultEndpoint !== undefined && listener.defaultEndpoint !== '' && !DEFAULT_ENDPOINT.test(listener.defaultEndpoint)) {
+      issues.error(childPath(at, 'defaultEndpoint'), 'defaultEndpoint must be 127.0.0.1:<port>, 0.0.0.0:<port>, [::1]:<port>, [::]:<port> or unix://<path>');
+    }
+  });
+  const egress = spec.egress ?? [];
+  const egressPorts = new Set<number>();
+  egress.forEach((listener, i) => {
+    const at = childPath(childPath(path, 'egress'), i);
+    if (listener.port === undefined) {
+      if (i !== egress.length - 1) issues.error(at, 'sidecar: the egress listener with empty port must be the last listener');
+    } else {
+      checkSidecarPort(listener.port, childPath(at, 'port'), issues);
+      const n = listener.port.number;
+      if (n !== undefined) {
+        if (egressPorts.has(n)) issues.error(childPath(childPath(at, 'port'), 'number'), `sidecar: duplicate egress port ${n}`);
+        egressPorts.add(n);
+      }
+    }
+    if (listener.hosts.length === 0) issues.error(childPath(at, 'hosts'), 'sidecar: egress listener must have at least one host');
+    listener.hosts.forEach((h, j) => report(issues, childPath(childPath(at, 'hosts'), j), checkNamespacedHost(h, true, true)));
+  });
+  const policy = spec.outboundTrafficPolicy;
+  if (policy?.egressProxy !== undefined && policy.mode !== 'ALLOW_ANY') {
+    issues.error(childPath(childPath(path, 'outboundTrafficPolicy'), 'egressProxy'), 'egressProxy requires mode ALLOW_ANY');
+  }
+}
