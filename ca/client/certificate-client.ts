@@ -19,6 +19,8 @@ export interface CertificateClientOptions {
   readonly clientCertificate?: { readonly certChainPem: string; readonly keyPem: string };
   /** Per-request deadline, ms (default 10 s). */
   readonly timeoutMs?: number;
+  /** Extra grpc-js channel options, e.g. `{ 'grpc.use_local_subchannel_pool': 1 }` for a connection of its own. */
+  readonly channelOptions?: grpc.ChannelOptions;
 }
 
 /** What to ask for. */
@@ -65,7 +67,10 @@ export class CertificateClient {
       options.clientCertificate ? Buffer.from(options.clientCertificate.keyPem) : null,
       options.clientCertificate ? Buffer.from(options.clientCertificate.certChainPem) : null,
     );
-    this.#client = new Ctor(options.address, credentials, options.serverName ? { 'grpc.ssl_target_name_override': options.serverName } : {});
+    this.#client = new Ctor(options.address, credentials, {
+      ...options.channelOptions,
+      ...(options.serverName ? { 'grpc.ssl_target_name_override': options.serverName } : {}),
+    });
   }
 
   /** Generates a key per `keyOptions`, then calls `createCertificate` with a CSR for it. */
