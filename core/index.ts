@@ -20,3 +20,4 @@ export * from './version.js';
 export * from './metrics/index.js';
 export * from './model/model-metrics.js';
 export * from './lifecycle/index.js';
+export * from './ctrlz/index.js';

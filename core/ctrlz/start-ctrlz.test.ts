@@ -1,0 +1,124 @@
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadEnv } from '../env/index.js';
+import type { HttpListener } from '../lifecycle/index.js';
+import { DEFAULT_LOG_OPTIONS, SCOPES, createLogging, type Logging } from '../log/index.js';
+import { createMetrics } from '../metrics/index.js';
+import { startCtrlz } from './start-ctrlz.js';
+
+describe('startCtrlz', () => {
+  let dir: string;
+  let logFile: string;
+  let logging: Logging;
+  let listener: HttpListener;
+  let base: string;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mesh-ctrlz-'));
+    logFile = join(dir, 'log');
+    logging = createLogging({ ...DEFAULT_LOG_OPTIONS, targets: [logFile] }, SCOPES['pilot-discovery']);
+    const metrics = createMetrics('pilot-discovery', { tag: '1.0.0', processMetrics: false });
+    metrics.counter('pilot_xds_pushes').inc({ type: 'lds' });
+    const env = loadEnv('pilot-discovery', { PILOT_DEBOUNCE_AFTER: '250ms' });
+    listener = await startCtrlz({ address: '127.0.0.1', port: 0, logging, metrics, program: 'pilot-discovery', env });
+    base = `http://127.0.0.1:${listener.address.port}`;
+  });
+  afterEach(async () => {
+    await listener.close();
+    logging.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const getJson = async (path: string): Promise<unknown> => {
+    const res = await fetch(base + path);
+    assert.equal(res.status, 200, path);
+    assert.equal(res.headers.get('content-type'), 'application/json');
+    return res.json();
+  };
+  const put = (path: string, body: string): Promise<Response> => fetch(base + path, { method: 'PUT', body, headers: { 'content-type': 'application/json' } });
+
+  it('given GET /scopej/ should list every scope with its levels', async () => {
+    const scopes = (await getJson('/scopej/')) as { name: string }[];
+    assert.equal(scopes.length, SCOPES['pilot-discovery'].length - 1);
+    assert.deepEqual(
+      scopes.find((s) => s.name === 'ads'),
+      { name: 'ads', output_level: 'info', stack_trace_level: 'none', log_callers: false },
+    );
+  });
+
+  it('given PUT /scopej/ads with debug should change what the ads logger writes', async () => {
+    logging.scope('ads').debug('before');
+    const res = await put('/scopej/ads', '{"output_level":"debug"}');
+    assert.equal(res.status, 202);
+    assert.equal(((await res.json()) as { output_level: string }).output_level, 'debug');
+    assert.equal(((await getJson('/scopej/ads')) as { output_level: string }).output_level, 'debug');
+    logging.scope('ads').debug('after');
+    assert.deepEqual(readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t')[3]), ['after']);
+  });
+
+  it('given a scope with a space should accept its encoded name', async () => {
+    const res = await put(`/scopej/${encodeURIComponent('ingress status')}`, '{"stack_trace_level":"error"}');
+    assert.equal(res.status, 202);
+    assert.equal(logging.levels().find((s) => s.name === 'ingress status')?.stacktraceLevel, 'error');
+  });
+
+  it('given PUT /scopej/all should set every scope', async () => {
+    assert.equal((await put('/scopej/all', '{"output_level":"warn"}')).status, 202);
+    assert.ok(logging.levels().every((s) => s.outputLevel === 'warn'));
+  });
+
+  const bad: { name: string; path: string; body: string; status: number; message: RegExp }[] = [
+    { name: 'an unknown level', path: '/scopej/ads', body: '{"output_level":"loud"}', status: 400, message: /invalid log level "loud"/ },
+    { name: 'a body that is not JSON', path: '/scopej/ads', body: 'debug', status: 400, message: /body is not JSON/ },
+    { name: 'a level that is not a string', path: '/scopej/ads', body: '{"output_level":3}', status: 400, message: /output_level must be a string/ },
+    { name: 'an unknown scope', path: '/scopej/nosuch', body: '{"output_level":"debug"}', status: 404, message: /unknown scope "nosuch"/ },
+  ];
+  for (const c of bad) {
+    it(`given ${c.name} should answer ${c.status} with a message and change nothing`, async () => {
+      const res = await put(c.path, c.body);
+      assert.equal(res.status, c.status);
+      assert.match(await res.text(), c.message);
+      assert.ok(logging.levels().every((s) => s.outputLevel === 'info'));
+    });
+  }
+
+  it('given GET of an unknown scope should answer 404', async () => {
+    const res = await fetch(`${base}/scopej/nosuch`);
+    assert.equal(res.status, 404);
+    await res.body?.cancel();
+  });
+
+  it('given the topic endpoints should answer with process, memory, env, metrics and version', async () => {
+    assert.equal(((await getJson('/procj/')) as { pid: number }).pid, process.pid);
+    assert.ok(((await getJson('/memj/')) as { heapUsed: number }).heapUsed > 0);
+    const env = (await getJson('/envj/')) as { name: string; type: string; value: unknown; set: boolean }[];
+    const debounce = env.find((e) => e.name === 'PILOT_DEBOUNCE_AFTER');
+    assert.deepEqual([debounce?.type, debounce?.value, debounce?.set], ['Duration', 250, true]);
+    assert.deepEqual(env.find((e) => e.name === 'CLUSTER_ID')?.value, 'Orchestrator');
+    const metrics = (await getJson('/metricj/')) as { name: string; values: { value: number; labels: object }[] }[];
+    assert.deepEqual(metrics.find((m) => m.name === 'pilot_xds_pushes')?.values, [{ value: 1, labels: { type: 'lds' } }]);
+    assert.match(((await getJson('/versionj/')) as { nodeVersion: string }).nodeVersion, /^v\d+/);
+  });
+
+  it('given GET / should serve the HTML page with scope selectors', async () => {
+    const res = await fetch(`${base}/`);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    const html = await res.text();
+    assert.match(html, /<select data-scope="ads" data-field="output_level">/);
+    assert.match(html, /pilot_xds_pushes/);
+    assert.match(html, /PILOT_DEBOUNCE_AFTER/);
+  });
+
+  it('given address * should listen on every address', async () => {
+    const metrics = createMetrics('operator', { processMetrics: false });
+    const all = await startCtrlz({ address: '*', port: 0, logging, metrics, program: 'operator', env: loadEnv('operator', {}) });
+    try {
+      assert.equal(all.address.host, '');
+      const res = await fetch(`http://127.0.0.1:${all.address.port}/versionj/`);
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    } finally {
+      await all.close();
+    }
+  });
+});

@@ -1,0 +1,146 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Env } from '../env/index.js';
+import { DEFAULT_SCOPE, LogConfigError, type Logging } from '../log/index.js';
+import { listenHttp, type HttpListener } from '../lifecycle/index.js';
+import type { Metrics } from '../metrics/index.js';
+import type { ProgramName } from '../program.js';
+import { renderCtrlzPage, type CtrlzPageData } from './ctrlz-page.js';
+import { envInfo, memInfo, metricInfo, procInfo, scopeInfo, scopesInfo, versionInfo } from './topics.js';
+
+/** Options of `startCtrlz`, from `--ctrlz_address` and `--ctrlz_port`. */
+export interface CtrlzOptions {
+  /** Host to listen on; `*` or empty = every address. */
+  address: string;
+  port: number;
+  logging: Logging;
+  metrics: Metrics;
+  program: ProgramName;
+  env: Env;
+}
+
+const MAX_BODY = 64 * 1024;
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Starts the introspection facility (Istio's ControlZ): an HTML page at `/` and a JSON API:
+ * `GET /scopej/`, `GET|PUT /scopej/<scope>` (PUT `{output_level?, stack_trace_level?}` answers 202 with
+ * the scope; `all` sets every scope; 400 bad level or body, 404 unknown scope), `GET /procj/`, `/memj/`,
+ * `/envj/`, `/metricj/`, `/versionj/`. Bind errors are ListenErrors naming `--ctrlz_port`.
+ */
+export function startCtrlz(options: CtrlzOptions): Promise<HttpListener> {
+  const host = options.address === '*' ? '' : options.address;
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    route(options, req)
+      .then(({ status, body, type }) => send(res, status, body, type))
+      .catch((err: unknown) => {
+        const status = err instanceof HttpError ? err.status : 500;
+        send(res, status, `${(err as Error).message}\n`, 'text/plain; charset=utf-8');
+      });
+  };
+  return listenHttp(handler, { host, port: options.port }, 'ctrlz_port');
+}
+
+interface Reply {
+  status: number;
+  body: string;
+  type: string;
+}
+
+const json = (value: unknown, status = 200): Reply => ({ status, body: `${JSON.stringify(value, null, 2)}\n`, type: 'application/json' });
+
+async function route(o: CtrlzOptions, req: IncomingMessage): Promise<Reply> {
+  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  const method = req.method ?? 'GET';
+  const scopeMatch = /^\/scopej\/(.+?)\/?$/.exec(path);
+  if (scopeMatch) return scopeRoute(o, req, method, decodeURIComponent(scopeMatch[1]!));
+  if (method !== 'GET') throw new HttpError(405, `${method} is not allowed on ${path}`);
+  switch (path) {
+    case '/':
+      return { status: 200, body: renderCtrlzPage(await pageData(o)), type: 'text/html; charset=utf-8' };
+    case '/scopej/':
+      return json(scopesInfo(o.logging));
+    case '/procj/':
+      return json(procInfo(o.program));
+    case '/memj/':
+      return json(memInfo());
+    case '/envj/':
+      return json(envInfo(o.env));
+    case '/metricj/':
+      return json(await metricInfo(o.metrics));
+    case '/versionj/':
+      return json(versionInfo());
+    default:
+      throw new HttpError(404, `no page at ${path}`);
+  }
+}
+
+async function scopeRoute(o: CtrlzOptions, req: IncomingMessage, method: string, name: string): Promise<Reply> {
+  const find = (): ReturnType<typeof scopeInfo> => {
+    const state = o.logging.levels().find((s) => s.name === name);
+    if (!state) throw new HttpError(404, `unknown scope "${name}" (valid scopes: ${o.logging.scopes().join(', ')})`);
+    return scopeInfo(state);
+  };
+  if (method === 'GET') return json(find());
+  if (method !== 'PUT') throw new HttpError(405, `${method} is not allowed on /scopej/${name}`);
+  if (name !== 'all') find();
+  const body = parseScopeBody(await readBody(req));
+  try {
+    if (body.output_level !== undefined) o.logging.setLevel(name, body.output_level);
+    if (body.stack_trace_level !== undefined) o.logging.setStacktraceLevel(name, body.stack_trace_level);
+  } catch (err) {
+    if (err instanceof LogConfigError) throw new HttpError(400, err.message);
+    throw err;
+  }
+  return json(name === 'all' ? scopesInfo(o.logging) : find(), 202);
+}
+
+function parseScopeBody(text: string): { output_level?: string; stack_trace_level?: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'body is not JSON (send {"output_level": "debug"} or {"stack_trace_level": "error"})');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpError(400, 'body must be a JSON object');
+  const v = value as Record<string, unknown>;
+  for (const key of ['output_level', 'stack_trace_level']) {
+    if (v[key] !== undefined && typeof v[key] !== 'string') throw new HttpError(400, `${key} must be a string`);
+  }
+  return v as { output_level?: string; stack_trace_level?: string };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new HttpError(413, `body larger than ${MAX_BODY} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function pageData(o: CtrlzOptions): Promise<CtrlzPageData> {
+  return {
+    program: o.program,
+    scopes: scopesInfo(o.logging).sort((a, b) => (a.name === DEFAULT_SCOPE ? -1 : b.name === DEFAULT_SCOPE ? 1 : a.name.localeCompare(b.name))),
+    proc: procInfo(o.program),
+    mem: memInfo(),
+    env: envInfo(o.env),
+    metrics: (await metricInfo(o.metrics)) as CtrlzPageData['metrics'],
+    version: versionInfo(),
+  };
+}
+
+function send(res: ServerResponse, status: number, body: string, type: string): void {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+  res.end(body);
+}
