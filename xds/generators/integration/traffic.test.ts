@@ -113,4 +113,106 @@ describe('proxyless gRPC traffic through meshd generators', function () {
     }, 'traffic on v2');
     assert.deepEqual([...(await callMany(c, 20))], [['v2', 20]]);
   });
+
+  it('given a header match should send matching calls to the v2 subset and the rest to v1', async () => {
+    const vs = `apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: echo, namespace: qs }
+spec:
+  hosts: [${HOST}]
+  http:
+  - match: [{ headers: { x-canary: { exact: "yes" } } }]
+    route: [{ destination: { host: ${HOST}, subset: v2 } }]
+  - route: [{ destination: { host: ${HOST}, subset: v1 } }]
+`;
+    mesh.apply([SERVICE, workloads(backends), subsets(), vs].join('---\n'));
+    const c = client();
+    await until(async () => (await callOnce(c)).ok, 'the first successful call');
+    assert.deepEqual([...(await callMany(c, 20, { 'x-canary': 'yes' }))], [['v2', 20]]);
+    assert.deepEqual([...(await callMany(c, 20, { 'x-canary': 'no' }))], [['v1', 20]]);
+    assert.deepEqual([...(await callMany(c, 20))], [['v1', 20]]);
+  });
+
+  it('given retries on unavailable should retry a failing call onto success', async () => {
+    const vs = (attempts: number): string => `apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: echo, namespace: qs }
+spec:
+  hosts: [${HOST}]
+  http:
+  - route: [{ destination: { host: ${HOST}, subset: v1 } }]
+    retries: { attempts: ${attempts}, retryOn: unavailable }
+`;
+    mesh.apply([SERVICE, workloads(backends), subsets(), vs(0)].join('---\n'));
+    const c = client();
+    await until(async () => (await callOnce(c)).ok, 'the first successful call');
+    const v1 = backends[0]!;
+    v1.failFirst = 1;
+    const noRetry = await callOnce(c);
+    assert.equal(noRetry.ok, false, 'without retries the failure reaches the caller');
+    mesh.apply(vs(2));
+    // NOTE: wait until the client holds the retry policy: a failing call then succeeds.
+    await until(async () => {
+      v1.failFirst = 1;
+      const before = v1.calls;
+      const r = await callOnce(c);
+      return r.ok && v1.calls === before + 2;
+    }, 'a retried call that succeeds on the second attempt');
+  });
+
+  it('given a fault abort should fail calls with the configured status without reaching the backend', async () => {
+    const vs = `apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: echo, namespace: qs }
+spec:
+  hosts: [${HOST}]
+  http:
+  - route: [{ destination: { host: ${HOST}, subset: v1 } }]
+    fault: { abort: { grpcStatus: UNAVAILABLE, percentage: { value: 100 } } }
+`;
+    mesh.apply([SERVICE, workloads(backends), subsets(), vs].join('---\n'));
+    const c = client();
+    await until(async () => {
+      const r = await callOnce(c);
+      return !r.ok && r.code === grpc.status.UNAVAILABLE && /fault/i.test(r.details);
+    }, 'an injected abort');
+    const before = backends[0]!.calls;
+    const counts = await callMany(c, 20);
+    assert.deepEqual([...counts], [[`error:${grpc.status.UNAVAILABLE}`, 20]]);
+    assert.equal(backends[0]!.calls, before, 'the backend saw none of the aborted calls');
+  });
+
+  it('given RING_HASH on a header should keep each user on one backend and spread users over both', async () => {
+    const dr = `apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: echo, namespace: qs }
+spec:
+  host: ${HOST}
+  trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: x-user } } }
+`;
+    mesh.apply([SERVICE, workloads(backends), dr].join('---\n'));
+    const c = client();
+    await until(async () => (await callOnce(c, { 'x-user': 'probe' })).ok, 'the first successful call');
+    const owner = new Map<string, string>();
+    for (let u = 0; u < 20; u++) {
+      const counts = await callMany(c, 10, { 'x-user': `user-${u}` });
+      assert.equal(counts.size, 1, `user-${u} stuck to one backend: ${JSON.stringify([...counts])}`);
+      owner.set(`user-${u}`, [...counts.keys()][0]!);
+    }
+    assert.deepEqual(new Set(owner.values()), new Set(['v1', 'v2']), 'users spread over both backends');
+  });
+
+  it('given a removed WorkloadEntry should stop sending calls to it', async () => {
+    mesh.apply([SERVICE, workloads(backends)].join('---\n'));
+    const c = client();
+    await until(async () => (await callMany(c, 10)).size === 2, 'round robin over both backends');
+    mesh.remove('WorkloadEntry', 'qs', 'v2');
+    await until(async () => {
+      const counts = await callMany(c, 10);
+      return counts.size === 1 && counts.has('v1');
+    }, 'calls on v1 only');
+    const v2Calls = backends[1]!.calls;
+    assert.deepEqual([...(await callMany(c, 50))], [['v1', 50]]);
+    assert.equal(backends[1]!.calls, v2Calls, 'v2 receives no more calls');
+  });
 });
