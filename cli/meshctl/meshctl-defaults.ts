@@ -64,7 +64,8 @@ export function readMeshConfig(path: string, read: (p: string) => string = (p) =
 
 /** The MESHCONFIG path: the variable, else `$HOME/.meshctl/config.yaml`. */
 export function meshConfigPath(env: Env, home: string): string {
-  return (env.string('MESHCONFIG') ?? '$HOME/.meshctl/config.yaml').replace(/^\$HOME(?=\/|$)|^~(?=\/|$)/, home);
+  const text = env.isSet('MESHCONFIG') ? (env.string('MESHCONFIG') ?? '') : '$HOME/.meshctl/config.yaml';
+  return text.replace(/^\$HOME(?=\/|$)|^~(?=\/|$)/, home);
 }
 
 /** The default sources in precedence order: `MESHCTL_*` variables, then the MESHCONFIG file. */

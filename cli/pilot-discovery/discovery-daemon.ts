@@ -1,4 +1,59 @@
-import { notImplemented, type RunContext } from '../framework/index.js';
-export function runDiscovery(ctx: RunContext): Promise<number> {
-  return Promise.resolve(notImplemented(ctx.path.join(' ')));
+/**
+ * `pilot-discovery discovery`: reads flags and environment once, builds logging and metrics, starts
+ * meshd's listeners and runs until SIGTERM or SIGINT, then closes everything within
+ * `--shutdownDuration`.
+ */
+import { createLogging, createMetrics, Lifecycle, loadEnv, SCOPES, type Env } from '../../core/index.js';
+import type { RunContext } from '../framework/index.js';
+import { logOptionsFrom } from '../common/logging-flags.js';
+import { exitAfterShutdown } from '../common/daemon-exit.js';
+import { discoveryFlagsFrom, type DiscoveryFlags } from './discovery-flags.js';
+import { startMeshdServer, type MeshdServerOptions } from './meshd-server.js';
+
+/** Flags that parse but that nothing acts on yet (the parts that use them are being built). */
+const NOT_ACTED_ON = ['caCertFile', 'clusterAliases', 'configDir', 'httpsAddr', 'orchconfig', 'meshConfig', 'networksConfig', 'profile', 'registries', 'secureGRPCAddr', 'tls-cipher-suites', 'tlsCertFile', 'tlsKeyFile'] as const;
+
+/** The listener options of meshd from its flags and environment. */
+export function meshdServerOptions(flags: DiscoveryFlags, env: Env): MeshdServerOptions {
+  return {
+    grpcAddr: flags.grpcAddr,
+    httpAddr: flags.httpAddr,
+    monitoringAddr: flags.monitoringAddr,
+    ctrlz: flags.ctrlz,
+    keepalive: flags.keepalive,
+    maxRecvMsgSize: env.int('MESH_GPRC_MAXRECVMSGSIZE'),
+    maxConcurrentStreams: env.int('MESH_GPRC_MAXSTREAMS'),
+    shutdownMs: flags.shutdownMs,
+  };
+}
+
+/** Runs meshd until a signal; resolves with the exit code. */
+export async function runDiscovery(ctx: RunContext): Promise<number> {
+  const env = loadEnv('pilot-discovery', ctx.io.env);
+  const flags = discoveryFlagsFrom(ctx.flags, env.isSet('POD_NAMESPACE') ? env.string('POD_NAMESPACE') : undefined);
+  const logging = createLogging(logOptionsFrom(ctx.flags), SCOPES['pilot-discovery']);
+  const log = logging.root;
+  const metrics = createMetrics('pilot-discovery');
+  const lifecycle = new Lifecycle();
+  lifecycle.add('logging', () => logging.close());
+  try {
+    const server = await startMeshdServer(meshdServerOptions(flags, env), { logging, metrics, env, lifecycle });
+    const ignored = NOT_ACTED_ON.filter((name) => ctx.flags.changed(name));
+    if (ignored.length > 0) log.warn({ flags: ignored }, 'flags accepted but not acted on yet');
+    log.info(
+      {
+        grpc: server.grpcAddress.port,
+        http: server.http.address.port,
+        monitoring: server.monitoring.address.port,
+        namespace: flags.namespace,
+        clusterID: flags.clusterId,
+      },
+      'meshd started',
+    );
+  } catch (e) {
+    await lifecycle.close(flags.shutdownMs);
+    throw e;
+  }
+  const result = await lifecycle.runUntilSignal(flags.shutdownMs);
+  return exitAfterShutdown(result, flags.shutdownMs, ctx.io.stderr);
 }

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { freePorts, httpGet, occupyPort, programEnv, REPO_ROOT, runProgram, startProgram, waitForHttp, type ProgramProcess } from '../testing/program-process.js';
+import { HEALTH_CHECK_PATH, HEALTH_CODEC, type HealthCheckResponse } from './health-service.js';
+
+const METRICS_JSON = join(REPO_ROOT, '..', 'shared', 'spec', 'metrics.json');
+
+/** The metric names metrics.json lists for pilot-discovery: the shared group and its own. */
+function specMetricNames(): string[] {
+  const spec = JSON.parse(readFileSync(METRICS_JSON, 'utf8')) as { metrics: { name: string; group: string }[] };
+  return spec.metrics.filter((m) => m.group === 'shared' || m.group === 'pilot-discovery').map((m) => m.name);
+}
+
+function healthCheck(address: string): Promise<HealthCheckResponse> {
+  const client = new grpc.Client(address, grpc.credentials.createInsecure());
+  return new Promise<HealthCheckResponse>((resolve, reject) => {
+    client.makeUnaryRequest(HEALTH_CHECK_PATH, HEALTH_CODEC.encodeRequest, HEALTH_CODEC.decodeResponse, { service: '' }, (err, res) => {
+      client.close();
+      if (err) reject(err);
+      else resolve(res!);
+    });
+  });
+}
+
+describe('pilot-discovery discovery (process)', function () {
+  this.timeout(60_000);
+
+  describe('given every listener on a free loopback port', () => {
+    let proc: ProgramProcess | undefined;
+    let ports: { grpc: number; http: number; monitoring: number; ctrlz: number };
+
+    before(async () => {
+      const [grpcPort, http, monitoring, ctrlz] = await freePorts(4);
+      ports = { grpc: grpcPort!, http: http!, monitoring: monitoring!, ctrlz: ctrlz! };
+      proc = startProgram('pilot-discovery', [
+        'discovery',
+        `--grpcAddr=127.0.0.1:${ports.grpc}`,
+        '--httpAddr',
+        `127.0.0.1:${ports.http}`,
+        `--monitoringAddr=127.0.0.1:${ports.monitoring}`,
+        '--ctrlz_address=127.0.0.1',
+        `--ctrlz_port=${ports.ctrlz}`,
+        '--log_output_level=default:info',
+      ]);
+      await waitForHttp(`http://127.0.0.1:${ports.http}/ready`, proc);
+    });
+
+    after(async () => {
+      if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
+        proc.child.kill('SIGKILL');
+        await proc.exited;
+      }
+    });
+
+    it('should serve /metrics with mesh_build for pilot-discovery', async () => {
+      const r = await httpGet(`http://127.0.0.1:${ports.monitoring}/metrics`);
+      assert.equal(r.status, 200);
+      assert.match(r.body, /^mesh_build\{[^}]*component="pilot-discovery"[^}]*\} 1$/m);
+    });
+
+    it('should export every metric metrics.json lists for pilot-discovery', async function () {
+      if (!existsSync(METRICS_JSON)) this.skip(); // the shared spec folder is not beside this checkout
+      const body = (await httpGet(`http://127.0.0.1:${ports.monitoring}/metrics`)).body;
+      const missing = specMetricNames().filter((name) => !new RegExp(`^# TYPE ${name} `, 'm').test(body));
+      assert.deepEqual(missing, []);
+    });
+
+    it('should answer the gRPC health check with SERVING', async () => {
+      assert.deepEqual(await healthCheck(`127.0.0.1:${ports.grpc}`), { status: 'SERVING' });
+    });
+
+    it('should serve /version as JSON on the debug listener', async () => {
+      const r = await httpGet(`http://127.0.0.1:${ports.http}/version`);
+      assert.equal(r.status, 200);
+      const v = JSON.parse(r.body) as { version: string; nodeVersion: string };
+      assert.equal(v.nodeVersion, process.version);
+      assert.match(v.version, /^\d+\.\d+\.\d+/);
+    });
+
+    it('should serve ControlZ on --ctrlz_port', async () => {
+      const r = await httpGet(`http://127.0.0.1:${ports.ctrlz}/scopej/`);
+      assert.equal(r.status, 200);
+      assert.ok(JSON.stringify(JSON.parse(r.body)).includes('"ads"'));
+    });
+
+    it('given SIGTERM should close every listener and exit 0', async () => {
+      proc!.child.kill('SIGTERM');
+      assert.equal(await proc!.exited, 0, proc!.stderr());
+      await assert.rejects(httpGet(`http://127.0.0.1:${ports.monitoring}/metrics`), /ECONNREFUSED/);
+    });
+  });
+
+  const inUse: { name: string; flag: string }[] = [
+    { name: 'given the monitoring port in use should name --monitoringAddr and exit 1', flag: 'monitoringAddr' },
+    { name: 'given the gRPC port in use should name --grpcAddr and exit 1', flag: 'grpcAddr' },
+    { name: 'given the debug HTTP port in use should name --httpAddr and exit 1', flag: 'httpAddr' },
+  ];
+  for (const c of inUse) {
+    it(c.name, async () => {
+      const busy = await occupyPort();
+      try {
+        const [a, b, d, z] = await freePorts(4);
+        const addrs: Record<string, string> = { grpcAddr: `127.0.0.1:${a}`, httpAddr: `127.0.0.1:${b}`, monitoringAddr: `127.0.0.1:${d}` };
+        addrs[c.flag] = `127.0.0.1:${busy.port}`;
+        const r = await runProgram('pilot-discovery', ['discovery', ...Object.entries(addrs).map(([k, v]) => `--${k}=${v}`), `--ctrlz_port=${z}`, '--ctrlz_address=127.0.0.1']);
+        assert.equal(r.code, 1);
+        assert.match(r.stderr, new RegExp(`Error: --${c.flag} 127\\.0\\.0\\.1:${busy.port}: address already in use`));
+      } finally {
+        await busy.close();
+      }
+    });
+  }
+
+  const badInput: { name: string; args: string[]; env?: Record<string, string>; error: RegExp }[] = [
+    { name: 'given a bad environment value should print the variable and exit 1', args: [], env: { ENABLE_CA_SERVER: 'flase' }, error: /Error: ENABLE_CA_SERVER="flase": not a Bool/ },
+    { name: 'given an unknown log scope should name it and exit 1', args: ['--log_output_level=nosuch:debug'], error: /Error: .*nosuch/ },
+    { name: 'given an unknown registry should name it and exit 1', args: ['--registries=Orchestrator,Consul'], error: /Error: --registries: unknown registry "Consul"/ },
+  ];
+  for (const c of badInput) {
+    it(c.name, async () => {
+      const r = await runProgram('pilot-discovery', ['discovery', ...c.args], programEnv(c.env));
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, c.error);
+    });
+  }
+});
