@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { defaultRequestLimit, RateLimiter } from './rate-limiter.js';
+import { defaultPushThrottle } from './server-options.js';
+
+describe('RateLimiter', () => {
+  it('given a burst of 1 at 10/s, should admit one now, then one every 100ms, refusing beyond the wait bound', () => {
+    const clock = { t: 1000 };
+    const l = new RateLimiter({ ratePerSecond: 10, now: () => clock.t });
+    assert.equal(l.reserve(1000), 0);
+    assert.equal(l.reserve(1000), 100);
+    assert.equal(l.reserve(1000), 200);
+    for (let i = 3; i <= 10; i++) assert.equal(l.reserve(1000), i * 100);
+    assert.equal(l.reserve(1000), undefined, 'the 12th would wait 1.1 s');
+    clock.t += 500;
+    assert.equal(l.reserve(1000), 600);
+  });
+
+  it('given an idle period, should not bank more than the burst', () => {
+    const clock = { t: 0 };
+    const l = new RateLimiter({ ratePerSecond: 1, burst: 2, now: () => clock.t });
+    clock.t = 60_000;
+    assert.equal(l.reserve(0), 0);
+    assert.equal(l.reserve(0), 0);
+    assert.equal(l.reserve(0), undefined);
+  });
+
+  it('given wait(), should sleep for the reserved delay and answer false without sleeping when refused', async () => {
+    const clock = { t: 0 };
+    const slept: number[] = [];
+    const l = new RateLimiter({ ratePerSecond: 2, now: () => clock.t, sleep: (ms) => (slept.push(ms), Promise.resolve()) });
+    assert.equal(await l.wait(1000), true);
+    assert.equal(await l.wait(1000), true);
+    assert.equal(await l.wait(100), false);
+    assert.deepEqual(slept, [500]);
+  });
+
+  const derived = [
+    { cores: 1, want: 20 },
+    { cores: 2, want: 25 },
+    { cores: 4, want: 35 },
+    { cores: 32, want: 100 },
+  ];
+  for (const d of derived) {
+    it(`given ${d.cores} cores and 0 configured, should derive ${d.want} for the push throttle and request limit (Istio)`, () => {
+      assert.equal(defaultPushThrottle(d.cores), d.want);
+      assert.equal(defaultRequestLimit(d.cores), d.want);
+    });
+  }
+});
