@@ -94,8 +94,8 @@ export function oid(dotted: string): Buffer {
   if (cached) return cached;
   const arcs = dotted.split('.').map((a) => Number(a));
   if (arcs.length < 2 || arcs.some((a) => !Number.isSafeInteger(a) || a < 0)) throw new DerError(`oid: bad OID "${dotted}"`);
-  const bytes: number[] = [arcs[0]! * 40 + arcs[1]!];
-  for (const arc of arcs.slice(2)) {
+  const bytes: number[] = [];
+  for (const arc of [arcs[0]! * 40 + arcs[1]!, ...arcs.slice(2)]) {
     const chunk: number[] = [arc & 0x7f];
     for (let v = Math.floor(arc / 128); v > 0; v = Math.floor(v / 128)) chunk.unshift((v & 0x7f) | 0x80);
     bytes.push(...chunk);
@@ -170,17 +170,17 @@ export function children(el: DerElement, what: string): DerElement[] {
 /** Decodes an OBJECT IDENTIFIER's content bytes to dotted text. */
 export function decodeOid(el: DerElement, what: string): string {
   if (el.tag !== TAG.OID || el.content.length === 0) throw new DerError(`${what}: expected an OBJECT IDENTIFIER`);
-  const bytes = el.content;
-  const first = bytes[0]!;
-  const arcs = first < 80 ? [Math.floor(first / 40), first % 40] : [2, first - 80];
+  const subids: number[] = [];
   let value = 0;
-  for (let i = 1; i < bytes.length; i++) {
-    value = value * 128 + (bytes[i]! & 0x7f);
-    if ((bytes[i]! & 0x80) === 0) {
-      arcs.push(value);
+  for (const byte of el.content) {
+    value = value * 128 + (byte & 0x7f);
+    if ((byte & 0x80) === 0) {
+      subids.push(value);
       value = 0;
     }
   }
+  const first = subids[0]!;
+  const arcs = [first < 80 ? Math.floor(first / 40) : 2, first < 80 ? first % 40 : first - 80, ...subids.slice(1)];
   return arcs.join('.');
 }
 
