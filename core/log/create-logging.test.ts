@@ -68,6 +68,7 @@ describe('createLogging', () => {
     grandchild.debug('new grandchild');
     l.reset();
     child.debug('after reset');
+    grandchild.debug('grandchild after reset');
     assert.deepEqual(lines().map((x) => x.split('\t')[3]), ['after', 'after too', 'new grandchild']);
     assert.equal(l.levels().find((s) => s.name === 'ads')?.outputLevel, 'info');
   });
