@@ -214,3 +214,44 @@ export class MeshHarness {
     await new Promise<void>((r) => this.#server.tryShutdown(() => r()));
   }
 }
+
+/** An XdsServer echo backend: its listener, RBAC and TLS come from meshd. */
+export interface XdsBackend {
+  readonly name: string;
+  readonly port: number;
+  calls: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an echo backend as an `XdsServer` on 127.0.0.1:<free port>, as a proxyless workload of
+ * `namespace` with `labels`; `certDir` gives it a file_watcher certificate provider.
+ * NOTE: grpc-js-xds 1.14.1 crashes (uncaught TypeError in filterChainsEquivalent) when a server
+ * listener goes from plaintext to TLS; apply STRICT mTLS before starting a TLS backend.
+ */
+export async function startXdsBackend(
+  xdsModule: typeof import('@grpc/grpc-js-xds'),
+  name: string,
+  xdsAddress: string,
+  namespace: string,
+  labels: Record<string, string>,
+  certDir?: string,
+  port?: number,
+): Promise<XdsBackend> {
+  const server = new xdsModule.XdsServer({
+    'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': bootstrapJson(xdsAddress, namespace, { labels, pod: name, ...(certDir ? { certDir } : {}) }),
+  } as grpc.ServerOptions);
+  const b = { name, port: 0, calls: 0, close: (): Promise<void> => new Promise<void>((r) => server.tryShutdown(() => r())) };
+  server.addService(ECHO_SERVICE, {
+    Call: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => {
+      b.calls++;
+      cb(null, Buffer.from(name));
+    },
+  });
+  port ??= await freePort();
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, new xdsModule.XdsServerCredentials(grpc.ServerCredentials.createInsecure()), (e) => (e ? reject(e) : resolve())),
+  );
+  b.port = port;
+  return b;
+}
