@@ -19,6 +19,7 @@ export {
   type OrchRequestOptions,
   type RawWatchEvent,
   type OrchClientInternals,
+  type OrchTransport,
 } from './orch-client.js';
 export { ORCH_RESOURCES, resourcePath, objectPath, objectKey, type OrchResource } from './orch-resource.js';
 export {

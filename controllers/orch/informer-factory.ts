@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { Informer, type InformerOptions } from './informer.js';
-import type { OrchClient } from './orch-client.js';
+import type { OrchTransport } from './orch-client.js';
 import type { OrchResource } from './orch-resource.js';
 
 /** Options shared by every informer of a factory. */
@@ -20,11 +20,11 @@ export interface InformerSelectors {
  * gets the same instance, so one list+watch serves all of them.
  */
 export class InformerFactory {
-  readonly #client: OrchClient;
+  readonly #client: OrchTransport;
   readonly #options: InformerFactoryOptions;
   readonly #informers = new Map<string, Informer<KubernetesObject>>();
 
-  constructor(client: OrchClient, options: InformerFactoryOptions = {}) {
+  constructor(client: OrchTransport, options: InformerFactoryOptions = {}) {
     this.#client = client;
     this.#options = options;
   }

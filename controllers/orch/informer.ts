@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { BehaviorSubject, Observable, Subject, type Subscriber, type TeardownLogic } from 'rxjs';
 import { Backoff, type BackoffOptions } from './backoff.js';
-import { OrchApiError, type OrchClient, type RawWatchEvent } from './orch-client.js';
+import { OrchApiError, type OrchTransport, type RawWatchEvent } from './orch-client.js';
 import { objectKey, resourcePath, type OrchResource } from './orch-resource.js';
 import { SYSTEM_CLOCK } from './token-bucket.js';
 
@@ -71,7 +71,7 @@ const isGone = (err: unknown): boolean => err instanceof WatchExpiredError || (e
  * itself never errors.
  */
 export class Informer<T extends KubernetesObject> extends Observable<InformerEvent<T>> {
-  readonly #client: OrchClient;
+  readonly #client: OrchTransport;
   readonly #resource: OrchResource;
   readonly #options: InformerOptions;
   readonly #path: string;
@@ -82,7 +82,7 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
   #abort: AbortController | undefined;
   #resourceVersion: string | undefined;
 
-  constructor(client: OrchClient, resource: OrchResource, options: InformerOptions = {}) {
+  constructor(client: OrchTransport, resource: OrchResource, options: InformerOptions = {}) {
     // NOTE: `this` cannot be captured before super() returns, so the subscribe function goes through a holder.
     const holder: { informer?: Informer<T> } = {};
     super((subscriber) => holder.informer!.#subscribe(subscriber));
@@ -163,26 +163,32 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
   async #run(signal: AbortSignal): Promise<void> {
     const backoff = new Backoff(this.#options.backoff);
     const sleep = this.#options.sleep ?? ((ms: number, s: AbortSignal) => SYSTEM_CLOCK.sleep(ms, s));
+    let lastWasGone = false;
     while (!signal.aborted) {
       let phase: InformerError['phase'] = 'list';
+      const progress = { received: false };
       try {
         if (this.#resourceVersion === undefined) {
           await this.#relist(signal);
           backoff.reset();
         }
         phase = 'watch';
-        const received = await this.#watchOnce(signal);
-        if (received) {
+        await this.#watchOnce(signal, progress);
+        if (progress.received) {
           backoff.reset();
+          lastWasGone = false;
         } else if (!signal.aborted) {
           // NOTE: a watch that ends without a single event may be a server closing at once: do not spin.
           await sleep(backoff.next(), signal);
         }
       } catch (err) {
         if (signal.aborted) return;
+        if (progress.received) lastWasGone = false;
         const gone = isGone(err);
         if (gone) this.#resourceVersion = undefined;
-        const retryInMs = gone ? 0 : backoff.next();
+        // NOTE: relist at once after a 410, but back off when the fresh list's watch expires again at once.
+        const retryInMs = gone && !lastWasGone ? 0 : backoff.next();
+        lastWasGone = gone;
         this.#options.onError?.({ resource: this.#path, phase, error: err, retryInMs });
         if (retryInMs > 0) {
           try {
@@ -229,8 +235,8 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
     if (!this.#synced.value) this.#synced.next(true);
   }
 
-  /** Runs one watch until the server ends it; resolves whether any event arrived. */
-  #watchOnce(signal: AbortSignal): Promise<boolean> {
+  /** Runs one watch until the server ends it; sets `progress.received` when an object or bookmark arrives. */
+  #watchOnce(signal: AbortSignal, progress: { received: boolean }): Promise<void> {
     const timeout = this.#options.watchTimeoutSeconds ?? Math.floor(300 + Math.random() * 300);
     const query = {
       resourceVersion: this.#resourceVersion,
@@ -239,21 +245,20 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
       labelSelector: this.#options.labelSelector,
       fieldSelector: this.#options.fieldSelector,
     };
-    return new Promise<boolean>((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       if (signal.aborted) {
-        resolve(false);
+        resolve();
         return;
       }
-      let received = false;
       const onAbort = (): void => {
         subscription.unsubscribe();
-        resolve(received);
+        resolve();
       };
       const subscription = this.#client.watch(this.#path, query).subscribe({
         next: (event) => {
-          received = true;
           try {
             this.#apply(event);
+            progress.received = true;
           } catch (err) {
             subscription.unsubscribe();
             signal.removeEventListener('abort', onAbort);
@@ -266,7 +271,7 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
         },
         complete: () => {
           signal.removeEventListener('abort', onAbort);
-          resolve(received);
+          resolve();
         },
       });
       signal.addEventListener('abort', onAbort, { once: true });

@@ -55,12 +55,18 @@ export interface OrchClientInternals {
 
 type Constructor<T> = new (config: Configuration) => T;
 
+/** The two calls informers make; {@link OrchClient} implements it, tests may fake it. */
+export interface OrchTransport {
+  request<T>(method: string, path: string, options?: OrchRequestOptions): Promise<T>;
+  watch(path: string, query: OrchQuery): Observable<RawWatchEvent>;
+}
+
 /**
  * An orchestrator (Kubernetes) API client: JSON requests and watch streams over `node:https` with the
  * kubeconfig's credentials, every request (watches included) taking a token from one QPS/burst bucket.
  * Typed generated clients from {@link OrchClient.api} share the same bucket.
  */
-export class OrchClient {
+export class OrchClient implements OrchTransport {
   readonly #kc: KubeConfig;
   readonly #bucket: TokenBucket;
   readonly #server: string;
