@@ -19,6 +19,7 @@ export { CERTIFICATE_SERVICE_NAME, type MeshCertificateRequest, type MeshCertifi
 export {
   CertificateService, DEFAULT_MAX_CSR_BYTES, IMPERSONATED_IDENTITY, type CertificateServiceDeps, type CertificateServiceOptions,
 } from './server/certificate-service.js';
+export { ServingCertificateManager, type ServingCertificateOptions } from './server/serving-certificate.js';
 export { ClientCertificateAuthenticator } from './server/client-certificate-authenticator.js';
 export { KubeTokenReviewer } from './server/kube-token-reviewer.js';
 export { parseTrustedNodeAccounts, type NodeLookup, type ServiceAccountRef } from './server/node-authorizer.js';

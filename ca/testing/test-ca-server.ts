@@ -2,7 +2,8 @@
 // meshd assembly will: serving certificate issued by the CA, client certificates requested but optional.
 import * as grpc from '@grpc/grpc-js';
 import type { MeshCa } from '../authority/mesh-ca.js';
-import { StaticCertificateProvider, createCaServerCredentials } from '../server/ca-server-credentials.js';
+import { createCaServerCredentials } from '../server/ca-server-credentials.js';
+import { ServingCertificateManager } from '../server/serving-certificate.js';
 import type { CertificateService } from '../server/certificate-service.js';
 
 /** A running test server. */
@@ -16,16 +17,12 @@ export interface TestCaServer {
   close(): Promise<void>;
 }
 
-/** Binds `service` on a fresh server at 127.0.0.1:0; `close()` shuts it down. */
-export async function startTestCaServer(ca: MeshCa, service: CertificateService): Promise<TestCaServer> {
+/** Binds `service` on a fresh server at 127.0.0.1:0 (grpc-js `serverOptions` passed on); `close()` shuts it down. */
+export async function startTestCaServer(ca: MeshCa, service: CertificateService, serverOptions: grpc.ServerOptions = {}): Promise<TestCaServer> {
   const serverName = 'meshd.mesh-system.svc';
-  const serving = await ca.issueServingCertificate([serverName], 3600_000);
-  const provider = new StaticCertificateProvider({
-    certChainPem: serving.certChainPem.join(''),
-    keyPem: serving.keyPem,
-    trustBundlePem: ca.trustBundlePem().join(''),
-  });
-  const server = new grpc.Server();
+  const serving = new ServingCertificateManager(ca, { dnsNames: [serverName], ttlMs: 3600_000 });
+  const provider = await serving.start();
+  const server = new grpc.Server(serverOptions);
   service.register(server);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync('127.0.0.1:0', createCaServerCredentials(provider), (err, p) => (err ? reject(err) : resolve(p)));
@@ -35,6 +32,7 @@ export async function startTestCaServer(ca: MeshCa, service: CertificateService)
     serverName,
     rootCertPem: ca.trustBundlePem().join(''),
     close: () => new Promise<void>((resolve) => {
+      serving.stop();
       server.tryShutdown(() => resolve());
     }),
   };

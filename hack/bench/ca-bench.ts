@@ -1,4 +1,4 @@
-// npm run bench:ca -- [--callers 32] [--seconds 10] [--warmup 2] [--in-process]
+// npm run bench:ca -- [--callers 32] [--seconds 10] [--warmup 2] [--in-process] [--channelz]
 // Measures meshd's certificate service: the server runs in a child process (or in-process with
 // --in-process) over gRPC/TLS on 127.0.0.1; N callers, each on its own connection with its own token and a
 // pre-generated RSA 2048 CSR, call CreateCertificate back to back for S seconds. Prints certificates per
@@ -29,10 +29,12 @@ interface Flags {
   warmup: number;
   inProcess: boolean;
   child: boolean;
+  /** Keep grpc-js channelz on (it is off by default in the bench, as meshd should run it). */
+  channelz: boolean;
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { callers: 32, seconds: 10, warmup: 2, inProcess: false, child: false };
+  const flags: Flags = { callers: 32, seconds: 10, warmup: 2, inProcess: false, child: false, channelz: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const num = (): number => {
@@ -45,13 +47,14 @@ function parseFlags(argv: string[]): Flags {
     else if (arg === '--warmup') flags.warmup = num();
     else if (arg === '--in-process') flags.inProcess = true;
     else if (arg === '--child') flags.child = true;
-    else throw new Error(`unknown flag ${arg} (use --callers N, --seconds S, --warmup S, --in-process)`);
+    else if (arg === '--channelz') flags.channelz = true;
+    else throw new Error(`unknown flag ${arg} (use --callers N, --seconds S, --warmup S, --in-process, --channelz)`);
   }
   return flags;
 }
 
 /** Starts CA + service + TLS server; issues one token per caller. */
-async function startServer(callers: number): Promise<{ info: ServerInfo; close: () => Promise<void> }> {
+async function startServer(callers: number, channelzOff: boolean): Promise<{ info: ServerInfo; close: () => Promise<void> }> {
   const { ca } = await createMeshCa(
     {
       trustDomain: TD,
@@ -70,7 +73,7 @@ async function startServer(callers: number): Promise<{ info: ServerInfo; close: 
       new ClientCertificateAuthenticator(ca, TD),
     ],
   });
-  const server = await startTestCaServer(ca, service);
+  const server = await startTestCaServer(ca, service, channelzOff ? { 'grpc.enable_channelz': 0 } : {});
   const exp = Math.floor(Date.now() / 1000) + 3600;
   const tokens = Array.from({ length: callers }, (_, i) => reviewer.issue({ namespace: 'bench', serviceAccount: `sa${i}`, audiences: ['mesh-ca'], exp }));
   return {
@@ -83,7 +86,7 @@ async function startServer(callers: number): Promise<{ info: ServerInfo; close: 
 }
 
 async function runChild(flags: Flags): Promise<void> {
-  const server = await startServer(flags.callers);
+  const server = await startServer(flags.callers, !flags.channelz);
   let cpuStart = process.cpuUsage();
   const send = (msg: unknown): void => {
     process.send!(msg);
@@ -115,7 +118,7 @@ async function main(): Promise<void> {
   let stopServer: () => Promise<number | undefined>;
   let startServerCpu: () => Promise<void>;
   if (flags.inProcess) {
-    const server = await startServer(flags.callers);
+    const server = await startServer(flags.callers, !flags.channelz);
     info = server.info;
     stopServer = async () => {
       await server.close();
@@ -123,7 +126,7 @@ async function main(): Promise<void> {
     };
     startServerCpu = () => Promise.resolve();
   } else {
-    const child = fork(fileURLToPath(import.meta.url), ['--child', '--callers', String(flags.callers)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(fileURLToPath(import.meta.url), ['--child', '--callers', String(flags.callers), ...(flags.channelz ? ['--channelz'] : [])], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const next = (type: string): Promise<Record<string, unknown>> => new Promise((resolve, reject) => {
       const onMessage = (msg: Record<string, unknown>): void => {
         if (msg.type !== type) return;
@@ -150,7 +153,7 @@ async function main(): Promise<void> {
   const csrs = info.tokens.map((_, i) => createCsrPem(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, { uris: [`spiffe://${TD}/ns/bench/sa/sa${i}`] }));
   const clients = info.tokens.map((token) => new CertificateClient({
     address: info.address, rootCertPem: info.rootCertPem, serverName: info.serverName, token: () => token,
-    channelOptions: { 'grpc.use_local_subchannel_pool': 1 },
+    channelOptions: { 'grpc.use_local_subchannel_pool': 1, ...(flags.channelz ? {} : { 'grpc.enable_channelz': 0 }) },
   }));
 
   let measuring = false;

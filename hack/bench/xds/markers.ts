@@ -1,0 +1,92 @@
+/**
+ * Edit scenarios and their markers. Each edit puts a unique marker into the config (a header-match
+ * value, a new host, a subset name, an endpoint IP) that shows up verbatim in the encoded xDS resource
+ * it changes, so a client learns that an edit arrived by finding the marker's bytes in a resource, not
+ * by comparing version strings.
+ */
+
+/** The four edits whose convergence the benchmark measures. */
+export const SCENARIOS = ['vs-edit', 'new-service', 'new-subset', 'endpoint'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+/** Scenarios that make a full push (config changes); `endpoint` is an incremental (EDS) push. */
+export const FULL_PUSH_SCENARIOS: ReadonlySet<Scenario> = new Set<Scenario>(['vs-edit', 'new-service', 'new-subset']);
+
+/** What each edit changes and where its marker appears. */
+export const SCENARIO_TEXT: Readonly<Record<Scenario, string>> = {
+  'vs-edit': 'VirtualService edit (header-match value in RDS)',
+  'new-service': 'new ServiceEntry (host in LDS/CDS)',
+  'new-subset': 'new DestinationRule subset (subset name in CDS)',
+  endpoint: 'WorkloadEntry address+weight (IP in EDS)',
+};
+
+/** One planned edit. */
+export interface PlannedEdit {
+  readonly scenario: Scenario;
+  readonly round: number;
+  /** The text the edit writes into the config and that the resource bytes then contain. */
+  readonly marker: string;
+}
+
+/** Every edit of a run, in the order they are made. */
+export interface EditPlan {
+  readonly runId: string;
+  readonly rounds: number;
+  readonly edits: readonly PlannedEdit[];
+}
+
+/**
+ * The marker of one edit. Names are DNS-1123 labels (usable as host and subset names); endpoint
+ * markers are IPs in 10.250.0.0/16 whose last octet has three digits, so no marker is a substring of
+ * another generated address or of another round's marker.
+ */
+export function markerFor(scenario: Scenario, runId: string, round: number): string {
+  if (!/^[a-z0-9]{1,12}$/.test(runId)) throw new RangeError(`runId: expected 1-12 lowercase letters or digits, got "${runId}"`);
+  if (!Number.isInteger(round) || round < 0 || round > 255) throw new RangeError(`round: expected an integer 0-255, got ${round}`);
+  switch (scenario) {
+    case 'vs-edit':
+      return `bmvs-${runId}-${round}`;
+    case 'new-service':
+      return `bmse-${runId}-${round}`;
+    case 'new-subset':
+      return `bmsub-${runId}-${round}`;
+    case 'endpoint':
+      return `10.250.${round}.${100 + (parseInt(runId.slice(-4), 36) % 150)}`;
+  }
+}
+
+/** The plan: `rounds` rounds, each making the four edits in SCENARIOS order. */
+export function planEdits(runId: string, rounds: number, scenarios: readonly Scenario[] = SCENARIOS): EditPlan {
+  if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`rounds: expected a positive integer, got ${rounds}`);
+  const edits: PlannedEdit[] = [];
+  for (let round = 0; round < rounds; round++) {
+    for (const scenario of scenarios) edits.push({ scenario, round, marker: markerFor(scenario, runId, round) });
+  }
+  return { runId, rounds, edits };
+}
+
+/** A random run id (8 base-36 characters). */
+export function randomRunId(): string {
+  let s = '';
+  for (let i = 0; i < 8; i++) s += Math.floor(Math.random() * 36).toString(36);
+  return s;
+}
+
+/** A resource as the client sees it: its name and encoded bytes. */
+export interface ResourceBytes {
+  readonly name: string;
+  readonly body: Uint8Array;
+}
+
+/**
+ * The name of the first resource whose encoded bytes contain the marker, or undefined. Strings are
+ * stored verbatim (UTF-8) in protobuf, so a marker written into the config is found byte for byte.
+ */
+export function findMarker(resources: readonly ResourceBytes[], marker: Uint8Array): string | undefined {
+  if (marker.length === 0) throw new RangeError('findMarker: empty marker');
+  for (const r of resources) {
+    const b = Buffer.isBuffer(r.body) ? r.body : Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength);
+    if (b.indexOf(marker) >= 0) return r.name;
+  }
+  return undefined;
+}
