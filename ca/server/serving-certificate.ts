@@ -44,7 +44,7 @@ export class ServingCertificateManager {
         return;
       }
       this.#lastRoot = authority.root.fingerprint256;
-      this.renewNow();
+      void this.renewNow();
     });
     return this.#provider;
   }
