@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { parse as parseYaml } from 'yaml';
 import { buildInfo } from '../../core/index.js';
 import { bufferIo, runCli, type Command } from '../framework/index.js';
-import { meshctlCommand } from '../meshctl/root.js';
-import { operatorCommand } from '../operator/root.js';
-import { pilotAgentCommand } from '../pilot-agent/root.js';
-import { pilotDiscoveryCommand } from '../pilot-discovery/root.js';
+import { meshctlCommand } from '../meshctl/meshctl-command.js';
+import { operatorCommand } from '../operator/operator-command.js';
+import { pilotAgentCommand } from '../pilot-agent/pilot-agent-command.js';
+import { pilotDiscoveryCommand } from '../pilot-discovery/pilot-discovery-command.js';
 
 async function run(root: Command, argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const io = bufferIo();

@@ -3,6 +3,8 @@
  * defaults. Tests pass their own; the launchers pass the process's.
  */
 
+import { colorEnabled } from './color.js';
+
 /** Something text can be written to (a stream or a test buffer). */
 export interface TextSink {
   write(text: string): unknown;
@@ -22,11 +24,19 @@ export interface CliIo {
   readonly stderr: TextSink;
   /** Consulted in order for flags not given on the command line. */
   readonly defaults?: readonly FlagDefaultSource[];
+  /** Colour the `Error:` prefix on stderr (see `colorEnabled`). Off when absent. */
+  readonly color?: boolean;
 }
 
-/** The process's own environment and streams. */
+/** The process's own environment and streams; colour when stderr is a terminal and TERM is not dumb. */
 export function processIo(defaults?: readonly FlagDefaultSource[]): CliIo {
-  return { env: process.env, stdout: process.stdout, stderr: process.stderr, ...(defaults ? { defaults } : {}) };
+  return {
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    color: colorEnabled(process.env, process.stderr.isTTY === true),
+    ...(defaults ? { defaults } : {}),
+  };
 }
 
 /** An in-memory io for tests: `out()` and `err()` return what was written. */

@@ -8,6 +8,7 @@ import { helpText, usageText, commandPath } from './help.js';
 import { parseFlags, resolveCommand, UsageError } from './parse-args.js';
 import { CliError, NotImplementedError } from './errors.js';
 import type { CliIo } from './cli-io.js';
+import { paint } from './color.js';
 
 /** Exit code for every failure (usage errors, command errors, not implemented). */
 export const EXIT_FAILURE = 1;
@@ -73,8 +74,9 @@ export async function runCli(root: Command, argv: readonly string[], io: CliIo):
     const code = await cmd.run({ command: cmd, path: chain.map((c) => c.name), args: parsed.args, flags: parsed.flags, io, root });
     return code ?? 0;
   } catch (e) {
+    const prefix = paint('Error:', 'red', io.color === true);
     if (e instanceof UsageError) {
-      io.stderr.write(`Error: ${e.message}\n${usageText(e.chain)}`);
+      io.stderr.write(`${prefix} ${e.message}\n${usageText(e.chain)}`);
       return EXIT_FAILURE;
     }
     if (e instanceof NotImplementedError) {
@@ -82,11 +84,11 @@ export async function runCli(root: Command, argv: readonly string[], io: CliIo):
       return EXIT_FAILURE;
     }
     if (e instanceof CliError) {
-      io.stderr.write(`Error: ${e.message}\n`);
+      io.stderr.write(`${prefix} ${e.message}\n`);
       return e.exitCode;
     }
     const err = e instanceof Error ? e : new Error(String(e));
-    io.stderr.write(`Error: ${err.message}\n`);
+    io.stderr.write(`${prefix} ${err.message}\n`);
     return EXIT_FAILURE;
   }
 }

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { complete, DIRECTIVE } from '../framework/index.js';
-import { meshctlCommand } from './root.js';
+import { meshctlCommand } from './meshctl-command.js';
 
 // dist/cli/meshctl/ -> the repository root, where bin/ holds the launchers.
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -1,7 +1,7 @@
 /** meshctl's diagnostic commands: admin, analyze, authz, validate, verify-install, bug-report. */
 import { CliError, command, flag, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
-import { meshctlVersionCommand } from './version.js';
+import { meshctlVersionCommand } from './meshctl-version-command.js';
 
 const selector = (): Flag => flag.string('selector', 'app=meshd', 'label selector', { short: 'l' });
 

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { loadEnv } from '../../core/index.js';
 import { runMain } from '../common/run-main.js';
 import { meshctlDefaults } from './meshctl-defaults.js';
-import { meshctlCommand } from './root.js';
+import { meshctlCommand } from './meshctl-command.js';
 
 let defaults;
 try {

@@ -7,7 +7,7 @@ import { experimentalCommand } from './experimental-commands.js';
 import { createRemoteSecretCommand, orchInjectCommand, tagCommand } from './inject-commands.js';
 import { installCommand, manifestCommand, operatorCommand, profileCommand, uninstallCommand, upgradeCommand } from './install-commands.js';
 import { proxyConfigCommand } from './proxy-config-commands.js';
-import { meshctlVersionCommand } from './version.js';
+import { meshctlVersionCommand } from './meshctl-version-command.js';
 
 /** meshctl's global flags, accepted by every command. */
 export const GLOBAL_FLAGS = [

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { loadEnv } from '../../core/index.js';
 import { bufferIo, command, flag, runCli, CliError } from '../framework/index.js';
 import { meshctlDefaults, meshConfigPath, readMeshConfig } from './meshctl-defaults.js';
-import { meshctlCommand } from './root.js';
+import { meshctlCommand } from './meshctl-command.js';
 
 /** A command with the flags the configuration can set, printing their values. */
 function probe(): ReturnType<typeof command> {

@@ -1,5 +1,5 @@
 // Entry point of `operator` (bin/operator imports this file).
 import { runMain } from '../common/run-main.js';
-import { operatorCommand } from './root.js';
+import { operatorCommand } from './operator-command.js';
 
 await runMain(operatorCommand());

@@ -31,7 +31,7 @@ export function operatorCommand(): Command {
         short: 'Starts the Mesh operator server',
         flags: SERVER_FLAGS,
         run: async (ctx) => {
-          const { runOperatorServer } = await import('./server-daemon.js');
+          const { runOperatorServer } = await import('./run-operator-server.js');
           return runOperatorServer(ctx);
         },
       }),

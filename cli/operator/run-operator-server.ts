@@ -6,7 +6,7 @@
 import { createLogging, createMetrics, formatListenAddress, Lifecycle, loadEnv, SCOPES, startCtrlz, startMonitoringServer } from '../../core/index.js';
 import type { FlagValues, RunContext } from '../framework/index.js';
 import { logOptionsFrom } from '../common/logging-flags.js';
-import { exitAfterShutdown } from '../common/daemon-exit.js';
+import { exitAfterShutdown } from '../common/exit-after-shutdown.js';
 
 /** The operator's graceful shutdown time. */
 export const OPERATOR_SHUTDOWN_MS = 10_000;

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bufferIo, runCli } from '../framework/index.js';
 import { freePorts } from '../testing/program-process.js';
-import { pilotAgentCommand } from './root.js';
+import { pilotAgentCommand } from './pilot-agent-command.js';
 
 /** A local HTTP server whose answers a test scripts; records what it was asked. */
 async function scriptedServer(answer: (n: number, method: string, url: string, body: string) => [number, string]): Promise<{ server: Server; port: number; seen: string[] }> {

@@ -1,5 +1,5 @@
 // Entry point of `pilot-discovery` (bin/pilot-discovery imports this file).
 import { runMain } from '../common/run-main.js';
-import { pilotDiscoveryCommand } from './root.js';
+import { pilotDiscoveryCommand } from './pilot-discovery-command.js';
 
 await runMain(pilotDiscoveryCommand());

@@ -22,7 +22,7 @@ export function pilotDiscoveryCommand(): Command {
         short: 'Start Mesh proxy discovery service.',
         flags: DISCOVERY_FLAGS,
         run: async (ctx) => {
-          const { runDiscovery } = await import('./discovery-daemon.js');
+          const { runDiscovery } = await import('./run-discovery.js');
           return runDiscovery(ctx);
         },
       }),

@@ -6,7 +6,7 @@
 import { createLogging, createMetrics, Lifecycle, loadEnv, SCOPES, type Env } from '../../core/index.js';
 import type { RunContext } from '../framework/index.js';
 import { logOptionsFrom } from '../common/logging-flags.js';
-import { exitAfterShutdown } from '../common/daemon-exit.js';
+import { exitAfterShutdown } from '../common/exit-after-shutdown.js';
 import { discoveryFlagsFrom, type DiscoveryFlags } from './discovery-flags.js';
 import { startMeshdServer, type MeshdServerOptions } from './meshd-server.js';
 
