@@ -1,2 +1,15 @@
 // The public surface of xds/.
 export * from './server/contracts.js';
+// ADS transport (SotW + delta), its options and metrics; Envoy protos (encode/decode/JSON/validation).
+export { AdsServer, type AdsServerOptions } from './server/ads-server.js';
+export type { AdsEvent } from './server/stream-host.js';
+export type { ConnectionInfo, WatchInfo } from './server/connection.js';
+export { adsServerOptions, transportOptionsFromEnv, defaultPushThrottle, type GrpcServerLimits, type TransportOptions } from './server/server-options.js';
+export { defaultRequestLimit } from './server/rate-limiter.js';
+export { PushQueue, type PushQueueOptions } from './server/push-queue.js';
+export { NodeError, parseNode } from './server/node.js';
+export { shortType, type MetricsSource } from './server/metrics.js';
+export { ADS_METHODS, ADS_SERVICE } from './server/ads-service.js';
+export * from './protos/index.js';
+// Test clients (SotW, delta), fake generator and server harness for tests and benchmarks.
+export * as adsTesting from './testing/index.js';
