@@ -5,6 +5,7 @@
 // second, p50/p99 latency and CPU seconds of server and client.
 import { fork } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
   CertificateClient, CertificateService, ClientCertificateAuthenticator, MemoryCaKeyStore, TokenAuthenticator, createCsrPem, createMeshCa,
@@ -187,6 +188,7 @@ async function main(): Promise<void> {
 
   latencies.sort((a, b) => a - b);
   const rate = latencies.length / elapsed;
+  console.log(`machine: ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (other work on the machine lowers these numbers)`);
   console.log(`certificates: ${latencies.length} in ${elapsed.toFixed(2)}s, errors: ${errors}`);
   console.log(`certificates/second: ${rate.toFixed(0)}`);
   console.log(`latency ms: p50 ${percentile(latencies, 50).toFixed(2)}, p99 ${percentile(latencies, 99).toFixed(2)}, max ${latencies[latencies.length - 1]?.toFixed(2)}`);

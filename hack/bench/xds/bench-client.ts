@@ -1,0 +1,325 @@
+/**
+ * A lean SotW ADS client for the benchmark: one HTTP/2 connection per client, subscriptions in the order
+ * a real data plane asks (Envoy: CDS, EDS, LDS, RDS; proxyless gRPC: named LDS, then RDS, CDS, EDS by
+ * following references), every response ACKed at once, and no response history kept (only versions,
+ * nonces, byte counts and the arrival time of the current marker).
+ */
+import * as grpc from '@grpc/grpc-js';
+import { decodeMessage, encode, lookupType } from '../../../xds/protos/index.js';
+import { nodeObject, type TestNode } from '../../../xds/testing/index.js';
+import { findMarker } from './markers.js';
+
+const STREAM = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
+const REQUEST = 'envoy.service.discovery.v3.DiscoveryRequest';
+const HCM = 'envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+
+/** Full type URLs the clients use. */
+export const TYPES = {
+  cds: 'type.googleapis.com/envoy.config.cluster.v3.Cluster',
+  eds: 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
+  lds: 'type.googleapis.com/envoy.config.listener.v3.Listener',
+  rds: 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
+} as const;
+
+/** Short names of the type URLs, for tables. */
+export const TYPE_SHORT: Readonly<Record<string, string>> = { [TYPES.cds]: 'CDS', [TYPES.eds]: 'EDS', [TYPES.lds]: 'LDS', [TYPES.rds]: 'RDS' };
+
+/** The kind of data plane a client imitates. */
+export type ProxyType = 'sidecar' | 'grpc';
+
+/** One client to open. */
+export interface ClientSpec {
+  readonly id: number;
+  readonly node: TestNode;
+  readonly proxyType: ProxyType;
+  /** Proxyless only: listener names (`<host>:<port>`) to ask for. */
+  readonly listeners: readonly string[];
+}
+
+/** A time on the shared wall clock with sub-millisecond resolution (comparable across threads and processes). */
+export function now(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** The string in field 1 of an encoded message (the `name` of Listener/Cluster/RouteConfiguration, CLA `cluster_name`). */
+export function leadingName(body: Uint8Array): string {
+  let i = 0;
+  const varint = (): number => {
+    let v = 0;
+    let mul = 1;
+    for (;;) {
+      if (i >= body.length) throw new RangeError('truncated varint');
+      const b = body[i++]!;
+      v += (b & 0x7f) * mul;
+      if (b < 0x80) return v;
+      mul *= 128;
+    }
+  };
+  while (i < body.length) {
+    const key = varint();
+    const field = Math.floor(key / 8);
+    const wire = key & 7;
+    if (wire === 0) varint();
+    else if (wire === 1) i += 8;
+    else if (wire === 5) i += 4;
+    else if (wire === 2) {
+      const len = varint();
+      if (field === 1) return Buffer.from(body.buffer, body.byteOffset + i, len).toString('utf8');
+      i += len;
+    } else throw new RangeError(`unsupported wire type ${wire}`);
+  }
+  return '';
+}
+
+interface AnyMsg {
+  type_url: string;
+  value: Uint8Array;
+}
+
+/** Names a resource refers to (Listener -> route configs, RouteConfiguration -> clusters, Cluster -> EDS names). */
+function references(typeUrl: string, body: Uint8Array, name: string): string[] {
+  const rdsOf = (a: AnyMsg | null | undefined): string | undefined => {
+    if (!a?.type_url.endsWith(HCM)) return undefined;
+    const h = decodeMessage(HCM, a.value) as unknown as { rds?: { routeConfigName?: string } };
+    return h.rds?.routeConfigName || undefined;
+  };
+  switch (typeUrl) {
+    case TYPES.lds: {
+      const l = decodeMessage(TYPES.lds, body) as unknown as {
+        apiListener?: { apiListener?: AnyMsg };
+        filterChains?: { filters?: { typedConfig?: AnyMsg }[] }[];
+        defaultFilterChain?: { filters?: { typedConfig?: AnyMsg }[] };
+      };
+      const out = new Set<string>();
+      const api = rdsOf(l.apiListener?.apiListener);
+      if (api) out.add(api);
+      for (const fc of [...(l.filterChains ?? []), ...(l.defaultFilterChain ? [l.defaultFilterChain] : [])]) {
+        for (const f of fc.filters ?? []) {
+          const r = rdsOf(f.typedConfig);
+          if (r) out.add(r);
+        }
+      }
+      return [...out];
+    }
+    case TYPES.rds: {
+      const rc = decodeMessage(TYPES.rds, body) as unknown as {
+        virtualHosts?: { routes?: { route?: { cluster?: string; weightedClusters?: { clusters?: { name?: string }[] } } }[] }[];
+      };
+      const out = new Set<string>();
+      for (const vh of rc.virtualHosts ?? []) {
+        for (const r of vh.routes ?? []) {
+          if (r.route?.cluster) out.add(r.route.cluster);
+          for (const c of r.route?.weightedClusters?.clusters ?? []) if (c.name) out.add(c.name);
+        }
+      }
+      return [...out];
+    }
+    case TYPES.cds: {
+      const c = decodeMessage(TYPES.cds, body) as unknown as { edsClusterConfig?: { serviceName?: string } };
+      return c.edsClusterConfig ? [c.edsClusterConfig.serviceName || name] : [];
+    }
+    default:
+      return [];
+  }
+}
+
+/** References of resources already seen, keyed by type and name, reused while the bytes are unchanged. */
+export class ReferenceCache {
+  readonly #m = new Map<string, { body: Buffer; refs: string[] }>();
+  refs(typeUrl: string, name: string, body: Buffer): string[] {
+    const key = `${typeUrl}|${name}`;
+    const hit = this.#m.get(key);
+    if (hit && hit.body.equals(body)) return hit.refs;
+    const refs = references(typeUrl, body, name);
+    this.#m.set(key, { body: Buffer.from(body), refs });
+    return refs;
+  }
+}
+
+/** Per-type traffic counters of one client. */
+export interface TypeCounters {
+  bytes: number;
+  responses: number;
+  resources: number;
+}
+
+/** Callbacks of a client (all on the worker's thread). */
+export interface ClientHooks {
+  /** The first response arrived (the connection is up). */
+  connected(c: BenchClient): void;
+  /** Every subscribed type has been answered and ACKed. */
+  complete(c: BenchClient): void;
+  /** The current marker was found in a response. */
+  arrived(c: BenchClient): void;
+  /** The stream ended (an error before `close`). */
+  ended(c: BenchClient, status: grpc.StatusObject): void;
+  /** Any response arrived. */
+  response(c: BenchClient, typeUrl: string, bytes: number): void;
+}
+
+interface RawResponse {
+  versionInfo: string;
+  resources: AnyMsg[];
+  typeUrl: string;
+  nonce: string;
+}
+
+const identity = (b: Buffer): Buffer => b;
+
+/** One ADS client. */
+export class BenchClient {
+  readonly spec: ClientSpec;
+  readonly counters = new Map<string, TypeCounters>();
+  completeAt: number | undefined;
+  connectedAt: number | undefined;
+  startedAt = 0;
+  /** The marker being watched and when it arrived. */
+  marker: Buffer | undefined;
+  arrivedAt: number | undefined;
+  arrivedType: string | undefined;
+  closed = false;
+  readonly #hooks: ClientHooks;
+  readonly #refs: ReferenceCache;
+  #client: grpc.Client | undefined;
+  #call: grpc.ClientDuplexStream<Buffer, Buffer> | undefined;
+  #nodeSent = false;
+  readonly #names = new Map<string, readonly string[]>();
+  readonly #last = new Map<string, { version: string; nonce: string }>();
+  readonly #expected = new Set<string>();
+  readonly #answered = new Set<string>();
+
+  constructor(spec: ClientSpec, hooks: ClientHooks, refs: ReferenceCache) {
+    this.spec = spec;
+    this.#hooks = hooks;
+    this.#refs = refs;
+  }
+
+  /** Opens the connection and sends the first subscription. */
+  start(address: string): void {
+    this.startedAt = now();
+    this.#client = new grpc.Client(address, grpc.credentials.createInsecure(), {
+      'grpc.use_local_subchannel_pool': 1,
+      'grpc.max_receive_message_length': -1,
+      'grpc.enable_channelz': 0,
+    });
+    const call = this.#client.makeBidiStreamRequest(STREAM, identity, identity);
+    this.#call = call;
+    call.on('data', (b: Buffer) => this.#onData(b));
+    call.on('error', () => {
+      // NOTE: 'status' carries the details; 'error' needs a listener.
+    });
+    call.on('status', (s: grpc.StatusObject) => {
+      if (!this.closed) this.#hooks.ended(this, s);
+    });
+    if (this.spec.proxyType === 'sidecar') {
+      this.#expected.add(TYPES.cds).add(TYPES.lds);
+      this.#subscribe(TYPES.cds, []);
+    } else {
+      this.#expected.add(TYPES.lds);
+      this.#subscribe(TYPES.lds, this.spec.listeners);
+    }
+  }
+
+  /** Starts watching for a marker (clears the previous arrival). */
+  watch(marker: Buffer | undefined): void {
+    this.marker = marker;
+    this.arrivedAt = undefined;
+    this.arrivedType = undefined;
+  }
+
+  close(): void {
+    this.closed = true;
+    try {
+      this.#call?.end();
+      this.#call?.cancel();
+    } catch {
+      // already ended
+    }
+    this.#client?.close();
+  }
+
+  #send(typeUrl: string, names: readonly string[]): void {
+    const last = this.#last.get(typeUrl);
+    const msg: Record<string, unknown> = { typeUrl, resourceNames: names, versionInfo: last?.version ?? '', responseNonce: last?.nonce ?? '' };
+    if (!this.#nodeSent) {
+      msg['node'] = nodeObject(this.spec.node);
+      this.#nodeSent = true;
+    }
+    this.#call!.write(Buffer.from(encode(REQUEST, msg)));
+  }
+
+  #subscribe(typeUrl: string, names: readonly string[]): void {
+    this.#names.set(typeUrl, names);
+    this.#expected.add(typeUrl);
+    this.#send(typeUrl, names);
+  }
+
+  /** Subscribes to `names` of a type when they differ from what was asked (an empty list is never sent: it would mean wildcard). */
+  #follow(typeUrl: string, names: readonly string[]): void {
+    if (names.length === 0) return;
+    const sorted = [...names].sort();
+    const before = this.#names.get(typeUrl);
+    if (before && before.length === sorted.length && before.every((n, i) => n === sorted[i])) return;
+    this.#subscribe(typeUrl, sorted);
+  }
+
+  #onData(b: Buffer): void {
+    const t = now();
+    const r = lookupType('envoy.service.discovery.v3.DiscoveryResponse').decode(b) as unknown as RawResponse;
+    const type = r.typeUrl;
+    const c = this.counters.get(type) ?? { bytes: 0, responses: 0, resources: 0 };
+    c.bytes += b.length;
+    c.responses++;
+    c.resources += r.resources.length;
+    this.counters.set(type, c);
+    if (this.connectedAt === undefined) {
+      this.connectedAt = t;
+      this.#hooks.connected(this);
+    }
+    this.#last.set(type, { version: r.versionInfo, nonce: r.nonce });
+    // ACK first, like a healthy proxy, then follow references to the next type.
+    this.#send(type, this.#names.get(type) ?? []);
+    this.#answered.add(type);
+    const resources = r.resources.map((a) => ({ name: leadingName(a.value), body: a.value }));
+    if (this.marker && this.arrivedAt === undefined && b.indexOf(this.marker) >= 0 && findMarker(resources, this.marker) !== undefined) {
+      this.arrivedAt = t;
+      this.arrivedType = type;
+      this.#hooks.arrived(this);
+    }
+    this.#followReferences(type, resources);
+    this.#hooks.response(this, type, b.length);
+    if (this.completeAt === undefined && [...this.#expected].every((x) => this.#answered.has(x))) {
+      this.completeAt = now();
+      this.#hooks.complete(this);
+    }
+  }
+
+  #followReferences(type: string, resources: readonly { name: string; body: Uint8Array }[]): void {
+    const refsOf = (): string[] => {
+      const out = new Set<string>();
+      for (const r of resources) for (const x of this.#refs.refs(type, r.name, Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength))) out.add(x);
+      return [...out];
+    };
+    const sidecar = this.spec.proxyType === 'sidecar';
+    switch (type) {
+      case TYPES.lds:
+        this.#follow(TYPES.rds, refsOf());
+        break;
+      case TYPES.rds:
+        if (!sidecar) this.#follow(TYPES.cds, refsOf());
+        break;
+      case TYPES.cds: {
+        const eds = refsOf();
+        this.#follow(TYPES.eds, eds);
+        // NOTE: Envoy asks for listeners once clusters (and their endpoints) are warm.
+        if (sidecar && eds.length === 0 && !this.#names.has(TYPES.lds)) this.#subscribe(TYPES.lds, []);
+        break;
+      }
+      case TYPES.eds:
+        if (sidecar && !this.#names.has(TYPES.lds)) this.#subscribe(TYPES.lds, []);
+        break;
+      default:
+        break;
+    }
+  }
+}

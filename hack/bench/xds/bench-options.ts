@@ -1,0 +1,115 @@
+/** Command line of `npm run bench:xds`, parsed once into typed options. */
+import { DEFAULT_SERVER_CMD } from './server-process.js';
+import type { ProxyType } from './bench-client.js';
+
+/** Every option of a run. Durations in milliseconds. */
+export interface BenchOptions {
+  readonly services: number;
+  readonly proxies: number;
+  readonly proxyType: ProxyType;
+  readonly namespaces: number;
+  readonly endpointsPerService: number;
+  /** Proxyless: listeners each client asks for (the edited service's is always one of them). */
+  readonly listenersPerClient: number;
+  /** Rounds of the four edits. */
+  readonly rounds: number;
+  /** Client worker threads. */
+  readonly workers: number;
+  /** Connections being set up at a time (over all workers). */
+  readonly maxConnecting: number;
+  /** Shell command line of the server, with `{placeholders}`. */
+  readonly serverCmd: string;
+  /** Extra environment of the server (`--server-env K=V`, repeatable). */
+  readonly serverEnv: Readonly<Record<string, string>>;
+  /** Where to write the JSON result; undefined = `bench-results/xds-<timestamp>.json`. */
+  readonly out: string | undefined;
+  readonly quick: boolean;
+  /** Deadline of startup (all clients complete) and of each edit's convergence. */
+  readonly timeoutMs: number;
+  /** How long no client may receive anything before the server counts as quiet. */
+  readonly quietMs: number;
+  readonly keepDir: boolean;
+}
+
+export const USAGE = `usage: npm run bench:xds -- --services S --proxies N [--proxy-type grpc|sidecar] [--server-cmd "..."]
+  [--namespaces 10] [--endpoints 2] [--listeners 3] [--rounds 3] [--workers 1] [--max-connecting 200]
+  [--server-env K=V]... [--out FILE] [--quick] [--timeout-ms 180000] [--quiet-ms 500] [--keep-dir]
+server command placeholders: {configDir} {grpcAddr} {grpcPort} {httpAddr} {monitoringAddr} {ctrlzPort}
+default server command: ${DEFAULT_SERVER_CMD}`;
+
+/** Thrown for a bad command line; the message names the flag. */
+export class BenchUsageError extends Error {
+  constructor(message: string) {
+    super(`${message}\n${USAGE}`);
+    this.name = 'BenchUsageError';
+  }
+}
+
+/** Parses the arguments after `--`. */
+export function parseBenchArgs(argv: readonly string[]): BenchOptions {
+  const quick = argv.includes('--quick');
+  const o = {
+    services: 100,
+    proxies: 100,
+    proxyType: 'grpc' as ProxyType,
+    namespaces: 10,
+    endpointsPerService: 2,
+    listenersPerClient: 3,
+    rounds: quick ? 1 : 3,
+    workers: 1,
+    maxConnecting: 200,
+    serverCmd: DEFAULT_SERVER_CMD,
+    serverEnv: {} as Record<string, string>,
+    out: undefined as string | undefined,
+    quick,
+    timeoutMs: quick ? 20_000 : 180_000,
+    quietMs: quick ? 300 : 500,
+    keepDir: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new BenchUsageError(`${flag}: missing value`);
+      return v;
+    };
+    const int = (min: number): number => {
+      const text = value();
+      const v = Number(text);
+      if (!Number.isInteger(v) || v < min) throw new BenchUsageError(`${flag}: expected an integer >= ${min}, got "${text}"`);
+      return v;
+    };
+    switch (flag) {
+      case '--services': o.services = int(1); break;
+      case '--proxies': o.proxies = int(1); break;
+      case '--proxy-type': {
+        const v = value();
+        if (v !== 'grpc' && v !== 'sidecar') throw new BenchUsageError(`--proxy-type: expected grpc or sidecar, got "${v}"`);
+        o.proxyType = v;
+        break;
+      }
+      case '--namespaces': o.namespaces = int(1); break;
+      case '--endpoints': o.endpointsPerService = int(1); break;
+      case '--listeners': o.listenersPerClient = int(1); break;
+      case '--rounds': o.rounds = int(1); break;
+      case '--workers': o.workers = int(1); break;
+      case '--max-connecting': o.maxConnecting = int(1); break;
+      case '--server-cmd': o.serverCmd = value(); break;
+      case '--server-env': {
+        const kv = value();
+        const eq = kv.indexOf('=');
+        if (eq <= 0) throw new BenchUsageError(`--server-env: expected K=V, got "${kv}"`);
+        o.serverEnv[kv.slice(0, eq)] = kv.slice(eq + 1);
+        break;
+      }
+      case '--out': o.out = value(); break;
+      case '--quick': break;
+      case '--timeout-ms': o.timeoutMs = int(1); break;
+      case '--quiet-ms': o.quietMs = int(1); break;
+      case '--keep-dir': o.keepDir = true; break;
+      default: throw new BenchUsageError(`unknown flag "${flag}"`);
+    }
+  }
+  if (o.rounds > 200) throw new BenchUsageError(`--rounds: at most 200, got ${o.rounds}`);
+  return o;
+}

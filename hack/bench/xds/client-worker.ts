@@ -1,0 +1,152 @@
+/**
+ * Worker thread that runs a share of the benchmark's ADS clients, so the client side has its own event
+ * loop. It opens clients with at most `maxConnecting` connections being set up at a time (opening
+ * thousands at once gets connections reset), reports when all are complete, watches for markers and
+ * answers counter snapshots. Messages are `WorkerCommand` in and `WorkerEvent` out.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { protoRoot } from '../../../xds/protos/index.js';
+import { BenchClient, now, ReferenceCache, type ClientHooks, type ClientSpec } from './bench-client.js';
+
+/** What the worker is started with. */
+export interface WorkerInit {
+  readonly address: string;
+  readonly specs: readonly ClientSpec[];
+  readonly maxConnecting: number;
+}
+
+/** Commands from the main thread. */
+export type WorkerCommand =
+  | { readonly cmd: 'start' }
+  | { readonly cmd: 'watch'; readonly marker: string }
+  | { readonly cmd: 'collect' }
+  | { readonly cmd: 'stats' }
+  | { readonly cmd: 'close' };
+
+/** Counter snapshot of a worker. */
+export interface WorkerStats {
+  readonly byType: Record<string, { bytes: number; responses: number; resources: number }>;
+  readonly lastResponseAt: number;
+  readonly complete: number;
+  readonly ended: number;
+  readonly endReasons: Record<string, number>;
+}
+
+/** Events to the main thread. */
+export type WorkerEvent =
+  | { readonly ev: 'ready' }
+  | { readonly ev: 'all-complete'; readonly connectedAt: number[]; readonly completeAt: number[] }
+  | { readonly ev: 'watching'; readonly marker: string }
+  | { readonly ev: 'arrivals'; readonly marker: string; readonly times: number[]; readonly types: Record<string, number>; readonly missing: number }
+  | { readonly ev: 'stats'; readonly stats: WorkerStats }
+  | { readonly ev: 'closed' };
+
+function main(): void {
+  const port = parentPort;
+  if (!port) throw new Error('client-worker must run as a worker thread');
+  const init = workerData as WorkerInit;
+  const post = (e: WorkerEvent): void => port.postMessage(e);
+  protoRoot(); // NOTE: load the Envoy protos before the clock starts.
+
+  const clients: BenchClient[] = [];
+  const refs = new ReferenceCache();
+  let next = 0;
+  let connecting = 0;
+  let complete = 0;
+  let ended = 0;
+  const endReasons: Record<string, number> = {};
+  let lastResponseAt = 0;
+  let watching: string | undefined;
+  let arrived = 0;
+  let reportedAll = false;
+  const byType: Record<string, { bytes: number; responses: number; resources: number }> = {};
+
+  const live = (): number => clients.length - ended;
+  const maybeAllComplete = (): void => {
+    if (reportedAll || next < init.specs.length || complete + ended < clients.length) return;
+    reportedAll = true;
+    const done = clients.filter((c) => c.completeAt !== undefined);
+    post({ ev: 'all-complete', connectedAt: done.map((c) => c.connectedAt!), completeAt: done.map((c) => c.completeAt!) });
+  };
+  const reportArrivals = (): void => {
+    if (watching === undefined) return;
+    const times: number[] = [];
+    const types: Record<string, number> = {};
+    for (const c of clients) {
+      if (c.arrivedAt === undefined) continue;
+      times.push(c.arrivedAt);
+      types[c.arrivedType!] = (types[c.arrivedType!] ?? 0) + 1;
+    }
+    post({ ev: 'arrivals', marker: watching, times, types, missing: live() - times.length });
+    watching = undefined;
+  };
+  const openMore = (): void => {
+    while (connecting < init.maxConnecting && next < init.specs.length) {
+      const c = new BenchClient(init.specs[next++]!, hooks, refs);
+      clients.push(c);
+      connecting++;
+      c.start(init.address);
+    }
+  };
+  const hooks: ClientHooks = {
+    connected: () => {
+      connecting--;
+      openMore();
+    },
+    complete: () => {
+      complete++;
+      maybeAllComplete();
+    },
+    arrived: () => {
+      arrived++;
+      if (watching !== undefined && arrived >= live()) reportArrivals();
+    },
+    ended: (c, s) => {
+      ended++;
+      const reason = `${s.code}: ${s.details}`.slice(0, 120);
+      endReasons[reason] = (endReasons[reason] ?? 0) + 1;
+      if (c.connectedAt === undefined) {
+        connecting--;
+        openMore();
+      }
+      maybeAllComplete();
+    },
+    response: (_c, type, bytes) => {
+      lastResponseAt = now();
+      const t = (byType[type] ??= { bytes: 0, responses: 0, resources: 0 });
+      t.bytes += bytes;
+      t.responses++;
+    },
+  };
+
+  port.on('message', (m: WorkerCommand) => {
+    switch (m.cmd) {
+      case 'start':
+        openMore();
+        maybeAllComplete();
+        break;
+      case 'watch': {
+        const marker = Buffer.from(m.marker, 'utf8');
+        arrived = 0;
+        watching = m.marker;
+        for (const c of clients) c.watch(marker);
+        post({ ev: 'watching', marker: m.marker });
+        break;
+      }
+      case 'collect':
+        reportArrivals();
+        break;
+      case 'stats':
+        post({ ev: 'stats', stats: { byType: structuredClone(byType), lastResponseAt, complete, ended, endReasons: { ...endReasons } } });
+        break;
+      case 'close':
+        for (const c of clients) c.close();
+        post({ ev: 'closed' });
+        port.close();
+        break;
+    }
+  });
+  post({ ev: 'ready' });
+}
+
+main();

@@ -1,0 +1,96 @@
+/** The printed report of a run and the issue's targets (reported, never asserted). */
+import type { BenchResult, TypeTraffic } from './run-bench.js';
+import { SCENARIOS } from './markers.js';
+import { fmtBytes, fmtMs, summarize, table } from './stats.js';
+
+/** The issue's targets for proxyless clients, S=1000, N=2000 on 2 cores. */
+export const TARGETS = {
+  /** Endpoint-change p99: the debounce (100 ms) plus 50 ms. */
+  endpointP99Ms: 150,
+  fullPushMaxMs: 5000,
+  peakRssBytes: 1024 ** 3,
+  cpuSecondsPerFullPush: 3,
+} as const;
+
+function traffic(t: TypeTraffic, clients: number): string {
+  const parts = Object.entries(t)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k} ${fmtBytes(v.bytes)}`);
+  const total = Object.values(t).reduce((s, v) => s + v.bytes, 0);
+  return parts.length === 0 ? 'nothing' : `${parts.join(', ')} (total ${fmtBytes(total)}, ${fmtBytes(total / Math.max(1, clients))}/client)`;
+}
+
+/** Checks of the targets against a result: [what, measured, met]. */
+export function targetChecks(r: BenchResult): [string, string, boolean | undefined][] {
+  const endpoint = r.edits.filter((e) => e.scenario === 'endpoint').flatMap((e) => e.samplesMs);
+  const full = r.edits.filter((e) => e.fullPush);
+  const fullMax = full.length > 0 && full.every((e) => e.missing === 0) ? Math.max(...full.map((e) => e.convergenceMs.max ?? Infinity)) : undefined;
+  const fullCpu = full.length > 0 ? Math.max(...full.map((e) => e.serverCpuSeconds)) : undefined;
+  const p99 = summarize(endpoint).p99;
+  const missingEndpoint = r.edits.some((e) => e.scenario === 'endpoint' && e.missing > 0);
+  return [
+    [`endpoint-change p99 <= ${TARGETS.endpointP99Ms} ms`, missingEndpoint ? `${fmtMs(p99)} (some clients missed it)` : fmtMs(p99), p99 === undefined || missingEndpoint ? undefined : p99 <= TARGETS.endpointP99Ms],
+    [`full-push p100 <= ${fmtMs(TARGETS.fullPushMaxMs)}`, fmtMs(fullMax), fullMax === undefined ? undefined : fullMax <= TARGETS.fullPushMaxMs],
+    [`server peak RSS < ${fmtBytes(TARGETS.peakRssBytes)}`, fmtBytes(r.server.peakRssBytes), r.server.peakRssBytes < TARGETS.peakRssBytes],
+    [`server CPU per full push <= ${TARGETS.cpuSecondsPerFullPush} s`, fullCpu === undefined ? '-' : `${fullCpu.toFixed(2)} s (worst)`, fullCpu === undefined ? undefined : fullCpu <= TARGETS.cpuSecondsPerFullPush],
+  ];
+}
+
+/** The human-readable report. */
+export function formatReport(r: BenchResult): string {
+  const o = r.options;
+  const n = o.proxies;
+  const s = r.startup;
+  const lines: string[] = [];
+  lines.push(`xDS benchmark: ${o.services} services (${r.configDocuments} documents, ${o.namespaces} namespaces), ${n} ${o.proxyType} clients, ${o.rounds} round(s), ${o.workers} client worker(s)`);
+  lines.push(`server: ${r.serverCommand}`);
+  lines.push(`machine: ${r.machine.cpus} cpus, load average at end ${r.machine.loadAverage.map((l) => l.toFixed(2)).join(' ')}`);
+  lines.push('');
+  lines.push(
+    table([
+      ['startup', 'value'],
+      ['server listening after spawn', fmtMs(r.serverListenMs)],
+      ['all clients complete (from first connect)', s.allCompleteMs === undefined ? `not reached (${s.complete}/${n})` : fmtMs(s.allCompleteMs)],
+      ['client connected p50 / p99', `${fmtMs(s.connectMs.p50)} / ${fmtMs(s.connectMs.p99)}`],
+      ['client complete p50 / p99', `${fmtMs(s.completeMs.p50)} / ${fmtMs(s.completeMs.p99)}`],
+      ['server CPU until quiet', `${s.serverCpuSeconds.toFixed(2)} s`],
+    ]),
+  );
+  lines.push(`startup bytes: ${traffic(s.traffic, n)}`);
+  lines.push('');
+  const rows: string[][] = [['edit (ms from config write to marker at client)', 'rounds', 'samples', 'p50', 'p99', 'max', 'missing', 'cpu/edit', 'bytes/edit']];
+  for (const sc of SCENARIOS) {
+    const es = r.edits.filter((e) => e.scenario === sc);
+    if (es.length === 0) continue;
+    const sum = summarize(es.flatMap((e) => e.samplesMs));
+    const bytes = es.reduce((t, e) => t + Object.values(e.traffic).reduce((a, v) => a + v.bytes, 0), 0) / es.length;
+    const cpu = es.reduce((t, e) => t + e.serverCpuSeconds, 0) / es.length;
+    rows.push([
+      `${sc}${es[0]!.fullPush ? ' (full push)' : ''}`,
+      String(es.length),
+      String(sum.n),
+      fmtMs(sum.p50),
+      fmtMs(sum.p99),
+      fmtMs(sum.max),
+      String(es.reduce((t, e) => t + e.missing, 0)),
+      `${cpu.toFixed(2)} s`,
+      fmtBytes(bytes),
+    ]);
+  }
+  lines.push(table(rows));
+  for (const sc of SCENARIOS) {
+    const e = r.edits.find((x) => x.scenario === sc);
+    if (e) lines.push(`  ${sc}: marker arrived in ${Object.entries(e.arrivedIn).map(([t, c]) => `${t} x${c}`).join(', ') || 'nothing'}; bytes ${traffic(e.traffic, n)}`);
+  }
+  lines.push('');
+  lines.push(`server: CPU ${r.server.cpuSecondsTotal.toFixed(2)} s in all, peak RSS ${fmtBytes(r.server.peakRssBytes)} (VmHWM; sampled tree peak ${fmtBytes(r.server.peakTreeRssSampledBytes)})`);
+  if (r.clientsEnded > 0) lines.push(`clients whose stream ended early: ${r.clientsEnded} ${JSON.stringify(r.endReasons)}`);
+  lines.push('');
+  lines.push(
+    table([
+      ['target (reported, not asserted)', 'measured', 'met'],
+      ...targetChecks(r).map(([what, measured, met]) => [what, measured, met === undefined ? '-' : met ? 'yes' : 'NO']),
+    ]),
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,256 @@
+/**
+ * One benchmark run: writes the config dir, starts the server under test, connects the clients in
+ * worker threads, measures startup until every client is complete, then makes each planned edit and
+ * measures how long every client takes to receive the edit's marker, with server CPU and bytes per phase.
+ */
+import { mkdtempSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { now, TYPE_SHORT } from './bench-client.js';
+import type { BenchOptions } from './bench-options.js';
+import { clientSpecs } from './client-specs.js';
+import type { WorkerStats } from './client-worker.js';
+import {
+  benchService, generateMesh, newService, newServiceFile, serviceDocuments, serviceFile, toYaml, NO_EDITS, type MeshSize, type ServiceEdits,
+} from './config-gen.js';
+import { FULL_PUSH_SCENARIOS, planEdits, randomRunId, type PlannedEdit, type Scenario } from './markers.js';
+import { fillCommand, freePort, ServerProcess } from './server-process.js';
+import { summarize, type Summary } from './stats.js';
+import { WorkerPool } from './worker-pool.js';
+
+/** Traffic of one phase per type (short names CDS/EDS/LDS/RDS, or the type URL for others). */
+export type TypeTraffic = Record<string, { bytes: number; responses: number }>;
+
+/** The measurement of one edit. */
+export interface EditResult {
+  readonly scenario: Scenario;
+  readonly round: number;
+  readonly marker: string;
+  readonly fullPush: boolean;
+  /** Milliseconds from writing the edit to each client finding the marker. */
+  readonly convergenceMs: Summary;
+  /** Every client's convergence (ms, rounded to 0.1). */
+  readonly samplesMs: readonly number[];
+  /** Clients that never saw the marker within the deadline. */
+  readonly missing: number;
+  /** Which type the marker first arrived in, per client count. */
+  readonly arrivedIn: Record<string, number>;
+  /** Server CPU seconds from the write until the server was quiet again. */
+  readonly serverCpuSeconds: number;
+  readonly traffic: TypeTraffic;
+}
+
+/** Everything a run measured (written as JSON). */
+export interface BenchResult {
+  readonly startedAt: string;
+  readonly options: Omit<BenchOptions, 'out'>;
+  readonly serverCommand: string;
+  readonly runId: string;
+  readonly configDocuments: number;
+  /** Spawn until the gRPC port accepted a connection. */
+  readonly serverListenMs: number;
+  readonly startup: {
+    /** First connection attempt until every client had all its subscribed types answered and ACKed. */
+    readonly allCompleteMs: number | undefined;
+    readonly complete: number;
+    readonly connectMs: Summary;
+    readonly completeMs: Summary;
+    readonly serverCpuSeconds: number;
+    readonly traffic: TypeTraffic;
+  };
+  readonly edits: readonly EditResult[];
+  readonly server: {
+    readonly cpuSecondsTotal: number;
+    readonly peakRssBytes: number;
+    readonly peakTreeRssSampledBytes: number;
+  };
+  readonly clientsEnded: number;
+  readonly endReasons: Record<string, number>;
+  readonly machine: { readonly cpus: number; readonly loadAverage: readonly number[] };
+}
+
+/** Thrown when the run cannot go on; carries the server's output for diagnosis. */
+export class BenchRunError extends Error {
+  constructor(
+    message: string,
+    readonly serverOutput: string,
+  ) {
+    super(message);
+    this.name = 'BenchRunError';
+  }
+}
+
+function writeAtomic(dir: string, rel: string, text: string): void {
+  const path = join(dir, rel);
+  mkdirSync(dirname(path), { recursive: true });
+  // NOTE: dot-files are skipped by the config source, so the rename is the only event it sees.
+  const tmp = join(dirname(path), `.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
+
+function trafficDelta(before: WorkerStats, after: WorkerStats): TypeTraffic {
+  const out: TypeTraffic = {};
+  for (const [t, a] of Object.entries(after.byType)) {
+    const b = before.byType[t] ?? { bytes: 0, responses: 0 };
+    if (a.responses === b.responses) continue;
+    out[TYPE_SHORT[t] ?? t] = { bytes: a.bytes - b.bytes, responses: a.responses - b.responses };
+  }
+  return out;
+}
+
+/** Runs the benchmark; `log` gets progress lines. */
+export async function runBench(opts: BenchOptions, log: (line: string) => void, cwd = process.cwd()): Promise<BenchResult> {
+  const startedAt = new Date().toISOString();
+  const runId = randomRunId();
+  const plan = planEdits(runId, opts.rounds);
+  const size: MeshSize = { services: opts.services, namespaces: opts.namespaces, endpointsPerService: opts.endpointsPerService };
+  const target = benchService(0, opts.namespaces);
+  let targetEdits: ServiceEdits = { ...NO_EDITS, plannedSubsets: plan.edits.filter((e) => e.scenario === 'new-subset').map((e) => e.marker) };
+
+  const configDir = mkdtempSync(join(tmpdir(), 'mesh-bench-xds-'));
+  const files = generateMesh(size, (s) => (s.index === 0 ? targetEdits : NO_EDITS));
+  for (const [rel, text] of files) writeAtomic(configDir, rel, text);
+  const configDocuments = opts.services * (3 + opts.endpointsPerService);
+  log(`config: ${configDocuments} documents in ${files.size} files under ${configDir}`);
+
+  const [grpcPort, httpPort, monitoringPort, ctrlzPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const grpcAddr = `127.0.0.1:${grpcPort}`;
+  const command = fillCommand(opts.serverCmd, {
+    configDir, grpcAddr, grpcPort: String(grpcPort), httpAddr: `127.0.0.1:${httpPort}`, monitoringAddr: `127.0.0.1:${monitoringPort}`, ctrlzPort: String(ctrlzPort),
+  });
+  log(`server: ${command}`);
+  const spawnAt = now();
+  const server = ServerProcess.spawn(command, { ENABLE_CA_SERVER: 'false', ...opts.serverEnv }, cwd);
+  const rssTimer = setInterval(() => server.sampleRss(), 250);
+  let pool: WorkerPool | undefined;
+  const fail = (message: string): never => {
+    throw new BenchRunError(`${message}\nlast server output:\n${server.output.slice(-6000)}`, server.output);
+  };
+  try {
+    await server.waitForPort(grpcPort, opts.timeoutMs);
+    const serverListenMs = now() - spawnAt;
+    log(`server listening after ${serverListenMs.toFixed(0)} ms (pid ${server.pid})`);
+
+    const specs = clientSpecs({ ...opts, proxies: opts.proxies }, plan);
+    pool = new WorkerPool(grpcAddr, specs, opts.workers, opts.maxConnecting);
+    const p = pool;
+    const ready = await p.gather('ready', Date.now() + 60_000);
+    if (ready.some((r) => r === undefined)) fail('a client worker did not start within 60 s');
+    const waitQuiet = async (deadline: number): Promise<WorkerStats> => {
+      for (;;) {
+        const s = await p.stats();
+        if (now() - s.lastResponseAt >= opts.quietMs || Date.now() > deadline) return s;
+        if (server.exitStatus) fail('server exited during the run');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+
+    // Startup: connect every client, wait until each has all its subscribed types answered and ACKed.
+    const cpu0 = server.cpuSeconds();
+    const stats0 = await p.stats();
+    const t0 = now();
+    p.broadcast({ cmd: 'start' });
+    const deadline = Date.now() + opts.timeoutMs;
+    const done = await p.gather('all-complete', deadline);
+    const connected = done.flatMap((d) => d?.connectedAt ?? []);
+    const completed = done.flatMap((d) => d?.completeAt ?? []);
+    const statsStart = await waitQuiet(Date.now() + opts.timeoutMs);
+    const cpu1 = server.cpuSeconds();
+    const allComplete = completed.length === specs.length ? Math.max(...completed) - t0 : undefined;
+    log(`startup: ${completed.length}/${specs.length} clients complete` + (allComplete !== undefined ? ` after ${allComplete.toFixed(0)} ms` : ''));
+    if (completed.length === 0) fail(`no client completed within ${opts.timeoutMs} ms (ended: ${statsStart.ended}, reasons: ${JSON.stringify(statsStart.endReasons)})`);
+
+    const edits: EditResult[] = [];
+    let statsBefore = statsStart;
+    for (const e of plan.edits) {
+      if (server.exitStatus) fail('server exited during the run');
+      edits.push(await measureEdit(e));
+    }
+
+    async function measureEdit(e: PlannedEdit): Promise<EditResult> {
+      await p.ask({ cmd: 'watch', marker: e.marker }, 'watching');
+      const cpuBefore = server.cpuSeconds();
+      const writeAt = now();
+      applyEdit(e);
+      const arrivalsDeadline = Date.now() + opts.timeoutMs;
+      let answers = await p.gather('arrivals', arrivalsDeadline);
+      if (answers.some((a) => a === undefined)) {
+        p.broadcast({ cmd: 'collect' });
+        const late = await p.gather('arrivals', Date.now() + 10_000);
+        answers = answers.map((a, i) => a ?? late[i]);
+      }
+      const times = answers.flatMap((a) => a?.times ?? []).map((t) => t - writeAt);
+      const arrivedIn: Record<string, number> = {};
+      for (const a of answers) for (const [t, n] of Object.entries(a?.types ?? {})) arrivedIn[TYPE_SHORT[t] ?? t] = (arrivedIn[TYPE_SHORT[t] ?? t] ?? 0) + n;
+      const missing = answers.reduce((s, a) => s + (a?.missing ?? 0), 0);
+      const after = await waitQuiet(Date.now() + opts.timeoutMs);
+      const r: EditResult = {
+        scenario: e.scenario,
+        round: e.round,
+        marker: e.marker,
+        fullPush: FULL_PUSH_SCENARIOS.has(e.scenario),
+        convergenceMs: summarize(times),
+        samplesMs: times.map((t) => Math.round(t * 10) / 10),
+        missing,
+        arrivedIn,
+        serverCpuSeconds: server.cpuSeconds() - cpuBefore,
+        traffic: trafficDelta(statsBefore, after),
+      };
+      statsBefore = after;
+      const c = r.convergenceMs;
+      log(`${e.scenario} round ${e.round}: p50 ${c.p50?.toFixed(0)} ms, p99 ${c.p99?.toFixed(0)} ms, max ${c.max?.toFixed(0)} ms, missing ${missing}, server cpu ${r.serverCpuSeconds.toFixed(2)} s`);
+      return r;
+    }
+
+    function applyEdit(e: PlannedEdit): void {
+      switch (e.scenario) {
+        case 'vs-edit':
+          targetEdits = { ...targetEdits, vsMarkers: [...targetEdits.vsMarkers, e.marker] };
+          break;
+        case 'new-subset':
+          targetEdits = { ...targetEdits, addedSubsets: [...targetEdits.addedSubsets, e.marker] };
+          break;
+        case 'endpoint':
+          targetEdits = { ...targetEdits, endpoint: { address: e.marker, weight: 2 + e.round } };
+          break;
+        case 'new-service': {
+          const f = newServiceFile(newService(e.marker), `10.250.${e.round}.7`);
+          writeAtomic(configDir, f.path, f.text);
+          return;
+        }
+      }
+      writeAtomic(configDir, serviceFile(target), toYaml(serviceDocuments(target, size, targetEdits)));
+    }
+
+    const final = await p.stats();
+    const peak = server.peakRss();
+    server.sampleRss();
+    return {
+      startedAt,
+      options: { ...opts, out: undefined } as Omit<BenchOptions, 'out'>,
+      serverCommand: command,
+      runId,
+      configDocuments,
+      serverListenMs,
+      startup: {
+        allCompleteMs: allComplete,
+        complete: completed.length,
+        connectMs: summarize(connected.map((t) => t - t0)),
+        completeMs: summarize(completed.map((t) => t - t0)),
+        serverCpuSeconds: cpu1 - cpu0,
+        traffic: trafficDelta(stats0, statsStart),
+      },
+      edits,
+      server: { cpuSecondsTotal: server.cpuSeconds(), peakRssBytes: peak.vmHwm, peakTreeRssSampledBytes: server.peakRss().sampledTree },
+      clientsEnded: final.ended,
+      endReasons: final.endReasons,
+      machine: { cpus: (await import('node:os')).availableParallelism(), loadAverage: (await import('node:os')).loadavg() },
+    };
+  } finally {
+    clearInterval(rssTimer);
+    await pool?.close();
+    await server.stop();
+    if (!opts.keepDir) rmSync(configDir, { recursive: true, force: true });
+  }
+}
