@@ -1,5 +1,13 @@
 // The public surface of xds/.
 export * from './server/contracts.js';
+// proxyless gRPC generators, cache, debug routes and their assembly (model/push-pipeline work)
+export * from './generators/proxyless-discovery.js';
+export { ProxylessGrpcGenerator, type GrpcGeneratorOptions, type GrpcProxyState, type ModelView } from './generators/grpc-generator.js';
+export { XdsCache, type XdsCacheOptions, type XdsCacheMetrics } from './cache/xds-cache.js';
+export { cacheMetricsFrom } from './cache/cache-metrics.js';
+export { debugRoutes, configDump, type DebugDeps, type DebugHandler } from './debug/debug-routes.js';
+export { PushStatus, type PushRecord } from './debug/push-status.js';
+export { SERVER_LISTENER_TEMPLATE } from './generators/grpc/listener-builder.js';
 // ADS transport (SotW + delta), its options and metrics; Envoy protos (encode/decode/JSON/validation).
 export { AdsServer, type AdsServerOptions } from './server/ads-server.js';
 export type { AdsEvent } from './server/stream-host.js';

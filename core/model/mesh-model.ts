@@ -17,6 +17,7 @@ import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetwo
 import { PushContext } from './push-context.js';
 import { mergePushRequests, pushRequest, PUSH_REASONS, type PushReason, type PushRequest } from './push-request.js';
 import type { ServiceInstance } from './service.js';
+import type { Env } from '../env/index.js';
 
 /** One input event. All are plain JSON, so a log of them can be recorded and replayed. */
 export type ModelInput =
@@ -198,4 +199,19 @@ export class MeshModel {
     this.#opts.metrics?.counts?.(ctx.services.length, ctx.virtualServiceCount);
     return ctx;
   }
+}
+
+/** The env-driven part of MeshModelOptions, read once at start. */
+export function modelOptionsFromEnv(env: Env, domain: string): Pick<MeshModelOptions, 'domain' | 'drainingLabel' | 'debounceAfter' | 'debounceMax' | 'enableEdsDebounce'> {
+  const debounceAfter = env.duration('PILOT_DEBOUNCE_AFTER');
+  const debounceMax = env.duration('PILOT_DEBOUNCE_MAX');
+  if (debounceAfter < 0) throw new RangeError(`PILOT_DEBOUNCE_AFTER: must not be negative`);
+  if (debounceMax < debounceAfter) throw new RangeError(`PILOT_DEBOUNCE_MAX (${debounceMax} ms) must not be shorter than PILOT_DEBOUNCE_AFTER (${debounceAfter} ms)`);
+  return {
+    domain,
+    drainingLabel: env.string('PILOT_DRAINING_LABEL') ?? '',
+    debounceAfter,
+    debounceMax,
+    enableEdsDebounce: env.bool('PILOT_ENABLE_EDS_DEBOUNCE'),
+  };
 }

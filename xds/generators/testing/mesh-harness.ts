@@ -6,10 +6,9 @@
 import { createServer } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
-import { Subject, tap, type Subscription } from 'rxjs';
-import { createMetrics, MeshModel, type Config, type ModelInput } from '../../../core/index.js';
-import { AdsServer } from '../../server/ads-server.js';
-import { ProxylessGrpcGenerator, type GrpcProxyState } from '../grpc-generator.js';
+import { Subject, type Subscription } from 'rxjs';
+import { createMetrics, type Config, type MeshModel, type ModelInput } from '../../../core/index.js';
+import { ProxylessDiscovery } from '../proxyless-discovery.js';
 import { configEvent, configsFromYaml } from './model-fixtures.js';
 
 /** The echo method every backend serves: it answers with its own name. */
@@ -146,11 +145,9 @@ export async function until(cond: () => boolean | Promise<boolean>, what: string
   }
 }
 
-/** The in-process control plane. */
+/** The in-process control plane: ProxylessDiscovery with debounce off, on 127.0.0.1:0. */
 export class MeshHarness {
-  readonly model: MeshModel;
-  readonly generator: ProxylessGrpcGenerator;
-  readonly ads: AdsServer<GrpcProxyState>;
+  readonly discovery: ProxylessDiscovery;
   readonly #server: grpc.Server;
   readonly #inputs = new Subject<readonly ModelInput[]>();
   readonly #sub: Subscription;
@@ -158,22 +155,21 @@ export class MeshHarness {
   xdsAddress = '';
 
   private constructor() {
-    const metrics = createMetrics('pilot-discovery', { processMetrics: false });
-    this.model = new MeshModel({ domain: 'cluster.local', drainingLabel: 'mesh.io/draining', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true });
-    this.generator = new ProxylessGrpcGenerator(this.model, { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false });
     const log = pino({ level: 'silent' });
-    this.ads = new AdsServer({
-      generator: this.generator,
-      metrics,
+    this.discovery = new ProxylessDiscovery({
+      model: { domain: 'cluster.local', drainingLabel: 'mesh.io/draining', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true },
+      generator: { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false, cacheSize: 1000 },
+      transport: { pushThrottle: 10, maxRequestsPerSecond: 1000, sendTimeoutMs: 0, deltaXds: false },
+      metrics: createMetrics('pilot-discovery', { processMetrics: false }),
       loggers: { ads: log, delta: log },
-      pushThrottle: 10,
-      maxRequestsPerSecond: 1000,
-      sendTimeoutMs: 0,
-      deltaXds: false,
     });
     this.#server = new grpc.Server();
-    this.ads.register(this.#server);
-    this.#sub = this.ads.attach(this.model.pushes(this.#inputs).pipe(tap((req) => this.generator.invalidate(req))));
+    this.discovery.ads.register(this.#server);
+    this.#sub = this.discovery.connect(this.#inputs);
+  }
+
+  get model(): MeshModel {
+    return this.discovery.model;
   }
 
   /** Starts the harness on 127.0.0.1:0. */
@@ -210,7 +206,7 @@ export class MeshHarness {
   async close(): Promise<void> {
     this.#sub.unsubscribe();
     this.#inputs.complete();
-    this.ads.close();
+    this.discovery.ads.close();
     await new Promise<void>((r) => this.#server.tryShutdown(() => r()));
   }
 }

@@ -1,0 +1,92 @@
+/**
+ * The discovery pipeline of meshd for proxyless gRPC, assembled: MeshModel (collections, debounce,
+ * PushContext) -> ProxylessGrpcGenerator (+ XdsCache) -> AdsServer, plus the debug routes. The CLI
+ * creates it, registers `ads` on the discovery gRPC server, mounts `debugRoutes`, and connects the
+ * sources (controllers/) with `connect`.
+ */
+import type { Logger } from 'pino';
+import { tap, type Observable, type Subscription } from 'rxjs';
+import { MeshModel, modelMetricsFrom, modelOptionsFromEnv, type Env, type MeshModelOptions, type Metrics, type ModelInput } from '../../core/index.js';
+import { cacheMetricsFrom } from '../cache/cache-metrics.js';
+import { XdsCache } from '../cache/xds-cache.js';
+import { debugRoutes, type DebugHandler } from '../debug/debug-routes.js';
+import { PushStatus } from '../debug/push-status.js';
+import { AdsServer } from '../server/ads-server.js';
+import { transportOptionsFromEnv, type TransportOptions } from '../server/server-options.js';
+import { ProxylessGrpcGenerator, type GrpcGeneratorOptions, type GrpcProxyState } from './grpc-generator.js';
+
+/** Generator options from env, read once. */
+export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
+  const cacheSize = env.int('PILOT_XDS_CACHE_SIZE');
+  if (cacheSize < 1) throw new RangeError(`PILOT_XDS_CACHE_SIZE=${cacheSize}: must be at least 1`);
+  const enableCache = env.bool('PILOT_ENABLE_XDS_CACHE');
+  return {
+    enableCache,
+    enableCdsCache: enableCache && env.bool('PILOT_ENABLE_CDS_CACHE'),
+    enableRdsCache: enableCache && env.bool('PILOT_ENABLE_RDS_CACHE'),
+    sendUnhealthyEndpoints: env.bool('PILOT_SEND_UNHEALTHY_ENDPOINTS'),
+    cacheSize,
+  };
+}
+
+/** Everything the assembly needs. */
+export interface ProxylessDiscoveryOptions {
+  readonly model: MeshModelOptions;
+  readonly generator: GrpcGeneratorOptions;
+  readonly transport: TransportOptions;
+  readonly metrics: Metrics;
+  readonly loggers: { readonly ads: Logger; readonly delta: Logger };
+  readonly controlPlaneId?: string;
+}
+
+/** Options from env and the `--domain` flag. */
+export function proxylessDiscoveryOptionsFromEnv(
+  env: Env,
+  domain: string,
+  metrics: Metrics,
+  loggers: ProxylessDiscoveryOptions['loggers'],
+): ProxylessDiscoveryOptions {
+  return {
+    model: { ...modelOptionsFromEnv(env, domain), metrics: modelMetricsFrom(metrics) },
+    generator: generatorOptionsFromEnv(env),
+    transport: transportOptionsFromEnv(env),
+    metrics,
+    loggers,
+  };
+}
+
+/** The assembled pipeline. */
+export class ProxylessDiscovery {
+  readonly model: MeshModel;
+  readonly generator: ProxylessGrpcGenerator;
+  readonly ads: AdsServer<GrpcProxyState>;
+  readonly pushStatus = new PushStatus();
+  readonly debugRoutes: Map<string, DebugHandler>;
+
+  constructor(o: ProxylessDiscoveryOptions) {
+    this.model = new MeshModel(o.model);
+    const cache = new XdsCache({ maxSize: o.generator.cacheSize ?? 60000, metrics: cacheMetricsFrom(o.metrics) });
+    this.generator = new ProxylessGrpcGenerator(this.model, { ...o.generator, cache });
+    this.ads = new AdsServer<GrpcProxyState>({
+      ...o.transport,
+      generator: this.generator,
+      metrics: o.metrics,
+      loggers: o.loggers,
+      ...(o.controlPlaneId ? { controlPlaneId: o.controlPlaneId } : {}),
+    });
+    this.debugRoutes = debugRoutes({ model: this.model, generator: this.generator, connections: () => this.ads.connections(), pushStatus: this.pushStatus });
+  }
+
+  /**
+   * Feeds the sources into the model and the resulting pushes into the transport. Each push first
+   * clears the cache entries it invalidates. Unsubscribe to stop.
+   */
+  connect(inputs$: Observable<readonly ModelInput[] | ModelInput>): Subscription {
+    return this.ads.attach(
+      this.model.pushes(inputs$).pipe(
+        tap((req) => this.generator.invalidate(req)),
+        this.pushStatus.track(),
+      ),
+    );
+  }
+}
