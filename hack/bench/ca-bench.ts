@@ -89,16 +89,18 @@ async function startServer(callers: number, channelzOff: boolean): Promise<{ inf
 async function runChild(flags: Flags): Promise<void> {
   const server = await startServer(flags.callers, !flags.channelz);
   let cpuStart = process.cpuUsage();
+  let eluStart = performance.eventLoopUtilization();
   const send = (msg: unknown): void => {
     process.send!(msg);
   };
   process.on('message', (msg: { type: string }) => {
     if (msg.type === 'cpu-start') {
       cpuStart = process.cpuUsage();
+      eluStart = performance.eventLoopUtilization();
       send({ type: 'cpu-started' });
     } else if (msg.type === 'stop') {
       const used = process.cpuUsage(cpuStart);
-      send({ type: 'cpu', seconds: (used.user + used.system) / 1e6 });
+      send({ type: 'cpu', seconds: (used.user + used.system) / 1e6, elu: performance.eventLoopUtilization(eluStart).utilization });
       void server.close().then(() => process.exit(0));
     }
   });
@@ -116,7 +118,7 @@ async function main(): Promise<void> {
 
   console.log(`ca-bench: ${flags.callers} callers, ${flags.warmup}s warm-up, ${flags.seconds}s measured, server ${flags.inProcess ? 'in-process' : 'in a child process'}`);
   let info: ServerInfo;
-  let stopServer: () => Promise<number | undefined>;
+  let stopServer: () => Promise<{ seconds: number; elu: number } | undefined>;
   let startServerCpu: () => Promise<void>;
   if (flags.inProcess) {
     const server = await startServer(flags.callers, !flags.channelz);
@@ -146,7 +148,8 @@ async function main(): Promise<void> {
     stopServer = async () => {
       const cpu = next('cpu');
       child.send({ type: 'stop' });
-      return (await cpu).seconds as number;
+      const msg = await cpu;
+      return { seconds: msg.seconds as number, elu: msg.elu as number };
     };
   }
 
@@ -195,7 +198,7 @@ async function main(): Promise<void> {
   const clientSeconds = (clientCpu.user + clientCpu.system) / 1e6;
   console.log(serverCpu === undefined
     ? `CPU seconds (server and clients in one process): ${clientSeconds.toFixed(2)}`
-    : `CPU seconds: server ${serverCpu.toFixed(2)} (${((serverCpu / latencies.length) * 1000).toFixed(3)} ms/cert), clients ${clientSeconds.toFixed(2)}`);
+    : `CPU seconds: server ${serverCpu.seconds.toFixed(2)} (${((serverCpu.seconds / latencies.length) * 1000).toFixed(3)} ms/cert, event loop ${(serverCpu.elu * 100).toFixed(0)}% busy), clients ${clientSeconds.toFixed(2)}`);
 }
 
 main().catch((err: unknown) => {

@@ -151,7 +151,7 @@ export interface ClientHooks {
   complete(c: BenchClient): void;
   /** The current marker was found in a response. */
   arrived(c: BenchClient): void;
-  /** The stream ended (an error before `close`). */
+  /** The stream ended before `close` (the client opens a new one after a backoff). */
   ended(c: BenchClient, status: grpc.StatusObject): void;
   /** Any response arrived. */
   response(c: BenchClient, typeUrl: string, bytes: number): void;
@@ -183,6 +183,10 @@ export class BenchClient {
   #client: grpc.Client | undefined;
   #call: grpc.ClientDuplexStream<Buffer, Buffer> | undefined;
   #nodeSent = false;
+  #retries = 0;
+  #retryTimer: NodeJS.Timeout | undefined;
+  /** Streams that ended with an error (each one reopened). */
+  reconnects = 0;
   readonly #names = new Map<string, readonly string[]>();
   readonly #last = new Map<string, { version: string; nonce: string }>();
   readonly #expected = new Set<string>();
@@ -194,7 +198,7 @@ export class BenchClient {
     this.#refs = refs;
   }
 
-  /** Opens the connection and sends the first subscription. */
+  /** Opens the connection and sends the first subscription; a failed stream is opened again with backoff, as a proxy does. */
   start(address: string): void {
     this.startedAt = now();
     this.#client = new grpc.Client(address, grpc.credentials.createInsecure(), {
@@ -202,14 +206,30 @@ export class BenchClient {
       'grpc.max_receive_message_length': -1,
       'grpc.enable_channelz': 0,
     });
-    const call = this.#client.makeBidiStreamRequest(STREAM, identity, identity);
+    this.#openStream();
+  }
+
+  #openStream(): void {
+    const call = this.#client!.makeBidiStreamRequest(STREAM, identity, identity);
     this.#call = call;
+    this.#nodeSent = false;
+    this.#names.clear();
+    this.#last.clear();
+    this.#expected.clear();
+    this.#answered.clear();
     call.on('data', (b: Buffer) => this.#onData(b));
     call.on('error', () => {
       // NOTE: 'status' carries the details; 'error' needs a listener.
     });
     call.on('status', (s: grpc.StatusObject) => {
-      if (!this.closed) this.#hooks.ended(this, s);
+      if (this.closed || call !== this.#call) return;
+      this.#hooks.ended(this, s);
+      // NOTE: jittered exponential backoff from 200 ms up to 5 s, like a data plane reconnecting.
+      const delay = Math.min(5000, 200 * 2 ** this.#retries++) * (0.5 + Math.random());
+      this.#retryTimer = setTimeout(() => {
+        this.#retryTimer = undefined;
+        if (!this.closed) this.#openStream();
+      }, delay);
     });
     if (this.spec.proxyType === 'sidecar') {
       this.#expected.add(TYPES.cds).add(TYPES.lds);
@@ -229,6 +249,7 @@ export class BenchClient {
 
   close(): void {
     this.closed = true;
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
     try {
       this.#call?.end();
       this.#call?.cancel();
@@ -265,6 +286,7 @@ export class BenchClient {
 
   #onData(b: Buffer): void {
     const t = now();
+    this.#retries = 0;
     const r = lookupType('envoy.service.discovery.v3.DiscoveryResponse').decode(b) as unknown as RawResponse;
     const type = r.typeUrl;
     const c = this.counters.get(type) ?? { bytes: 0, responses: 0, resources: 0 };

@@ -29,11 +29,14 @@ export interface BenchOptions {
   /** How long no client may receive anything before the server counts as quiet. */
   readonly quietMs: number;
   readonly keepDir: boolean;
+  /** How edits are written: rewrite the file (default) or replace it by rename. */
+  readonly writeMode: 'inplace' | 'rename';
 }
 
 export const USAGE = `usage: npm run bench:xds -- --services S --proxies N [--proxy-type grpc|sidecar] [--server-cmd "..."]
   [--namespaces 10] [--endpoints 2] [--listeners 3] [--rounds 3] [--workers 1] [--max-connecting 200]
   [--server-env K=V]... [--out FILE] [--quick] [--timeout-ms 180000] [--quiet-ms 500] [--keep-dir]
+  [--write-mode inplace|rename]
 server command placeholders: {configDir} {grpcAddr} {grpcPort} {httpAddr} {monitoringAddr} {ctrlzPort}
 default server command: ${DEFAULT_SERVER_CMD}`;
 
@@ -65,6 +68,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     timeoutMs: quick ? 20_000 : 180_000,
     quietMs: quick ? 300 : 500,
     keepDir: false,
+    writeMode: 'inplace' as 'inplace' | 'rename',
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -107,6 +111,12 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       case '--timeout-ms': o.timeoutMs = int(1); break;
       case '--quiet-ms': o.quietMs = int(1); break;
       case '--keep-dir': o.keepDir = true; break;
+      case '--write-mode': {
+        const v = value();
+        if (v !== 'inplace' && v !== 'rename') throw new BenchUsageError(`--write-mode: expected inplace or rename, got "${v}"`);
+        o.writeMode = v;
+        break;
+      }
       default: throw new BenchUsageError(`unknown flag "${flag}"`);
     }
   }

@@ -28,6 +28,7 @@ export interface WorkerStats {
   readonly byType: Record<string, { bytes: number; responses: number; resources: number }>;
   readonly lastResponseAt: number;
   readonly complete: number;
+  /** Streams that ended with an error (each reopened after a backoff). */
   readonly ended: number;
   readonly endReasons: Record<string, number>;
 }
@@ -61,9 +62,9 @@ function main(): void {
   let reportedAll = false;
   const byType: Record<string, { bytes: number; responses: number; resources: number }> = {};
 
-  const live = (): number => clients.length - ended;
+  const live = (): number => clients.length;
   const maybeAllComplete = (): void => {
-    if (reportedAll || next < init.specs.length || complete + ended < clients.length) return;
+    if (reportedAll || next < init.specs.length || complete < clients.length) return;
     reportedAll = true;
     const done = clients.filter((c) => c.completeAt !== undefined);
     post({ ev: 'all-complete', connectedAt: done.map((c) => c.connectedAt!), completeAt: done.map((c) => c.completeAt!) });
@@ -103,13 +104,9 @@ function main(): void {
     },
     ended: (c, s) => {
       ended++;
+      c.reconnects++;
       const reason = `${s.code}: ${s.details}`.slice(0, 120);
       endReasons[reason] = (endReasons[reason] ?? 0) + 1;
-      if (c.connectedAt === undefined) {
-        connecting--;
-        openMore();
-      }
-      maybeAllComplete();
     },
     response: (_c, type, bytes) => {
       lastResponseAt = now();

@@ -84,7 +84,7 @@ export function formatReport(r: BenchResult): string {
   }
   lines.push('');
   lines.push(`server: CPU ${r.server.cpuSecondsTotal.toFixed(2)} s in all, peak RSS ${fmtBytes(r.server.peakRssBytes)} (VmHWM; sampled tree peak ${fmtBytes(r.server.peakTreeRssSampledBytes)})`);
-  if (r.clientsEnded > 0) lines.push(`clients whose stream ended early: ${r.clientsEnded} ${JSON.stringify(r.endReasons)}`);
+  if (r.streamsReopened > 0) lines.push(`client streams that ended with an error and were reopened: ${r.streamsReopened} ${JSON.stringify(r.endReasons)}`);
   lines.push('');
   lines.push(
     table([

@@ -64,7 +64,7 @@ export interface BenchResult {
     readonly peakRssBytes: number;
     readonly peakTreeRssSampledBytes: number;
   };
-  readonly clientsEnded: number;
+  readonly streamsReopened: number;
   readonly endReasons: Record<string, number>;
   readonly machine: { readonly cpus: number; readonly loadAverage: readonly number[] };
 }
@@ -80,9 +80,19 @@ export class BenchRunError extends Error {
   }
 }
 
-function writeAtomic(dir: string, rel: string, text: string): void {
+/**
+ * Writes a config file. `rename` replaces it atomically (write a dot-file, rename over); `inplace`
+ * rewrites it. NOTE: Node 24's recursive fs.watch on Linux stops reporting a file once it has been
+ * replaced by a rename (measured 2026-11-22), so with `rename` an edit may wait for the config source's
+ * periodic rescan; `inplace` is the default so convergence measures the push path, not that gap.
+ */
+function writeConfig(dir: string, rel: string, text: string, mode: 'rename' | 'inplace'): void {
   const path = join(dir, rel);
   mkdirSync(dirname(path), { recursive: true });
+  if (mode === 'inplace') {
+    writeFileSync(path, text);
+    return;
+  }
   // NOTE: dot-files are skipped by the config source, so the rename is the only event it sees.
   const tmp = join(dirname(path), `.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
   writeFileSync(tmp, text);
@@ -110,7 +120,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
 
   const configDir = mkdtempSync(join(tmpdir(), 'mesh-bench-xds-'));
   const files = generateMesh(size, (s) => (s.index === 0 ? targetEdits : NO_EDITS));
-  for (const [rel, text] of files) writeAtomic(configDir, rel, text);
+  for (const [rel, text] of files) writeConfig(configDir, rel, text, 'inplace');
   const configDocuments = opts.services * (3 + opts.endpointsPerService);
   log(`config: ${configDocuments} documents in ${files.size} files under ${configDir}`);
 
@@ -216,11 +226,11 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
           break;
         case 'new-service': {
           const f = newServiceFile(newService(e.marker), `10.250.${e.round}.7`);
-          writeAtomic(configDir, f.path, f.text);
+          writeConfig(configDir, f.path, f.text, opts.writeMode);
           return;
         }
       }
-      writeAtomic(configDir, serviceFile(target), toYaml(serviceDocuments(target, size, targetEdits)));
+      writeConfig(configDir, serviceFile(target), toYaml(serviceDocuments(target, size, targetEdits)), opts.writeMode);
     }
 
     const final = await p.stats();
@@ -243,7 +253,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       },
       edits,
       server: { cpuSecondsTotal: server.cpuSeconds(), peakRssBytes: peak.vmHwm, peakTreeRssSampledBytes: server.peakRss().sampledTree },
-      clientsEnded: final.ended,
+      streamsReopened: final.ended,
       endReasons: final.endReasons,
       machine: { cpus: (await import('node:os')).availableParallelism(), loadAverage: (await import('node:os')).loadavg() },
     };
