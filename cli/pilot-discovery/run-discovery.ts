@@ -9,6 +9,7 @@ import { logOptionsFrom } from '../common/logging-flags.js';
 import { exitAfterShutdown } from '../common/exit-after-shutdown.js';
 import { discoveryFlagsFrom, type DiscoveryFlags } from './discovery-flags.js';
 import { startMeshdServer, type MeshdServerOptions } from './meshd-server.js';
+import { PIPELINE_FLAGS, startDiscoveryPipeline } from './discovery-pipeline.js';
 
 /** Flags that parse but that nothing acts on yet (the parts that use them are being built). */
 const NOT_ACTED_ON = ['caCertFile', 'clusterAliases', 'configDir', 'httpsAddr', 'orchconfig', 'meshConfig', 'networksConfig', 'profile', 'registries', 'secureGRPCAddr', 'tls-cipher-suites', 'tlsCertFile', 'tlsKeyFile'] as const;
@@ -38,7 +39,10 @@ export async function runDiscovery(ctx: RunContext): Promise<number> {
   lifecycle.add('logging', () => logging.close());
   try {
     const server = await startMeshdServer(meshdServerOptions(flags, env), { logging, metrics, env, lifecycle });
-    const ignored = NOT_ACTED_ON.filter((name) => ctx.flags.changed(name));
+    // Proxyless discovery pipeline (model, generators, ADS, debug routes) when --configDir is given.
+    const discovery = startDiscoveryPipeline(flags, env, { logging, metrics, lifecycle }, server);
+    const actedOn: readonly string[] = discovery ? PIPELINE_FLAGS : [];
+    const ignored = NOT_ACTED_ON.filter((name) => ctx.flags.changed(name) && !actedOn.includes(name));
     if (ignored.length > 0) log.warn({ flags: ignored }, 'flags accepted but not acted on yet');
     log.info(
       {
