@@ -139,7 +139,7 @@ export function obj<const P extends Readonly<Record<string, SchemaNode>>, const 
   properties: P,
   required?: readonly R[],
   options?: ObjectOptions,
-): ObjectNode<P, R> {
+): ObjectNode<P, NoInfer<R>> {
   return { type: 'object', properties, ...(required && required.length > 0 ? { required } : {}), ...options };
 }
 

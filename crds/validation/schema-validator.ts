@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { map, obj, str, type SchemaNode } from '../schema/builders.js';
+import { freeForm, map, obj, str, type SchemaNode } from '../schema/builders.js';
 import type { KindDefinition } from '../schema/kind-definition.js';
 import { childPath, type ValidationIssue } from './issue.js';
 
@@ -22,10 +22,14 @@ export const objectMetaSchema = {
   'x-kubernetes-preserve-unknown-fields': true,
 } as const;
 
-/** The whole-object schema ajv checks: apiVersion, kind, metadata, spec (required) and status. */
+/**
+ * The whole-object schema ajv checks: apiVersion, kind, metadata, spec (required) and status.
+ * NOTE: status is written by controllers, not users, and may carry fields a newer writer added; it is not
+ * checked here (the API server's CRD schema still types it).
+ */
 export function objectSchema(definition: KindDefinition): SchemaNode {
   return obj(
-    { apiVersion: str(), kind: str(), metadata: objectMetaSchema, spec: definition.spec, status: definition.status },
+    { apiVersion: str(), kind: str(), metadata: objectMetaSchema, spec: definition.spec, status: freeForm() },
     ['apiVersion', 'kind', 'metadata', 'spec'],
   );
 }

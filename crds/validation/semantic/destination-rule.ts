@@ -22,6 +22,9 @@ function checkLoadBalancer(lb: LoadBalancerSettings, path: string, issues: Issue
     if (keys.filter((k) => k !== undefined).length !== 1) {
       issues.error(at, 'consistentHash must set exactly one of httpHeaderName, httpCookie, useSourceIp or httpQueryParameterName');
     }
+    if (hash.minimumRingSize !== undefined) {
+      issues.warn(childPath(at, 'minimumRingSize'), 'minimumRingSize is deprecated; use ringHash.minimumRingSize');
+    }
     const ring = [hash.ringHash, hash.maglev, hash.minimumRingSize].filter((k) => k !== undefined).length;
     if (ring > 1) issues.error(at, 'only one of ringHash, maglev or minimumRingSize may be set');
   }

@@ -84,7 +84,11 @@ function checkHttpRoute(http: HTTPRoute, path: string, issues: IssueCollector, d
     if (fault.delay && fault.delay.fixedDelay === undefined && fault.delay.exponentialDelay === undefined) {
       issues.error(childPath(at, 'delay'), 'delay must specify fixedDelay');
     }
-    if (fault.delay?.percent !== undefined) report(issues, childPath(childPath(at, 'delay'), 'percent'), checkPercent(fault.delay.percent));
+    if (fault.delay?.percent !== undefined) {
+      const percentPath = childPath(childPath(at, 'delay'), 'percent');
+      report(issues, percentPath, checkPercent(fault.delay.percent));
+      issues.warn(percentPath, 'percent is deprecated; use percentage');
+    }
     const abort = fault.abort;
     if (abort) {
       const kinds = [abort.httpStatus, abort.grpcStatus, abort.http2Error].filter((v) => v !== undefined).length;
