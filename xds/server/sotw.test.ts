@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
-import { pushRequest } from '../../core/index.js';
+import { Subject } from 'rxjs';
+import { pushRequest, type PushRequest } from '../../core/index.js';
+import type { AdsEvent } from './stream-host.js';
 import { TYPE_URL } from './contracts.js';
 import {
   AdsClient,
@@ -164,6 +166,27 @@ describe('ADS state of the world over real gRPC', () => {
     h.ads.push(pushRequest('service', { full: true }));
     const r = await c.nextResponse(CDS, 1);
     assert.deepEqual(r.resources.map((x) => x.name), ['c1']);
+  });
+
+  it('given an attached PushRequest stream, should push each request and emit connected, ack and nack events', async () => {
+    const events: AdsEvent['kind'][] = [];
+    const sub = h.ads.events.subscribe((e) => events.push(e.kind));
+    const pushes = new Subject<PushRequest>();
+    const attached = h.ads.attach(pushes);
+    try {
+      const c = connect();
+      c.subscribe(CDS);
+      const first = await c.nextResponse(CDS, 0);
+      c.ack(CDS);
+      await eventually('the ACK', () => (h.ads.connections()[0]?.types[0]?.nonceAcked === first.nonce ? true : undefined));
+      pushes.next(pushRequest('config', { full: true }));
+      await c.nextResponse(CDS, 1);
+      c.nack(CDS, 'bad');
+      await eventually('connected, ack and nack events', () => (events.join() === 'connected,ack,nack' ? true : undefined));
+    } finally {
+      attached.unsubscribe();
+      sub.unsubscribe();
+    }
   });
 
   it('given a type the generator does not serve, should answer the request with an empty response', async () => {

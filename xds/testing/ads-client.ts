@@ -34,6 +34,8 @@ export interface SotwResponse {
 export interface SotwClientOptions extends AdsClientOptions {
   /** ACK every response as it arrives (like a healthy proxy). Default false. */
   readonly autoAck?: boolean;
+  /** Decode each resource to learn its name (default true; benchmarks may turn it off). */
+  readonly decodeNames?: boolean;
 }
 
 interface RawAny {
@@ -140,7 +142,7 @@ export class AdsClient {
       typeUrl: r.typeUrl,
       nonce: r.nonce,
       controlPlane: r.controlPlane?.identifier ?? '',
-      resources: r.resources.map((a) => ({ typeUrl: a.type_url, body: a.value, name: resourceName(a.type_url, a.value) })),
+      resources: r.resources.map((a) => ({ typeUrl: a.type_url, body: a.value, name: this.#opts.decodeNames === false ? '' : resourceName(a.type_url, a.value) })),
       bytes: b.length,
       index: this.#count++,
     };
