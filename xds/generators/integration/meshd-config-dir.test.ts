@@ -1,0 +1,113 @@
+/**
+ * End to end through the real meshd process (`bin/pilot-discovery discovery --configDir`): a bad
+ * document in the config dir is rejected with a message naming file, document, kind/name and field,
+ * counted in pilot_total_rejected_configs, and everything else keeps being served to a real
+ * grpc-js-xds client.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as xds from '@grpc/grpc-js-xds';
+import { bootstrapJson, callOnce, freePort, startBackend, until, type Backend } from '../testing/mesh-harness.js';
+
+const LAUNCHER = fileURLToPath(new URL('../../../../bin/pilot-discovery', import.meta.url));
+
+describe('meshd with a config dir holding a bad document', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let meshd: ChildProcess;
+  let log = '';
+  let backend: Backend;
+  let client: grpc.Client;
+  let ports: { grpc: number; http: number; monitoring: number; ctrlz: number };
+
+  before(async () => {
+    xds.register();
+    backend = await startBackend('echo');
+    dir = mkdtempSync(join(tmpdir(), 'mesh-meshd-'));
+    writeFileSync(
+      join(dir, 'service.yaml'),
+      `apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: echo }
+spec:
+  hosts: [echo.qs.svc.cluster.local]
+  location: MESH_INTERNAL
+  ports: [{ number: 50051, name: grpc, protocol: GRPC }]
+  resolution: STATIC
+  endpoints: [{ address: 127.0.0.1, ports: { grpc: ${backend.port} } }]
+`,
+    );
+    writeFileSync(
+      join(dir, 'bad.yaml'),
+      `apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: broken }
+spec:
+  host: echo.qs.svc.cluster.local
+  trafficPolicy: { loadBalancer: { simple: FASTEST } }
+`,
+    );
+    ports = { grpc: await freePort(), http: await freePort(), monitoring: await freePort(), ctrlz: await freePort() };
+    meshd = spawn(
+      process.execPath,
+      [
+        LAUNCHER,
+        'discovery',
+        '--configDir', dir,
+        '--registries', 'Mock',
+        '--namespace', 'qs',
+        '--meshConfig', join(dir, 'no-such-mesh-config'),
+        '--networksConfig', join(dir, 'no-such-networks'),
+        '--grpcAddr', `127.0.0.1:${ports.grpc}`,
+        '--httpAddr', `127.0.0.1:${ports.http}`,
+        '--monitoringAddr', `127.0.0.1:${ports.monitoring}`,
+        '--ctrlz_address', '127.0.0.1',
+        '--ctrlz_port', String(ports.ctrlz),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ENABLE_CA_SERVER: 'false', PILOT_DEBOUNCE_AFTER: '10ms' } },
+    );
+    meshd.stdout!.on('data', (d: Buffer) => (log += d.toString()));
+    meshd.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+    await until(async () => {
+      if (meshd.exitCode !== null) throw new Error(`meshd exited (${meshd.exitCode}):\n${log}`);
+      return fetch(`http://127.0.0.1:${ports.http}/ready`).then((r) => r.ok, () => false);
+    }, 'meshd /ready', 60_000);
+    client = new grpc.Client('xds:///echo.qs.svc.cluster.local:50051', grpc.credentials.createInsecure(), {
+      'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': bootstrapJson(`127.0.0.1:${ports.grpc}`, 'qs'),
+    });
+  });
+
+  after(async () => {
+    client?.close();
+    if (meshd && meshd.exitCode === null) {
+      const exited = new Promise((r) => meshd.once('exit', r));
+      meshd.kill('SIGTERM');
+      await exited;
+    }
+    await backend?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('should keep serving the valid ServiceEntry to a proxyless client', async () => {
+    await until(async () => (await callOnce(client)).ok, 'a call served through meshd');
+  });
+
+  it('should log what is wrong: file, document, kind/name and field', async () => {
+    await until(() => /bad\.yaml: document 1 \(DestinationRule qs\/broken\): spec\.trafficPolicy\.loadBalancer\.simple/.test(log), `the rejection in the log:\n${log}`);
+  });
+
+  it('should count the rejection in pilot_total_rejected_configs', async () => {
+    const text = await (await fetch(`http://127.0.0.1:${ports.monitoring}/metrics`)).text();
+    assert.match(text, /^pilot_total_rejected_configs\{type="DestinationRule"\} 1$/m);
+  });
+
+  it('should show only the valid config in /debug/configz', async () => {
+    const configs = (await (await fetch(`http://127.0.0.1:${ports.http}/debug/configz`)).json()) as { kind: string }[];
+    assert.deepEqual(configs.map((c) => c.kind), ['ServiceEntry']);
+  });
+});
