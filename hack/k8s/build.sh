@@ -92,7 +92,13 @@ build_kube_apiserver() {
     done
     echo ")"
   } >"${dir}/go.mod"
-  (cd "${dir}" && go build -trimpath -ldflags='-s -w' -o "${OUT_DIR}/kube-apiserver.tmp" \
+  # NOTE: stamp the version as the Kubernetes release build does, so /version answers v1.Y.Z.
+  local minor="${K8S_VERSION#v1.}"
+  minor="${minor%%.*}"
+  local pkg="k8s.io/component-base/version"
+  local ldflags="-s -w -X ${pkg}.gitVersion=${K8S_VERSION} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${minor}"
+  ldflags+=" -X ${pkg}.gitTreeState=clean -X ${pkg}.buildDate=1970-01-01T00:00:00Z"
+  (cd "${dir}" && go build -trimpath -ldflags="${ldflags}" -o "${OUT_DIR}/kube-apiserver.tmp" \
     k8s.io/kubernetes/cmd/kube-apiserver)
   mv "${OUT_DIR}/kube-apiserver.tmp" "${OUT_DIR}/kube-apiserver"
 }
