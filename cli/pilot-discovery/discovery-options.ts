@@ -1,6 +1,7 @@
-/** The flags of `pilot-discovery discovery` and the typed options they become. */
-import { MAX_DURATION_MS } from '../../core/index.js';
+/** The flags of `pilot-discovery discovery` and the one typed options object they become, with the environment. */
+import { MAX_DURATION_MS, type Env, type LogOptions } from '../../core/index.js';
 import { flag, type Flag, type FlagValues } from '../framework/index.js';
+import { logOptionsFrom } from '../common/logging-flags.js';
 
 /** Every flag of `pilot-discovery discovery` with the spec's defaults. */
 export const DISCOVERY_FLAGS: readonly Flag[] = [
@@ -38,8 +39,14 @@ export const DISCOVERY_FLAGS: readonly Flag[] = [
 export const REGISTRIES = ['Orchestrator', 'Mock'] as const;
 export type Registry = (typeof REGISTRIES)[number];
 
-/** Everything `discovery` was told on its command line, parsed and checked once at start. */
-export interface DiscoveryFlags {
+/** Everything `discovery` was told by its command line and environment, parsed and checked once at start. */
+export interface DiscoveryOptions {
+  /** The raw logging flags, validated by `createLogging`. */
+  readonly log: LogOptions;
+  /** The environment, parsed and validated by `loadEnv`. */
+  readonly env: Env;
+  /** MESH_GPRC_MAXRECVMSGSIZE and MESH_GPRC_MAXSTREAMS. */
+  readonly grpcLimits: { readonly maxRecvMsgSize: number; readonly maxConcurrentStreams: number };
   readonly caCertFile: string;
   readonly clusterAliases: Readonly<Record<string, string>>;
   readonly clusterId: string;
@@ -74,10 +81,11 @@ export class DiscoveryFlagError extends Error {
 }
 
 /**
- * Builds the typed options from parsed flags. `podNamespace` is the POD_NAMESPACE fallback used when
- * `--namespace` is not given on the command line.
+ * Builds the typed options from parsed flags and the loaded environment. POD_NAMESPACE, when set, is the
+ * namespace unless `--namespace` is given on the command line.
  */
-export function discoveryFlagsFrom(flags: FlagValues, podNamespace: string | undefined): DiscoveryFlags {
+export function discoveryOptionsFrom(flags: FlagValues, env: Env): DiscoveryOptions {
+  const podNamespace = env.isSet('POD_NAMESPACE') ? env.string('POD_NAMESPACE') : undefined;
   const registries = flags.strings('registries');
   for (const r of registries) {
     if (!(REGISTRIES as readonly string[]).includes(r)) {
@@ -87,6 +95,9 @@ export function discoveryFlagsFrom(flags: FlagValues, podNamespace: string | und
   if (flags.number('orchApiQPS') < 0) throw new DiscoveryFlagError('--orchApiQPS must be non-negative');
   if (flags.number('orchApiBurst') < 0) throw new DiscoveryFlagError('--orchApiBurst must be non-negative');
   return {
+    log: logOptionsFrom(flags),
+    env,
+    grpcLimits: { maxRecvMsgSize: env.int('MESH_GPRC_MAXRECVMSGSIZE'), maxConcurrentStreams: env.int('MESH_GPRC_MAXSTREAMS') },
     caCertFile: flags.string('caCertFile'),
     clusterAliases: flags.map('clusterAliases'),
     clusterId: flags.string('clusterID'),

@@ -4,10 +4,10 @@
  * ProxylessDiscovery (xds/: model, generators, cache, ADS) on the discovery gRPC server, and the
  * debug routes on the debug HTTP listener when ENABLE_DEBUG_ON_HTTP.
  */
-import type { Env, Lifecycle, Logging, Metrics } from '../../core/index.js';
+import type { Lifecycle, Logging, Metrics } from '../../core/index.js';
 import { discoverySources, readMeshConfig, readMeshNetworks } from '../../controllers/index.js';
 import { ProxylessDiscovery, proxylessDiscoveryOptionsFromEnv } from '../../xds/index.js';
-import type { DiscoveryFlags } from './discovery-flags.js';
+import type { DiscoveryOptions } from './discovery-options.js';
 import type { MeshdServer } from './meshd-server.js';
 
 /** The flags this wiring acts on (taken off the "not acted on yet" list). */
@@ -19,13 +19,13 @@ export const PIPELINE_FLAGS = ['configDir', 'meshConfig', 'networksConfig', 'reg
  * config file, before anything is served.
  */
 export function startDiscoveryPipeline(
-  flags: DiscoveryFlags,
-  env: Env,
+  flags: DiscoveryOptions,
   deps: { logging: Logging; metrics: Metrics; lifecycle: Lifecycle },
   server: MeshdServer,
 ): ProxylessDiscovery | undefined {
   if (!flags.configDir) return undefined;
   const { logging, metrics, lifecycle } = deps;
+  const env = flags.env;
   const fileLog = logging.scope('file');
   const rejected = metrics.counter('pilot_total_rejected_configs');
   const sources = discoverySources({

@@ -3,7 +3,7 @@ import { command, completionCommand, type Command } from '../framework/index.js'
 import { LOGGING_FLAGS, VKLOG_FLAG } from '../common/logging-flags.js';
 import { runRequest } from '../common/http-request.js';
 import { versionCommand } from '../common/version-command.js';
-import { DISCOVERY_FLAGS } from './discovery-flags.js';
+import { DISCOVERY_FLAGS } from './discovery-options.js';
 
 /** The local monitoring port `pilot-discovery request` talks to. */
 export const MONITORING_PORT = 15014;

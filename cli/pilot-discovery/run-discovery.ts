@@ -3,44 +3,42 @@
  * meshd's listeners and runs until SIGTERM or SIGINT, then closes everything within
  * `--shutdownDuration`.
  */
-import { createLogging, createMetrics, Lifecycle, loadEnv, SCOPES, type Env } from '../../core/index.js';
+import { createLogging, createMetrics, Lifecycle, loadEnv, SCOPES } from '../../core/index.js';
 import type { RunContext } from '../framework/index.js';
-import { logOptionsFrom } from '../common/logging-flags.js';
 import { exitAfterShutdown } from '../common/exit-after-shutdown.js';
-import { discoveryFlagsFrom, type DiscoveryFlags } from './discovery-flags.js';
+import { discoveryOptionsFrom, type DiscoveryOptions } from './discovery-options.js';
 import { startMeshdServer, type MeshdServerOptions } from './meshd-server.js';
 import { PIPELINE_FLAGS, startDiscoveryPipeline } from './discovery-pipeline.js';
 
 /** Flags that parse but that nothing acts on yet (the parts that use them are being built). */
 const NOT_ACTED_ON = ['caCertFile', 'clusterAliases', 'configDir', 'httpsAddr', 'orchconfig', 'meshConfig', 'networksConfig', 'profile', 'registries', 'secureGRPCAddr', 'tls-cipher-suites', 'tlsCertFile', 'tlsKeyFile'] as const;
 
-/** The listener options of meshd from its flags and environment. */
-export function meshdServerOptions(flags: DiscoveryFlags, env: Env): MeshdServerOptions {
+/** The listener options of meshd from its options. */
+export function meshdServerOptions(flags: DiscoveryOptions): MeshdServerOptions {
   return {
     grpcAddr: flags.grpcAddr,
     httpAddr: flags.httpAddr,
     monitoringAddr: flags.monitoringAddr,
     ctrlz: flags.ctrlz,
     keepalive: flags.keepalive,
-    maxRecvMsgSize: env.int('MESH_GPRC_MAXRECVMSGSIZE'),
-    maxConcurrentStreams: env.int('MESH_GPRC_MAXSTREAMS'),
+    maxRecvMsgSize: flags.grpcLimits.maxRecvMsgSize,
+    maxConcurrentStreams: flags.grpcLimits.maxConcurrentStreams,
     shutdownMs: flags.shutdownMs,
   };
 }
 
 /** Runs meshd until a signal; resolves with the exit code. */
 export async function runDiscovery(ctx: RunContext): Promise<number> {
-  const env = loadEnv('pilot-discovery', ctx.io.env);
-  const flags = discoveryFlagsFrom(ctx.flags, env.isSet('POD_NAMESPACE') ? env.string('POD_NAMESPACE') : undefined);
-  const logging = createLogging(logOptionsFrom(ctx.flags), SCOPES['pilot-discovery']);
+  const flags = discoveryOptionsFrom(ctx.flags, loadEnv('pilot-discovery', ctx.io.env));
+  const logging = createLogging(flags.log, SCOPES['pilot-discovery']);
   const log = logging.root;
   const metrics = createMetrics('pilot-discovery');
   const lifecycle = new Lifecycle();
   lifecycle.add('logging', () => logging.close());
   try {
-    const server = await startMeshdServer(meshdServerOptions(flags, env), { logging, metrics, env, lifecycle });
+    const server = await startMeshdServer(meshdServerOptions(flags), { logging, metrics, env: flags.env, lifecycle });
     // Proxyless discovery pipeline (model, generators, ADS, debug routes) when --configDir is given.
-    const discovery = startDiscoveryPipeline(flags, env, { logging, metrics, lifecycle }, server);
+    const discovery = startDiscoveryPipeline(flags, { logging, metrics, lifecycle }, server);
     const actedOn: readonly string[] = discovery ? PIPELINE_FLAGS : [];
     const ignored = NOT_ACTED_ON.filter((name) => ctx.flags.changed(name) && !actedOn.includes(name));
     if (ignored.length > 0) log.warn({ flags: ignored }, 'flags accepted but not acted on yet');
