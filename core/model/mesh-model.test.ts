@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { Subject } from 'rxjs';
+import { createMetrics } from '../metrics/index.js';
+import type { Config, ConfigEvent } from './config.js';
+import { MeshModel, type ModelInput } from './mesh-model.js';
+import { modelMetricsFrom } from './model-metrics.js';
+import type { PushRequest } from './push-request.js';
+
+function cfg(kind: string, name: string, spec: Record<string, unknown>, namespace = 'qs'): Config {
+  return { apiVersion: 'networking.mesh.io/v1', kind, metadata: { name, namespace }, spec };
+}
+
+function ev(c: Config, type: ConfigEvent['type'] = 'added'): ModelInput {
+  return { kind: 'config', event: { type, key: { kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name }, object: c, resourceVersion: '1' } };
+}
+
+const SE = cfg('ServiceEntry', 'echo', {
+  hosts: ['echo.qs.svc.cluster.local'],
+  location: 'MESH_INTERNAL',
+  ports: [{ number: 80, name: 'grpc', protocol: 'GRPC' }],
+  workloadSelector: { labels: { app: 'echo' } },
+});
+const WE = (address: string, labels: Record<string, string> = { app: 'echo' }): Config => cfg('WorkloadEntry', 'w1', { address, labels });
+const VS = cfg('VirtualService', 'echo', { hosts: ['echo'], http: [{ route: [{ destination: { host: 'echo' } }] }] });
+
+function model(): MeshModel {
+  return new MeshModel({ domain: 'cluster.local', drainingLabel: 'mesh.io/draining', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true });
+}
+
+function summary(r: PushRequest | undefined): string {
+  if (!r) return 'none';
+  return `${r.full ? 'full' : 'eds'} ${[...r.reasons.keys()].sort().join(',')} ${[...r.configsUpdated].sort().join(' ')}`;
+}
+
+describe('MeshModel', () => {
+  const cases: { name: string; before: ModelInput[]; change: ModelInput[]; want: string }[] = [
+    { name: 'given a new VirtualService should ask for a full config push naming it', before: [], change: [ev(VS)], want: 'full config VirtualService/qs/echo' },
+    {
+      name: 'given a new ServiceEntry should ask for a full service push naming the host and the config',
+      before: [],
+      change: [ev(SE)],
+      want: 'full service ServiceEntry/qs/echo ServiceEntry/qs/echo.qs.svc.cluster.local',
+    },
+    {
+      name: 'given a moved WorkloadEntry should ask for an EDS-only push of its service',
+      before: [ev(SE), ev(WE('10.0.0.1'))],
+      change: [ev(WE('10.0.0.2'), 'updated')],
+      want: 'eds endpoint ServiceEntry/qs/echo.qs.svc.cluster.local',
+    },
+    {
+      name: 'given a WorkloadEntry relabelled out of the selector should ask for an EDS push of the service it left',
+      before: [ev(SE), ev(WE('10.0.0.1'))],
+      change: [ev(WE('10.0.0.1', { app: 'other' }), 'updated')],
+      want: 'eds endpoint ServiceEntry/qs/echo.qs.svc.cluster.local',
+    },
+    { name: 'given an identical update should ask for nothing', before: [ev(VS)], change: [ev(VS, 'updated')], want: 'none' },
+    { name: 'given a mesh config should ask for a global push of everything', before: [], change: [{ kind: 'meshConfig', meshConfig: model().meshConfig }], want: 'full global ' },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const m = model();
+      m.apply(c.before);
+      assert.equal(summary(m.apply(c.change)), c.want);
+    });
+  }
+
+  it('given an endpoint-only change should not rebuild the PushContext but update the endpoint index', () => {
+    const m = model();
+    const inputs = new Subject<ModelInput[]>();
+    const seen: PushRequest[] = [];
+    const sub = m.pushes(inputs).subscribe((r) => seen.push(r));
+    inputs.next([ev(SE), ev(WE('10.0.0.1'))]);
+    const ctx = m.pushContext;
+    assert.ok(Object.isFrozen(ctx), 'a published PushContext is frozen');
+    inputs.next([ev(WE('10.0.0.2'), 'updated')]);
+    sub.unsubscribe();
+    assert.equal(seen.length, 2);
+    assert.equal(seen[1]!.full, false);
+    assert.equal(m.pushContext, ctx, 'the same PushContext object');
+    assert.deepEqual(m.endpoints.instances('echo.qs.svc.cluster.local').map((i) => i.address), ['10.0.0.2']);
+  });
+
+  it('given pushes should record the pipeline metrics', async () => {
+    const metrics = createMetrics('pilot-discovery', { processMetrics: false });
+    const m = new MeshModel({ domain: 'cluster.local', drainingLabel: '', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, metrics: modelMetricsFrom(metrics) });
+    const inputs = new Subject<ModelInput[]>();
+    const sub = m.pushes(inputs).subscribe();
+    inputs.next([ev(SE), ev(WE('10.0.0.1')), ev(VS)]);
+    inputs.next([ev(WE('10.0.0.2'), 'updated')]);
+    sub.unsubscribe();
+    const text = await metrics.text();
+    assert.match(text, /^pilot_inbound_updates\{type="config"\} 4$/m);
+    assert.match(text, /^pilot_inbound_updates\{type="eds"\} 1$/m);
+    assert.match(text, /^pilot_push_triggers\{type="endpoint"\} 1$/m);
+    assert.match(text, /^pilot_push_triggers\{type="service"\} 1$/m);
+    assert.match(text, /^pilot_services 1$/m);
+    assert.match(text, /^pilot_virt_services 1$/m);
+    assert.match(text, /^pilot_debounce_time_count 2$/m);
+    assert.match(text, /^pilot_pushcontext_init_seconds_count 2$/m, 'the constructor build and one full push; the EDS push rebuilt nothing');
+  });
+});
