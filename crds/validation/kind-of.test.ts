@@ -56,6 +56,24 @@ describe('validateConfig input shapes', () => {
     if (r.config.kind === 'WorkloadEntry') assert.equal(r.config.spec.address, '1.1.1.1');
   });
 
+  it('given server-set metadata fields should accept them', () => {
+    const r = validateConfig({
+      apiVersion: 'networking.mesh.io/v1',
+      kind: 'WorkloadEntry',
+      metadata: {
+        name: 'a',
+        namespace: 'ns',
+        resourceVersion: '42',
+        generation: 3,
+        uid: '8f7c1c9e-0000-4000-8000-000000000001',
+        creationTimestamp: '2026-01-01T00:00:00Z',
+        managedFields: [{ manager: 'kubectl' }],
+      },
+      spec: { address: '1.1.1.1' },
+    });
+    assert.ok(r.ok, JSON.stringify(r));
+  });
+
   it('given JSON pointers with map keys should render readable paths', () => {
     assert.equal(pointerToPath('/spec/http/0/match/1/headers/x-user'), 'spec.http[0].match[1].headers.x-user');
     assert.equal(pointerToPath('/spec/selector/matchLabels/app.kubernetes.io~1name'), 'spec.selector.matchLabels["app.kubernetes.io/name"]');
