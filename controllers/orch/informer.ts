@@ -53,6 +53,9 @@ interface ListAnswer<T> {
   readonly items?: T[];
 }
 
+/** How long past its server-side timeout a watch may stay open before it is presumed dead. */
+const WATCHDOG_GRACE_SECONDS = 60;
+
 /** A watch that must be restarted with a fresh list (HTTP 410 Gone / `Expired`). */
 class WatchExpiredError extends Error {
   override readonly name = 'WatchExpiredError';
@@ -250,7 +253,16 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
         resolve();
         return;
       }
+      // NOTE: the server ends every watch at `timeoutSeconds`; one still open well after that sits on a
+      // dead connection (e.g. a network partition) and is dropped so that the loop reconnects.
+      const watchdog = setTimeout(() => {
+        subscription.unsubscribe();
+        signal.removeEventListener('abort', onAbort);
+        reject(new Error(`watch ${this.#path} outlived its ${timeout} s timeout: connection presumed dead`));
+      }, (timeout + WATCHDOG_GRACE_SECONDS) * 1000);
+      watchdog.unref();
       const onAbort = (): void => {
+        clearTimeout(watchdog);
         subscription.unsubscribe();
         resolve();
       };
@@ -260,16 +272,19 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
             this.#apply(event);
             progress.received = true;
           } catch (err) {
+            clearTimeout(watchdog);
             subscription.unsubscribe();
             signal.removeEventListener('abort', onAbort);
             reject(err);
           }
         },
         error: (err: unknown) => {
+          clearTimeout(watchdog);
           signal.removeEventListener('abort', onAbort);
           reject(err);
         },
         complete: () => {
+          clearTimeout(watchdog);
           signal.removeEventListener('abort', onAbort);
           resolve();
         },

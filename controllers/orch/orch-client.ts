@@ -23,7 +23,12 @@ export interface OrchRequestOptions {
   /** Default `application/json`; patches use `application/merge-patch+json` and similar. */
   readonly contentType?: string;
   readonly signal?: AbortSignal;
+  /** Give up when the whole exchange takes longer; default 60 s. */
+  readonly timeoutMs?: number;
 }
+
+/** The default time limit of {@link OrchClient.request}. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /** One line of a watch stream, as the API server sends it. */
 export interface RawWatchEvent {
@@ -101,10 +106,20 @@ export class OrchClient implements OrchTransport {
    */
   async request<T>(method: string, path: string, options: OrchRequestOptions = {}): Promise<T> {
     await this.#bucket.take(options.signal);
-    const res = await this.#send(method, path, options, false);
-    const text = await readAll(res);
-    if ((res.statusCode ?? 0) >= 400) throw apiError(method, path, res.statusCode ?? 0, text);
-    return (text === '' ? undefined : JSON.parse(text)) as T;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    try {
+      const res = await this.#send(method, path, { ...options, signal }, false);
+      const text = await readAll(res);
+      if ((res.statusCode ?? 0) >= 400) throw apiError(method, path, res.statusCode ?? 0, text);
+      return (text === '' ? undefined : JSON.parse(text)) as T;
+    } catch (err) {
+      if (timeout.aborted && !options.signal?.aborted) {
+        throw new Error(`${method} ${path}: no complete answer within ${timeoutMs} ms`, { cause: err });
+      }
+      throw err;
+    }
   }
 
   /**

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { OrchApiError, OrchClient, type RawWatchEvent } from './orch-client.js';
+import type { BucketClock } from './token-bucket.js';
+
+/** A real HTTP server on 127.0.0.1 standing in for the API server: each test sets `handler`. */
+class LoopbackApi {
+  handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end('{}');
+  readonly requests: { method: string; url: string; auth: string | undefined; body: string }[] = [];
+  readonly open = new Set<ServerResponse>();
+  readonly server: Server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      this.requests.push({ method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization, body });
+      this.open.add(res);
+      res.on('close', () => this.open.delete(res));
+      this.handler(req, res);
+    });
+  });
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function kubeConfigFor(server: string): KubeConfig {
+  const kc = new KubeConfig();
+  // NOTE: client-node allows a plain http:// server only with skipTLSVerify.
+  kc.loadFromClusterAndUser({ name: 'loopback', server, skipTLSVerify: true }, { name: 'u', token: 'secret-token' });
+  return kc;
+}
+
+/** A clock whose sleeps return at once and are counted: each sleep is one throttled request. */
+function countingClock(): BucketClock & { sleeps: number } {
+  const clock = { sleeps: 0, now: () => 0, sleep: async () => void (clock.sleeps += 1) };
+  return clock;
+}
+
+describe('OrchClient (loopback HTTP server)', () => {
+  const api = new LoopbackApi();
+  let server: string;
+
+  before(async () => {
+    server = await api.start();
+  });
+  after(() => api.stop());
+  beforeEach(() => {
+    api.requests.length = 0;
+  });
+
+  it('given a JSON answer, should send the bearer token and the query and parse the body', async () => {
+    api.handler = (_req, res) => res.end(JSON.stringify({ kind: 'ConfigMapList', items: [] }));
+    const client = new OrchClient(kubeConfigFor(server), { qps: 10, burst: 10, contentType: 'json' });
+    const answer = await client.request<{ kind: string }>('GET', '/api/v1/configmaps', { query: { limit: 5, continue: undefined } });
+    assert.equal(answer.kind, 'ConfigMapList');
+    assert.equal(api.requests[0]?.url, '/api/v1/configmaps?limit=5');
+    assert.equal(api.requests[0]?.auth, 'Bearer secret-token');
+  });
+
+  it('given a Status error, should throw OrchApiError with the status, reason and message', async () => {
+    api.handler = (_req, res) => {
+      res.statusCode = 409;
+      res.end(JSON.stringify({ kind: 'Status', reason: 'AlreadyExists', message: 'configmaps "a" already exists' }));
+    };
+    const client = new OrchClient(kubeConfigFor(server), { qps: 10, burst: 10, contentType: 'json' });
+    await assert.rejects(
+      client.request('POST', '/api/v1/namespaces/ns/configmaps', { body: { metadata: { name: 'a' } } }),
+      (err: unknown) => err instanceof OrchApiError && err.status === 409 && err.reason === 'AlreadyExists' && /already exists/.test(err.message),
+    );
+    assert.equal(api.requests[0]?.body, '{"metadata":{"name":"a"}}');
+  });
+
+  it('given a watch, should emit each line, then complete when the server ends the stream', async () => {
+    api.handler = (_req, res) => {
+      res.write('{"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"2"}}}\n');
+      res.end('{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"3"}}}\n');
+    };
+    const client = new OrchClient(kubeConfigFor(server), { qps: 10, burst: 10, contentType: 'json' });
+    const events: RawWatchEvent[] = [];
+    await new Promise<void>((resolve, reject) =>
+      client.watch('/api/v1/configmaps', { resourceVersion: '1' }).subscribe({ next: (e) => events.push(e), error: reject, complete: resolve }),
+    );
+    assert.deepEqual(events.map((e) => e.type), ['ADDED', 'BOOKMARK']);
+    assert.match(api.requests[0]?.url ?? '', /resourceVersion=1&watch=true/);
+  });
+
+  it('given a refused watch, should error with the status', async () => {
+    api.handler = (_req, res) => {
+      res.statusCode = 410;
+      res.end(JSON.stringify({ kind: 'Status', reason: 'Expired', message: 'too old resource version' }));
+    };
+    const client = new OrchClient(kubeConfigFor(server), { qps: 10, burst: 10, contentType: 'json' });
+    const error = await new Promise<unknown>((resolve) => client.watch('/api/v1/pods', {}).subscribe({ error: resolve, complete: () => resolve(undefined) }));
+    assert.ok(error instanceof OrchApiError && error.status === 410 && error.reason === 'Expired', String(error));
+  });
+
+  it('given an unsubscribe mid-watch, should close the connection', async () => {
+    api.handler = (_req, res) => res.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n');
+    const client = new OrchClient(kubeConfigFor(server), { qps: 10, burst: 10, contentType: 'json' });
+    let first!: () => void;
+    const gotOne = new Promise<void>((resolve) => (first = resolve));
+    const subscription = client.watch('/api/v1/pods', {}).subscribe(() => first());
+    await gotOne;
+    assert.equal(api.open.size, 1);
+    subscription.unsubscribe();
+    for (let i = 0; i < 1000 && api.open.size > 0; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(api.open.size, 0, 'the server still holds the watch connection');
+  });
+
+  it('given burst 2, should make requests, watches and typed API calls beyond it wait for tokens', async () => {
+    api.handler = (_req, res) => {
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ apiVersion: 'v1', kind: 'NamespaceList', metadata: {}, items: [] }));
+    };
+    const clock = countingClock();
+    const client = new OrchClient(kubeConfigFor(server), { qps: 1, burst: 2, contentType: 'json' }, { clock });
+    await client.request('GET', '/api/v1/namespaces');
+    await client.request('GET', '/api/v1/namespaces');
+    assert.equal(clock.sleeps, 0);
+    await client.api(CoreV1Api).listNamespace();
+    assert.equal(clock.sleeps, 1);
+    await new Promise<void>((resolve, reject) => client.watch('/api/v1/namespaces', {}).subscribe({ error: reject, complete: resolve }));
+    assert.equal(clock.sleeps, 2);
+    assert.equal(api.requests.length, 4);
+  });
+});
