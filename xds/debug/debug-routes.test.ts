@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk decoded Envoy JSON */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import * as grpc from '@grpc/grpc-js';

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk decoded Envoy JSON */
 import assert from 'node:assert/strict';
 import { decode } from '../protos/codec.js';
 import { protoRoot } from '../protos/root.js';

@@ -1,5 +1,5 @@
 /**
- * Runs server-security.scenario.js in a child mocha with GRPC_XDS_EXPERIMENTAL_RBAC=true: grpc-js-xds
+ * Runs testing/server-security-scenario.js in a child mocha with GRPC_XDS_EXPERIMENTAL_RBAC=true: grpc-js-xds
  * reads the flag once at module load, and this process may have loaded it already.
  */
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ describe('server security scenarios (child process with GRPC_XDS_EXPERIMENTAL_RB
   this.timeout(300_000);
   it('given RBAC and mTLS configs should pass every scenario', async () => {
     const mocha = require.resolve('mocha/bin/mocha.js');
-    const spec = fileURLToPath(new URL('./server-security.scenario.js', import.meta.url));
+    const spec = fileURLToPath(new URL('../testing/server-security-scenario.js', import.meta.url));
     const child = spawn(process.execPath, [mocha, '--no-config', '--exit', '--reporter', 'dot', spec], {
       env: { ...process.env, GRPC_XDS_EXPERIMENTAL_RBAC: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],

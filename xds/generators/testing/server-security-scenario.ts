@@ -1,7 +1,7 @@
 /**
  * Server-side security with real XdsServer backends: RBAC from AuthorizationPolicy and mTLS with SAN
  * checks through file_watcher certificate providers. A mocha spec run in a child process by
- * server-security.test.ts, because grpc-js-xds reads GRPC_XDS_EXPERIMENTAL_RBAC at module load.
+ * integration/server-security.test.ts, because grpc-js-xds reads GRPC_XDS_EXPERIMENTAL_RBAC at module load.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as xds from '@grpc/grpc-js-xds';
-import { bootstrapJson, callMany, callOnce, ECHO_METHOD, freePort, MeshHarness, startXdsBackend, until, type XdsBackend } from '../testing/mesh-harness.js';
-import { TestCa } from '../testing/test-ca.js';
+import { bootstrapJson, callMany, callOnce, ECHO_METHOD, freePort, MeshHarness, startXdsBackend, until, type XdsBackend } from './mesh-harness.js';
+import { TestCa } from './test-ca.js';
 
 const HOST = 'echo.qs.svc.cluster.local';
 
