@@ -38,7 +38,8 @@ describe('ADS limits over real gRPC', () => {
     const gen = new FakeGenerator();
     gen.set(CDS, 'c1', edsCluster('c1'));
     h = await startAdsHarness({ generator: gen, sendTimeoutMs: 300 });
-    const c = new AdsClient({ address: h.address, node: { id: NODE_ID }, autoAck: true });
+    // A small HTTP/2 receive window, so that flow control stops the server soon after the client stops.
+    const c = new AdsClient({ address: h.address, node: { id: NODE_ID }, autoAck: true, channelOptions: { 'grpc-node.flow_control_window': 65535 } });
     clients.push(c);
     c.subscribe(CDS);
     await c.nextResponse(CDS, 0);

@@ -47,3 +47,11 @@ describe('RateLimiter', () => {
     });
   }
 });
+
+describe('RateLimiter at very low rates', () => {
+  it('given an idle bucket, a tiny rate and no allowed wait, should still admit the first caller', () => {
+    const l = new RateLimiter({ ratePerSecond: 0.001, now: () => 123456.789 });
+    assert.equal(l.reserve(0), 0);
+    assert.equal(l.reserve(0), undefined);
+  });
+});

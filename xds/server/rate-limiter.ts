@@ -49,10 +49,10 @@ export class RateLimiter {
   reserve(maxWaitMs: number): number | undefined {
     const now = this.#now();
     const tat = Math.max(this.#tat, now);
-    const next = tat + this.#intervalMs;
-    const wait = next - this.#burstMs - now;
+    // NOTE: (tat - now) first, so that an idle bucket gives exactly 0 (no floating-point residue).
+    const wait = tat - now + (this.#intervalMs - this.#burstMs);
     if (wait > maxWaitMs) return undefined;
-    this.#tat = next;
+    this.#tat = tat + this.#intervalMs;
     return Math.max(0, wait);
   }
 

@@ -78,6 +78,8 @@ export class AdsStream<R> {
     this.#waitMs = opts.waitMs ?? 10_000;
     this.#client = new grpc.Client(opts.address, opts.credentials ?? grpc.credentials.createInsecure(), {
       'grpc.use_local_subchannel_pool': 1,
+      // NOTE: a large receive window, as Envoy's (256 MiB per stream); grpc-js defaults to 64 KiB.
+      'grpc-node.flow_control_window': 64 * 1024 * 1024,
       ...opts.channelOptions,
     });
     this.#call = this.#client.makeBidiStreamRequest(method, identity, identity);
