@@ -45,6 +45,12 @@ function flagNamed(flags: readonly Flag[], word: string): Flag | undefined {
  * and the named values of `level` flags; anything else falls back to file names.
  */
 export function complete(root: Command, words: readonly string[], toComplete: string): Completions {
+  if (words[0] === 'help') {
+    // `help <command>...`: offer only the command words.
+    const { chain, rest } = resolveCommand(root, words.slice(1));
+    const subs = rest.length === 0 ? chain[chain.length - 1]!.commands.filter(isAvailable) : [];
+    return { candidates: subs.filter((c) => c.name.startsWith(toComplete)).map((c) => ({ value: c.name, description: c.short })), directive: DIRECTIVE.noFileComp };
+  }
   const { chain, rest } = resolveCommand(root, words);
   const cmd = chain[chain.length - 1]!;
   const set = flagSetOf(chain);
@@ -68,7 +74,9 @@ export function complete(root: Command, words: readonly string[], toComplete: st
   const positional = rest.filter((w, i) => !w.startsWith('-') && !(i > 0 && isValueOf(all, rest[i - 1]!)));
   const subs = cmd.commands.filter(isAvailable);
   if (subs.length > 0 && positional.length === 0) {
-    const byName = subs.filter((c) => c.name.startsWith(toComplete)).map((c) => ({ value: c.name, description: c.short }));
+    // The root also answers to cobra's `help` command.
+    const named = [...subs, ...(chain.length === 1 ? [{ name: 'help', short: 'Help about any command' }] : [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const byName = named.filter((c) => c.name.startsWith(toComplete)).map((c) => ({ value: c.name, description: c.short }));
     const byAlias = toComplete === '' ? [] : subs.flatMap((c) =>
       c.name.startsWith(toComplete) ? [] : c.aliases.filter((a) => a.startsWith(toComplete)).map((a) => ({ value: a, description: c.short })),
     );

@@ -36,6 +36,8 @@ describe('completion', () => {
       { name: 'given a named-level flag should offer its levels', words: ['analyze', '--failure-threshold'], toComplete: 'W', want: ['Warning'], directive: DIRECTIVE.noFileComp },
       { name: 'given an inline named-level value should offer its levels', words: ['analyze'], toComplete: '--output-threshold=E', want: ['Error'] },
       { name: 'given a command taking files should fall back to files', words: ['analyze'], toComplete: 'fo', want: [], directive: 0 },
+      { name: 'given a root prefix should offer cobra\'s help command too', words: [], toComplete: 'h', want: ['help'] },
+      { name: 'given help should complete command words', words: ['help', 'proxy-config'], toComplete: 'e', want: ['ecds', 'endpoint'] },
       { name: 'given a flag already given should not offer it again', words: ['version', '--short'], toComplete: '--s', want: [] },
     ];
     for (const c of cases) {
