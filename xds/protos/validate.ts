@@ -160,7 +160,11 @@ function checkMessage(type: protobuf.Type, m: Msg, path: string, out: Validation
       const n = Object.keys(obj).length;
       if (mr['min_pairs'] !== undefined && n < num(mr['min_pairs'])) out.push({ path: p, message: `must have at least ${num(mr['min_pairs'])} entries` });
       if (mr['max_pairs'] !== undefined && n > num(mr['max_pairs'])) out.push({ path: p, message: `must have at most ${num(mr['max_pairs'])} entries` });
-      for (const [k, v] of Object.entries(obj)) checkValue(field, sub(mr, 'values') ?? {}, v, `${p}[${JSON.stringify(k)}]`, out);
+      const keyRules = sub(sub(mr, 'keys') ?? {}, 'string');
+      for (const [k, v] of Object.entries(obj)) {
+        if (keyRules) checkString(keyRules, k, `${p}[${JSON.stringify(k)}] (key)`, out);
+        checkValue(field, sub(mr, 'values') ?? {}, v, `${p}[${JSON.stringify(k)}]`, out);
+      }
       continue;
     }
     if (field.repeated) {

@@ -57,9 +57,10 @@ for (const deltaXds of [false, true]) {
 
     it('given named subscriptions, should send only new names and answer a name that does not exist with removed_resources', async () => {
       const c = connect();
-      c.subscribe(EDS, ['c1']);
+      c.subscribe(EDS, ['c1', 'ghost']);
       const first = await c.nextResponse(EDS, 0);
       assert.deepEqual(first.resources.map((x) => x.name), ['c1']);
+      assert.deepEqual(first.removedResources, ['ghost']);
       c.subscribe(EDS, ['c2', 'nope']);
       const second = await c.nextResponse(EDS, 1);
       assert.deepEqual(second.resources.map((x) => x.name), ['c2']);

@@ -81,8 +81,9 @@ class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest> {
         if (!w.wildcard) w.sent.delete(n);
       }
     }
-    if (first || wildcardAdded) await this.#respond(conn, w, forcedPush(), { kind: 'request' });
-    else if (added.size > 0) await this.#respond(conn, w, forcedPush(), { kind: 'request', only: added });
+    // NOTE: a first request always gets an answer (even empty) so that the proxy can finish warming.
+    if (w.wildcard && (first || wildcardAdded)) await this.#respond(conn, w, forcedPush(), { kind: 'request' });
+    else if (first || added.size > 0) await this.#respond(conn, w, forcedPush(), { kind: 'request', only: added });
   }
 
   async push(conn: Connection<P>, push: PushRequest): Promise<void> {
