@@ -104,12 +104,15 @@ async function main(): Promise<void> {
   ];
 
   if (values.duration !== undefined || !process.stdout.isTTY) {
+    // No terminal to redraw: print the table every two seconds, and once more at the end.
     const seconds = Number(values.duration ?? '0');
+    console.log(hints.join('\n') + '\n');
+    const printer = setInterval(() => console.log(formatTraffic(traffic.snapshot(), target).join('\n') + '\n'), 2000);
     await new Promise<void>((done) => {
       process.once('SIGINT', done).once('SIGTERM', done);
       if (seconds > 0) setTimeout(done, seconds * 1000);
-      else setInterval(() => console.log(formatTraffic(traffic.snapshot(), target).join('\n') + '\n'), 2000);
     });
+    clearInterval(printer);
     console.log(formatTraffic(traffic.snapshot(), target).join('\n'));
     await stop();
     process.exit(0);
