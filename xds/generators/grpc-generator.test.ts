@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { decode } from '../protos/codec.js';
 import { protoRoot } from '../protos/root.js';
+import { validate } from '../protos/validate.js';
 import { TYPE_URL, type WatchedResource } from '../server/contracts.js';
 import { ProxylessGrpcGenerator } from './grpc-generator.js';
 import { configEvent, configsFromYaml, grpcNode, testModel } from './testing/model-fixtures.js';
@@ -191,5 +192,35 @@ describe('ProxylessGrpcGenerator', () => {
     const c = gen.generate(state, watch(TYPE_URL.cluster, name))!.resources[0]!.body;
     assert.notEqual(a, c, 'rebuilt after the clear');
     assert.deepEqual(c, a, 'same content: the rule did not really change');
+  });
+
+  it('given every resource the config yields should pass the proto shape and validate rules, and every reference should resolve', () => {
+    const { gen, state } = setup();
+    const types = [
+      [TYPE_URL.listener, 'envoy.config.listener.v3.Listener', ['echo.qs.svc.cluster.local:50051', 'xds.mesh.io/grpc/lds/inbound/127.0.0.11:50051']],
+      [TYPE_URL.route, 'envoy.config.route.v3.RouteConfiguration', ['outbound|50051||echo.qs.svc.cluster.local']],
+    ] as const;
+    const clusters = gen.generate(state, watch(TYPE_URL.cluster))!.resources.map((r) => r.name);
+    const all: [string, string, string][] = [];
+    for (const [url, type, names] of types) for (const n of names) all.push([url, type, n]);
+    for (const n of clusters) {
+      all.push([TYPE_URL.cluster, 'envoy.config.cluster.v3.Cluster', n]);
+      all.push([TYPE_URL.endpoint, 'envoy.config.endpoint.v3.ClusterLoadAssignment', n]);
+    }
+    for (const [url, type, name] of all) {
+      const obj = gen.buildObject(state, url, name);
+      assert.ok(obj, `${name} builds`);
+      assert.deepEqual(validate(type, obj), [], `${type} ${name} is valid`);
+    }
+    // references: the listener's RDS name is served; every routed cluster is served by CDS and EDS
+    const listener = one(gen, state, TYPE_URL.listener, 'echo.qs.svc.cluster.local:50051') as any;
+    const rdsName = listener.apiListener.apiListener.rds.routeConfigName;
+    const rc = one(gen, state, TYPE_URL.route, rdsName) as any;
+    const routed = new Set<string>();
+    for (const r of rc.virtualHosts[0].routes) {
+      if (r.route.cluster) routed.add(r.route.cluster);
+      for (const w of r.route.weightedClusters?.clusters ?? []) routed.add(w.name);
+    }
+    for (const c of routed) assert.ok(clusters.includes(c), `routed cluster ${c} is served`);
   });
 });
