@@ -1,0 +1,65 @@
+// End to end: `npm run bench:xds -- --services 5 --proxies 5 --quick` against meshd (bin/pilot-discovery)
+// as a child process, clients in a worker thread, JSON written. Checks what the run measured, never how fast.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BenchResult } from './run-bench.js';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function runBenchCli(args: readonly string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('bench:xds smoke (meshd as a child process)', function () {
+  this.timeout(120_000);
+  let dir = '';
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bench-xds-smoke-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('given 5 services and 5 proxyless clients should complete startup and see every edit arrive at every client', async function () {
+    const out = join(dir, 'result.json');
+    const run = await runBenchCli(['--services', '5', '--proxies', '5', '--quick', '--out', out]);
+    if (run.code !== 0 && /not implemented yet/.test(run.stderr)) {
+      // NOTE: the brief's one allowed skip: meshd's discovery still answers "not implemented yet" for config dirs.
+      const line = /.*not implemented yet.*/.exec(run.stderr)![0].trim();
+      this.test!.title += ` [skipped: meshd does not serve --configDir yet; it said: ${line}]`;
+      this.skip();
+    }
+    assert.equal(run.code, 0, `bench:xds failed:\n${run.stderr.slice(-4000)}`);
+    const r = JSON.parse(readFileSync(out, 'utf8')) as BenchResult;
+    assert.equal(r.startup.complete, 5);
+    assert.notEqual(r.startup.allCompleteMs, undefined);
+    for (const t of ['LDS', 'RDS', 'CDS', 'EDS']) assert.ok((r.startup.traffic[t]?.bytes ?? 0) > 0, `no ${t} bytes at startup`);
+    const where = Object.fromEntries(r.edits.map((e) => [e.scenario, Object.keys(e.arrivedIn)]));
+    assert.deepEqual(where, { 'vs-edit': ['RDS'], 'new-service': ['LDS'], 'new-subset': ['CDS'], endpoint: ['EDS'] });
+    for (const e of r.edits) {
+      assert.equal(e.missing, 0, `${e.scenario}: ${e.missing} clients never saw ${e.marker}`);
+      assert.equal(e.samplesMs.length, 5, e.scenario);
+      assert.ok(e.samplesMs.every((ms) => ms > 0), `${e.scenario}: a marker arrived before its edit was written`);
+    }
+    assert.ok(r.server.cpuSecondsTotal > 0);
+    assert.ok(r.server.peakRssBytes > 0);
+    assert.match(run.stdout, /target \(reported, not asserted\)/);
+  });
+});
