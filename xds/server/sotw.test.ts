@@ -151,7 +151,7 @@ describe('ADS state of the world over real gRPC', () => {
     c.subscribe(EDS, ['c1', 'c2']);
     const second = await c.nextResponse(EDS, 1);
     assert.deepEqual(second.resources.map((x) => x.name).sort(), ['c1', 'c2']);
-    c.subscribe(EDS, ['c2']);
+    c.unsubscribe(EDS, ['c1']);
     await eventually('the unsubscribe', () => (h.ads.connections()[0]!.types[0]!.names.join() === 'c2' ? true : undefined));
     h.ads.push(pushRequest('endpoint', { full: false }));
     const pushed = await c.nextResponse(EDS, 2);

@@ -23,7 +23,9 @@ export interface SotwResponse {
   readonly typeUrl: string;
   readonly nonce: string;
   readonly controlPlane: string;
+  /** Empty when the client was made with `keepBodies: false`; see `resourceCount`. */
   readonly resources: readonly SotwResource[];
+  readonly resourceCount: number;
   /** Size on the wire (bytes). */
   readonly bytes: number;
   /** Index in `responses`. */
@@ -36,6 +38,8 @@ export interface SotwClientOptions extends AdsClientOptions {
   readonly autoAck?: boolean;
   /** Decode each resource to learn its name (default true; benchmarks may turn it off). */
   readonly decodeNames?: boolean;
+  /** Keep resource bodies in `responses` (default true). False keeps only counts and sizes (benchmarks). */
+  readonly keepBodies?: boolean;
 }
 
 interface RawAny {
@@ -102,6 +106,12 @@ export class AdsClient {
     this.request({ typeUrl, resourceNames: names, versionInfo: last?.versionInfo ?? '', responseNonce: last?.nonce ?? '' });
   }
 
+  /** Drops names from a type's subscription (a request with the remaining names). */
+  unsubscribe(typeUrl: string, names: readonly string[]): void {
+    const drop = new Set(names);
+    this.subscribe(typeUrl, (this.#names.get(typeUrl) ?? []).filter((n) => !drop.has(n)));
+  }
+
   /** ACKs the latest response of a type. */
   ack(typeUrl: string): void {
     const last = this.#mustLatest(typeUrl);
@@ -142,7 +152,11 @@ export class AdsClient {
       typeUrl: r.typeUrl,
       nonce: r.nonce,
       controlPlane: r.controlPlane?.identifier ?? '',
-      resources: r.resources.map((a) => ({ typeUrl: a.type_url, body: a.value, name: this.#opts.decodeNames === false ? '' : resourceName(a.type_url, a.value) })),
+      resources:
+        this.#opts.keepBodies === false
+          ? []
+          : r.resources.map((a) => ({ typeUrl: a.type_url, body: a.value, name: this.#opts.decodeNames === false ? '' : resourceName(a.type_url, a.value) })),
+      resourceCount: r.resources.length,
       bytes: b.length,
       index: this.#count++,
     };
