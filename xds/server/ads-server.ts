@@ -133,6 +133,10 @@ export class AdsServer<P = unknown> {
     } catch (e) {
       throw new StreamError(grpc.status.FAILED_PRECONDITION, `proxy ${node.id} refused: ${e instanceof Error ? e.message : String(e)}`);
     }
+    if (this.#closed) {
+      this.#opts.generator.closeProxy?.(proxy);
+      throw new StreamError(grpc.status.UNAVAILABLE, 'meshd is shutting down');
+    }
     const conn = new Connection<P>(`${node.id}-${++this.#connectionCounter}`, node, proxy, peer, protocol);
     this.#connections.set(conn.id, conn);
     this.#pushers.set(conn, pusher);
