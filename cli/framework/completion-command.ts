@@ -4,10 +4,7 @@ import { flag } from './flag.js';
 import { completionScript, SHELLS, type Shell } from './completion-scripts.js';
 
 const HOW_TO_LOAD: Readonly<Record<Shell, (p: string) => string>> = {
-  bash: (p) => `Generate the autocompletion script for the bash shell.
-
-This script depends on the 'bash-completion' package.
-If it is not installed already, you can install it via your OS's package manager.
+  bash: (p) => `Generate the autocompletion script for the bash shell (4.3 or newer).
 
 To load completions in your current shell session:
 

@@ -136,16 +136,18 @@ Register-ArgumentCompleter -CommandName '${program}' -Native -ScriptBlock {
     $words = @($line -split '\\s+' | Where-Object { $_ -ne '' })
     $prog = $words[0]
     $prior = @()
-    if ($words.Count -gt 1) { $prior = $words[1..($words.Count - 1)] }
-    if ($WordToComplete -ne '' -and $prior.Count -gt 0) { $prior = $prior[0..($prior.Count - 2)] }
-    if ($prior.Count -eq 0) { $prior = @() }
+    if ($words.Count -gt 1) { $prior = @($words[1..($words.Count - 1)]) }
+    # The word being completed is the last element unless the cursor follows a space.
+    if ($WordToComplete -ne '' -and $prior.Count -gt 0) {
+        if ($prior.Count -eq 1) { $prior = @() } else { $prior = @($prior[0..($prior.Count - 2)]) }
+    }
     $out = @(& $prog ${sub} @prior "$WordToComplete" 2>$null)
     if ($out.Count -eq 0) { return }
     $directive = [int]($out[-1] -replace '^:', '')
     if ($directive -band 1) { return }
     $cands = @()
-    if ($out.Count -gt 1) { $cands = $out[0..($out.Count - 2)] }
-    if ($cands.Count -eq 0 -and -not ($directive -band 4)) { return }
+    if ($out.Count -gt 1) { $cands = @($out[0..($out.Count - 2)]) }
+    # NOTE: returning nothing lets PowerShell fall back to file names.
     foreach ($c in $cands) {
         $parts = $c -split "\`t", 2
         $desc = if ($parts.Count -gt 1 -and $parts[1] -ne '') { $parts[1] } else { $parts[0] }
