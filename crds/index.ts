@@ -7,7 +7,7 @@ export * from './types.js';
 export { validateConfig, type ValidationResult } from './validation/validate-config.js';
 export type { ValidationIssue, IssueLayer } from './validation/issue.js';
 export { kindOf, UnknownKindError, type ResolvedKind } from './validation/kind-of.js';
-export { renderCrd, renderCrds, renderCrdsYaml, type CustomResourceDefinition } from './render-crds.js';
+export { openApiV3Schema, renderCrd, renderCrds, renderCrdsYaml, type CustomResourceDefinition } from './render-crds.js';
 export { CRD_MANIFEST_PATH, CORPUS_DIR } from './source-paths.js';
 export {
   loadCorpus,

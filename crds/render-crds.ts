@@ -36,13 +36,18 @@ export function toCrdSchema(node: unknown): unknown {
   return out;
 }
 
-/** Renders the CRD of one kind: every served version with the same schema, one storage version. */
-export function renderCrd(definition: KindDefinition): CustomResourceDefinition {
-  const openAPIV3Schema = toCrdSchema({
+/** The `openAPIV3Schema` of a kind's CRD: `spec` (required) and `status`, without our `x-mesh-*` keys. */
+export function openApiV3Schema(definition: KindDefinition): unknown {
+  return toCrdSchema({
     type: 'object',
     properties: { spec: definition.spec, status: definition.status },
     required: ['spec'],
   });
+}
+
+/** Renders the CRD of one kind: every served version with the same schema, one storage version. */
+export function renderCrd(definition: KindDefinition): CustomResourceDefinition {
+  const openAPIV3Schema = openApiV3Schema(definition);
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { freeForm, map, obj, str, type SchemaNode } from '../schema/builders.js';
+import { freeForm, int, map, obj, str, type SchemaNode } from '../schema/builders.js';
 import type { KindDefinition } from '../schema/kind-definition.js';
 import { childPath, type ValidationIssue } from './issue.js';
 
@@ -13,7 +13,7 @@ export const objectMetaSchema = {
       labels: map(str()),
       annotations: map(str()),
       resourceVersion: str(),
-      generation: { type: 'integer' },
+      generation: int(),
       creationTimestamp: str(),
       uid: str(),
     },
