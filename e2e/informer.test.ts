@@ -9,6 +9,7 @@ import {
   type InformerError,
   type InformerEvent,
   type OrchQuery,
+  type OrchRequestOptions,
   type RawWatchEvent,
 } from '../controllers/index.js';
 import {
@@ -29,6 +30,11 @@ const FAST_BACKOFF = { initialMs: 50, maxMs: 1000, jitter: 0 } as const;
 class CountingClient extends OrchClient {
   openWatches = 0;
   watchesStarted = 0;
+  listPages = 0;
+  override request<T>(method: string, path: string, options: OrchRequestOptions = {}): Promise<T> {
+    if (method === 'GET' && options.query?.['limit'] !== undefined) this.listPages += 1;
+    return super.request<T>(method, path, options);
+  }
   override watch(path: string, query: OrchQuery): Observable<RawWatchEvent> {
     const inner = super.watch(path, query);
     return new Observable<RawWatchEvent>((subscriber) => {
@@ -190,6 +196,19 @@ describe('e2e: informers over a real API server', () => {
     assert.equal(informer.running, false);
     assert.equal(client.openWatches, 0);
     assert.equal(informer.hasSynced(), false);
+  });
+
+  it('given more objects than one list page, should list every page', async () => {
+    for (let i = 0; i < 7; i++) await core.createNamespacedConfigMap({ namespace, body: configMap(`page-${i}`, String(i)) });
+    const client = new CountingClient(kc, CLIENT_OPTIONS);
+    const informer = new InformerFactory(client, { watchNamespace: namespace, backoff: FAST_BACKOFF, pageSize: 3 }).informer<V1ConfigMap>(
+      ORCH_RESOURCES.configMaps,
+    );
+    const recorder = record(informer);
+    await waitFor('the informer to sync', () => informer.hasSynced());
+    assert.equal(informer.list().length, 7);
+    assert.equal(client.listPages, 3, 'seven objects in pages of three take three requests');
+    await converges(recorder, core, namespace);
   });
 
   it('given MESH_WATCH_NAMESPACE, should see objects of that namespace only', async () => {

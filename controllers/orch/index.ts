@@ -14,6 +14,8 @@ export {
 } from './orch-client-options.js';
 export {
   OrchClient,
+  createOrchClient,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   OrchApiError,
   type OrchQuery,
   type OrchRequestOptions,

@@ -9,7 +9,7 @@ import {
   type KubeConfig,
 } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
-import { validateOrchClientOptions, type OrchClientOptions } from './orch-client-options.js';
+import { loadOrchKubeConfig, validateOrchClientOptions, type OrchClientOptions, type OrchConfigSource } from './orch-client-options.js';
 import { TokenBucket, type BucketClock } from './token-bucket.js';
 
 /** Query parameters of a request; undefined values are left out. */
@@ -221,4 +221,14 @@ function apiError(method: string, path: string, status: number, text: string): O
     // Not JSON: keep the raw text.
   }
   return new OrchApiError(status, reason, method, path, message);
+}
+
+/**
+ * Builds the orchestrator client a program uses: the kubeconfig from `source` (see `loadOrchKubeConfig`)
+ * and the validated `options`.
+ * @throws OrchConfigError naming the flag, variable or file that is wrong
+ */
+export function createOrchClient(source: OrchConfigSource, options: OrchClientOptions): OrchClient {
+  validateOrchClientOptions(options);
+  return new OrchClient(loadOrchKubeConfig(source), options);
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CoreV1Api } from '@kubernetes/client-node';
+import { e2eCluster } from './e2e-cluster.js';
 
 /** A DNS-label name with a random suffix, e.g. `e2e-informer-1a2b3c4d`. */
 export function uniqueName(prefix: string): string {
@@ -20,12 +21,14 @@ export async function createTestNamespace(core: CoreV1Api, prefix: string): Prom
 }
 
 /**
- * Deletes a namespace and, since no controller-manager runs to finalize it, removes its `kubernetes`
- * finalizer so it is really gone (its objects stay in etcd; names are unique per test). Ignores 404.
+ * Deletes a namespace. On the harness's own control plane, where no controller-manager runs to finalize it,
+ * also removes its `kubernetes` finalizer so it is really gone (its objects stay in etcd; names are unique
+ * per test). On an existing cluster its namespace controller does that. Ignores 404.
  */
 export async function deleteNamespaceFully(core: CoreV1Api, name: string): Promise<void> {
   try {
     await core.deleteNamespace({ name });
+    if (e2eCluster().controlPlane === undefined) return;
     const ns = await core.readNamespace({ name });
     await core.replaceNamespaceFinalize({ name, body: { ...ns, spec: { finalizers: [] } } });
   } catch (err) {
