@@ -164,27 +164,38 @@ export class ServiceEntryView {
    */
   update(before: ConfigSnapshot, after: ConfigSnapshot, touched: ReadonlySet<string>): ServiceChange {
     const redo = new Set<string>();
+    for (const key of touched) if (key.startsWith('ServiceEntry/')) redo.add(key);
+    // WorkloadEntries: the ServiceEntries of their namespace whose selector matches the old or new labels.
+    const movedByNs = new Map<string, Readonly<Record<string, string>>[]>();
     for (const key of touched) {
-      if (key.startsWith('ServiceEntry/')) redo.add(key);
-      else if (key.startsWith('WorkloadEntry/')) {
-        for (const snap of [before, after]) {
-          const we = snap.get(key);
-          if (!we) continue;
-          const labels = (we.spec as WEShape).labels ?? {};
-          for (const se of after.byIndex('kindNamespace', `ServiceEntry/${we.metadata.namespace}`)) {
-            const sel = (se.spec as SEShape).workloadSelector;
-            if (sel && labelsMatch(sel.labels, labels)) redo.add(keyStringOf(se));
-          }
-        }
+      if (!key.startsWith('WorkloadEntry/')) continue;
+      for (const snap of [before, after]) {
+        const we = snap.get(key);
+        if (!we) continue;
+        let list = movedByNs.get(we.metadata.namespace);
+        if (!list) movedByNs.set(we.metadata.namespace, (list = []));
+        list.push((we.spec as WEShape).labels ?? {});
+      }
+    }
+    for (const [ns, labelSets] of movedByNs) {
+      for (const se of after.byIndex('kindNamespace', `ServiceEntry/${ns}`)) {
+        const key = keyStringOf(se);
+        if (redo.has(key)) continue;
+        const sel = (se.spec as SEShape).workloadSelector;
+        if (sel && labelSets.some((l) => labelsMatch(sel.labels, l))) redo.add(key);
       }
     }
     const svcUpdates: { key: string; value?: Service }[] = [];
     const instUpdates: { key: string; value?: readonly ServiceInstance[] }[] = [];
+    const wesByNs = new Map<string, readonly Config[]>();
+    const wesOf = (ns: string): readonly Config[] => {
+      let l = wesByNs.get(ns);
+      if (!l) wesByNs.set(ns, (l = after.byIndex('kindNamespace', `WorkloadEntry/${ns}`)));
+      return l;
+    };
     for (const seKey of redo) {
       const se = after.get(seKey);
-      const derived = se
-        ? deriveServiceEntry(se, after.byIndex('kindNamespace', `WorkloadEntry/${se.metadata.namespace}`), this.#opts)
-        : new Map<string, Derived>();
+      const derived = se ? deriveServiceEntry(se, wesOf(se.metadata.namespace), this.#opts) : new Map<string, Derived>();
       for (const old of this.#produced.get(seKey) ?? []) {
         if (!derived.has(old)) {
           svcUpdates.push({ key: old });

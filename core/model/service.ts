@@ -104,7 +104,7 @@ export function serviceKey(s: Pick<Service, 'hostname'>): string {
 /** Whether every label of `selector` is present with the same value in `labels`. Empty selects all. */
 export function labelsMatch(selector: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>>): boolean {
   if (!selector) return true;
-  for (const [k, v] of Object.entries(selector)) if (labels[k] !== v) return false;
+  for (const k in selector) if (labels[k] !== selector[k]) return false;
   return true;
 }
 
