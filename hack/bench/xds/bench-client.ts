@@ -5,7 +5,7 @@
  * nonces, byte counts and the arrival time of the current marker).
  */
 import * as grpc from '@grpc/grpc-js';
-import { decodeMessage, encode, lookupType } from '../../../xds/protos/index.js';
+import { decodeMessage, encode, lookupType } from '../../../xds/index.js';
 import { nodeObject, type TestNode } from '../../../xds/testing/index.js';
 import { findMarker } from './markers.js';
 

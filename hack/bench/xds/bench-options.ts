@@ -24,8 +24,10 @@ export interface BenchOptions {
   /** Where to write the JSON result; undefined = `bench-results/xds-<timestamp>.json`. */
   readonly out: string | undefined;
   readonly quick: boolean;
-  /** Deadline of startup (all clients complete) and of each edit's convergence. */
+  /** Deadline of startup (server listening, all clients complete). */
   readonly timeoutMs: number;
+  /** Deadline of each edit's convergence (clients that miss it are counted as missing). */
+  readonly convergeTimeoutMs: number;
   /** How long no client may receive anything before the server counts as quiet. */
   readonly quietMs: number;
   readonly keepDir: boolean;
@@ -35,7 +37,7 @@ export interface BenchOptions {
 
 export const USAGE = `usage: npm run bench:xds -- --services S --proxies N [--proxy-type grpc|sidecar] [--server-cmd "..."]
   [--namespaces 10] [--endpoints 2] [--listeners 3] [--rounds 3] [--workers 1] [--max-connecting 200]
-  [--server-env K=V]... [--out FILE] [--quick] [--timeout-ms 180000] [--quiet-ms 500] [--keep-dir]
+  [--server-env K=V]... [--out FILE] [--quick] [--timeout-ms 300000] [--converge-timeout-ms 30000] [--quiet-ms 500] [--keep-dir]
   [--write-mode inplace|rename]
 server command placeholders: {configDir} {grpcAddr} {grpcPort} {httpAddr} {monitoringAddr} {ctrlzPort}
 default server command: ${DEFAULT_SERVER_CMD}`;
@@ -65,7 +67,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     serverEnv: {} as Record<string, string>,
     out: undefined as string | undefined,
     quick,
-    timeoutMs: quick ? 20_000 : 180_000,
+    timeoutMs: quick ? 30_000 : 300_000,
+    convergeTimeoutMs: quick ? 10_000 : 30_000,
     quietMs: quick ? 300 : 500,
     keepDir: false,
     writeMode: 'inplace' as 'inplace' | 'rename',
@@ -109,6 +112,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       case '--out': o.out = value(); break;
       case '--quick': break;
       case '--timeout-ms': o.timeoutMs = int(1); break;
+      case '--converge-timeout-ms': o.convergeTimeoutMs = int(1); break;
       case '--quiet-ms': o.quietMs = int(1); break;
       case '--keep-dir': o.keepDir = true; break;
       case '--write-mode': {

@@ -5,7 +5,7 @@
  * answers counter snapshots. Messages are `WorkerCommand` in and `WorkerEvent` out.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { protoRoot } from '../../../xds/protos/index.js';
+import { protoRoot } from '../../../xds/index.js';
 import { BenchClient, now, ReferenceCache, type ClientHooks, type ClientSpec } from './bench-client.js';
 
 /** What the worker is started with. */
@@ -20,6 +20,8 @@ export type WorkerCommand =
   | { readonly cmd: 'start' }
   | { readonly cmd: 'watch'; readonly marker: string }
   | { readonly cmd: 'collect' }
+  /** Report `all-complete` now with the clients complete so far (startup deadline passed). */
+  | { readonly cmd: 'complete-now' }
   | { readonly cmd: 'stats' }
   | { readonly cmd: 'close' };
 
@@ -63,8 +65,8 @@ function main(): void {
   const byType: Record<string, { bytes: number; responses: number; resources: number }> = {};
 
   const live = (): number => clients.length;
-  const maybeAllComplete = (): void => {
-    if (reportedAll || next < init.specs.length || complete < clients.length) return;
+  const maybeAllComplete = (force = false): void => {
+    if (reportedAll || (!force && (next < init.specs.length || complete < clients.length))) return;
     reportedAll = true;
     const done = clients.filter((c) => c.completeAt !== undefined);
     post({ ev: 'all-complete', connectedAt: done.map((c) => c.connectedAt!), completeAt: done.map((c) => c.completeAt!) });
@@ -96,7 +98,7 @@ function main(): void {
     },
     complete: () => {
       complete++;
-      maybeAllComplete();
+      maybeAllComplete(false);
     },
     arrived: () => {
       arrived++;
@@ -120,7 +122,7 @@ function main(): void {
     switch (m.cmd) {
       case 'start':
         openMore();
-        maybeAllComplete();
+        maybeAllComplete(false);
         break;
       case 'watch': {
         const marker = Buffer.from(m.marker, 'utf8');
@@ -132,6 +134,9 @@ function main(): void {
       }
       case 'collect':
         reportArrivals();
+        break;
+      case 'complete-now':
+        maybeAllComplete(true);
         break;
       case 'stats':
         post({ ev: 'stats', stats: { byType: structuredClone(byType), lastResponseAt, complete, ended, endReasons: { ...endReasons } } });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { encode } from '../../../xds/protos/index.js';
+import { encode } from '../../../xds/index.js';
 import { leadingName, TYPES } from './bench-client.js';
 import { endpointAddress } from './config-gen.js';
 import { findMarker, markerFor, planEdits, SCENARIOS, type ResourceBytes } from './markers.js';

@@ -58,7 +58,7 @@ export function formatReport(r: BenchResult): string {
   );
   lines.push(`startup bytes: ${traffic(s.traffic, n)}`);
   lines.push('');
-  const rows: string[][] = [['edit (ms from config write to marker at client)', 'rounds', 'samples', 'p50', 'p99', 'max', 'missing', 'cpu/edit', 'bytes/edit']];
+  const rows: string[][] = [['edit (ms from config write to marker at client)', 'rounds', 'samples', 'min', 'p50', 'p99', 'max', 'missing', 'cpu/edit', 'bytes/edit']];
   for (const sc of SCENARIOS) {
     const es = r.edits.filter((e) => e.scenario === sc);
     if (es.length === 0) continue;
@@ -69,6 +69,7 @@ export function formatReport(r: BenchResult): string {
       `${sc}${es[0]!.fullPush ? ' (full push)' : ''}`,
       String(es.length),
       String(sum.n),
+      fmtMs(sum.min),
       fmtMs(sum.p50),
       fmtMs(sum.p99),
       fmtMs(sum.max),

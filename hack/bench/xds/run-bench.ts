@@ -162,7 +162,12 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     const t0 = now();
     p.broadcast({ cmd: 'start' });
     const deadline = Date.now() + opts.timeoutMs;
-    const done = await p.gather('all-complete', deadline);
+    let done = await p.gather('all-complete', deadline);
+    if (done.some((d) => d === undefined)) {
+      p.broadcast({ cmd: 'complete-now' });
+      const late = await p.gather('all-complete', Date.now() + 10_000);
+      done = done.map((d, i) => d ?? late[i]);
+    }
     const connected = done.flatMap((d) => d?.connectedAt ?? []);
     const completed = done.flatMap((d) => d?.completeAt ?? []);
     const statsStart = await waitQuiet(Date.now() + opts.timeoutMs);
@@ -183,7 +188,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       const cpuBefore = server.cpuSeconds();
       const writeAt = now();
       applyEdit(e);
-      const arrivalsDeadline = Date.now() + opts.timeoutMs;
+      const arrivalsDeadline = Date.now() + opts.convergeTimeoutMs;
       let answers = await p.gather('arrivals', arrivalsDeadline);
       if (answers.some((a) => a === undefined)) {
         p.broadcast({ cmd: 'collect' });
@@ -194,7 +199,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       const arrivedIn: Record<string, number> = {};
       for (const a of answers) for (const [t, n] of Object.entries(a?.types ?? {})) arrivedIn[TYPE_SHORT[t] ?? t] = (arrivedIn[TYPE_SHORT[t] ?? t] ?? 0) + n;
       const missing = answers.reduce((s, a) => s + (a?.missing ?? 0), 0);
-      const after = await waitQuiet(Date.now() + opts.timeoutMs);
+      const after = await waitQuiet(Date.now() + opts.convergeTimeoutMs);
       const r: EditResult = {
         scenario: e.scenario,
         round: e.round,

@@ -1,8 +1,9 @@
 /** Percentiles and the printed table of the xDS benchmark. */
 
-/** p50/p99/max of a sample (nearest-rank), in the sample's unit; all undefined when empty. */
+/** min/p50/p99/max of a sample (nearest-rank), in the sample's unit; all undefined when empty. */
 export interface Summary {
   readonly n: number;
+  readonly min: number | undefined;
   readonly p50: number | undefined;
   readonly p99: number | undefined;
   readonly max: number | undefined;
@@ -17,7 +18,7 @@ export function percentile(values: readonly number[], p: number): number | undef
 }
 
 export function summarize(values: readonly number[]): Summary {
-  return { n: values.length, p50: percentile(values, 50), p99: percentile(values, 99), max: percentile(values, 100) };
+  return { n: values.length, min: values.length > 0 ? Math.min(...values) : undefined, p50: percentile(values, 50), p99: percentile(values, 99), max: percentile(values, 100) };
 }
 
 /** Milliseconds as `123 ms` or `4.56 s`. */
