@@ -14,7 +14,7 @@ export function orchInjectCommand(): Command {
       flag.string('injectConfigFile', '', 'Injection configuration filename. Cannot be used with meshConfigMapName'),
       flag.bool('insecure', false, 'Skip server certificate and domain verification. (NOT SECURE!)'),
       flag.string('meshConfigFile', '', 'Mesh configuration filename. Takes precedence over meshConfigMapName if set'),
-      flag.string('meshConfigMapName', 'mesh', 'ConfigMap name for Mesh mesh configuration, key should be "mesh"'),
+      flag.string('meshConfigMapName', 'mesh', 'ConfigMap name for mesh configuration, key should be "mesh"'),
       flag.string('operatorFileName', '', 'Path to file containing MeshOperator custom resources. If configs from files like meshConfigFile, valuesFile are provided, they will be overridden by mesh operator configs.'),
       flag.string('output', '', 'Modified output orchestrator resource filename', { short: 'o' }),
       flag.bool('plaintext', false, 'Use plain-text HTTP/2 when connecting to server (no TLS).'),

@@ -33,7 +33,7 @@ export function meshctlCommand(): Command {
   return command({
     name: 'meshctl',
     short: 'Mesh control interface.',
-    long: 'Mesh configuration command line utility for service operators to debug and diagnose their Mesh mesh.',
+    long: 'Mesh configuration command line utility for service operators to debug and diagnose their mesh.',
     persistentFlags: GLOBAL_FLAGS,
     commands: [
       adminCommand(),

@@ -5,7 +5,7 @@ import { flag, type Flag } from '../framework/index.js';
 export const PROXY_FLAGS: readonly Flag[] = [
   flag.int('concurrency', 0, 'number of worker threads to run'),
   flag.string('domain', '', 'DNS domain suffix. If not provided uses ${POD_NAMESPACE}.svc.cluster.local'),
-  flag.string('meshConfig', './etc/mesh/config/mesh', 'File name for Mesh mesh config. If not specified, a default mesh will be used. This may be overridden by PROXY_CONFIG environment variable or proxy.mesh.io/config annotation.'),
+  flag.string('meshConfig', './etc/mesh/config/mesh', 'File name for mesh config. If not specified, a default mesh will be used. This may be overridden by PROXY_CONFIG environment variable or proxy.mesh.io/config annotation.'),
   flag.string('outlierLogPath', '', 'The log path for outlier detection'),
   flag.bool('profiling', false, 'Enable profiling via web interface host:port/debug/pprof/.'),
   flag.string('proxyComponentLogLevel', '', 'The component log level used to start the proxy (deprecated, use proxyLogLevel instead)'),
