@@ -199,6 +199,28 @@ describe('CertificateService over gRPC/TLS', () => {
       (err: unknown) => err instanceof CertificateRequestError && err.code === grpc.status.UNAUTHENTICATED && /client-certificate: no client certificate verified by TLS/.test(err.message));
   });
 
+  it('given a CA whose key cannot sign should answer INTERNAL and count a sign error', async () => {
+    const broken = new MeshCa({ ...ca.authority, signingKey: generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).privateKey }, 'self-signed', ca.ttl);
+    const brokenMetrics = createTestCaMetrics();
+    const reviewer2 = new FakeTokenReviewer();
+    const svc = new CertificateService({ trustDomain: TD, trustedNodeAccounts: [] }, {
+      ca: broken, metrics: brokenMetrics,
+      authenticators: [new TokenAuthenticator({ trustDomain: TD, audiences: ['mesh-ca'], require3pToken: false, jwtPolicy: 'third-party-jwt' }, reviewer2)],
+    });
+    const srv = await startTestCaServer(ca, svc);
+    const tok = reviewer2.issue({ namespace: 'default', serviceAccount: 'sleep', audiences: ['mesh-ca'] });
+    const c = new CertificateClient({ address: srv.address, rootCertPem: srv.rootCertPem, serverName: srv.serverName, token: () => tok });
+    try {
+      await assert.rejects(c.createCertificate(createCsrPem(ecKey(), { uris: [SLEEP_ID] })),
+        (err: unknown) => err instanceof CertificateRequestError && err.code === grpc.status.INTERNAL && /sign: signing key: unsupported EC curve secp256k1/.test(err.message));
+      assert.equal(await brokenMetrics.value('certauth_server_csr_sign_err_count'), 1);
+    } finally {
+      c.close();
+      svc.close();
+      await srv.close();
+    }
+  });
+
   it('given the CA is up should expose the real root and chain expiry gauges and count issuances', async () => {
     const rootExpiry = Math.floor(new Date(ca.authority.root.validTo).getTime() / 1000);
     assert.equal(await metrics.value('certauth_server_root_cert_expiry_timestamp'), rootExpiry);
