@@ -224,6 +224,26 @@ describe('e2e: informers over a real API server', () => {
     assert.ok([...recorder.state.keys()].every((k) => k.startsWith(`${namespace}/`)), [...recorder.state.keys()].join(','));
   });
 
+  it('given allowWatchBookmarks, should move its resourceVersion on with bookmarks and emit nothing for them', async function () {
+    this.timeout(120_000);
+    const other = await createTestNamespace(core, 'e2e-informer-bookmark');
+    cleanups.push(() => deleteNamespaceFully(core, other));
+    const informer = new InformerFactory(new OrchClient(kc, CLIENT_OPTIONS), {
+      watchNamespace: namespace,
+      backoff: FAST_BACKOFF,
+      // NOTE: the API server sends a bookmark 2 s before a watch's timeout, so a short timeout makes one soon.
+      watchTimeoutSeconds: 5,
+    }).informer<V1ConfigMap>(ORCH_RESOURCES.configMaps);
+    const recorder = record(informer);
+    await waitFor('the informer to sync', () => informer.hasSynced());
+    // A change in a namespace the informer does not watch moves the resourceVersion on; only a bookmark
+    // can tell the informer about it.
+    const elsewhere = await core.createNamespacedConfigMap({ namespace: other, body: configMap('elsewhere', 'x') });
+    const target = BigInt(elsewhere.metadata!.resourceVersion!);
+    await waitFor('a bookmark past the other namespace change', () => BigInt(informer.resourceVersion ?? '0') >= target, 60_000);
+    assert.deepEqual(recorder.events, []);
+  });
+
   describe('outages (harness control plane only)', () => {
     let plane: TestControlPlane;
 

@@ -27,6 +27,12 @@ if [ -x "${OUT_DIR}/etcd" ] && [ -x "${OUT_DIR}/kube-apiserver" ]; then
   exit 0
 fi
 
+# One build at a time per folder: a second caller waits, then finds the binaries below.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"${OUT_DIR}/.build.lock"
+  flock 9
+fi
+
 export GOFLAGS="-mod=mod"
 export CGO_ENABLED=0
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
@@ -55,8 +61,8 @@ go 1.24
 require go.etcd.io/etcd/server/v3 ${ETCD_VERSION}
 EOF
   (cd "${dir}" && go mod download go.etcd.io/etcd/server/v3 \
-    && go build -trimpath -ldflags='-s -w' -o "${OUT_DIR}/etcd.tmp" go.etcd.io/etcd/server/v3)
-  mv "${OUT_DIR}/etcd.tmp" "${OUT_DIR}/etcd"
+    && go build -trimpath -ldflags='-s -w' -o "${OUT_DIR}/etcd.tmp.$$" go.etcd.io/etcd/server/v3)
+  mv "${OUT_DIR}/etcd.tmp.$$" "${OUT_DIR}/etcd"
 }
 
 # build_kube_apiserver: a throwaway module requiring k8s.io/kubernetes, with every staging module
@@ -98,9 +104,9 @@ build_kube_apiserver() {
   local pkg="k8s.io/component-base/version"
   local ldflags="-s -w -X ${pkg}.gitVersion=${K8S_VERSION} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${minor}"
   ldflags+=" -X ${pkg}.gitTreeState=clean -X ${pkg}.buildDate=1970-01-01T00:00:00Z"
-  (cd "${dir}" && go build -trimpath -ldflags="${ldflags}" -o "${OUT_DIR}/kube-apiserver.tmp" \
+  (cd "${dir}" && go build -trimpath -ldflags="${ldflags}" -o "${OUT_DIR}/kube-apiserver.tmp.$$" \
     k8s.io/kubernetes/cmd/kube-apiserver)
-  mv "${OUT_DIR}/kube-apiserver.tmp" "${OUT_DIR}/kube-apiserver"
+  mv "${OUT_DIR}/kube-apiserver.tmp.$$" "${OUT_DIR}/kube-apiserver"
 }
 
 timed() {
