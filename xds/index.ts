@@ -19,4 +19,3 @@ export { NodeError, parseNode } from './server/node.js';
 export { shortType, type MetricsSource } from './server/metrics.js';
 export { ADS_METHODS, ADS_SERVICE } from './server/ads-service.js';
 export * from './protos/index.js';
-// Test clients (SotW, delta), fake generator and server harness for tests and benchmarks.
