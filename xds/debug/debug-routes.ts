@@ -35,18 +35,19 @@ const DUMP_TYPES = [
 ] as const;
 
 /** Envoy's ConfigDump of what meshd would send a connected proxy for everything it watches. */
-export function configDump(deps: DebugDeps, conn: ConnectionInfo<GrpcProxyState>): unknown {
-  const configs = DUMP_TYPES.map((t) => {
+export async function configDump(deps: DebugDeps, conn: ConnectionInfo<GrpcProxyState>): Promise<unknown> {
+  const configs: unknown[] = [];
+  for (const t of DUMP_TYPES) {
     const watch = conn.types.find((w) => w.typeUrl === t.typeUrl);
     const entries: unknown[] = [];
     if (watch) {
-      const res = deps.generator.generate(conn.proxy, { typeUrl: t.typeUrl, names: new Set(watch.names), wildcard: watch.wildcard });
+      const res = await deps.generator.generate(conn.proxy, { typeUrl: t.typeUrl, names: new Set(watch.names), wildcard: watch.wildcard });
       for (const r of res?.resources ?? []) {
         entries.push({ version_info: watch.versionSent, ...t.wrap(toJson(t.message, r.body)) });
       }
     }
-    return { '@type': `type.googleapis.com/${t.dump}`, [t.field]: entries };
-  });
+    configs.push({ '@type': `type.googleapis.com/${t.dump}`, [t.field]: entries });
+  }
   return { configs };
 }
 
@@ -105,12 +106,12 @@ export function debugRoutes(deps: DebugDeps): Map<string, DebugHandler> {
       recent: deps.pushStatus.recent(),
     });
   });
-  routes.set('/debug/config_dump', (req, res) => {
+  routes.set('/debug/config_dump', async (req, res) => {
     const id = new URL(req.url ?? '/', 'http://localhost').searchParams.get('proxyID');
     if (!id) return sendJson(res, 400, { error: 'proxyID is required: /debug/config_dump?proxyID=<node id or connection id>' });
     const conn = deps.connections().find((c) => c.nodeId === id || c.id === id || c.node.podName + '.' + c.node.namespace === id);
     if (!conn) return sendJson(res, 404, { error: `no connected proxy ${id} (see /debug/connections)` });
-    sendJson(res, 200, configDump(deps, conn));
+    sendJson(res, 200, await configDump(deps, conn));
   });
   return routes;
 }

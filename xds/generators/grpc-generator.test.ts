@@ -79,8 +79,8 @@ function setup(): { gen: ProxylessGrpcGenerator; state: ReturnType<ProxylessGrpc
   return { gen, state };
 }
 
-function one(gen: ProxylessGrpcGenerator, state: ReturnType<ProxylessGrpcGenerator['initProxy']>, typeUrl: string, name: string): Record<string, unknown> {
-  const res = gen.generate(state, watch(typeUrl, name));
+async function one(gen: ProxylessGrpcGenerator, state: ReturnType<ProxylessGrpcGenerator['initProxy']>, typeUrl: string, name: string): Promise<Record<string, unknown>> {
+  const res = await gen.generate(state, watch(typeUrl, name));
   assert.ok(res, 'a result');
   assert.equal(res.resources.length, 1, `one ${typeUrl} named ${name}`);
   return decode(typeUrl, res.resources[0]!.body);
@@ -92,9 +92,9 @@ describe('ProxylessGrpcGenerator', () => {
     protoRoot(); // loading the Envoy protos takes a few seconds on a busy machine
   });
 
-  it('given a client listener name with a short host should serve an API listener pointing at RDS', () => {
+  it('given a client listener name with a short host should serve an API listener pointing at RDS', async () => {
     const { gen, state } = setup();
-    const l = one(gen, state, TYPE_URL.listener, 'echo.qs:50051');
+    const l = await one(gen, state, TYPE_URL.listener, 'echo.qs:50051');
     const hcm = (l['apiListener'] as { apiListener: Record<string, unknown> }).apiListener;
     assert.equal(hcm['@type'], 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager');
     assert.equal((hcm['rds'] as { routeConfigName: string }).routeConfigName, 'outbound|50051||echo.qs.svc.cluster.local');
@@ -102,14 +102,14 @@ describe('ProxylessGrpcGenerator', () => {
     assert.deepEqual(filters, ['envoy.filters.http.fault', 'envoy.filters.http.router']);
   });
 
-  it('given an unknown listener name should serve nothing for it', () => {
+  it('given an unknown listener name should serve nothing for it', async () => {
     const { gen, state } = setup();
-    assert.equal(gen.generate(state, watch(TYPE_URL.listener, 'nope.qs:1'))!.resources.length, 0);
+    assert.equal((await gen.generate(state, watch(TYPE_URL.listener, 'nope.qs:1')))!.resources.length, 0);
   });
 
-  it('given the VirtualService should serve header, prefix, weighted, retry, timeout and fault routes', () => {
+  it('given the VirtualService should serve header, prefix, weighted, retry, timeout and fault routes', async () => {
     const { gen, state } = setup();
-    const rc = one(gen, state, TYPE_URL.route, 'outbound|50051||echo.qs.svc.cluster.local');
+    const rc = await one(gen, state, TYPE_URL.route, 'outbound|50051||echo.qs.svc.cluster.local');
     const routes = (rc['virtualHosts'] as { routes: Record<string, unknown>[] }[])[0]!.routes;
     assert.equal(routes.length, 2);
     const [canary, main] = routes as [Record<string, any>, Record<string, any>];
@@ -128,9 +128,9 @@ describe('ProxylessGrpcGenerator', () => {
     assert.deepEqual(main['route']['maxStreamDuration']['maxStreamDuration'], { seconds: 2 });
   });
 
-  it('given subsets should serve a cluster per subset with the merged policy and MESH_MUTUAL TLS', () => {
+  it('given subsets should serve a cluster per subset with the merged policy and MESH_MUTUAL TLS', async () => {
     const { gen, state } = setup();
-    const v2 = one(gen, state, TYPE_URL.cluster, 'outbound|50051|v2|echo.qs.svc.cluster.local');
+    const v2 = await one(gen, state, TYPE_URL.cluster, 'outbound|50051|v2|echo.qs.svc.cluster.local');
     assert.equal(v2['type'], 'EDS');
     assert.equal(v2['lbPolicy'], 'RING_HASH');
     // NOTE: XX_HASH is the enum's zero value, so it is not on the wire; gRPC reads the default as XX_HASH.
@@ -139,14 +139,14 @@ describe('ProxylessGrpcGenerator', () => {
     const tls = (v2['transportSocket'] as { typedConfig: Record<string, any> }).typedConfig;
     assert.equal(tls['commonTlsContext']['tlsCertificateProviderInstance']['instanceName'], 'default');
     assert.deepEqual(tls['commonTlsContext']['validationContext']['matchSubjectAltNames'], [{ exact: 'spiffe://cluster.local/ns/qs/sa/echo' }]);
-    const v1 = one(gen, state, TYPE_URL.cluster, 'outbound|50051|v1|echo.qs.svc.cluster.local');
+    const v1 = await one(gen, state, TYPE_URL.cluster, 'outbound|50051|v1|echo.qs.svc.cluster.local');
     assert.equal(v1['lbPolicy'] ?? 'ROUND_ROBIN', 'ROUND_ROBIN', 'ROUND_ROBIN is the zero value');
-    assert.equal(gen.generate(state, watch(TYPE_URL.cluster, 'outbound|50051|v9|echo.qs.svc.cluster.local'))!.resources.length, 0);
+    assert.equal((await gen.generate(state, watch(TYPE_URL.cluster, 'outbound|50051|v9|echo.qs.svc.cluster.local')))!.resources.length, 0);
   });
 
-  it('given a wildcard CDS request should serve the plain and every subset cluster', () => {
+  it('given a wildcard CDS request should serve the plain and every subset cluster', async () => {
     const { gen, state } = setup();
-    const names = gen.generate(state, watch(TYPE_URL.cluster))!.resources.map((r) => r.name);
+    const names = (await gen.generate(state, watch(TYPE_URL.cluster)))!.resources.map((r) => r.name);
     assert.deepEqual(names, [
       'outbound|50051||echo.qs.svc.cluster.local',
       'outbound|50051|v1|echo.qs.svc.cluster.local',
@@ -154,9 +154,9 @@ describe('ProxylessGrpcGenerator', () => {
     ]);
   });
 
-  it('given endpoints in two localities should weight each locality and mark draining endpoints', () => {
+  it('given endpoints in two localities should weight each locality and mark draining endpoints', async () => {
     const { gen, state } = setup();
-    const cla = one(gen, state, TYPE_URL.endpoint, 'outbound|50051||echo.qs.svc.cluster.local');
+    const cla = await one(gen, state, TYPE_URL.endpoint, 'outbound|50051||echo.qs.svc.cluster.local');
     const eps = cla['endpoints'] as Record<string, any>[];
     assert.equal(eps.length, 2);
     for (const e of eps) assert.ok(e['loadBalancingWeight']['value'] > 0, 'every locality has a weight');
@@ -164,13 +164,13 @@ describe('ProxylessGrpcGenerator', () => {
     assert.equal(byZone.get('z2')!['loadBalancingWeight']['value'], 3);
     assert.equal(byZone.get('z2')!['lbEndpoints'][0]['healthStatus'], 'DRAINING');
     assert.equal(byZone.get('z1')!['lbEndpoints'][0]['endpoint']['address']['socketAddress']['address'], '127.0.0.11');
-    const v1 = one(gen, state, TYPE_URL.endpoint, 'outbound|50051|v1|echo.qs.svc.cluster.local');
+    const v1 = await one(gen, state, TYPE_URL.endpoint, 'outbound|50051|v1|echo.qs.svc.cluster.local');
     assert.equal((v1['endpoints'] as unknown[]).length, 1);
   });
 
-  it('given a DENY policy should serve a server listener with a DENY RBAC filter before the router', () => {
+  it('given a DENY policy should serve a server listener with a DENY RBAC filter before the router', async () => {
     const { gen, state } = setup();
-    const l = one(gen, state, TYPE_URL.listener, 'xds.mesh.io/grpc/lds/inbound/127.0.0.11:50051');
+    const l = await one(gen, state, TYPE_URL.listener, 'xds.mesh.io/grpc/lds/inbound/127.0.0.11:50051');
     assert.deepEqual(l['address'], { socketAddress: { address: '127.0.0.11', portValue: 50051 } });
     const chain = (l['filterChains'] as Record<string, any>[])[0]!;
     assert.equal(chain['transportSocket'], undefined, 'PERMISSIVE by default: plaintext');
@@ -182,25 +182,25 @@ describe('ProxylessGrpcGenerator', () => {
     assert.deepEqual(policy['permissions'][0], { urlPath: { path: { exact: '/echo.Echo/Forbidden' } } });
   });
 
-  it('given a second identical request should serve the cached bytes, and a DestinationRule change should clear them', () => {
+  it('given a second identical request should serve the cached bytes, and a DestinationRule change should clear them', async () => {
     const { gen, state } = setup();
     const name = 'outbound|50051|v1|echo.qs.svc.cluster.local';
-    const a = gen.generate(state, watch(TYPE_URL.cluster, name))!.resources[0]!.body;
-    const b = gen.generate(state, watch(TYPE_URL.cluster, name))!.resources[0]!.body;
+    const a = (await gen.generate(state, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
+    const b = (await gen.generate(state, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
     assert.equal(a, b, 'the same bytes object (cache hit)');
     gen.invalidate({ full: true, reasons: new Map([['config', 1]]), configsUpdated: new Set(['DestinationRule/qs/echo']), start: 0 });
-    const c = gen.generate(state, watch(TYPE_URL.cluster, name))!.resources[0]!.body;
+    const c = (await gen.generate(state, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
     assert.notEqual(a, c, 'rebuilt after the clear');
     assert.deepEqual(c, a, 'same content: the rule did not really change');
   });
 
-  it('given every resource the config yields should pass the proto shape and validate rules, and every reference should resolve', () => {
+  it('given every resource the config yields should pass the proto shape and validate rules, and every reference should resolve', async () => {
     const { gen, state } = setup();
     const types = [
       [TYPE_URL.listener, 'envoy.config.listener.v3.Listener', ['echo.qs.svc.cluster.local:50051', 'xds.mesh.io/grpc/lds/inbound/127.0.0.11:50051']],
       [TYPE_URL.route, 'envoy.config.route.v3.RouteConfiguration', ['outbound|50051||echo.qs.svc.cluster.local']],
     ] as const;
-    const clusters = gen.generate(state, watch(TYPE_URL.cluster))!.resources.map((r) => r.name);
+    const clusters = (await gen.generate(state, watch(TYPE_URL.cluster)))!.resources.map((r) => r.name);
     const all: [string, string, string][] = [];
     for (const [url, type, names] of types) for (const n of names) all.push([url, type, n]);
     for (const n of clusters) {
@@ -213,14 +213,23 @@ describe('ProxylessGrpcGenerator', () => {
       assert.deepEqual(validate(type, obj), [], `${type} ${name} is valid`);
     }
     // references: the listener's RDS name is served; every routed cluster is served by CDS and EDS
-    const listener = one(gen, state, TYPE_URL.listener, 'echo.qs.svc.cluster.local:50051') as any;
+    const listener = (await one(gen, state, TYPE_URL.listener, 'echo.qs.svc.cluster.local:50051')) as any;
     const rdsName = listener.apiListener.apiListener.rds.routeConfigName;
-    const rc = one(gen, state, TYPE_URL.route, rdsName) as any;
+    const rc = (await one(gen, state, TYPE_URL.route, rdsName)) as any;
     const routed = new Set<string>();
     for (const r of rc.virtualHosts[0].routes) {
       if (r.route.cluster) routed.add(r.route.cluster);
       for (const w of r.route.weightedClusters?.clusters ?? []) routed.add(w.name);
     }
     for (const c of routed) assert.ok(clusters.includes(c), `routed cluster ${c} is served`);
+  });
+
+  it('given proxies in two namespaces that see the same DestinationRule should share the encoded cluster bytes', async () => {
+    const { gen, state } = setup();
+    const other = gen.initProxy(grpcNode('elsewhere'));
+    const name = 'outbound|50051|v1|echo.qs.svc.cluster.local';
+    const a = (await gen.generate(state, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
+    const b = (await gen.generate(other, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
+    assert.equal(a, b, 'one encoding shared by both');
   });
 });

@@ -3,15 +3,15 @@
  * published PushContext and the live endpoint index of a model, builds LDS/RDS/CDS/EDS with the
  * builders in `grpc/`, encodes each resource once and shares the bytes through the XdsCache.
  */
-import { proxyFromNode, type EndpointIndex, type PushContext, type Proxy, type PushRequest } from '../../core/index.js';
+import { keyStringOf, proxyFromNode, type EndpointIndex, type PushContext, type Proxy, type PushRequest } from '../../core/index.js';
 import { XdsCache } from '../cache/xds-cache.js';
 import { encode } from '../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type ProxyNode, type ResourceGenerator, type WatchedResource } from '../server/contracts.js';
 import { cdsNeedsPush } from './cds.js';
 import { edsNeedsPush } from './eds.js';
-import { allClusterNames, buildCluster } from './grpc/cluster-builder.js';
+import { allClusterNames, buildCluster, effectivePolicy } from './grpc/cluster-builder.js';
 import { buildLoadAssignment } from './grpc/endpoint-builder.js';
-import { ENVOY } from './grpc/envoy.js';
+import { ENVOY, parseOutboundClusterName } from './grpc/envoy.js';
 import { buildClientListener, buildServerListener, isServerListenerName } from './grpc/listener-builder.js';
 import { buildRouteConfiguration } from './grpc/route-builder.js';
 import { ldsNeedsPush } from './lds.js';
@@ -89,7 +89,7 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
     else this.cache.clear(push.configsUpdated);
   }
 
-  generate(state: GrpcProxyState, watched: WatchedResource): GenerateResult | undefined {
+  generate(state: GrpcProxyState, watched: WatchedResource): Promise<GenerateResult> | undefined {
     const ctx = this.#model.pushContext;
     const p = state.proxy;
     const o = this.#opts;
@@ -107,15 +107,14 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
       case TYPE_URL.cluster: {
         const sas = (host: string): string[] => this.#model.endpoints.instances(host).map((i) => i.serviceAccount);
         return this.#each(watched, allClusterNames(ctx, p), ENVOY.cluster, {
-          key: (name) => (o.enableCdsCache ? `cds|${name}|${p.namespace}` : undefined),
+          key: (name) => (o.enableCdsCache ? sharedClusterKey(ctx, p, 'cds', name, false) : undefined),
           build: (name) => buildCluster(ctx, p, name, { serviceAccounts: sas }),
         });
       }
       case TYPE_URL.endpoint: {
         const index = this.#model.endpoints;
-        const loc = `${p.locality.region}/${p.locality.zone}/${p.locality.subZone}`;
         return this.#each(watched, allClusterNames(ctx, p), ENVOY.endpoint, {
-          key: (name) => `eds|${name}|${p.namespace}|${loc}`,
+          key: (name) => sharedClusterKey(ctx, p, 'eds', name, true),
           build: (name) => buildLoadAssignment(ctx, p, name, index, { sendUnhealthyEndpoints: o.sendUnhealthyEndpoints }),
         });
       }
@@ -142,14 +141,15 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
     }
   }
 
-  #each(
+  async #each(
     watched: WatchedResource,
     wildcardNames: readonly string[],
     typeName: string,
     how: { key: (name: string) => string | undefined; build: (name: string) => Built | undefined },
-  ): GenerateResult {
+  ): Promise<GenerateResult> {
     const names = watched.wildcard && watched.names.size === 0 ? wildcardNames : [...watched.names].sort();
     const resources: GeneratedResource[] = [];
+    let slice = performance.now();
     for (const name of names) {
       const cacheKey = this.#opts.enableCache ? how.key(name) : undefined;
       const hit = cacheKey !== undefined ? this.cache.get(cacheKey) : undefined;
@@ -162,7 +162,34 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
       const body = encode(typeName, built.resource);
       if (cacheKey !== undefined) this.cache.set(cacheKey, body, built.dependencies);
       resources.push({ name, body });
+      // NOTE: keep the event loop responsive while building many resources (no step over ~10 ms).
+      if (performance.now() - slice > YIELD_AFTER_MS) {
+        await new Promise<void>((r) => setImmediate(r));
+        slice = performance.now();
+      }
     }
     return { resources };
   }
+}
+
+/** Longest synchronous building stretch before yielding to the event loop. */
+const YIELD_AFTER_MS = 10;
+
+/**
+ * A cache key for a cluster or its endpoints that proxies of different namespaces share when they
+ * see the same inputs: the service must be visible to the proxy (else no key: nothing is cached or
+ * served), and the DestinationRule that applies is part of the key; EDS adds the proxy's locality
+ * when locality failover makes priorities depend on it.
+ */
+export function sharedClusterKey(ctx: PushContext, p: Proxy, type: 'cds' | 'eds', name: string, withLocality: boolean): string | undefined {
+  const parsed = parseOutboundClusterName(name);
+  if (!parsed) return undefined;
+  const svc = ctx.service(parsed.host);
+  if (!svc || !ctx.serviceVisible(svc, p.namespace)) return undefined;
+  const dr = ctx.destinationRule(parsed.host, p.namespace);
+  let key = `${type}|${name}|${dr ? keyStringOf(dr) : '-'}`;
+  if (withLocality && p.locality.region && effectivePolicy(dr, parsed.subset, parsed.port).outlierDetection) {
+    key += `|${p.locality.region}/${p.locality.zone}/${p.locality.subZone}`;
+  }
+  return key;
 }

@@ -51,7 +51,7 @@ spec: { address: 10.0.0.3, labels: { app: echo, version: v2 }, locality: r/z }
 ];
 
 /** Every resource a proxyless client and server in `qs` would get, encoded. */
-function snapshot(model: MeshModel): Map<string, Buffer> {
+async function snapshot(model: MeshModel): Promise<Map<string, Buffer>> {
   const gen = new ProxylessGrpcGenerator(model, { enableCache: false, enableCdsCache: false, enableRdsCache: false, sendUnhealthyEndpoints: false });
   const state = gen.initProxy(grpcNode('qs'));
   const out = new Map<string, Buffer>();
@@ -62,7 +62,7 @@ function snapshot(model: MeshModel): Map<string, Buffer> {
     [TYPE_URL.endpoint, []],
   ];
   for (const [typeUrl, names] of want) {
-    const res = gen.generate(state, { typeUrl, names: new Set(names), wildcard: names.length === 0 })!;
+    const res = (await gen.generate(state, { typeUrl, names: new Set(names), wildcard: names.length === 0 }))!;
     for (const r of res.resources) out.set(`${typeUrl}|${r.name}`, Buffer.from(r.body));
   }
   return out;
@@ -103,8 +103,8 @@ describe('event log record and replay', () => {
     const replayed = testModel();
     const replayPushes = await lastValueFrom(replayed.pushes(replayEventLog(path)).pipe(toArray()));
     assert.equal(replayPushes.length, livePushes.length, 'the same number of pushes');
-    const a = snapshot(live);
-    const b = snapshot(replayed);
+    const a = await snapshot(live);
+    const b = await snapshot(replayed);
     assert.ok(a.size >= 7, `a full set of resources (${a.size})`);
     assert.deepEqual([...b.keys()], [...a.keys()]);
     for (const [k, bytes] of a) assert.ok(bytes.equals(b.get(k)!), `${k} is byte-identical`);
