@@ -2,7 +2,8 @@
 //
 // By default the run starts its own etcd and kube-apiserver (building them with hack/k8s/build.sh when the
 // cache has none). With MESH_E2E_USE_EXISTING=1 it targets the cluster of KUBECONFIG instead; tests that
-// need to restart the API server skip there, saying why.
+// need to restart the API server skip there, saying why. MESH_E2E_KEEP_FILES=1 keeps the control plane's
+// folder (etcd and kube-apiserver logs, kubeconfig) after the run.
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'mocha';
 import { startE2eCluster, stopE2eCluster } from './harness/index.js';
@@ -26,6 +27,7 @@ export const mochaHooks = {
   },
   async afterAll(this: Context): Promise<void> {
     this.timeout(60 * 1000);
-    await stopE2eCluster();
+    const kept = await stopE2eCluster({ keepFiles: process.env['MESH_E2E_KEEP_FILES'] === '1' });
+    if (kept) console.log(`e2e control-plane files (logs, kubeconfig) kept in ${kept}`);
   },
 };

@@ -44,11 +44,15 @@ export async function startE2eCluster(options: E2eClusterOptions): Promise<E2eCl
   return current;
 }
 
-/** Stops the run's cluster when the harness started it. Called once by the root `afterAll` hook. */
-export async function stopE2eCluster(): Promise<void> {
+/**
+ * Stops the run's cluster when the harness started it. Called once by the root `afterAll` hook.
+ * With `keepFiles` the control plane's folder (logs included) stays; its path is returned.
+ */
+export async function stopE2eCluster(options: { keepFiles?: boolean } = {}): Promise<string | undefined> {
   const cluster = current;
   current = undefined;
-  await cluster?.controlPlane?.stop();
+  await cluster?.controlPlane?.stop(options);
+  return options.keepFiles ? cluster?.controlPlane?.dir : undefined;
 }
 
 /** The run's cluster; throws when the root hooks did not start one (run through `npm run test:e2e`). */

@@ -132,11 +132,19 @@ export class TestControlPlane {
     return revision;
   }
 
-  /** Stops kube-apiserver and etcd and removes the temporary folder. Safe to call twice. */
-  async stop(): Promise<void> {
+  /** The temporary folder with the logs, certificates, kubeconfig and etcd data. */
+  get dir(): string {
+    return this.#dir;
+  }
+
+  /**
+   * Stops kube-apiserver and etcd and removes the temporary folder, unless `keepFiles` (to read the logs
+   * after a failure). Safe to call twice.
+   */
+  async stop(options: { keepFiles?: boolean } = {}): Promise<void> {
     await this.#apiServer?.stop();
     await this.#etcd?.stop();
-    rmSync(this.#dir, { recursive: true, force: true });
+    if (!options.keepFiles) rmSync(this.#dir, { recursive: true, force: true });
   }
 
   #writeFiles(): void {
