@@ -14,6 +14,19 @@ import * as grpc from '@grpc/grpc-js';
 import * as xds from '@grpc/grpc-js-xds';
 import { bootstrapJson, callOnce, freePort, startBackend, until, type Backend } from '../testing/mesh-harness.js';
 
+function serviceYaml(port: number): string {
+  return `apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: echo }
+spec:
+  hosts: [echo.qs.svc.cluster.local]
+  location: MESH_INTERNAL
+  ports: [{ number: 50051, name: grpc, protocol: GRPC }]
+  resolution: STATIC
+  endpoints: [{ address: 127.0.0.1, ports: { grpc: ${port} } }]
+`;
+}
+
 const LAUNCHER = fileURLToPath(new URL('../../../../bin/pilot-discovery', import.meta.url));
 
 describe('meshd with a config dir holding a bad document', function () {
@@ -22,26 +35,16 @@ describe('meshd with a config dir holding a bad document', function () {
   let meshd: ChildProcess;
   let log = '';
   let backend: Backend;
+  let second: Backend;
   let client: grpc.Client;
   let ports: { grpc: number; http: number; monitoring: number; ctrlz: number };
 
   before(async () => {
     xds.register();
     backend = await startBackend('echo');
+    second = await startBackend('echo-2');
     dir = mkdtempSync(join(tmpdir(), 'mesh-meshd-'));
-    writeFileSync(
-      join(dir, 'service.yaml'),
-      `apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: echo }
-spec:
-  hosts: [echo.qs.svc.cluster.local]
-  location: MESH_INTERNAL
-  ports: [{ number: 50051, name: grpc, protocol: GRPC }]
-  resolution: STATIC
-  endpoints: [{ address: 127.0.0.1, ports: { grpc: ${backend.port} } }]
-`,
-    );
+    writeFileSync(join(dir, 'service.yaml'), serviceYaml(backend.port));
     writeFileSync(
       join(dir, 'bad.yaml'),
       `apiVersion: networking.mesh.io/v1
@@ -90,6 +93,7 @@ spec:
       await exited;
     }
     await backend?.close();
+    await second?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -109,5 +113,13 @@ spec:
   it('should show only the valid config in /debug/configz', async () => {
     const configs = (await (await fetch(`http://127.0.0.1:${ports.http}/debug/configz`)).json()) as { kind: string }[];
     assert.deepEqual(configs.map((c) => c.kind), ['ServiceEntry']);
+  });
+
+  it('given an edited file should move the calls to the new endpoint', async () => {
+    writeFileSync(join(dir, 'service.yaml'), serviceYaml(second.port));
+    await until(async () => {
+      const r = await callOnce(client);
+      return r.ok && r.backend === 'echo-2';
+    }, 'calls on the edited endpoint');
   });
 });
