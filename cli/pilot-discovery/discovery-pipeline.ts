@@ -9,26 +9,32 @@ import { discoverySources, readMeshConfig, readMeshNetworks } from '../../contro
 import { ProxylessDiscovery, proxylessDiscoveryOptionsFromEnv } from '../../xds/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
 import type { MeshdServer } from './meshd-server.js';
+import { orchestratorSources, usesOrchestratorSources } from './orch-sources.js';
 
 /** The flags this wiring acts on (taken off the "not acted on yet" list). */
-export const PIPELINE_FLAGS = ['configDir', 'meshConfig', 'networksConfig', 'registries'] as const;
+export const PIPELINE_FLAGS = ['configDir', 'meshConfig', 'networksConfig', 'registries', 'orchconfig'] as const;
 
 /**
- * Starts the pipeline when `--configDir` is given (the only config source built so far); returns
- * undefined otherwise. Throws for `--registries Orchestrator` (not built yet) and for a bad mesh
- * config file, before anything is served.
+ * Starts the pipeline when `--configDir` is given, or else when `--registries` includes Orchestrator
+ * (CRD config + Orchestrator registry); returns undefined otherwise. Throws for a bad mesh config file
+ * or orchestrator setting, before anything is served.
  */
 export function startDiscoveryPipeline(
   flags: DiscoveryOptions,
   deps: { logging: Logging; metrics: Metrics; lifecycle: Lifecycle },
   server: MeshdServer,
 ): ProxylessDiscovery | undefined {
-  if (!flags.configDir) return undefined;
+  const orch = usesOrchestratorSources(flags);
   const { logging, metrics, lifecycle } = deps;
+  if (!flags.configDir && !orch) {
+    if (flags.registries.includes('Orchestrator')) logging.scope('orch').warn({}, 'no --configDir and no --orchconfig: the Orchestrator registry and CRD config are off');
+    return undefined;
+  }
   const env = flags.env;
   const fileLog = logging.scope('file');
   const rejected = metrics.counter('pilot_total_rejected_configs');
-  const sources = discoverySources({
+  // Without --configDir: mesh.io config from the CRDs and the Orchestrator registry (orch-sources.ts).
+  const sources = orch ? orchestratorSources(flags, { logging, metrics }) : discoverySources({
     configDir: flags.configDir,
     meshConfigPath: flags.meshConfigFile,
     networksPath: flags.networksConfigFile,

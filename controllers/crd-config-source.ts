@@ -1,0 +1,163 @@
+/**
+ * The CRD config source (when `--configDir` is not set): one shared informer per mesh.io kind, each
+ * object validated with crds/ `validateConfig`. A bad object is rejected (told to `onRejected` once per
+ * resourceVersion) and left out of the model; if an earlier version of it was valid, that one is
+ * removed, so the model always holds exactly the valid objects the API server holds. Emits the same
+ * `ModelInput` batches as the `--configDir` source.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { combineLatest, filter, Observable, Subscription, take } from 'rxjs';
+import { configKeyString, type Config, type ConfigEvent, type ModelInput } from '../core/index.js';
+import { KINDS, KIND_NAMES, validateConfig, type KindName } from '../crds/index.js';
+import { OrchApiError, type InformerError, type InformerEvent, type InformerFactory, type OrchResource } from './orch/index.js';
+
+/** Kinds that are installation resources, not mesh config. */
+const NOT_CONFIG: readonly KindName[] = ['MeshOperator'];
+
+/** The kinds the CRD source watches by default: every mesh.io config kind. */
+export const CRD_CONFIG_KINDS: readonly KindName[] = KIND_NAMES.filter((k) => !NOT_CONFIG.includes(k));
+
+/** One rejected object. */
+export interface RejectedCrd {
+  readonly kind: string;
+  /** `namespace/name` */
+  readonly name: string;
+  readonly resourceVersion: string;
+  readonly errors: readonly { readonly path: string; readonly message: string }[];
+  /** One line naming everything above. */
+  readonly message: string;
+}
+
+/** Options of {@link crdConfigSource}. */
+export interface CrdConfigSourceOptions {
+  /** Shared informers (restricted to MESH_WATCH_NAMESPACE by the factory). */
+  readonly informers: InformerFactory;
+  /** Default {@link CRD_CONFIG_KINDS}. */
+  readonly kinds?: readonly KindName[];
+  /** Called once per rejected object version (log it, count it in pilot_total_rejected_configs). */
+  readonly onRejected?: (r: RejectedCrd) => void;
+  /** pilot_orch_cfg_events{type,event}: one per informer event. */
+  readonly onEvent?: (kind: string, event: 'add' | 'update' | 'delete') => void;
+}
+
+/** The informer resource of a mesh.io kind (its storage version). */
+export function crdResource(kind: KindName): OrchResource {
+  const d = KINDS[kind];
+  return { group: d.group, version: d.storageVersion, plural: d.plural, kind: d.kind, namespaced: d.scope === 'Namespaced' };
+}
+
+interface RawObject extends KubernetesObject {
+  readonly spec?: unknown;
+  readonly status?: unknown;
+}
+
+/** The object as a Config candidate: only the metadata fields the model uses. */
+function toCandidate(o: RawObject): Record<string, unknown> {
+  const m = o.metadata ?? {};
+  const metadata: Record<string, unknown> = { name: m.name, namespace: m.namespace ?? '' };
+  if (m.labels) metadata['labels'] = m.labels;
+  if (m.annotations) metadata['annotations'] = m.annotations;
+  if (m.resourceVersion) metadata['resourceVersion'] = m.resourceVersion;
+  if (m.creationTimestamp) metadata['creationTimestamp'] = new Date(m.creationTimestamp).toISOString();
+  if (m.generation !== undefined) metadata['generation'] = m.generation;
+  const out: Record<string, unknown> = { apiVersion: o.apiVersion, kind: o.kind, metadata, spec: o.spec ?? {} };
+  if (o.status !== undefined) out['status'] = o.status;
+  return out;
+}
+
+/**
+ * Whether an informer error means the kind's CRD is not installed (its list answers 404): such a kind
+ * counts as synced and empty for the first batch, and is picked up when the CRD appears.
+ */
+export function isMissingCrd(error: InformerError): boolean {
+  return error.phase === 'list' && error.error instanceof OrchApiError && error.error.status === 404;
+}
+
+/**
+ * See the file comment. The first batch is emitted once every kind has listed (or is missing), even when
+ * empty; then one batch per accepted change. `missing$` tells which informer paths answered 404 (feed it
+ * from the factory's `onError` with {@link isMissingCrd}).
+ */
+export function crdConfigSource(opts: CrdConfigSourceOptions, missing$?: Observable<string>): Observable<readonly ModelInput[]> {
+  return new Observable<readonly ModelInput[]>((subscriber) => {
+    const kinds = opts.kinds ?? CRD_CONFIG_KINDS;
+    const accepted = new Map<string, Config>();
+    const reported = new Set<string>();
+    let synced = false;
+    let pending: ModelInput[] = [];
+    const emit = (events: ConfigEvent[]): void => {
+      const inputs = events.map((event): ModelInput => ({ kind: 'config', event }));
+      if (!synced) pending.push(...inputs);
+      else if (inputs.length > 0) subscriber.next(inputs);
+    };
+    const handle = (e: InformerEvent<RawObject>): void => {
+      opts.onEvent?.(e.object.kind ?? 'unknown', e.type === 'added' ? 'add' : e.type === 'updated' ? 'update' : 'delete');
+      const candidate = toCandidate(e.object);
+      const meta = candidate['metadata'] as { name: string; namespace: string };
+      const ckey = configKeyString({ kind: e.object.kind ?? '', namespace: meta.namespace, name: meta.name });
+      const prev = accepted.get(ckey);
+      const key = { kind: e.object.kind ?? '', namespace: meta.namespace, name: meta.name };
+      if (e.type === 'deleted') {
+        if (!prev) return;
+        accepted.delete(ckey);
+        emit([{ type: 'deleted', key, object: prev, resourceVersion: e.resourceVersion }]);
+        return;
+      }
+      const result = validateConfig(candidate);
+      if (!result.ok) {
+        const id = `${ckey}@${e.resourceVersion}`;
+        if (!reported.has(id)) {
+          reported.add(id);
+          const errors = result.errors.map((x) => ({ path: x.path, message: x.message }));
+          const detail = errors.map((x) => (x.path ? `${x.path}: ${x.message}` : x.message)).join('; ');
+          const name = `${meta.namespace}/${meta.name}`;
+          opts.onRejected?.({ kind: key.kind, name, resourceVersion: e.resourceVersion, errors, message: `${key.kind} ${name} (resourceVersion ${e.resourceVersion}): ${detail}` });
+        }
+        if (prev) {
+          accepted.delete(ckey);
+          emit([{ type: 'deleted', key, object: prev, resourceVersion: e.resourceVersion }]);
+        }
+        return;
+      }
+      const config = candidate as unknown as Config;
+      accepted.set(ckey, config);
+      emit([{ type: prev ? 'updated' : 'added', key, object: config, resourceVersion: e.resourceVersion }]);
+    };
+    const subs = new Subscription();
+    const informers = kinds.map((k) => opts.informers.informer<RawObject>(crdResource(k)));
+    const missing = new Set<string>();
+    const readiness = informers.map(
+      (inf) =>
+        new Observable<boolean>((s) => {
+          const a = inf.synced$.subscribe((v) => s.next(v || missing.has(inf.path)));
+          const b = missing$?.subscribe((path) => {
+            missing.add(path);
+            if (path === inf.path) s.next(true);
+          });
+          return () => {
+            a.unsubscribe();
+            b?.unsubscribe();
+          };
+        }),
+    );
+    for (const inf of informers) subs.add(inf.subscribe(handle));
+    if (informers.length === 0) {
+      synced = true;
+      subscriber.next([]);
+    }
+    subs.add(
+      combineLatest(readiness)
+        .pipe(
+          filter((all) => all.every(Boolean)),
+          take(1),
+        )
+        .subscribe(() => {
+          synced = true;
+          const first = pending;
+          pending = [];
+          subscriber.next(first);
+        }),
+    );
+    return () => subs.unsubscribe();
+  });
+}

@@ -1,0 +1,331 @@
+/**
+ * The Orchestrator service registry: Services, EndpointSlices, Pods, Nodes and Namespaces from shared
+ * informers, folded into generated ServiceEntry (and, with PILOT_ENABLE_SERVICEENTRY_SELECT_PODS,
+ * WorkloadEntry) config events that feed the model exactly like any other config source. Each change
+ * recomputes only the Services (and Pods) it can affect, and emits only configs whose content changed.
+ *
+ * The first batch waits until every informer has listed once, so the first PushContext is complete.
+ */
+import { createHash } from 'node:crypto';
+import type { KubernetesObject, V1EndpointSlice, V1Namespace, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
+import { combineLatest, filter, Observable, Subscription, take } from 'rxjs';
+import { configKeyString, type Config, type ConfigEvent, type ModelInput } from '../../core/index.js';
+import { ORCH_RESOURCES, type Informer, type InformerEvent, type InformerFactory } from '../orch/index.js';
+import { namespaceSelected, type LabelSelector } from './label-selector.js';
+import {
+  LOCALITY_LABELS,
+  SERVICE_NAME_LABEL,
+  serviceEntryFromService,
+  type OrchLookup,
+  type OrchTranslationOptions,
+  type TranslationStats,
+} from './service-entry-from-service.js';
+import { workloadEntryFromPod } from './workload-entry-from-pod.js';
+
+/** The `type` label values of pilot_orch_reg_events. */
+export const REGISTRY_EVENT_TYPES = ['Services', 'EndpointSlice', 'Pods', 'Nodes', 'Namespaces'] as const;
+export type RegistryEventType = (typeof REGISTRY_EVENT_TYPES)[number];
+
+/** The `event` label values of pilot_orch_reg_events and pilot_orch_cfg_events. */
+export type OrchEventName = 'add' | 'update' | 'delete';
+
+/** Maps an informer event type to the metric's `event` label. */
+export function orchEventName(type: InformerEvent<KubernetesObject>['type']): OrchEventName {
+  return type === 'added' ? 'add' : type === 'updated' ? 'update' : 'delete';
+}
+
+/** Metric hooks (the CLI maps them to `Metrics` handles). All optional. */
+export interface OrchRegistryMetrics {
+  /** pilot_orch_reg_events{type,event} */
+  event?(type: RegistryEventType, event: OrchEventName): void;
+  /** pilot_orch_endpoints_pending_pod */
+  pendingPods?(count: number): void;
+  /** endpoint_no_pod (current) */
+  endpointsWithoutPod?(count: number): void;
+  /** pilot_orch_endpoints_with_no_pods (counter; endpoints without a pod seen by each recompute) */
+  endpointsWithNoPodsSeen?(count: number): void;
+  /** pilot_no_ip: live pods that have no IP yet */
+  podsWithoutIp?(count: number): void;
+}
+
+/** Options of {@link orchRegistry}. */
+export interface OrchRegistryOptions extends OrchTranslationOptions {
+  /** Shared informers (already restricted to MESH_WATCH_NAMESPACE by the factory). */
+  readonly informers: InformerFactory;
+  /** PILOT_ENABLE_SERVICEENTRY_SELECT_PODS */
+  readonly selectPods: boolean;
+  /** Mesh config `discoverySelectors`: namespaces outside them are ignored. Empty: every namespace. */
+  readonly discoverySelectors: readonly LabelSelector[];
+  /** WorkloadEntry config events (from the config source), for PILOT_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES. */
+  readonly workloadEntries$?: Observable<ConfigEvent>;
+  readonly metrics?: OrchRegistryMetrics;
+}
+
+const nsOf = (key: string): string => key.slice(0, key.indexOf('/'));
+
+function versionOf(c: Config): string {
+  return createHash('sha256').update(JSON.stringify(c)).digest('hex').slice(0, 16);
+}
+
+function localityKey(node: V1Node | undefined): string {
+  const l = node?.metadata?.labels ?? {};
+  return [l[LOCALITY_LABELS.region], l[LOCALITY_LABELS.zone], l[LOCALITY_LABELS.subZone]].join('/');
+}
+
+/** The registry's caches and what they generated. Not exported: {@link orchRegistry} is the interface. */
+class RegistryState implements OrchLookup {
+  readonly services = new Map<string, V1Service>();
+  readonly servicesByNs = new Map<string, Set<string>>();
+  readonly slices = new Map<string, V1EndpointSlice>();
+  readonly slicesByService = new Map<string, Set<string>>();
+  readonly pods = new Map<string, V1Pod>();
+  readonly podsByIp = new Map<string, string>();
+  readonly nodes = new Map<string, V1Node>();
+  readonly namespaces = new Map<string, V1Namespace>();
+  readonly wes = new Map<string, Map<string, Config>>();
+  readonly dirtyServices = new Set<string>();
+  readonly dirtyPods = new Set<string>();
+  readonly emitted = new Map<string, { config: Config; json: string }>();
+  readonly stats = new Map<string, TranslationStats>();
+
+  constructor(readonly opts: OrchRegistryOptions) {}
+
+  pod(namespace: string, name: string): V1Pod | undefined {
+    return this.pods.get(`${namespace}/${name}`);
+  }
+  podByIp(ip: string): V1Pod | undefined {
+    const key = this.podsByIp.get(ip);
+    return key ? this.pods.get(key) : undefined;
+  }
+  node(name: string): V1Node | undefined {
+    return this.nodes.get(name);
+  }
+  namespace(name: string): V1Namespace | undefined {
+    return this.namespaces.get(name);
+  }
+  workloadEntries(namespace: string): readonly Config[] {
+    return [...(this.wes.get(namespace)?.values() ?? [])];
+  }
+
+  selected(namespace: string): boolean {
+    if (this.opts.discoverySelectors.length === 0) return true;
+    const ns = this.namespaces.get(namespace);
+    return ns !== undefined && namespaceSelected(this.opts.discoverySelectors, ns.metadata?.labels ?? {});
+  }
+
+  dirtyNamespace(ns: string): void {
+    for (const k of this.servicesByNs.get(ns) ?? []) this.dirtyServices.add(k);
+  }
+
+  dirtyAll(): void {
+    for (const k of this.services.keys()) this.dirtyServices.add(k);
+    for (const k of this.pods.keys()) this.dirtyPods.add(k);
+    // NOTE: generated configs whose source is gone are recomputed (and deleted) too.
+    for (const c of this.emitted.values()) {
+      const name = c.config.metadata.name.slice(c.config.metadata.name.indexOf(':') + 1);
+      (c.config.kind === 'WorkloadEntry' ? this.dirtyPods : this.dirtyServices).add(`${c.config.metadata.namespace}/${name}`);
+    }
+  }
+
+  applyService(e: InformerEvent<V1Service>): void {
+    const ns = nsOf(e.key);
+    let set = this.servicesByNs.get(ns);
+    if (e.type === 'deleted') {
+      this.services.delete(e.key);
+      set?.delete(e.key);
+    } else {
+      this.services.set(e.key, e.object);
+      if (!set) this.servicesByNs.set(ns, (set = new Set()));
+      set.add(e.key);
+    }
+    this.dirtyServices.add(e.key);
+  }
+
+  applySlice(e: InformerEvent<V1EndpointSlice>): void {
+    const owner = (s: V1EndpointSlice | undefined): string | undefined => {
+      const svc = s?.metadata?.labels?.[SERVICE_NAME_LABEL];
+      return svc ? `${nsOf(e.key)}/${svc}` : undefined;
+    };
+    const before = owner(this.slices.get(e.key));
+    if (before) this.slicesByService.get(before)?.delete(e.key);
+    if (e.type === 'deleted') this.slices.delete(e.key);
+    else {
+      this.slices.set(e.key, e.object);
+      const after = owner(e.object);
+      if (after) {
+        let set = this.slicesByService.get(after);
+        if (!set) this.slicesByService.set(after, (set = new Set()));
+        set.add(e.key);
+        this.dirtyServices.add(after);
+      }
+    }
+    if (before) this.dirtyServices.add(before);
+  }
+
+  applyPod(e: InformerEvent<V1Pod>): void {
+    const old = this.pods.get(e.key);
+    const oldIp = old?.status?.podIP;
+    if (oldIp && this.podsByIp.get(oldIp) === e.key) this.podsByIp.delete(oldIp);
+    if (e.type === 'deleted') this.pods.delete(e.key);
+    else {
+      this.pods.set(e.key, e.object);
+      const ip = e.object.status?.podIP;
+      if (ip) this.podsByIp.set(ip, e.key);
+    }
+    this.dirtyPods.add(e.key);
+    this.dirtyNamespace(nsOf(e.key));
+  }
+
+  applyNode(e: InformerEvent<V1Node>): void {
+    const old = this.nodes.get(e.key);
+    if (e.type === 'deleted') this.nodes.delete(e.key);
+    else this.nodes.set(e.key, e.object);
+    // NOTE: nodes update their status every few seconds; only a locality change matters here.
+    if (e.type === 'updated' && localityKey(old) === localityKey(e.object)) return;
+    this.dirtyAll();
+  }
+
+  applyNamespace(e: InformerEvent<V1Namespace>): void {
+    const old = this.namespaces.get(e.key);
+    if (e.type === 'deleted') this.namespaces.delete(e.key);
+    else this.namespaces.set(e.key, e.object);
+    const before = old?.metadata?.labels ?? {};
+    const after = e.type === 'deleted' ? {} : (e.object.metadata?.labels ?? {});
+    if (JSON.stringify(before) === JSON.stringify(after) && e.type === 'updated') return;
+    this.dirtyNamespace(e.key);
+    for (const k of this.pods.keys()) if (nsOf(k) === e.key) this.dirtyPods.add(k);
+  }
+
+  applyWorkloadEntry(e: ConfigEvent): void {
+    if (e.key.kind !== 'WorkloadEntry') return;
+    let map = this.wes.get(e.key.namespace);
+    if (!map) this.wes.set(e.key.namespace, (map = new Map()));
+    if (e.type === 'deleted' || !e.object) map.delete(e.key.name);
+    else map.set(e.key.name, e.object);
+    if (this.opts.selectWorkloadEntries) this.dirtyNamespace(e.key.namespace);
+  }
+
+  /** Recomputes what is dirty and returns the config events of what changed. */
+  flush(): ConfigEvent[] {
+    const events: ConfigEvent[] = [];
+    let noPodSeen = 0;
+    for (const key of this.dirtyServices) {
+      const svc = this.services.get(key);
+      const ns = nsOf(key);
+      const name = key.slice(ns.length + 1);
+      const ckey = configKeyString({ kind: 'ServiceEntry', namespace: ns, name: `orch:${name}` });
+      let next: Config | undefined;
+      if (svc && this.selected(ns)) {
+        const slices = [...(this.slicesByService.get(key) ?? [])].map((k) => this.slices.get(k)!).filter((s) => s !== undefined);
+        const t = serviceEntryFromService(svc, slices, this, this.opts);
+        next = t.config;
+        this.stats.set(key, t.stats);
+        noPodSeen += t.stats.noPod;
+      } else this.stats.delete(key);
+      this.diff(ckey, next, events);
+    }
+    this.dirtyServices.clear();
+    for (const key of this.dirtyPods) {
+      const ns = nsOf(key);
+      const ckey = configKeyString({ kind: 'WorkloadEntry', namespace: ns, name: `orch:${key.slice(ns.length + 1)}` });
+      const pod = this.pods.get(key);
+      const nodeName = pod?.spec?.nodeName;
+      const next = this.opts.selectPods && pod && this.selected(ns) ? workloadEntryFromPod(pod, nodeName ? this.nodes.get(nodeName) : undefined, this.opts.trustDomain) : undefined;
+      this.diff(ckey, next, events);
+    }
+    this.dirtyPods.clear();
+    this.report(noPodSeen);
+    return events;
+  }
+
+  diff(ckey: string, next: Config | undefined, events: ConfigEvent[]): void {
+    const prev = this.emitted.get(ckey);
+    const key = (c: Config): ConfigEvent['key'] => ({ kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name });
+    if (!next) {
+      if (prev) {
+        this.emitted.delete(ckey);
+        events.push({ type: 'deleted', key: key(prev.config), object: prev.config, resourceVersion: versionOf(prev.config) });
+      }
+      return;
+    }
+    const json = JSON.stringify(next);
+    if (prev?.json === json) return;
+    this.emitted.set(ckey, { config: next, json });
+    events.push({ type: prev ? 'updated' : 'added', key: key(next), object: next, resourceVersion: versionOf(next) });
+  }
+
+  report(noPodSeen: number): void {
+    const m = this.opts.metrics;
+    if (!m) return;
+    let pending = 0;
+    let noPod = 0;
+    for (const s of this.stats.values()) {
+      pending += s.pendingPod;
+      noPod += s.noPod;
+    }
+    m.pendingPods?.(pending);
+    m.endpointsWithoutPod?.(noPod);
+    if (noPodSeen > 0) m.endpointsWithNoPodsSeen?.(noPodSeen);
+    let noIp = 0;
+    for (const p of this.pods.values()) {
+      const phase = p.status?.phase;
+      if (!p.status?.podIP && phase !== 'Succeeded' && phase !== 'Failed') noIp += 1;
+    }
+    m.podsWithoutIp?.(noIp);
+  }
+}
+
+/**
+ * The registry as an Observable of input batches: one batch once every informer has listed (always
+ * emitted, even empty), then one per change that altered a generated config. Unsubscribing stops the
+ * informers' watches (when no one else shares them).
+ */
+export function orchRegistry(opts: OrchRegistryOptions): Observable<readonly ModelInput[]> {
+  return new Observable<readonly ModelInput[]>((subscriber) => {
+    const state = new RegistryState(opts);
+    const f = opts.informers;
+    const sources: readonly [RegistryEventType, Informer<KubernetesObject>, (e: InformerEvent<KubernetesObject>) => void][] = [
+      ['Namespaces', f.informer(ORCH_RESOURCES.namespaces), (e) => state.applyNamespace(e as InformerEvent<V1Namespace>)],
+      ['Nodes', f.informer(ORCH_RESOURCES.nodes), (e) => state.applyNode(e as InformerEvent<V1Node>)],
+      ['Pods', f.informer(ORCH_RESOURCES.pods), (e) => state.applyPod(e as InformerEvent<V1Pod>)],
+      ['Services', f.informer(ORCH_RESOURCES.services), (e) => state.applyService(e as InformerEvent<V1Service>)],
+      ['EndpointSlice', f.informer(ORCH_RESOURCES.endpointSlices), (e) => state.applySlice(e as InformerEvent<V1EndpointSlice>)],
+    ];
+    let synced = false;
+    const flush = (always: boolean): void => {
+      const events = state.flush();
+      if (always || events.length > 0) subscriber.next(events.map((event) => ({ kind: 'config', event })));
+    };
+    const subs = new Subscription();
+    for (const [type, informer, apply] of sources) {
+      subs.add(
+        informer.subscribe((e) => {
+          opts.metrics?.event?.(type, orchEventName(e.type));
+          apply(e);
+          if (synced) flush(false);
+        }),
+      );
+    }
+    if (opts.workloadEntries$) {
+      subs.add(
+        opts.workloadEntries$.subscribe((e) => {
+          state.applyWorkloadEntry(e);
+          if (synced) flush(false);
+        }),
+      );
+    }
+    subs.add(
+      combineLatest(sources.map(([, informer]) => informer.synced$))
+        .pipe(
+          filter((all) => all.every(Boolean)),
+          take(1),
+        )
+        .subscribe(() => {
+          synced = true;
+          state.dirtyAll();
+          flush(true);
+        }),
+    );
+    return () => subs.unsubscribe();
+  });
+}
