@@ -7,7 +7,7 @@
  * the last one into added/updated/deleted events.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, watch, type FSWatcher } from 'node:fs';
+import { readFileSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Observable } from 'rxjs';
 import { parseAllDocuments } from 'yaml';
@@ -76,48 +76,85 @@ function reject(file: string, document: number, obj: unknown, errors: { path: st
   return { file, document, kind, name, errors, message: `${file}: document ${document} (${kind} ${name}): ${detail}` };
 }
 
-/** Reads and validates every document under `dir` once. */
-export function scanConfigDir(dir: string, defaultNamespace: string): ScanResult {
+/** Per-file results of earlier scans, reused while a file's size and mtime are unchanged. */
+export type ScanCache = Map<string, { readonly stamp: string; readonly configs: readonly FileConfig[]; readonly rejected: readonly RejectedConfig[] }>;
+
+/** A valid document and its 1-based position in its file. */
+interface FileConfig {
+  readonly config: Config;
+  readonly document: number;
+}
+
+/** Parses and validates one file's documents. */
+function scanFile(path: string, file: string, defaultNamespace: string): { configs: FileConfig[]; rejected: RejectedConfig[] } {
+  const configs: FileConfig[] = [];
+  const rejected: RejectedConfig[] = [];
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    rejected.push(reject(file, 0, undefined, [{ path: '', message: `cannot read: ${(e as Error).message}` }]));
+    return { configs, rejected };
+  }
+  parseAllDocuments(text).forEach((doc, i) => {
+    const n = i + 1;
+    if (doc.errors.length > 0) {
+      rejected.push(reject(file, n, undefined, doc.errors.map((e) => ({ path: '', message: `YAML: ${e.message.split('\n')[0]}` }))));
+      return;
+    }
+    const raw = doc.toJSON() as unknown;
+    if (raw === null || raw === undefined) return; // empty document (e.g. a trailing ---)
+    let obj = raw;
+    if (typeof raw === 'object' && !Array.isArray(raw)) {
+      const r = raw as { metadata?: Record<string, unknown> };
+      if (r.metadata && typeof r.metadata === 'object' && r.metadata['namespace'] === undefined) {
+        obj = { ...r, metadata: { ...r.metadata, namespace: defaultNamespace } };
+      }
+    }
+    const res = validateConfig(obj);
+    if (!res.ok) {
+      rejected.push(reject(file, n, obj, res.errors.map((e) => ({ path: e.path, message: e.message }))));
+      return;
+    }
+    configs.push({ config: res.config as unknown as Config, document: n });
+  });
+  return { configs, rejected };
+}
+
+/**
+ * Reads and validates every document under `dir`. With a `cache`, files whose size and mtime did
+ * not change since the last scan are not read again.
+ */
+export function scanConfigDir(dir: string, defaultNamespace: string, cache?: ScanCache): ScanResult {
   const configs = new Map<string, Config>();
   const rejected: RejectedConfig[] = [];
+  const seen = new Set<string>();
   for (const path of listYamlFiles(dir)) {
     const file = relative(dir, path) || path;
-    let text: string;
+    seen.add(path);
+    let stamp = '';
     try {
-      text = readFileSync(path, 'utf8');
-    } catch (e) {
-      rejected.push(reject(file, 0, undefined, [{ path: '', message: `cannot read: ${(e as Error).message}` }]));
-      continue;
+      const st = statSync(path);
+      stamp = `${st.size}:${st.mtimeMs}`;
+    } catch {
+      // NOTE: removed between listing and stat; scanFile reports it
     }
-    parseAllDocuments(text).forEach((doc, i) => {
-      const n = i + 1;
-      if (doc.errors.length > 0) {
-        rejected.push(reject(file, n, undefined, doc.errors.map((e) => ({ path: '', message: `YAML: ${e.message.split('\n')[0]}` }))));
-        return;
-      }
-      const raw = doc.toJSON() as unknown;
-      if (raw === null || raw === undefined) return; // empty document (e.g. a trailing ---)
-      let obj = raw;
-      if (typeof raw === 'object' && !Array.isArray(raw)) {
-        const r = raw as { metadata?: Record<string, unknown> };
-        if (r.metadata && typeof r.metadata === 'object' && r.metadata['namespace'] === undefined) {
-          obj = { ...r, metadata: { ...r.metadata, namespace: defaultNamespace } };
-        }
-      }
-      const res = validateConfig(obj);
-      if (!res.ok) {
-        rejected.push(reject(file, n, obj, res.errors.map((e) => ({ path: e.path, message: e.message }))));
-        return;
-      }
-      const c = res.config as unknown as Config;
+    let entry = cache?.get(path);
+    if (!entry || entry.stamp !== stamp || stamp === '') {
+      entry = { stamp, ...scanFile(path, file, defaultNamespace) };
+      cache?.set(path, entry);
+    }
+    rejected.push(...entry.rejected);
+    for (const { config: c, document } of entry.configs) {
       const key = configKeyString({ kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name });
       if (configs.has(key)) {
-        rejected.push(reject(file, n, obj, [{ path: 'metadata.name', message: `duplicate: ${key} is already defined in an earlier document` }]));
-        return;
+        rejected.push(reject(file, document, c, [{ path: 'metadata.name', message: `duplicate: ${key} is already defined in an earlier document` }]));
+        continue;
       }
       configs.set(key, c);
-    });
+    }
   }
+  if (cache) for (const k of [...cache.keys()]) if (!seen.has(k)) cache.delete(k);
   return { configs, rejected };
 }
 
@@ -149,10 +186,11 @@ export function fileConfigSource(opts: FileConfigSourceOptions): Observable<read
   return new Observable<readonly ModelInput[]>((subscriber) => {
     let current: ReadonlyMap<string, Config> = new Map();
     let lastRejected = '';
+    const cache: ScanCache = new Map();
     const scan = (first: boolean): void => {
       let result: ScanResult;
       try {
-        result = scanConfigDir(opts.dir, opts.defaultNamespace);
+        result = scanConfigDir(opts.dir, opts.defaultNamespace, cache);
       } catch (e) {
         if (first) {
           subscriber.error(new Error(`--configDir ${opts.dir}: ${(e as Error).message}`));
