@@ -105,11 +105,16 @@ export class PushContext {
 
   /**
    * The VirtualService that routes `hostname` for a proxy in `from`: an exact host match wins over a
-   * wildcard; among equals the oldest (then by key) wins, as Istio does for sidecars.
+   * wildcard; among equals the oldest (then by key) wins, as Istio does for sidecars. VirtualServices
+   * for gateways only (`gateways` set without `mesh`) are not considered.
    */
   virtualService(hostname: string, from: string): Config | undefined {
-    const visible = (c: Config): boolean =>
-      visibleTo((c.spec as { exportTo?: string[] }).exportTo, this.meshConfig.defaultVirtualServiceExportTo, c.metadata.namespace, from);
+    // NOTE: a VirtualService bound to gateways applies to sidecars and proxyless clients only when it lists `mesh`.
+    const visible = (c: Config): boolean => {
+      const spec = c.spec as { exportTo?: string[]; gateways?: string[] };
+      if (spec.gateways && spec.gateways.length > 0 && !spec.gateways.includes('mesh')) return false;
+      return visibleTo(spec.exportTo, this.meshConfig.defaultVirtualServiceExportTo, c.metadata.namespace, from);
+    };
     const exact = this.#configs.byIndex('host', `VirtualService/${hostname}`).filter(visible);
     if (exact.length > 0) return [...exact].sort(byAge)[0];
     let best: { c: Config; len: number } | undefined;

@@ -4,7 +4,7 @@
  * subsets, retries, timeout as max_stream_duration, fault delay/abort, and the hash policy of the
  * destination's DestinationRule for RING_HASH.
  */
-import { resolveShortName, type Config, type PushContext, type Proxy } from '../../../core/index.js';
+import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy } from '../../../core/index.js';
 import { any, duration, ENVOY, fractionalPercent, GRPC_STATUS, outboundClusterName, parseOutboundClusterName } from './envoy.js';
 import type { DestinationRuleSpec, HttpRoute, HttpRouteDestination, StringMatch, VirtualServiceSpec } from './specs.js';
 
@@ -35,10 +35,25 @@ function pathMatch(uri: StringMatch | undefined): Record<string, unknown> {
   return { prefix: '/' };
 }
 
-function routeMatches(route: HttpRoute): Record<string, unknown>[] {
-  const matches = route.match && route.match.length > 0 ? route.match : [{}];
+/**
+ * The Envoy matches of a VirtualService route for one proxy and port: match entries bound to another
+ * port, other source labels or another source namespace are left out (a route with none left is
+ * skipped). `method` and `authority` match the `:method` and `:authority` headers.
+ */
+function routeMatches(route: HttpRoute, proxy: Proxy, port: number): Record<string, unknown>[] {
+  const given = route.match && route.match.length > 0 ? route.match : [{}];
+  const matches = given.filter(
+    (m) =>
+      (m.port === undefined || m.port === port) &&
+      labelsMatch(m.sourceLabels, proxy.labels) &&
+      (m.sourceNamespace === undefined || m.sourceNamespace === proxy.namespace),
+  );
   return matches.map((m) => {
     const headers: Record<string, unknown>[] = [];
+    for (const [name, sm] of [[':method', m.method], [':authority', m.authority]] as const) {
+      const stringMatch = sm ? stringMatcher(sm) : undefined;
+      if (stringMatch) headers.push({ name, stringMatch });
+    }
     for (const [name, sm] of Object.entries(m.headers ?? {})) {
       const stringMatch = stringMatcher(sm);
       headers.push(stringMatch ? { name, stringMatch } : { name, presentMatch: true });
@@ -114,7 +129,7 @@ export function buildRouteConfiguration(ctx: PushContext, proxy: Proxy, name: st
       const action = routeAction(ctx, proxy, vs, r, parsed.port, deps);
       if (!action) continue;
       const fault = faultConfig(r);
-      for (const match of routeMatches(r)) {
+      for (const match of routeMatches(r, proxy, parsed.port)) {
         routes.push({
           name: r.name ?? `${vs.metadata.namespace}/${vs.metadata.name}/${i}`,
           match,

@@ -12,6 +12,11 @@ export interface StringMatch {
 export interface HttpMatchRequest {
   name?: string;
   uri?: StringMatch;
+  method?: StringMatch;
+  authority?: StringMatch;
+  port?: number;
+  sourceLabels?: Record<string, string>;
+  sourceNamespace?: string;
   headers?: Record<string, StringMatch>;
   withoutHeaders?: Record<string, StringMatch>;
 }
