@@ -1,2 +1,18 @@
-// The public surface of reconcilers/.
-export {};
+// The public surface of reconcilers/: the reconciler runtime, leader election and the write-side reconcilers.
+export { SYSTEM_RECONCILE_CLOCK, sleepOn, type ReconcileClock } from './runtime/reconcile-clock.js';
+export { WorkQueue, type QueueItem } from './runtime/work-queue.js';
+export {
+  ReconcileRunner,
+  TerminalError,
+  type ReconcileFunction,
+  type ReconcileResult,
+  type ReconcileRunnerOptions,
+} from './runtime/reconcile-runner.js';
+export {
+  LeaderElector,
+  LEASE_NAMES,
+  DEFAULT_LEASE_TIMINGS,
+  leaderIdentity,
+  type LeaderElectorOptions,
+  type LeaderTask,
+} from './leader/leader-elector.js';
