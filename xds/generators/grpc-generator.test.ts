@@ -232,4 +232,29 @@ describe('ProxylessGrpcGenerator', () => {
     const b = (await gen.generate(other, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
     assert.equal(a, b, 'one encoding shared by both');
   });
+
+  it('given a VirtualService matching on source labels should not share cached routes between proxies with other labels', async () => {
+    const model = testModel();
+    model.apply(
+      configsFromYaml(`${YAML}---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: echo, namespace: qs }
+spec:
+  hosts: [echo.qs.svc.cluster.local]
+  http:
+  - { name: canary, match: [{ sourceLabels: { track: canary } }], route: [{ destination: { host: echo.qs.svc.cluster.local, subset: v2 } }] }
+  - { name: rest, route: [{ destination: { host: echo.qs.svc.cluster.local, subset: v1 } }] }
+`).map((c) => configEvent(c, 'updated')),
+    );
+    model.rebuild();
+    const gen = new ProxylessGrpcGenerator(model, { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false });
+    const canary = gen.initProxy(grpcNode('qs', { metadata: { GENERATOR: 'grpc', LABELS: { track: 'canary' } } }));
+    const stable = gen.initProxy(grpcNode('qs', { metadata: { GENERATOR: 'grpc', LABELS: { track: 'stable' } } }));
+    const name = 'outbound|50051||echo.qs.svc.cluster.local';
+    const first = (await one(gen, canary, TYPE_URL.route, name)) as any;
+    const second = (await one(gen, stable, TYPE_URL.route, name)) as any;
+    assert.deepEqual(first.virtualHosts[0].routes.map((r: any) => r.name), ['canary', 'rest']);
+    assert.deepEqual(second.virtualHosts[0].routes.map((r: any) => r.name), ['rest']);
+  });
 });

@@ -101,7 +101,7 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
         });
       case TYPE_URL.route:
         return this.#each(watched, [], ENVOY.route, {
-          key: (name) => (o.enableRdsCache ? `rds|${name}|${p.namespace}` : undefined),
+          key: (name) => (o.enableRdsCache ? routeKey(ctx, p, name) : undefined),
           build: (name) => buildRouteConfiguration(ctx, p, name),
         });
       case TYPE_URL.cluster: {
@@ -170,6 +170,20 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
     }
     return { resources };
   }
+}
+
+/**
+ * The cache key of a route configuration: per proxy namespace (VirtualService and DestinationRule
+ * visibility), plus the proxy's labels when the VirtualService matches on source labels.
+ */
+export function routeKey(ctx: PushContext, p: Proxy, name: string): string {
+  const parsed = parseOutboundClusterName(name);
+  const vs = parsed ? ctx.virtualService(parsed.host, p.namespace) : undefined;
+  const http = (vs?.spec as { http?: { match?: { sourceLabels?: unknown }[] }[] } | undefined)?.http ?? [];
+  const bySource = http.some((r) => (r.match ?? []).some((m) => m.sourceLabels !== undefined));
+  if (!bySource) return `rds|${name}|${p.namespace}`;
+  const labels = Object.keys(p.labels).sort().map((k) => `${k}=${p.labels[k]}`).join(',');
+  return `rds|${name}|${p.namespace}|${labels}`;
 }
 
 /** Longest synchronous building stretch before yielding to the event loop. */
