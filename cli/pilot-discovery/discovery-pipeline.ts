@@ -46,7 +46,7 @@ export function startDiscoveryPipeline(
     },
     onError: (e) => fileLog.error({ error: e.message }, 'config source error'),
   });
-  const options = proxylessDiscoveryOptionsFromEnv(env, flags.domain, metrics, { ads: logging.scope('ads'), delta: logging.scope('delta') });
+  const options = proxylessDiscoveryOptionsFromEnv(env, flags.domain, metrics, { ads: logging.scope('ads'), delta: logging.scope('delta'), model: logging.scope('model') });
   // NOTE: start from the files' mesh config and networks, so the first PushContext is already right.
   const discovery = new ProxylessDiscovery({
     ...options,

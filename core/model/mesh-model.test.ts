@@ -98,4 +98,18 @@ describe('MeshModel', () => {
     assert.match(text, /^pilot_debounce_time_count 2$/m);
     assert.match(text, /^pilot_pushcontext_init_seconds_count 2$/m, 'the constructor build and one full push; the EDS push rebuilt nothing');
   });
+
+  it('given a batch that fails to fold and an error hook should drop the batch and keep the pipeline running', () => {
+    const errors: unknown[] = [];
+    const m = new MeshModel({ domain: 'cluster.local', drainingLabel: '', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, onError: (e) => errors.push(e) });
+    const inputs = new Subject<ModelInput[]>();
+    const seen: PushRequest[] = [];
+    const sub = m.pushes(inputs).subscribe((r) => seen.push(r));
+    const broken = { kind: 'config', event: { type: 'added', key: { kind: 'ServiceEntry', namespace: 'qs', name: 'x' }, object: { kind: 'ServiceEntry', metadata: { name: 'x', namespace: 'qs' }, spec: { hosts: ['x.qs'], ports: 'not-a-list' } }, resourceVersion: '1' } } as unknown as ModelInput;
+    inputs.next([broken]);
+    inputs.next([ev(VS)]);
+    sub.unsubscribe();
+    assert.equal(errors.length, 1);
+    assert.deepEqual(seen.map(summary), ['full config VirtualService/qs/echo']);
+  });
 });

@@ -52,6 +52,11 @@ export interface MeshModelOptions {
   readonly metrics?: ModelMetrics;
   /** Monotonic clock in ms (default `performance.now`). */
   readonly now?: () => number;
+  /**
+   * Called when folding a batch throws (a bug, not bad input: sources validate first). The batch is
+   * dropped and the pipeline keeps running. Without it the error ends the pipeline.
+   */
+  readonly onError?: (err: unknown, inputs: readonly ModelInput[]) => void;
 }
 
 /** The endpoints of every service as of the latest event (not debounced, not part of PushContext). */
@@ -151,7 +156,16 @@ export class MeshModel {
   pushes(inputs$: Observable<readonly ModelInput[] | ModelInput>): Observable<PushRequest> {
     const m = this.#opts.metrics;
     return inputs$.pipe(
-      map((i) => this.apply(Array.isArray(i) ? (i as readonly ModelInput[]) : [i as ModelInput])),
+      map((i) => {
+        const batch = Array.isArray(i) ? (i as readonly ModelInput[]) : [i as ModelInput];
+        if (!this.#opts.onError) return this.apply(batch);
+        try {
+          return this.apply(batch);
+        } catch (e) {
+          this.#opts.onError(e, batch);
+          return undefined;
+        }
+      }),
       filter((r): r is PushRequest => r !== undefined),
       debouncePushes({
         debounceAfter: this.#opts.debounceAfter,

@@ -35,7 +35,8 @@ export interface ProxylessDiscoveryOptions {
   readonly generator: GrpcGeneratorOptions;
   readonly transport: TransportOptions;
   readonly metrics: Metrics;
-  readonly loggers: { readonly ads: Logger; readonly delta: Logger };
+  /** `ads` and `delta` for the transport; `model` for pipeline errors. */
+  readonly loggers: { readonly ads: Logger; readonly delta: Logger; readonly model?: Logger };
   readonly controlPlaneId?: string;
 }
 
@@ -64,14 +65,18 @@ export class ProxylessDiscovery {
   readonly debugRoutes: Map<string, DebugHandler>;
 
   constructor(o: ProxylessDiscoveryOptions) {
-    this.model = new MeshModel(o.model);
+    const modelLog = o.loggers.model;
+    this.model = new MeshModel({
+      ...o.model,
+      ...(modelLog ? { onError: (e: unknown, inputs: readonly ModelInput[]) => modelLog.error({ error: String(e), inputs: inputs.length }, 'model update failed; batch dropped') } : {}),
+    });
     const cache = new XdsCache({ maxSize: o.generator.cacheSize ?? 60000, metrics: cacheMetricsFrom(o.metrics) });
     this.generator = new ProxylessGrpcGenerator(this.model, { ...o.generator, cache });
     this.ads = new AdsServer<GrpcProxyState>({
       ...o.transport,
       generator: this.generator,
       metrics: o.metrics,
-      loggers: o.loggers,
+      loggers: { ads: o.loggers.ads, delta: o.loggers.delta },
       ...(o.controlPlaneId ? { controlPlaneId: o.controlPlaneId } : {}),
     });
     this.debugRoutes = debugRoutes({ model: this.model, generator: this.generator, connections: () => this.ads.connections(), pushStatus: this.pushStatus });
