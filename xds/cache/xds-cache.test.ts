@@ -20,6 +20,7 @@ describe('XdsCache', () => {
     assert.match(text, /^xds_cache_reads\{type="hit"\} 1$/m);
     assert.match(text, /^xds_cache_reads\{type="miss"\} 1$/m);
     assert.match(text, /^xds_cache_size 2$/m);
+    assert.match(text, /^xds_cache_dependent_config_size 0$/m);
   });
 
   const clears = [

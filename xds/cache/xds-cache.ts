@@ -12,6 +12,8 @@ export interface XdsCacheMetrics {
   /** `size`: dropped to stay within the bound; `clear`: dropped because a dependency changed. */
   eviction?(type: 'size' | 'clear'): void;
   size?(n: number): void;
+  /** xds_cache_dependent_config_size: distinct dependencies the entries name. */
+  dependentConfigs?(n: number): void;
 }
 
 /** Options of the cache. */
@@ -71,7 +73,7 @@ export class XdsCache {
       this.#remove(oldest);
       this.#metrics?.eviction?.('size');
     }
-    this.#metrics?.size?.(this.#entries.size);
+    this.#report();
   }
 
   /**
@@ -84,14 +86,19 @@ export class XdsCache {
       const kind = key.split('/')[0];
       if (kind) this.#clearDep(`kind:${kind}`);
     }
-    this.#metrics?.size?.(this.#entries.size);
+    this.#report();
   }
 
   /** Clears everything (full pushes that name no configs, mesh config changes). */
   clearAll(): void {
     this.#entries.clear();
     this.#byDep.clear();
-    this.#metrics?.size?.(0);
+    this.#report();
+  }
+
+  #report(): void {
+    this.#metrics?.size?.(this.#entries.size);
+    this.#metrics?.dependentConfigs?.(this.#byDep.size);
   }
 
   /** Keys currently held, least recently used first (for debug). */
