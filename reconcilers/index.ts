@@ -16,3 +16,20 @@ export {
   type LeaderElectorOptions,
   type LeaderTask,
 } from './leader/leader-elector.js';
+export {
+  DiscoverySelectorError,
+  discoverySelectorsOf,
+  matchesLabelSelector,
+  selectsNamespace,
+  type LabelSelector,
+  type LabelSelectorRequirement,
+} from './namespace-selector.js';
+export {
+  RootCertReconciler,
+  ROOT_CERT_CONFIGMAP,
+  ROOT_CERT_KEY,
+  MESH_CONFIG_LABEL,
+  ROOT_CERT_IGNORED_NAMESPACES,
+  ROOT_CERT_RECONCILER_NAME,
+  type RootCertReconcilerOptions,
+} from './root-cert-reconciler.js';
