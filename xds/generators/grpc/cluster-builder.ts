@@ -112,6 +112,9 @@ export function buildCluster(ctx: PushContext, proxy: Proxy, name: string, opts:
       interval: duration(od.interval ?? '10s'),
       baseEjectionTime: duration(od.baseEjectionTime ?? '30s'),
       maxEjectionPercent: { value: od.maxEjectionPercent ?? 10 },
+      // NOTE: Istio turns success-rate ejection off; grpc-js 1.14 also crashes (reduce of an empty
+      // array in a timer) when it is on without success_rate_minimum_hosts.
+      enforcingSuccessRate: { value: 0 },
       // NOTE: gRPC ejects by failure percentage, not by consecutive errors: with a consecutive-error
       // limit N, a host failing over half of at least N calls in an interval is ejected.
       ...(consecutive !== undefined

@@ -215,4 +215,22 @@ spec:
     assert.deepEqual([...(await callMany(c, 50))], [['v1', 50]]);
     assert.equal(backends[1]!.calls, v2Calls, 'v2 receives no more calls');
   });
+
+  it('given outlier detection should eject a backend that keeps failing', async () => {
+    const dr = `apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: echo, namespace: qs }
+spec:
+  host: ${HOST}
+  trafficPolicy: { outlierDetection: { consecutive5xxErrors: 2, interval: 1s, baseEjectionTime: 60s, maxEjectionPercent: 50 } }
+`;
+    mesh.apply([SERVICE, workloads(backends), dr].join('---\n'));
+    const c = client();
+    await until(async () => (await callMany(c, 10)).size === 2, 'round robin over both backends');
+    backends[1]!.failFirst = Number.MAX_SAFE_INTEGER;
+    await until(async () => {
+      const counts = await callMany(c, 20);
+      return counts.get('v1') === 20;
+    }, 'the failing backend ejected');
+  });
 });
