@@ -175,6 +175,7 @@ export class BenchClient {
   startedAt = 0;
   /** The marker being watched and when it arrived. */
   marker: Buffer | undefined;
+  markerTypes: ReadonlySet<string> = new Set();
   arrivedAt: number | undefined;
   arrivedType: string | undefined;
   closed = false;
@@ -240,9 +241,10 @@ export class BenchClient {
     }
   }
 
-  /** Starts watching for a marker (clears the previous arrival). */
-  watch(marker: Buffer | undefined): void {
+  /** Starts watching for a marker in responses of the given types (clears the previous arrival). */
+  watch(marker: Buffer | undefined, typeUrls: ReadonlySet<string>): void {
     this.marker = marker;
+    this.markerTypes = typeUrls;
     this.arrivedAt = undefined;
     this.arrivedType = undefined;
   }
@@ -303,7 +305,7 @@ export class BenchClient {
     this.#send(type, this.#names.get(type) ?? []);
     this.#answered.add(type);
     const resources = r.resources.map((a) => ({ name: leadingName(a.value), body: a.value }));
-    if (this.marker && this.arrivedAt === undefined && b.indexOf(this.marker) >= 0 && findMarker(resources, this.marker) !== undefined) {
+    if (this.marker && this.arrivedAt === undefined && this.markerTypes.has(type) && b.indexOf(this.marker) >= 0 && findMarker(resources, this.marker) !== undefined) {
       this.arrivedAt = t;
       this.arrivedType = type;
       this.#hooks.arrived(this);

@@ -18,7 +18,7 @@ export interface WorkerInit {
 /** Commands from the main thread. */
 export type WorkerCommand =
   | { readonly cmd: 'start' }
-  | { readonly cmd: 'watch'; readonly marker: string }
+  | { readonly cmd: 'watch'; readonly marker: string; readonly typeUrls: readonly string[] }
   | { readonly cmd: 'collect' }
   /** Report `all-complete` now with the clients complete so far (startup deadline passed). */
   | { readonly cmd: 'complete-now' }
@@ -128,7 +128,8 @@ function main(): void {
         const marker = Buffer.from(m.marker, 'utf8');
         arrived = 0;
         watching = m.marker;
-        for (const c of clients) c.watch(marker);
+        const types = new Set(m.typeUrls);
+        for (const c of clients) c.watch(marker, types);
         post({ ev: 'watching', marker: m.marker });
         break;
       }

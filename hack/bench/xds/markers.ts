@@ -20,6 +20,19 @@ export const SCENARIO_TEXT: Readonly<Record<Scenario, string>> = {
   endpoint: 'WorkloadEntry address+weight (IP in EDS)',
 };
 
+/**
+ * The xDS types (short names) in which each edit's marker is looked for: the types whose resources can
+ * contain it only after the edit. NOTE: the VirtualService names the planned subsets before they exist
+ * (so proxyless clients already ask for their clusters), so a subset name is in RDS from the start and
+ * only its cluster in CDS marks the edit's arrival.
+ */
+export const SCENARIO_TYPES: Readonly<Record<Scenario, readonly ('LDS' | 'RDS' | 'CDS' | 'EDS')[]>> = {
+  'vs-edit': ['RDS'],
+  'new-service': ['LDS', 'CDS'],
+  'new-subset': ['CDS'],
+  endpoint: ['EDS'],
+};
+
 /** One planned edit. */
 export interface PlannedEdit {
   readonly scenario: Scenario;

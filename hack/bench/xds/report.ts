@@ -79,6 +79,7 @@ export function formatReport(r: BenchResult): string {
     ]);
   }
   lines.push(table(rows));
+  lines.push('  NOTE: convergence counts from the file write, so it includes the config source\'s file-watch debounce as well as the push debounce.');
   for (const sc of SCENARIOS) {
     const e = r.edits.find((x) => x.scenario === sc);
     if (e) lines.push(`  ${sc}: marker arrived in ${Object.entries(e.arrivedIn).map(([t, c]) => `${t} x${c}`).join(', ') || 'nothing'}; bytes ${traffic(e.traffic, n)}`);

@@ -6,17 +6,19 @@
 import { mkdtempSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { now, TYPE_SHORT } from './bench-client.js';
+import { now, TYPE_SHORT, TYPES } from './bench-client.js';
 import type { BenchOptions } from './bench-options.js';
 import { clientSpecs } from './client-specs.js';
 import type { WorkerStats } from './client-worker.js';
 import {
   benchService, generateMesh, newService, newServiceFile, serviceDocuments, serviceFile, toYaml, NO_EDITS, type MeshSize, type ServiceEdits,
 } from './config-gen.js';
-import { FULL_PUSH_SCENARIOS, planEdits, randomRunId, type PlannedEdit, type Scenario } from './markers.js';
+import { FULL_PUSH_SCENARIOS, SCENARIO_TYPES, planEdits, randomRunId, type PlannedEdit, type Scenario } from './markers.js';
 import { fillCommand, freePort, ServerProcess } from './server-process.js';
 import { summarize, type Summary } from './stats.js';
 import { WorkerPool } from './worker-pool.js';
+
+const TYPE_URL_OF = { LDS: TYPES.lds, RDS: TYPES.rds, CDS: TYPES.cds, EDS: TYPES.eds } as const;
 
 /** Traffic of one phase per type (short names CDS/EDS/LDS/RDS, or the type URL for others). */
 export type TypeTraffic = Record<string, { bytes: number; responses: number }>;
@@ -162,7 +164,13 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     const t0 = now();
     p.broadcast({ cmd: 'start' });
     const deadline = Date.now() + opts.timeoutMs;
-    let done = await p.gather('all-complete', deadline);
+    const progress = setInterval(() => {
+      p.stats().then(
+        (st) => log(`startup: ${st.complete}/${specs.length} complete, ${st.ended} streams reopened, ${(now() - t0) / 1000 | 0} s`),
+        () => undefined,
+      );
+    }, 10_000);
+    let done = await p.gather('all-complete', deadline).finally(() => clearInterval(progress));
     if (done.some((d) => d === undefined)) {
       p.broadcast({ cmd: 'complete-now' });
       const late = await p.gather('all-complete', Date.now() + 10_000);
@@ -184,7 +192,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     }
 
     async function measureEdit(e: PlannedEdit): Promise<EditResult> {
-      await p.ask({ cmd: 'watch', marker: e.marker }, 'watching');
+      await p.ask({ cmd: 'watch', marker: e.marker, typeUrls: SCENARIO_TYPES[e.scenario].map((t) => TYPE_URL_OF[t]) }, 'watching');
       const cpuBefore = server.cpuSeconds();
       const writeAt = now();
       applyEdit(e);
