@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { CoreV1Api, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { BehaviorSubject } from 'rxjs';
-import { InformerFactory, ORCH_RESOURCES, OrchClient } from '../controllers/index.js';
-import { MESH_CONFIG_LABEL, ROOT_CERT_CONFIGMAP, ROOT_CERT_KEY, RootCertReconciler, type LabelSelector } from '../reconcilers/index.js';
+import { InformerFactory, ORCH_RESOURCES, OrchClient, type LabelSelector } from '../controllers/index.js';
+import { MESH_CONFIG_LABEL, ROOT_CERT_CONFIGMAP, ROOT_CERT_KEY, RootCertReconciler } from '../reconcilers/index.js';
 import { deleteNamespaceFully, e2eCluster, httpStatusOf, uniqueName, waitFor } from './harness/index.js';
 
 const CLIENT_OPTIONS = { qps: 100, burst: 200, contentType: 'json' } as const;

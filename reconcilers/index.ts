@@ -18,14 +18,6 @@ export {
   type LeaderTask,
 } from './leader/leader-elector.js';
 export {
-  DiscoverySelectorError,
-  discoverySelectorsOf,
-  matchesLabelSelector,
-  selectsNamespace,
-  type LabelSelector,
-  type LabelSelectorRequirement,
-} from './namespace-selector.js';
-export {
   RootCertReconciler,
   ROOT_CERT_CONFIGMAP,
   ROOT_CERT_KEY,

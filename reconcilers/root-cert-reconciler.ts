@@ -2,9 +2,10 @@ import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { combineLatest, distinctUntilChanged, filter, of, take, type Observable, type Subscription } from 'rxjs';
 import type { Metrics } from '../core/index.js';
-import { ORCH_RESOURCES, OrchApiError, objectPath, resourcePath, type Informer, type InformerFactory, type OrchTransport } from '../controllers/index.js';
+import {
+  ORCH_RESOURCES, OrchApiError, namespaceSelected, objectPath, resourcePath, type Informer, type InformerFactory, type LabelSelector, type OrchTransport,
+} from '../controllers/index.js';
 import type { LeaderTask } from './leader/leader-elector.js';
-import { selectsNamespace, type LabelSelector } from './namespace-selector.js';
 import type { ReconcileClock } from './runtime/reconcile-clock.js';
 import { ReconcileRunner } from './runtime/reconcile-runner.js';
 
@@ -116,7 +117,7 @@ export class RootCertReconciler implements LeaderTask {
     const name = namespace?.metadata?.name;
     if (!namespace || !name || ROOT_CERT_IGNORED_NAMESPACES.has(name)) return false;
     if (namespace.metadata?.deletionTimestamp || namespace.status?.phase === 'Terminating') return false;
-    return !this.#options.enhancedResourceScoping || selectsNamespace(this.#selectors, namespace.metadata?.labels);
+    return !this.#options.enhancedResourceScoping || namespaceSelected(this.#selectors, namespace.metadata?.labels ?? {});
   }
 
   async #reconcile(name: string, signal: AbortSignal): Promise<void> {
