@@ -32,7 +32,7 @@ export interface FileConfigSourceOptions {
   readonly dir: string;
   /** Namespace for documents without one (`--namespace` / POD_NAMESPACE). */
   readonly defaultNamespace: string;
-  /** Quiet period after a file event before rescanning; default 100. */
+  /** Quiet period after a file event before rescanning (coalesces partial writes); default 20. */
   readonly fileDebounceMs?: number;
   /** Periodic rescan; default 5000; 0 disables. */
   readonly rescanIntervalMs?: number;
@@ -218,7 +218,7 @@ export function fileConfigSource(opts: FileConfigSourceOptions): Observable<read
       pending = setTimeout(() => {
         pending = undefined;
         scan(false);
-      }, opts.fileDebounceMs ?? 100);
+      }, opts.fileDebounceMs ?? 20);
     };
     try {
       watcher = watch(opts.dir, { recursive: true }, schedule);
