@@ -9,6 +9,7 @@ import { exitAfterShutdown } from '../common/exit-after-shutdown.js';
 import { discoveryOptionsFrom, type DiscoveryOptions } from './discovery-options.js';
 import { startMeshdServer, type MeshdServerOptions } from './meshd-server.js';
 import { PIPELINE_FLAGS, startDiscoveryPipeline } from './discovery-pipeline.js';
+import { startLeaderControllers } from './leader-controllers.js';
 
 /** Flags that parse but that nothing acts on yet (the parts that use them are being built). */
 const NOT_ACTED_ON = ['caCertFile', 'clusterAliases', 'configDir', 'httpsAddr', 'orchconfig', 'meshConfig', 'networksConfig', 'profile', 'registries', 'secureGRPCAddr', 'tls-cipher-suites', 'tlsCertFile', 'tlsKeyFile'] as const;
@@ -39,6 +40,9 @@ export async function runDiscovery(ctx: RunContext): Promise<number> {
     const server = await startMeshdServer(meshdServerOptions(flags), { logging, metrics, env: flags.env, lifecycle });
     // Proxyless discovery pipeline (model, generators, ADS, debug routes) when --configDir is given.
     const discovery = startDiscoveryPipeline(flags, { logging, metrics, lifecycle }, server);
+    // Write side (reconcilers/, leader-elected) with the orchestrator configured. NOTE: the CA root bundle
+    // (`caRootBundle$(ca)`) and the config source's status reports are not wired into meshd yet: pass them here.
+    startLeaderControllers(flags, { logging, metrics, lifecycle }, {});
     const actedOn: readonly string[] = discovery ? PIPELINE_FLAGS : [];
     const ignored = NOT_ACTED_ON.filter((name) => ctx.flags.changed(name) && !actedOn.includes(name));
     if (ignored.length > 0) log.warn({ flags: ignored }, 'flags accepted but not acted on yet');
