@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { reconciledCondition, type StatusCondition } from './config-status-reconciler.js';
-import type { ConfigStatusReport } from './index.js';
+import type { ConfigStatusReport } from './config-status-report.js';
 
 const NOW = new Date('2026-01-02T03:04:05.678Z');
 const key = { kind: 'VirtualService', namespace: 'ns', name: 'vs' };

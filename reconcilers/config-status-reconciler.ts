@@ -3,7 +3,7 @@ import type { Observable, Subscription } from 'rxjs';
 import { configKeyString, parseConfigKey, type Metrics } from '../core/index.js';
 import { OrchApiError, SYSTEM_CLOCK, TokenBucket, type BucketClock, type OrchTransport } from '../controllers/index.js';
 import { KINDS, type KindName } from '../crds/index.js';
-import type { ConfigStatusReport } from './index.js';
+import type { ConfigStatusReport } from './config-status-report.js';
 import type { LeaderTask } from './leader/leader-elector.js';
 import type { ReconcileClock } from './runtime/reconcile-clock.js';
 import { ReconcileRunner, TerminalError } from './runtime/reconcile-runner.js';

@@ -1,5 +1,4 @@
 // The public surface of reconcilers/: the reconciler runtime, leader election and the write-side reconcilers.
-import type { ConfigKey } from '../core/index.js';
 export { SYSTEM_RECONCILE_CLOCK, sleepOn, type ReconcileClock } from './runtime/reconcile-clock.js';
 export { WorkQueue, type QueueItem } from './runtime/work-queue.js';
 export {
@@ -27,17 +26,7 @@ export {
   type RootCertReconcilerOptions,
 } from './root-cert-reconciler.js';
 
-/**
- * What the config source concluded about one mesh.io object it processed: the input of the status writer
- * ({@link ConfigStatusReconciler}). `key.kind` is the bare kind (`VirtualService`), `key.namespace` is ''
- * for cluster-scoped kinds, `generation` is the `metadata.generation` that was processed. A rejected
- * object carries a message saying what is wrong and where (it becomes the condition's message).
- */
-export interface ConfigStatusReport {
-  readonly key: ConfigKey;
-  readonly generation: number;
-  readonly outcome: { readonly accepted: true } | { readonly accepted: false; readonly message: string };
-}
+export type { ConfigStatusReport } from './config-status-report.js';
 export {
   ConfigStatusReconciler,
   CONFIG_STATUS_RECONCILER_NAME,
