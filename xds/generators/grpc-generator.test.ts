@@ -257,4 +257,9 @@ spec:
     assert.deepEqual(first.virtualHosts[0].routes.map((r: any) => r.name), ['canary', 'rest']);
     assert.deepEqual(second.virtualHosts[0].routes.map((r: any) => r.name), ['rest']);
   });
+
+  it('given a dataplane sidecar node should refuse it, saying it is not implemented yet', () => {
+    const { gen } = setup();
+    assert.throws(() => gen.initProxy(grpcNode('qs', { proxyless: false, metadata: {} })), /^NotImplementedError: not implemented yet: xDS generation for dataplane sidecar proxies/);
+  });
 });

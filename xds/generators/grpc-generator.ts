@@ -39,6 +39,11 @@ export interface GrpcGeneratorOptions {
   readonly cacheSize?: number;
 }
 
+/** Thrown for a proxy kind this generator does not serve yet. */
+export class NotImplementedError extends Error {
+  override readonly name = 'NotImplementedError';
+}
+
 /** Per-connection state: the model's view of the proxy. */
 export interface GrpcProxyState {
   readonly proxy: Proxy;
@@ -61,7 +66,17 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
     this.cache = opts.cache ?? new XdsCache({ maxSize: opts.cacheSize ?? 60000 });
   }
 
+  /**
+   * Accepts proxyless gRPC nodes (metadata `GENERATOR: grpc`). Other nodes (dataplane sidecars and
+   * gateways) are refused: their generator is not built yet, and proxyless resources would
+   * silently misconfigure them.
+   */
   initProxy(node: ProxyNode): GrpcProxyState {
+    if (!node.proxyless) {
+      throw new NotImplementedError(
+        `not implemented yet: xDS generation for dataplane ${node.type} proxies (meshd serves proxyless gRPC clients, node metadata GENERATOR=grpc)`,
+      );
+    }
     return { proxy: proxyFromNode(node) };
   }
 
