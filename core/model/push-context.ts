@@ -64,6 +64,8 @@ export class PushContext {
   readonly services: readonly Service[];
   readonly #servicesByHost: ReadonlyMap<string, Service>;
   readonly #configs: ConfigSnapshot;
+  // NOTE: a lazily filled memo; the context itself stays frozen (a WeakMap entry is not a field write).
+  readonly #wildcardVs = new WeakMap<PushContext, readonly { host: string; c: Config }[]>();
 
   constructor(input: PushContextInput) {
     this.version = input.version;
@@ -118,15 +120,26 @@ export class PushContext {
     const exact = this.#configs.byIndex('host', `VirtualService/${hostname}`).filter(visible);
     if (exact.length > 0) return [...exact].sort(byAge)[0];
     let best: { c: Config; len: number } | undefined;
-    for (const c of this.#configs.byIndex('kind', 'VirtualService')) {
-      if (!visible(c)) continue;
-      for (const h of (c.spec as { hosts?: string[] }).hosts ?? []) {
-        const host = resolveShortName(h, c.metadata.namespace, this.domain);
-        if (!host.startsWith('*') || !hostMatches(host, hostname)) continue;
-        if (!best || host.length > best.len || (host.length === best.len && byAge(c, best.c) < 0)) best = { c, len: host.length };
-      }
+    for (const { host, c } of this.#wildcardVirtualServices()) {
+      if (!hostMatches(host, hostname) || !visible(c)) continue;
+      if (!best || host.length > best.len || (host.length === best.len && byAge(c, best.c) < 0)) best = { c, len: host.length };
     }
     return best?.c;
+  }
+
+  /** The wildcard hosts of every VirtualService, computed once per context. */
+  #wildcardVirtualServices(): readonly { host: string; c: Config }[] {
+    const known = this.#wildcardVs.get(this);
+    if (known) return known;
+    const list: { host: string; c: Config }[] = [];
+    for (const c of this.#configs.byIndex('kind', 'VirtualService')) {
+      for (const h of (c.spec as { hosts?: string[] }).hosts ?? []) {
+        const host = resolveShortName(h, c.metadata.namespace, this.domain);
+        if (host.startsWith('*')) list.push({ host, c });
+      }
+    }
+    this.#wildcardVs.set(this, list);
+    return list;
   }
 
   /**
