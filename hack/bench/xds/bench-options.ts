@@ -40,7 +40,9 @@ export const USAGE = `usage: npm run bench:xds -- --services S --proxies N [--pr
   [--server-env K=V]... [--out FILE] [--quick] [--timeout-ms 300000] [--converge-timeout-ms 30000] [--quiet-ms 500] [--keep-dir]
   [--write-mode inplace|rename]
 server command placeholders: {configDir} {grpcAddr} {grpcPort} {httpAddr} {monitoringAddr} {ctrlzPort}
-default server command: ${DEFAULT_SERVER_CMD}`;
+default server command: ${DEFAULT_SERVER_CMD}
+to profile the server, run it under node yourself, e.g.
+  --server-cmd "node --cpu-prof --cpu-prof-dir=/tmp/prof ${DEFAULT_SERVER_CMD}"`;
 
 /** Thrown for a bad command line; the message names the flag. */
 export class BenchUsageError extends Error {
