@@ -30,6 +30,8 @@ export interface RootCertReconcilerOptions {
   readonly rootCert$: Observable<string>;
   /** Mesh config `discoverySelectors`; default: none (every namespace). */
   readonly discoverySelectors$?: Observable<readonly LabelSelector[]>;
+  /** `MESH_WATCH_NAMESPACE`: manage only this namespace (the informers should be restricted to it too). */
+  readonly watchNamespace?: string | undefined;
   /** `ENABLE_ENHANCED_RESOURCE_SCOPING`: only namespaces the discovery selectors select get the ConfigMap. */
   readonly enhancedResourceScoping: boolean;
   /** Namespaces reconciled at once; default 10. */
@@ -112,10 +114,11 @@ export class RootCertReconciler implements LeaderTask {
     await runner?.stop();
   }
 
-  /** Whether namespace `name` should have the ConfigMap now. */
+  /** Whether `namespace` should have the ConfigMap now. */
   #manages(namespace: V1Namespace | undefined): namespace is V1Namespace {
     const name = namespace?.metadata?.name;
     if (!namespace || !name || ROOT_CERT_IGNORED_NAMESPACES.has(name)) return false;
+    if (this.#options.watchNamespace !== undefined && name !== this.#options.watchNamespace) return false;
     if (namespace.metadata?.deletionTimestamp || namespace.status?.phase === 'Terminating') return false;
     return !this.#options.enhancedResourceScoping || namespaceSelected(this.#selectors, namespace.metadata?.labels ?? {});
   }

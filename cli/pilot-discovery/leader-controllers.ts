@@ -70,10 +70,12 @@ export function startLeaderControllers(
   const client: OrchClient = createOrchClient({ orchconfig: o.orchconfig }, { qps: o.orchApiQps, burst: o.orchApiBurst, contentType, userAgent: 'meshd' });
   const queueMetrics = env.bool('MESH_ENABLE_CONTROLLER_QUEUE_METRICS') ? metrics : undefined;
   if (inputs.rootCert$) {
-    const watchNamespace = env.string('MESH_WATCH_NAMESPACE');
+    const watched = env.string('MESH_WATCH_NAMESPACE');
+    const watchNamespace = watched === '' ? undefined : watched;
     const reconciler = new RootCertReconciler({
       client,
-      informers: new InformerFactory(client, { watchNamespace: watchNamespace === '' ? undefined : watchNamespace }),
+      informers: new InformerFactory(client, { watchNamespace }),
+      watchNamespace,
       rootCert$: inputs.rootCert$,
       // NOTE: read once at start, like the registry's discovery selectors.
       discoverySelectors$: of(readDiscoverySelectors(o.meshConfigFile)),

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { FakeObjectStore } from '../testing/fake-object-store.js';
+import { FakeObjectStore, type TransportMode } from '../testing/fake-object-store.js';
 import { ManualClock } from '../testing/manual-clock.js';
 import { LeaderElector, leaderIdentity, type LeaderTask } from './leader-elector.js';
 
@@ -8,7 +8,7 @@ const LEASE_PATH = '/apis/coordination.k8s.io/v1/namespaces/mesh-system/leases/m
 interface Candidate {
   readonly elector: LeaderElector;
   readonly log: string[];
-  partitioned: boolean;
+  mode: TransportMode;
 }
 
 describe('LeaderElector', () => {
@@ -19,9 +19,9 @@ describe('LeaderElector', () => {
   let maxLeaders: number;
 
   function candidate(identity: string): Candidate {
-    const c: Candidate = { elector: undefined as unknown as LeaderElector, log: [], partitioned: false };
+    const c: Candidate = { elector: undefined as unknown as LeaderElector, log: [], mode: 'ok' };
     const elector = new LeaderElector({
-      client: store.transport(() => c.partitioned),
+      client: store.transport(() => c.mode, clock),
       namespace: 'mesh-system',
       name: 'mesh-status-leader',
       identity,
@@ -56,7 +56,7 @@ describe('LeaderElector', () => {
 
   afterEach(async () => {
     for (const c of candidates) {
-      c.partitioned = false;
+      c.mode = 'ok';
       const stopped = c.elector.stop();
       await clock.advance(0);
       await stopped;
@@ -94,13 +94,31 @@ describe('LeaderElector', () => {
     await clock.advance(0);
     b.elector.start();
     await clock.advance(5000);
-    a.partitioned = true;
+    a.mode = 'fail';
     for (let i = 0; i < 40 && !b.elector.isLeader; i += 1) await clock.advance(500);
     assert.deepEqual(leaders(), ['b']);
     assert.deepEqual(a.log, ['start', 'stop']);
     assert.deepEqual(b.log, ['start']);
     assert.equal(maxLeaders, 1);
     assert.equal((store.get(LEASE_PATH) as unknown as { spec: { leaseTransitions: number } }).spec.leaseTransitions, 1);
+  });
+
+  it('given the leader fails to renew and then its request hangs, should step down by the renew deadline, before the other can take over', async () => {
+    const a = candidate('a');
+    const b = candidate('b');
+    a.elector.start();
+    await clock.advance(0);
+    b.elector.start();
+    await clock.advance(5000);
+    a.mode = 'fail';
+    // Renewed last at 4 s; attempts at 6, 8 and 10 s fail; the one at 12 s hangs with 2 s of deadline left.
+    await clock.advance(6000);
+    assert.equal(a.elector.isLeader, true, 'still within the renew deadline');
+    a.mode = 'hang';
+    for (let i = 0; i < 60 && !b.elector.isLeader; i += 1) await clock.advance(250);
+    assert.deepEqual(leaders(), ['b']);
+    assert.equal(maxLeaders, 1, 'a hung renew must not keep the old leader leading after the lease expired');
+    assert.deepEqual(a.log, ['start', 'stop']);
   });
 
   it('given the leader stops cleanly, should release the lease so the other takes over before the lease would expire', async () => {

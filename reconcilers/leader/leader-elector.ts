@@ -208,7 +208,10 @@ export class LeaderElector {
       } catch {
         return;
       }
-      if (await this.#tryAcquireOrRenew(signal)) {
+      // NOTE: an attempt may not outlive the renew deadline, or a hung request would keep this process
+      // leading after the lease has expired for the others (client-go bounds the renew loop the same way).
+      const left = this.#renewDeadlineMs - (this.#clock.now() - lastRenew);
+      if (left > 0 && (await this.#tryAcquireOrRenew(signal, left))) {
         lastRenew = this.#clock.now();
       } else if (this.#clock.now() - lastRenew >= this.#renewDeadlineMs || this.#heldByOther()) {
         return;
@@ -222,8 +225,7 @@ export class LeaderElector {
   }
 
   /** One attempt: create the lease, take it when free or expired, or renew it when held; false on any failure. */
-  async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
-    const timeoutMs = this.#renewDeadlineMs;
+  async #tryAcquireOrRenew(signal: AbortSignal, timeoutMs = this.#renewDeadlineMs): Promise<boolean> {
     const now = this.#clock.now();
     const nowTime = microTime(new Date());
     const durationSeconds = Math.max(1, Math.ceil(this.#leaseDurationMs / 1000));

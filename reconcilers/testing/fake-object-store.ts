@@ -1,5 +1,9 @@
 import { Observable } from 'rxjs';
+import { sleepOn, type ReconcileClock } from '../runtime/reconcile-clock.js';
 import { OrchApiError, type OrchQuery, type OrchRequestOptions, type OrchTransport, type RawWatchEvent } from '../../controllers/index.js';
+
+/** How a fake transport treats a request. */
+export type TransportMode = 'ok' | 'fail' | 'hang';
 
 interface StoredObject {
   metadata: { name: string; resourceVersion?: string; [field: string]: unknown };
@@ -23,12 +27,22 @@ export class FakeObjectStore {
     return object && structuredClone(object);
   }
 
-  /** A transport over this store; while `blocked()` returns true, every request fails with a network error. */
-  transport(blocked: () => boolean = () => false): OrchTransport {
+  /**
+   * A transport over this store. `mode()` decides each request: `ok` serves it; `fail` fails it at once
+   * with a network error; `hang` answers nothing until the request's `timeoutMs` has passed on `clock`
+   * (or its signal aborts), as a dead connection would.
+   */
+  transport(mode: () => TransportMode = () => 'ok', clock?: ReconcileClock): OrchTransport {
     return {
       request: async <T>(method: string, path: string, options: OrchRequestOptions = {}): Promise<T> => {
         await Promise.resolve();
-        if (blocked()) throw new Error(`${method} ${path}: connect ECONNREFUSED (test partition)`);
+        const now = mode();
+        if (now === 'fail') throw new Error(`${method} ${path}: connect ECONNREFUSED (test partition)`);
+        if (now === 'hang') {
+          if (!clock) throw new Error('FakeObjectStore: hang needs a clock');
+          await sleepOn(clock, options.timeoutMs ?? 60_000, options.signal).catch(() => undefined);
+          throw new Error(`${method} ${path}: no complete answer within ${options.timeoutMs ?? 60_000} ms`);
+        }
         return this.#handle(method, path, options.body as StoredObject | undefined) as T;
       },
       watch: (path: string, _query: OrchQuery): Observable<RawWatchEvent> =>
