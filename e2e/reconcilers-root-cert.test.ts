@@ -115,10 +115,14 @@ describe('e2e: root-certificate ConfigMap distribution over a real API server', 
     await waitFor('both ConfigMaps to carry the new bundle', async () => (await hasBundle(a, rotated)) && hasBundle(b, rotated));
   });
 
-  it('given enhanced resource scoping off, should give a namespace outside the discovery selectors the ConfigMap too', async () => {
+  it('given enhanced resource scoping off, should give a namespace outside the discovery selectors the ConfigMap too, and the system namespaces none', async () => {
     const outside = await namespace(false);
-    startReconciler(new BehaviorSubject(pem('root-1')), false);
+    const reconciler = startReconciler(new BehaviorSubject(pem('root-1')), false);
     await waitFor(`the ConfigMap in ${outside}`, () => hasBundle(outside, pem('root-1')));
+    await settled(reconciler);
+    for (const system of ['kube-system', 'kube-public', 'kube-node-lease']) {
+      assert.equal(await readConfigMap(system), undefined, `system namespace ${system} must get no ConfigMap`);
+    }
   });
 
   it('given stop, should end its watches and its queue (leader-only work ends with leadership)', async () => {
