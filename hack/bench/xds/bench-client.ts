@@ -153,6 +153,8 @@ export interface ClientHooks {
   arrived(c: BenchClient): void;
   /** The stream ended before `close` (the client opens a new one after a backoff). */
   ended(c: BenchClient, status: grpc.StatusObject): void;
+  /** The server refused the client for good (it stopped reconnecting). */
+  refused(c: BenchClient): void;
   /** Any response arrived. */
   response(c: BenchClient, typeUrl: string, bytes: number): void;
 }
@@ -165,6 +167,11 @@ interface RawResponse {
 }
 
 const identity = (b: Buffer): Buffer => b;
+
+/** Status codes after which a client stops reconnecting: the server will not serve it. */
+const REFUSALS: ReadonlySet<number> = new Set([
+  grpc.status.INVALID_ARGUMENT, grpc.status.FAILED_PRECONDITION, grpc.status.PERMISSION_DENIED, grpc.status.UNIMPLEMENTED, grpc.status.UNAUTHENTICATED,
+]);
 
 /** One ADS client. */
 export class BenchClient {
@@ -179,6 +186,8 @@ export class BenchClient {
   arrivedAt: number | undefined;
   arrivedType: string | undefined;
   closed = false;
+  /** Why the server refused this client, when it did. */
+  refused: string | undefined;
   readonly #hooks: ClientHooks;
   readonly #refs: ReferenceCache;
   #client: grpc.Client | undefined;
@@ -225,6 +234,12 @@ export class BenchClient {
     call.on('status', (s: grpc.StatusObject) => {
       if (this.closed || call !== this.#call) return;
       this.#hooks.ended(this, s);
+      if (REFUSALS.has(s.code)) {
+        // NOTE: the server refuses this client for good (e.g. an unsupported proxy type): stop, unlike a proxy.
+        this.refused = `${grpc.status[s.code]}: ${s.details}`;
+        this.#hooks.refused(this);
+        return;
+      }
       // NOTE: jittered exponential backoff from 200 ms up to 5 s, like a data plane reconnecting.
       const delay = Math.min(5000, 200 * 2 ** this.#retries++) * (0.5 + Math.random());
       this.#retryTimer = setTimeout(() => {

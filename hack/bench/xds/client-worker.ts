@@ -32,6 +32,8 @@ export interface WorkerStats {
   readonly complete: number;
   /** Streams that ended with an error (each reopened after a backoff). */
   readonly ended: number;
+  /** Clients the server refused for good. */
+  readonly refused: number;
   readonly endReasons: Record<string, number>;
 }
 
@@ -57,6 +59,7 @@ function main(): void {
   let connecting = 0;
   let complete = 0;
   let ended = 0;
+  let refused = 0;
   const endReasons: Record<string, number> = {};
   let lastResponseAt = 0;
   let watching: string | undefined;
@@ -64,9 +67,9 @@ function main(): void {
   let reportedAll = false;
   const byType: Record<string, { bytes: number; responses: number; resources: number }> = {};
 
-  const live = (): number => clients.length;
+  const live = (): number => clients.length - refused;
   const maybeAllComplete = (force = false): void => {
-    if (reportedAll || (!force && (next < init.specs.length || complete < clients.length))) return;
+    if (reportedAll || (!force && (next < init.specs.length || complete + refused < clients.length))) return;
     reportedAll = true;
     const done = clients.filter((c) => c.completeAt !== undefined);
     post({ ev: 'all-complete', connectedAt: done.map((c) => c.connectedAt!), completeAt: done.map((c) => c.completeAt!) });
@@ -107,8 +110,18 @@ function main(): void {
     ended: (c, s) => {
       ended++;
       c.reconnects++;
-      const reason = `${s.code}: ${s.details}`.slice(0, 120);
+      // NOTE: node ids and peers differ per client; drop them so equal reasons add up.
+      const reason = `${s.code}: ${s.details.replace(/\b(sidecar|router)~\S+/g, '<node>').replace(/127\.0\.0\.1:\d+/g, '<peer>')}`.slice(0, 200);
       endReasons[reason] = (endReasons[reason] ?? 0) + 1;
+    },
+    refused: (c) => {
+      refused++;
+      if (c.connectedAt === undefined) {
+        connecting--;
+        openMore();
+      }
+      maybeAllComplete(false);
+      if (watching !== undefined && arrived >= live()) reportArrivals();
     },
     response: (_c, type, bytes) => {
       lastResponseAt = now();
@@ -140,7 +153,7 @@ function main(): void {
         maybeAllComplete(true);
         break;
       case 'stats':
-        post({ ev: 'stats', stats: { byType: structuredClone(byType), lastResponseAt, complete, ended, endReasons: { ...endReasons } } });
+        post({ ev: 'stats', stats: { byType: structuredClone(byType), lastResponseAt, complete, ended, refused, endReasons: { ...endReasons } } });
         break;
       case 'close':
         for (const c of clients) c.close();

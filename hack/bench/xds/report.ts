@@ -86,6 +86,7 @@ export function formatReport(r: BenchResult): string {
   }
   lines.push('');
   lines.push(`server: CPU ${r.server.cpuSecondsTotal.toFixed(2)} s in all, peak RSS ${fmtBytes(r.server.peakRssBytes)} (VmHWM; sampled tree peak ${fmtBytes(r.server.peakTreeRssSampledBytes)})`);
+  if (r.refused > 0) lines.push(`clients the server refused for good: ${r.refused}`);
   if (r.streamsReopened > 0) lines.push(`client streams that ended with an error and were reopened: ${r.streamsReopened} ${JSON.stringify(r.endReasons)}`);
   lines.push('');
   lines.push(

@@ -67,6 +67,8 @@ export interface BenchResult {
     readonly peakTreeRssSampledBytes: number;
   };
   readonly streamsReopened: number;
+  /** Clients the server refused for good (they stopped reconnecting). */
+  readonly refused: number;
   readonly endReasons: Record<string, number>;
   readonly machine: { readonly cpus: number; readonly loadAverage: readonly number[] };
 }
@@ -166,7 +168,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     const deadline = Date.now() + opts.timeoutMs;
     const progress = setInterval(() => {
       p.stats().then(
-        (st) => log(`startup: ${st.complete}/${specs.length} complete, ${st.ended} streams reopened, ${(now() - t0) / 1000 | 0} s`),
+        (st) => log(`startup: ${st.complete}/${specs.length} complete, ${st.refused} refused, ${st.ended} streams ended, ${(now() - t0) / 1000 | 0} s`),
         () => undefined,
       );
     }, 10_000);
@@ -182,7 +184,9 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     const cpu1 = server.cpuSeconds();
     const allComplete = completed.length === specs.length ? Math.max(...completed) - t0 : undefined;
     log(`startup: ${completed.length}/${specs.length} clients complete` + (allComplete !== undefined ? ` after ${allComplete.toFixed(0)} ms` : ''));
-    if (completed.length === 0) fail(`no client completed within ${opts.timeoutMs} ms (ended: ${statsStart.ended}, reasons: ${JSON.stringify(statsStart.endReasons)})`);
+    if (completed.length === 0) {
+      fail(`no client completed (refused: ${statsStart.refused}, streams ended: ${statsStart.ended}, reasons: ${JSON.stringify(statsStart.endReasons)})`);
+    }
 
     const edits: EditResult[] = [];
     let statsBefore = statsStart;
@@ -266,7 +270,8 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       },
       edits,
       server: { cpuSecondsTotal: server.cpuSeconds(), peakRssBytes: peak.vmHwm, peakTreeRssSampledBytes: server.peakRss().sampledTree },
-      streamsReopened: final.ended,
+      streamsReopened: final.ended - final.refused,
+      refused: final.refused,
       endReasons: final.endReasons,
       machine: { cpus: (await import('node:os')).availableParallelism(), loadAverage: (await import('node:os')).loadavg() },
     };

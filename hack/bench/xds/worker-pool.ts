@@ -96,6 +96,7 @@ export class WorkerPool {
     let lastResponseAt = 0;
     let complete = 0;
     let ended = 0;
+    let refused = 0;
     for (const { stats } of all) {
       for (const [t, c] of Object.entries(stats.byType)) {
         const m = (byType[t] ??= { bytes: 0, responses: 0, resources: 0 });
@@ -107,8 +108,9 @@ export class WorkerPool {
       lastResponseAt = Math.max(lastResponseAt, stats.lastResponseAt);
       complete += stats.complete;
       ended += stats.ended;
+      refused += stats.refused;
     }
-    return { byType, endReasons, lastResponseAt, complete, ended };
+    return { byType, endReasons, lastResponseAt, complete, ended, refused };
   }
 
   /** Closes every client and ends the threads. */
