@@ -1,19 +1,25 @@
 /**
- * A connected proxy as the model sees it: identity, labels and locality, taken from the node the
- * transport parsed (xds/server's ProxyNode has these fields; core does not import it).
+ * A connected proxy: the node the xDS transport parsed from a stream (`ProxyNode`), and the proxy as the
+ * model sees it (`Proxy`: identity, labels and locality).
  */
 import type { Locality } from './service.js';
 
-/** The node fields the model reads (structurally a subset of the transport's ProxyNode). */
-export interface ProxyNodeFields {
+/** The proxy kinds the node ID names (`<type>~<ip>~<pod>.<ns>~<ns>.svc.<domain>`). */
+export const NODE_TYPES = ['sidecar', 'router'] as const;
+export type NodeType = (typeof NODE_TYPES)[number];
+
+/** A parsed, validated node: the identity fields of the node ID plus its metadata. */
+export interface ProxyNode {
   readonly id: string;
-  readonly type: string;
+  readonly type: NodeType;
   readonly ipAddresses: readonly string[];
   readonly podName: string;
   readonly namespace: string;
   readonly dnsDomain: string;
+  /** Node metadata with `MESH_META_` / Istio keys as sent (`GENERATOR`, `LABELS`, `CLUSTER_ID`, ...). */
   readonly metadata: Readonly<Record<string, unknown>>;
   readonly locality?: { readonly region?: string; readonly zone?: string; readonly subZone?: string };
+  /** True for proxyless gRPC clients (metadata `GENERATOR: grpc`). */
   readonly proxyless: boolean;
 }
 
@@ -43,7 +49,7 @@ function stringRecord(v: unknown): Record<string, string> {
 }
 
 /** Builds the model's Proxy from a parsed node. */
-export function proxyFromNode(node: ProxyNodeFields): Proxy {
+export function proxyFromNode(node: ProxyNode): Proxy {
   const md = node.metadata;
   return Object.freeze({
     id: node.id,

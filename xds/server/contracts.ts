@@ -5,7 +5,7 @@
  * nothing of mesh config: it asks a `ResourceGenerator` for the resources of one type for one proxy,
  * and learns that proxies need new config from a stream of `PushRequest`s.
  */
-import type { PushRequest } from '../../core/index.js';
+import type { ProxyNode, PushRequest } from '../../core/index.js';
 
 /** Full type URLs of the xDS types meshd serves. */
 export const TYPE_URL = {
@@ -21,25 +21,8 @@ export type TypeUrl = (typeof TYPE_URL)[keyof typeof TYPE_URL];
 /** Envoy's push order: clusters before endpoints before listeners before routes. */
 export const PUSH_ORDER: readonly TypeUrl[] = [TYPE_URL.cluster, TYPE_URL.endpoint, TYPE_URL.listener, TYPE_URL.route];
 
-/** The proxy kinds the node ID names (`<type>~<ip>~<pod>.<ns>~<ns>.svc.<domain>`). */
-export const NODE_TYPES = ['sidecar', 'router'] as const;
-export type NodeType = (typeof NODE_TYPES)[number];
-
-/** A parsed, validated node: the identity fields of the node ID plus its metadata. */
-export interface ProxyNode {
-  readonly id: string;
-  readonly type: NodeType;
-  /** IP addresses: from the node ID, plus `INSTANCE_IPS` metadata when given. */
-  readonly ipAddresses: readonly string[];
-  readonly podName: string;
-  readonly namespace: string;
-  readonly dnsDomain: string;
-  /** Node metadata with `MESH_META_` / Istio keys as sent (`GENERATOR`, `LABELS`, `CLUSTER_ID`, ...). */
-  readonly metadata: Readonly<Record<string, unknown>>;
-  readonly locality?: { readonly region?: string; readonly zone?: string; readonly subZone?: string };
-  /** True for proxyless gRPC clients (metadata `GENERATOR: grpc`). */
-  readonly proxyless: boolean;
-}
+// The parsed node lives in core's model, which both the transport and the generators read.
+export { NODE_TYPES, type NodeType, type ProxyNode } from '../../core/index.js';
 
 /** What one proxy has asked for of one type. */
 export interface WatchedResource {
