@@ -152,20 +152,22 @@ export function serviceEntryFromService(
           continue;
         }
       }
+      const epPorts: Record<string, number> = {};
+      for (const sp of spec.ports ?? []) {
+        const port = slicePorts.get(sp.name ?? '');
+        if (port !== undefined) epPorts[portName(sp)] = port;
+      }
       for (const address of ep.addresses) {
-        if (seen.has(address)) continue;
-        seen.add(address);
+        // NOTE: one address may serve on different ports in different slices (e.g. mid-rollout).
+        const id = `${address}|${JSON.stringify(epPorts)}`;
+        if (seen.has(id)) continue;
+        seen.add(id);
         const p = pod ?? lookup.podByIp(address);
         if (!p) noPod += 1;
         const nodeName = ep.nodeName ?? p?.spec?.nodeName;
         const locality = nodeLocality(nodeName ? lookup.node(nodeName) : undefined, ep.zone);
         const podLabels = p?.metadata?.labels ?? {};
         const network = podLabels[NETWORK_LABEL] ?? nsLabels[NETWORK_LABEL] ?? '';
-        const epPorts: Record<string, number> = {};
-        for (const sp of spec.ports ?? []) {
-          const port = slicePorts.get(sp.name ?? '');
-          if (port !== undefined) epPorts[portName(sp)] = port;
-        }
         const sa = p?.spec?.serviceAccountName;
         endpoints.push({
           address,
@@ -181,8 +183,9 @@ export function serviceEntryFromService(
   if (opts.selectWorkloadEntries && !isExternalName && spec.selector && Object.keys(spec.selector).length > 0) {
     for (const we of lookup.workloadEntries(ns)) {
       const w = we.spec as unknown as EndpointSpec;
-      if (!w.address || seen.has(w.address) || !labelsMatch(spec.selector, w.labels ?? {})) continue;
-      seen.add(w.address);
+      const id = `${w.address ?? ''}|${JSON.stringify(w.ports ?? {})}`;
+      if (!w.address || seen.has(id) || !labelsMatch(spec.selector, w.labels ?? {})) continue;
+      seen.add(id);
       const network = w.network ?? '';
       endpoints.push({
         ...w,

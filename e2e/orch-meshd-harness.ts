@@ -1,0 +1,163 @@
+/**
+ * Support for the orchestrator e2e tests: meshd as a real child process (`bin/pilot-discovery discovery
+ * --orchconfig ... --registries Orchestrator`), echo gRPC backends on loopback addresses that stand in for
+ * pod IPs, proxyless @grpc/grpc-js-xds clients, and reads of meshd's debug endpoints.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { networkInterfaces } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as grpcXds from '@grpc/grpc-js-xds';
+import { freePort, waitFor } from './harness/index.js';
+
+const LAUNCHER = fileURLToPath(new URL('../../bin/pilot-discovery', import.meta.url));
+const ECHO_METHOD = '/mesh.e2e.Echo/Call';
+const raw = (b: Buffer): Buffer => b;
+const ECHO_SERVICE: grpc.ServiceDefinition = {
+  Call: { path: ECHO_METHOD, requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw },
+};
+
+/** A gRPC echo backend answering with its name. */
+export interface EchoBackend {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Starts an echo backend named `name` on `host:port` (port 0 picks one). */
+export async function startEcho(name: string, host: string, port = 0): Promise<EchoBackend> {
+  const server = new grpc.Server();
+  server.addService(ECHO_SERVICE, {
+    Call: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb(null, Buffer.from(name)),
+  });
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
+  return { name, host, port: bound, close: () => new Promise<void>((r) => server.tryShutdown(() => r())) };
+}
+
+/**
+ * A proxyless client of `target` (e.g. `xds:///echo.ns.svc.cluster.local:50051`) bootstrapped to meshd.
+ * Registers the `xds:` scheme with grpc-js on first use.
+ */
+export function xdsClient(target: string, xdsAddress: string, namespace: string): grpc.Client {
+  grpcXds.register();
+  const bootstrap = {
+    xds_servers: [{ server_uri: xdsAddress, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] }],
+    node: {
+      id: `sidecar~127.0.0.1~client.${namespace}~${namespace}.svc.cluster.local`,
+      metadata: { GENERATOR: 'grpc', NAMESPACE: namespace, LABELS: {} },
+      locality: {},
+    },
+  };
+  return new grpc.Client(target, grpc.credentials.createInsecure(), {
+    'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap),
+  });
+}
+
+/** One echo call: the answering backend's name, or `error:<code> <details>`. */
+export function callOnce(client: grpc.Client, deadlineMs = 3000): Promise<string> {
+  return new Promise((resolve) => {
+    client.makeUnaryRequest(ECHO_METHOD, raw, raw, Buffer.alloc(0), new grpc.Metadata(), { deadline: Date.now() + deadlineMs }, (err, res) => {
+      resolve(err ? `error:${err.code} ${err.details}` : res!.toString());
+    });
+  });
+}
+
+/** The distinct answers of `n` sequential calls, sorted. */
+export async function answers(client: grpc.Client, n = 12): Promise<string[]> {
+  const seen = new Set<string>();
+  for (let i = 0; i < n; i++) seen.add(await callOnce(client));
+  return [...seen].sort();
+}
+
+/** Polls until calls are answered by exactly the backends named `want`. */
+export async function waitForAnswers(client: grpc.Client, want: readonly string[], what: string, timeoutMs = 90_000): Promise<void> {
+  let last: string[] = [];
+  try {
+    await waitFor(what, async () => {
+      last = await answers(client);
+      return JSON.stringify(last) === JSON.stringify([...want].sort());
+    }, timeoutMs, 200);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last answers: ${last.join(', ')}`);
+  }
+}
+
+/**
+ * An IPv4 address of this host outside 127.0.0.0/8, or undefined. NOTE: the API server refuses loopback
+ * addresses in EndpointSlices ("may not be in the loopback range"), so pods' backends listen on a local
+ * interface address instead (traffic still never leaves the host).
+ */
+export function localNonLoopbackIpv4(): string | undefined {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal && !a.address.startsWith('169.254.')) return a.address;
+  }
+  return undefined;
+}
+
+/** A running meshd child process. */
+export class MeshdProcess {
+  log = '';
+  private constructor(
+    readonly child: ChildProcess,
+    readonly ports: { readonly grpc: number; readonly http: number; readonly monitoring: number; readonly ctrlz: number },
+  ) {
+    child.stdout!.on('data', (d: Buffer) => (this.log += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (this.log += d.toString()));
+  }
+
+  /** Starts meshd against the cluster of `kubeconfig` and waits for `/ready`. */
+  static async start(kubeconfig: string, namespace: string, env: Readonly<Record<string, string>> = {}): Promise<MeshdProcess> {
+    const ports = { grpc: await freePort(), http: await freePort(), monitoring: await freePort(), ctrlz: await freePort() };
+    const child = spawn(
+      process.execPath,
+      [
+        LAUNCHER, 'discovery',
+        '--orchconfig', kubeconfig,
+        '--registries', 'Orchestrator',
+        '--namespace', namespace,
+        '--meshConfig', '/nonexistent/mesh',
+        '--networksConfig', '/nonexistent/meshNetworks',
+        '--grpcAddr', `127.0.0.1:${ports.grpc}`,
+        '--httpAddr', `127.0.0.1:${ports.http}`,
+        '--monitoringAddr', `127.0.0.1:${ports.monitoring}`,
+        '--ctrlz_address', '127.0.0.1',
+        '--ctrlz_port', String(ports.ctrlz),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ENABLE_CA_SERVER: 'false', ENABLE_LEADER_ELECTION: 'false', PILOT_DEBOUNCE_AFTER: '10ms', MESH_ORCH_CLIENT_CONTENT_TYPE: 'json', ...env },
+      },
+    );
+    const meshd = new MeshdProcess(child, ports);
+    await waitFor('meshd /ready', async () => {
+      if (child.exitCode !== null) throw new Error(`meshd exited (${child.exitCode}):\n${meshd.log}`);
+      return fetch(`http://127.0.0.1:${ports.http}/ready`).then((r) => r.ok, () => false);
+    }, 60_000);
+    return meshd;
+  }
+
+  get xdsAddress(): string {
+    return `127.0.0.1:${this.ports.grpc}`;
+  }
+
+  /** GET a debug path as JSON. */
+  async debug<T>(path: string): Promise<T> {
+    return (await (await fetch(`http://127.0.0.1:${this.ports.http}${path}`)).json()) as T;
+  }
+
+  /** The /metrics text. */
+  async metrics(): Promise<string> {
+    return (await fetch(`http://127.0.0.1:${this.ports.monitoring}/metrics`)).text();
+  }
+
+  /** SIGTERM, then waits for the exit. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((r) => this.child.once('exit', r));
+    this.child.kill('SIGTERM');
+    await exited;
+  }
+}
