@@ -69,7 +69,7 @@ describe('e2e: meshd with the Orchestrator registry and CRD config', function ()
   let proxy: TcpProxy | undefined;
   let dir: string;
   let meshd: MeshdProcess;
-  let backends: EchoBackend[] = [];
+  const backends: EchoBackend[] = [];
   let echo: grpc.Client;
   let ip: string;
 

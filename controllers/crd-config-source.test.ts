@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { Subject, type Subscription } from 'rxjs';
+import type { ModelInput } from '../core/index.js';
+import { crdConfigSource, crdResource, isMissingCrd, type RejectedCrd } from './crd-config-source.js';
+import { InformerFactory, resourcePath } from './orch/index.js';
+import { PathTransport } from './orch-registry/testing/path-transport.js';
+
+const VS = resourcePath(crdResource('VirtualService'));
+const DR = resourcePath(crdResource('DestinationRule'));
+
+function vs(name: string, hosts: string[]): Record<string, unknown> {
+  return {
+    apiVersion: 'networking.mesh.io/v1alpha3',
+    kind: 'VirtualService',
+    metadata: { name, namespace: 'ns', resourceVersion: '5', uid: 'u-1', managedFields: [{ manager: 'x' }] },
+    spec: { hosts, http: [{ route: [{ destination: { host: 'reviews' } }] }] },
+  };
+}
+
+async function settle(what: string, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 2000; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`never reached: ${what}`);
+}
+
+describe('crdConfigSource', () => {
+  let transport: PathTransport;
+  let batches: (readonly ModelInput[])[];
+  let rejected: RejectedCrd[];
+  let events: string[];
+  let sub: Subscription | undefined;
+
+  const start = (): void => {
+    const missing$ = new Subject<string>();
+    const informers = new InformerFactory(transport, { onError: (e) => isMissingCrd(e) && missing$.next(e.resource) });
+    sub = crdConfigSource(
+      { informers, kinds: ['VirtualService', 'DestinationRule'], onRejected: (r) => rejected.push(r), onEvent: (k, e) => events.push(`${k}:${e}`) },
+      missing$,
+    ).subscribe((b) => batches.push(b));
+  };
+  const keysOf = (b: readonly ModelInput[] | undefined): string[] =>
+    (b ?? []).map((i) => (i.kind === 'config' ? `${i.event.type} ${i.event.key.kind}/${i.event.key.namespace}/${i.event.key.name}` : i.kind));
+
+  beforeEach(() => {
+    transport = new PathTransport();
+    batches = [];
+    rejected = [];
+    events = [];
+  });
+  afterEach(() => sub?.unsubscribe());
+
+  it('given a valid and a semantically invalid object listed, should emit only the valid one in the first batch and report the other once', async () => {
+    transport.lists.set(VS, [vs('good', ['reviews']), vs('bad', ['reviews', 'bad host!'])]);
+    transport.lists.set(DR, []);
+    start();
+    await settle('the first batch', () => batches.length === 1);
+    assert.deepEqual(keysOf(batches[0]), ['added VirtualService/ns/good']);
+    assert.equal(rejected.length, 1);
+    assert.equal(rejected[0]!.name, 'ns/bad');
+    assert.match(rejected[0]!.message, /^VirtualService ns\/bad \(resourceVersion 5\): spec\.hosts\[1\]/);
+    assert.deepEqual(events.sort(), ['VirtualService:add', 'VirtualService:add']);
+  });
+
+  it('given an accepted object, should keep only the metadata the model uses', async () => {
+    transport.lists.set(VS, [vs('good', ['reviews'])]);
+    transport.lists.set(DR, []);
+    start();
+    await settle('the first batch', () => batches.length === 1);
+    const input = batches[0]![0]!;
+    assert.ok(input.kind === 'config');
+    assert.deepEqual(input.event.object?.metadata, { name: 'good', namespace: 'ns', resourceVersion: '5' });
+  });
+
+  it('given a kind whose CRD is missing (404), should still emit the first batch', async () => {
+    transport.lists.set(VS, [vs('good', ['reviews'])]);
+    start();
+    await settle('the first batch', () => batches.length === 1);
+    assert.deepEqual(keysOf(batches[0]), ['added VirtualService/ns/good']);
+  });
+
+  it('given watch events after the sync, should emit added, updated and deleted, and delete an object that turns invalid', async () => {
+    transport.lists.set(VS, []);
+    transport.lists.set(DR, []);
+    start();
+    await settle('the first batch and the watch', () => batches.length === 1 && transport.watching(VS));
+    transport.emit(VS, 'ADDED', vs('a', ['reviews']));
+    transport.emit(VS, 'MODIFIED', vs('a', ['ratings']));
+    transport.emit(VS, 'MODIFIED', vs('a', ['ratings', 'bad host!']));
+    transport.emit(VS, 'MODIFIED', vs('a', ['ratings', 'still bad!']));
+    transport.emit(VS, 'ADDED', vs('b', ['reviews']));
+    transport.emit(VS, 'DELETED', vs('b', ['reviews']));
+    await settle('six batches', () => batches.length === 6);
+    assert.deepEqual(batches.slice(1).map((b) => keysOf(b)), [
+      ['added VirtualService/ns/a'],
+      ['updated VirtualService/ns/a'],
+      ['deleted VirtualService/ns/a'],
+      ['added VirtualService/ns/b'],
+      ['deleted VirtualService/ns/b'],
+    ]);
+    assert.equal(rejected.length, 2, 'each rejected version is reported once');
+  });
+});
