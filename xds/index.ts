@@ -10,6 +10,7 @@ export { PushStatus, type PushRecord } from './debug/push-status.js';
 export { SERVER_LISTENER_TEMPLATE } from './generators/grpc/listener-builder.js';
 // ADS transport (SotW + delta), its options and metrics; Envoy protos (encode/decode/JSON/validation).
 export { AdsServer, type AdsServerOptions } from './server/ads-server.js';
+export { XdsAuthenticator, type XdsAuthOptions, type XdsStreamAuth } from './server/auth.js';
 export type { AdsEvent } from './server/stream-host.js';
 export type { ConnectionInfo, WatchInfo } from './server/connection.js';
 export { adsServerOptions, transportOptionsFromEnv, defaultPushThrottle, type GrpcServerLimits, type TransportOptions } from './server/server-options.js';

@@ -6,7 +6,7 @@
  */
 import type { Lifecycle, Logging, Metrics } from '../../core/index.js';
 import { discoverySources, readMeshConfig, readMeshNetworks } from '../../controllers/index.js';
-import { ProxylessDiscovery, proxylessDiscoveryOptionsFromEnv } from '../../xds/index.js';
+import { ProxylessDiscovery, proxylessDiscoveryOptionsFromEnv, type XdsStreamAuth } from '../../xds/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
 import type { MeshdServer } from './meshd-server.js';
 import { orchestratorSources, usesOrchestratorSources } from './orch-sources.js';
@@ -23,6 +23,8 @@ export function startDiscoveryPipeline(
   flags: DiscoveryOptions,
   deps: { logging: Logging; metrics: Metrics; lifecycle: Lifecycle },
   server: MeshdServer,
+  /** XDS_AUTH_PLAINTEXT: the check of streams on the plaintext port (secure-side.ts); none by default. */
+  plaintextXdsAuth?: XdsStreamAuth,
 ): ProxylessDiscovery | undefined {
   const orch = usesOrchestratorSources(flags);
   const { logging, metrics, lifecycle } = deps;
@@ -52,7 +54,7 @@ export function startDiscoveryPipeline(
     ...options,
     model: { ...options.model, meshConfig: readMeshConfig(flags.meshConfigFile), networks: readMeshNetworks(flags.networksConfigFile) },
   });
-  discovery.ads.register(server.grpc);
+  discovery.ads.register(server.grpc, { auth: plaintextXdsAuth });
   const sub = discovery.connect(sources);
   lifecycle.add('discovery', () => {
     sub.unsubscribe();

@@ -70,7 +70,8 @@ export interface MeshdServer {
 // NOTE: Node timers overflow past 2^31-1 ms, so "forever" (Go's max duration) means "no limit".
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-function serverOptions(o: MeshdServerOptions): grpc.ServerOptions {
+/** grpc-js options of meshd's discovery servers (keepalive, limits); the secure server uses the same. */
+export function serverOptions(o: MeshdServerOptions): grpc.ServerOptions {
   return {
     'grpc.keepalive_time_ms': Math.min(o.keepalive.intervalMs, MAX_TIMER_MS),
     'grpc.keepalive_timeout_ms': Math.min(o.keepalive.timeoutMs, MAX_TIMER_MS),

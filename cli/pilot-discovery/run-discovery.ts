@@ -9,7 +9,9 @@ import { exitAfterShutdown } from '../common/exit-after-shutdown.js';
 import { discoveryOptionsFrom, type DiscoveryOptions } from './discovery-options.js';
 import { startMeshdServer, type MeshdServerOptions } from './meshd-server.js';
 import { PIPELINE_FLAGS, startDiscoveryPipeline } from './discovery-pipeline.js';
-import { startLeaderControllers } from './leader-controllers.js';
+import { caRootBundle$, startLeaderControllers } from './leader-controllers.js';
+import { SECURE_FLAGS, secureSideCa, startSecureSide } from './secure-side.js';
+import { serverOptions } from './meshd-server.js';
 
 /** Flags that parse but that nothing acts on yet (the parts that use them are being built). */
 const NOT_ACTED_ON = ['caCertFile', 'clusterAliases', 'configDir', 'httpsAddr', 'orchconfig', 'meshConfig', 'networksConfig', 'profile', 'registries', 'secureGRPCAddr', 'tls-cipher-suites', 'tlsCertFile', 'tlsKeyFile'] as const;
@@ -38,12 +40,16 @@ export async function runDiscovery(ctx: RunContext): Promise<number> {
   lifecycle.add('logging', () => logging.close());
   try {
     const server = await startMeshdServer(meshdServerOptions(flags), { logging, metrics, env: flags.env, lifecycle });
+    // Secure side (secure-side.ts): CA, TLS listeners, xDS authentication.
+    const secure = await startSecureSide(flags, { logging, metrics, lifecycle, grpcOptions: serverOptions(meshdServerOptions(flags)) });
     // Proxyless discovery pipeline (model, generators, ADS, debug routes) when --configDir is given.
-    const discovery = startDiscoveryPipeline(flags, { logging, metrics, lifecycle }, server);
-    // Write side (reconcilers/, leader-elected) with the orchestrator configured. NOTE: the CA root bundle
-    // (`caRootBundle$(ca)`) and the config source's status reports are not wired into meshd yet: pass them here.
-    startLeaderControllers(flags, { logging, metrics, lifecycle }, {});
-    const actedOn: readonly string[] = discovery ? PIPELINE_FLAGS : [];
+    const discovery = startDiscoveryPipeline(flags, { logging, metrics, lifecycle }, server, secure?.plaintextXdsAuth);
+    if (discovery && secure) secure.attachAds(discovery.ads);
+    // Write side (reconcilers/, leader-elected) with the orchestrator configured. NOTE: the config source's
+    // status reports are not wired into meshd yet: pass them here.
+    const ca = secureSideCa(secure);
+    startLeaderControllers(flags, { logging, metrics, lifecycle }, ca ? { rootCert$: caRootBundle$(ca) } : {});
+    const actedOn: readonly string[] = [...(discovery ? PIPELINE_FLAGS : []), ...(secure ? SECURE_FLAGS : [])];
     const ignored = NOT_ACTED_ON.filter((name) => ctx.flags.changed(name) && !actedOn.includes(name));
     if (ignored.length > 0) log.warn({ flags: ignored }, 'flags accepted but not acted on yet');
     log.info(
@@ -51,6 +57,8 @@ export async function runDiscovery(ctx: RunContext): Promise<number> {
         grpc: server.grpcAddress.port,
         http: server.http.address.port,
         monitoring: server.monitoring.address.port,
+        secureGrpc: secure?.grpcAddress.port,
+        https: secure?.httpsAddress.port,
         namespace: flags.namespace,
         clusterID: flags.clusterId,
       },

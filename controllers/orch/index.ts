@@ -33,3 +33,4 @@ export {
   type InformerOptions,
 } from './informer.js';
 export { InformerFactory, type InformerFactoryOptions, type InformerSelectors } from './informer-factory.js';
+export { OrchSecretCaStore, CA_SECRET_KEYS, CA_SECRET_TYPE, CaSecretError, type CaSecretMaterial } from './ca-secret-store.js';

@@ -9,6 +9,7 @@ import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { PushRequest } from '../../core/index.js';
 import { protoRoot } from '../protos/index.js';
 import { ADS_SERVICE } from './ads-service.js';
+import type { XdsStreamAuth } from './auth.js';
 import type { ProxyNode, ResourceGenerator } from './contracts.js';
 import { Connection, type ConnectionInfo } from './connection.js';
 import { serveDelta } from './delta.js';
@@ -69,11 +70,17 @@ export class AdsServer<P = unknown> {
     protoRoot();
   }
 
-  /** Registers the ADS service on a grpc-js server (which the meshd assembly creates and binds). */
-  register(server: Server): void {
+  /**
+   * Registers the ADS service on a grpc-js server (which the meshd assembly creates and binds). With
+   * `options.auth`, every stream on that server is checked before its proxy is initialised (a refusal closes
+   * the stream with the check's status: UNAUTHENTICATED or PERMISSION_DENIED). One AdsServer may be
+   * registered on several servers (plaintext and TLS), each with its own check.
+   */
+  register(server: Server, options: { readonly auth?: XdsStreamAuth } = {}): void {
+    const auth = options.auth;
     server.addService(ADS_SERVICE, {
-      StreamAggregatedResources: (call: AdsCall) => this.#serve(call, 'sotw'),
-      DeltaAggregatedResources: (call: AdsCall) => this.#serve(call, 'delta'),
+      StreamAggregatedResources: (call: AdsCall) => this.#serve(call, 'sotw', auth),
+      DeltaAggregatedResources: (call: AdsCall) => this.#serve(call, 'delta', auth),
     });
   }
 
@@ -112,21 +119,24 @@ export class AdsServer<P = unknown> {
     this.#events.complete();
   }
 
-  #serve(call: AdsCall, protocol: 'sotw' | 'delta'): void {
+  #serve(call: AdsCall, protocol: 'sotw' | 'delta', auth: XdsStreamAuth | undefined): void {
     if (this.#closed) {
       closeCall(call, grpc.status.UNAVAILABLE, 'meshd is shutting down');
       return;
     }
-    if (protocol === 'sotw') serveSotw(this.#hostFor(call), call, this.#opts.loggers.ads);
-    else serveDelta(this.#hostFor(call), call, this.#opts.loggers.delta);
+    if (protocol === 'sotw') serveSotw(this.#hostFor(call, auth), call, this.#opts.loggers.ads);
+    else serveDelta(this.#hostFor(call, auth), call, this.#opts.loggers.delta);
   }
 
-  /** The host with `open` bound to this call (so close() can end the call). */
-  #hostFor(call: AdsCall): StreamHost<P> {
-    return { ...this.#host, open: (node, peer, protocol, pusher) => this.#open(call, node, peer, protocol, pusher) };
+  /** The host with `open` bound to this call (so close() can end the call) and its server's auth check. */
+  #hostFor(call: AdsCall, auth: XdsStreamAuth | undefined): StreamHost<P> {
+    return { ...this.#host, open: (node, peer, protocol, pusher) => this.#open(call, node, peer, protocol, pusher, auth) };
   }
 
-  async #open(call: AdsCall, node: ProxyNode, peer: string, protocol: 'sotw' | 'delta', pusher: ConnectionPusher): Promise<Connection<P>> {
+  async #open(
+    call: AdsCall, node: ProxyNode, peer: string, protocol: 'sotw' | 'delta', pusher: ConnectionPusher, auth: XdsStreamAuth | undefined,
+  ): Promise<Connection<P>> {
+    if (auth) await auth.check(call, node);
     let proxy: P;
     try {
       proxy = await this.#opts.generator.initProxy(node);
