@@ -88,7 +88,7 @@ export class CertificateService {
     const caller = await this.#authenticate(credentials);
     let csr;
     try {
-      csr = parseCsrPem(request.csr);
+      csr = await parseCsrPem(request.csr);
     } catch (err) {
       if (err instanceof CsrError) throw new CaRefusal('INVALID_ARGUMENT', 'certauth_server_csr_parsing_err_count', err.message);
       throw err;
