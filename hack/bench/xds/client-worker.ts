@@ -25,10 +25,23 @@ export type WorkerCommand =
   | { readonly cmd: 'stats' }
   | { readonly cmd: 'close' };
 
+/** Event-loop time of a worker so far (ms busy and idle). */
+export interface LoopTime {
+  readonly active: number;
+  readonly idle: number;
+}
+
+function loopTime(): LoopTime {
+  const u = performance.eventLoopUtilization();
+  return { active: u.active, idle: u.idle };
+}
+
 /** Counter snapshot of a worker. */
 export interface WorkerStats {
   readonly byType: Record<string, { bytes: number; responses: number; resources: number }>;
   readonly lastResponseAt: number;
+  /** Event-loop time of the worker(s) so far (ms busy and idle; summed over workers). */
+  readonly loop: LoopTime;
   readonly complete: number;
   /** Streams that ended with an error (each reopened after a backoff). */
   readonly ended: number;
@@ -41,8 +54,8 @@ export interface WorkerStats {
 export type WorkerEvent =
   | { readonly ev: 'ready' }
   | { readonly ev: 'all-complete'; readonly connectedAt: number[]; readonly completeAt: number[] }
-  | { readonly ev: 'watching'; readonly marker: string }
-  | { readonly ev: 'arrivals'; readonly marker: string; readonly times: number[]; readonly types: Record<string, number>; readonly missing: number }
+  | { readonly ev: 'watching'; readonly marker: string; readonly loop: LoopTime }
+  | { readonly ev: 'arrivals'; readonly marker: string; readonly times: number[]; readonly types: Record<string, number>; readonly missing: number; readonly loop: LoopTime }
   | { readonly ev: 'stats'; readonly stats: WorkerStats }
   | { readonly ev: 'closed' };
 
@@ -83,7 +96,7 @@ function main(): void {
       times.push(c.arrivedAt);
       types[c.arrivedType!] = (types[c.arrivedType!] ?? 0) + 1;
     }
-    post({ ev: 'arrivals', marker: watching, times, types, missing: live() - times.length });
+    post({ ev: 'arrivals', marker: watching, times, types, missing: live() - times.length, loop: loopTime() });
     watching = undefined;
   };
   const openMore = (): void => {
@@ -143,7 +156,7 @@ function main(): void {
         watching = m.marker;
         const types = new Set(m.typeUrls);
         for (const c of clients) c.watch(marker, types);
-        post({ ev: 'watching', marker: m.marker });
+        post({ ev: 'watching', marker: m.marker, loop: loopTime() });
         break;
       }
       case 'collect':
@@ -153,7 +166,7 @@ function main(): void {
         maybeAllComplete(true);
         break;
       case 'stats':
-        post({ ev: 'stats', stats: { byType: structuredClone(byType), lastResponseAt, complete, ended, refused, endReasons: { ...endReasons } } });
+        post({ ev: 'stats', stats: { byType: structuredClone(byType), lastResponseAt, loop: loopTime(), complete, ended, refused, endReasons: { ...endReasons } } });
         break;
       case 'close':
         for (const c of clients) c.close();

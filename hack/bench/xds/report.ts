@@ -54,11 +54,12 @@ export function formatReport(r: BenchResult): string {
       ['client connected p50 / p99', `${fmtMs(s.connectMs.p50)} / ${fmtMs(s.connectMs.p99)}`],
       ['client complete p50 / p99', `${fmtMs(s.completeMs.p50)} / ${fmtMs(s.completeMs.p99)}`],
       ['server CPU until quiet', `${s.serverCpuSeconds.toFixed(2)} s`],
+      ['client workers event-loop busy', `${(s.clientLoopUtilization * 100).toFixed(0)} %`],
     ]),
   );
   lines.push(`startup bytes: ${traffic(s.traffic, n)}`);
   lines.push('');
-  const rows: string[][] = [['edit (ms from config write to marker at client)', 'rounds', 'samples', 'min', 'p50', 'p99', 'max', 'missing', 'cpu/edit', 'bytes/edit']];
+  const rows: string[][] = [['edit (ms from config write to marker at client)', 'rounds', 'samples', 'min', 'p50', 'p99', 'max', 'missing', 'cpu/edit', 'client busy', 'bytes/edit']];
   for (const sc of SCENARIOS) {
     const es = r.edits.filter((e) => e.scenario === sc);
     if (es.length === 0) continue;
@@ -75,11 +76,13 @@ export function formatReport(r: BenchResult): string {
       fmtMs(sum.max),
       String(es.reduce((t, e) => t + e.missing, 0)),
       `${cpu.toFixed(2)} s`,
+      `${((es.reduce((t, e) => t + e.clientLoopUtilization, 0) / es.length) * 100).toFixed(0)} %`,
       fmtBytes(bytes),
     ]);
   }
   lines.push(table(rows));
-  lines.push('  NOTE: convergence counts from the file write, so it includes the config source\'s file-watch debounce as well as the push debounce.');
+  lines.push('  NOTE: convergence counts from the file write, so it includes the config source\'s file-watch debounce as well as the push debounce;');
+  lines.push('  "client busy": the client workers\' event-loop utilization from the write to the last arrival; near 100 % the clients set the pace.');
   for (const sc of SCENARIOS) {
     const e = r.edits.find((x) => x.scenario === sc);
     if (e) lines.push(`  ${sc}: marker arrived in ${Object.entries(e.arrivedIn).map(([t, c]) => `${t} x${c}`).join(', ') || 'nothing'}; bytes ${traffic(e.traffic, n)}`);

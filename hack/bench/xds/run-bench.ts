@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { now, TYPE_SHORT, TYPES } from './bench-client.js';
 import type { BenchOptions } from './bench-options.js';
 import { clientSpecs } from './client-specs.js';
-import type { WorkerStats } from './client-worker.js';
+import type { LoopTime, WorkerStats } from './client-worker.js';
 import {
   benchService, generateMesh, newService, newServiceFile, serviceDocuments, serviceFile, toYaml, NO_EDITS, type MeshSize, type ServiceEdits,
 } from './config-gen.js';
@@ -39,6 +39,8 @@ export interface EditResult {
   readonly arrivedIn: Record<string, number>;
   /** Server CPU seconds from the write until the server was quiet again. */
   readonly serverCpuSeconds: number;
+  /** Event-loop utilization of the client workers from the write to the last arrival (near 1: the clients, not the server, set the pace). */
+  readonly clientLoopUtilization: number;
   readonly traffic: TypeTraffic;
 }
 
@@ -58,6 +60,7 @@ export interface BenchResult {
     readonly connectMs: Summary;
     readonly completeMs: Summary;
     readonly serverCpuSeconds: number;
+    readonly clientLoopUtilization: number;
     readonly traffic: TypeTraffic;
   };
   readonly edits: readonly EditResult[];
@@ -101,6 +104,23 @@ function writeConfig(dir: string, rel: string, text: string, mode: 'rename' | 'i
   const tmp = join(dirname(path), `.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
   writeFileSync(tmp, text);
   renameSync(tmp, path);
+}
+
+/** Busy share of the workers' event loops between two snapshots. */
+function loopUtilization(before: WorkerStats, after: WorkerStats): number {
+  const active = after.loop.active - before.loop.active;
+  const idle = after.loop.idle - before.loop.idle;
+  return active + idle > 0 ? active / (active + idle) : 0;
+}
+
+/** Mean busy share of the workers' event loops between per-worker snapshots (workers without an end are skipped). */
+function meanUtilization(start: readonly LoopTime[], end: readonly (LoopTime | undefined)[]): number {
+  const shares = start.flatMap((s, i) => {
+    const e = end[i];
+    if (!e || e.active + e.idle - s.active - s.idle <= 0) return [];
+    return [(e.active - s.active) / (e.active + e.idle - s.active - s.idle)];
+  });
+  return shares.length > 0 ? shares.reduce((a, b) => a + b, 0) / shares.length : 0;
 }
 
 function trafficDelta(before: WorkerStats, after: WorkerStats): TypeTraffic {
@@ -196,7 +216,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     }
 
     async function measureEdit(e: PlannedEdit): Promise<EditResult> {
-      await p.ask({ cmd: 'watch', marker: e.marker, typeUrls: SCENARIO_TYPES[e.scenario].map((t) => TYPE_URL_OF[t]) }, 'watching');
+      const watching = await p.ask({ cmd: 'watch', marker: e.marker, typeUrls: SCENARIO_TYPES[e.scenario].map((t) => TYPE_URL_OF[t]) }, 'watching');
       const cpuBefore = server.cpuSeconds();
       const writeAt = now();
       applyEdit(e);
@@ -222,6 +242,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
         missing,
         arrivedIn,
         serverCpuSeconds: server.cpuSeconds() - cpuBefore,
+        clientLoopUtilization: meanUtilization(watching.map((w) => w.loop), answers.map((a) => a?.loop)),
         traffic: trafficDelta(statsBefore, after),
       };
       statsBefore = after;
@@ -266,6 +287,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
         connectMs: summarize(connected.map((t) => t - t0)),
         completeMs: summarize(completed.map((t) => t - t0)),
         serverCpuSeconds: cpu1 - cpu0,
+        clientLoopUtilization: loopUtilization(stats0, statsStart),
         traffic: trafficDelta(stats0, statsStart),
       },
       edits,

@@ -94,6 +94,7 @@ export class WorkerPool {
     const byType: WorkerStats['byType'] = {};
     const endReasons: Record<string, number> = {};
     let lastResponseAt = 0;
+    const loop = { active: 0, idle: 0 };
     let complete = 0;
     let ended = 0;
     let refused = 0;
@@ -106,11 +107,13 @@ export class WorkerPool {
       }
       for (const [r, n] of Object.entries(stats.endReasons)) endReasons[r] = (endReasons[r] ?? 0) + n;
       lastResponseAt = Math.max(lastResponseAt, stats.lastResponseAt);
+      loop.active += stats.loop.active;
+      loop.idle += stats.loop.idle;
       complete += stats.complete;
       ended += stats.ended;
       refused += stats.refused;
     }
-    return { byType, endReasons, lastResponseAt, complete, ended, refused };
+    return { byType, endReasons, lastResponseAt, loop, complete, ended, refused };
   }
 
   /** Closes every client and ends the threads. */
