@@ -153,11 +153,11 @@ export class MeshdProcess {
     return (await fetch(`http://127.0.0.1:${this.ports.monitoring}/metrics`)).text();
   }
 
-  /** SIGTERM, then waits for the exit. */
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = new Promise((r) => this.child.once('exit', r));
+  /** SIGTERM, then waits for the exit; resolves with the exit code (null when a signal ended it). */
+  async stop(): Promise<number | null> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;
+    const exited = new Promise<number | null>((r) => this.child.once('exit', (code) => r(code)));
     this.child.kill('SIGTERM');
-    await exited;
+    return exited;
   }
 }

@@ -255,6 +255,17 @@ describe('e2e: meshd with the Orchestrator registry and CRD config', function ()
     assert.equal(one.health, 'HEALTHY');
   });
 
+  it('given a pod labelled with PILOT_DRAINING_LABEL, should mark its endpoint DRAINING, and HEALTHY again without it', async () => {
+    const health = async (): Promise<string | undefined> =>
+      (await meshd.debug<Endpointz>('/debug/endpointz'))[host('echo')]?.find((i) => i.port === backend('echo-2').port)?.health;
+    const patch = (labels: Record<string, string | null>): Promise<unknown> =>
+      client.request('PATCH', `/api/v1/namespaces/${namespace}/pods/echo-2`, { body: { metadata: { labels } }, contentType: 'application/merge-patch+json' });
+    await patch({ 'mesh.io/draining': 'true' });
+    await waitFor('echo-2 DRAINING', async () => (await health()) === 'DRAINING');
+    await patch({ 'mesh.io/draining': null });
+    await waitFor('echo-2 HEALTHY', async () => (await health()) === 'HEALTHY');
+  });
+
   it('given a VirtualService sending echo to echo-v2, should reach only the echo-v2 pod', async () => {
     await createPod('echo-3', { app: 'echo-v2' });
     await createService('echo-v2');
@@ -326,5 +337,9 @@ describe('e2e: meshd with the Orchestrator registry and CRD config', function ()
     await converged('meshd to drop the deleted services');
     const endpointz = await meshd.debug<Endpointz>('/debug/endpointz');
     assert.equal(endpointz[host('echo')], undefined);
+  });
+
+  it('given SIGTERM, should stop its watches and exit 0', async () => {
+    assert.equal(await meshd.stop(), 0, meshd.log.slice(-2000));
   });
 });
