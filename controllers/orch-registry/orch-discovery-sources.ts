@@ -37,8 +37,8 @@ export interface OrchDiscoverySourcesOptions {
 }
 
 /**
- * The mesh config's `discoverySelectors`, read once from the mesh config file (none when the file does
- * not exist). @throws LabelSelectorError / Error naming the file and the bad item
+ * The mesh config's `discoverySelectors` from the mesh config file (none when the file does not exist);
+ * read at start by the CLI and again by {@link orchDiscoverySources} whenever the file changes. @throws LabelSelectorError / Error naming the file and the bad item
  */
 export function readDiscoverySelectors(path: string): LabelSelector[] {
   if (!existsSync(path)) return [];
@@ -70,8 +70,21 @@ export function orchDiscoverySources(opts: OrchDiscoverySourcesOptions): Observa
     map((i) => i.event),
   );
   const fileOpts = opts.onFileError ? { onError: opts.onFileError } : {};
+  const meshConfig$ = meshConfigSource(opts.meshConfigPath, fileOpts).pipe(share());
+  // NOTE: the mesh config source emits when the file's text changes; its discoverySelectors are read again
+  // then (a bad value is reported and the last good selectors stay; an unchanged value is ignored).
+  const discoverySelectors$ = meshConfig$.pipe(
+    mergeMap(() => {
+      try {
+        return [readDiscoverySelectors(opts.meshConfigPath)];
+      } catch (e) {
+        opts.onFileError?.(e as Error);
+        return [];
+      }
+    }),
+  );
   return merge(
-    meshConfigSource(opts.meshConfigPath, fileOpts).pipe(map((i) => [i])),
+    meshConfig$.pipe(map((i) => [i])),
     meshNetworksSource(opts.networksPath, fileOpts).pipe(map((i) => [i])),
     configs$,
     orchRegistry({
@@ -79,6 +92,7 @@ export function orchDiscoverySources(opts: OrchDiscoverySourcesOptions): Observa
       informers,
       selectPods: opts.selectPods,
       discoverySelectors: opts.discoverySelectors,
+      discoverySelectors$,
       workloadEntries$,
       ...(opts.registryMetrics ? { metrics: opts.registryMetrics } : {}),
     }),

@@ -120,6 +120,16 @@ describe('orchRegistry (path transport)', () => {
     assert.deepEqual(events(batches[1]), ['added ServiceEntry/b/orch:web']);
   });
 
+  it('given new discovery selectors from the mesh config, should drop and add services to match', async () => {
+    const selectors$ = new Subject<readonly LabelSelector[]>();
+    start({ discoverySelectors$: selectors$ });
+    await synced();
+    selectors$.next([]);
+    selectors$.next(parseLabelSelectors([{ matchLabels: { mesh: 'on' } }], 'test'));
+    await settle('a second batch', () => batches.length === 2);
+    assert.deepEqual(events(batches[1]), ['deleted ServiceEntry/b/orch:web']);
+  });
+
   it('given PILOT_ENABLE_SERVICEENTRY_SELECT_PODS, should emit a WorkloadEntry per running pod', async () => {
     start({ selectPods: true });
     await synced();

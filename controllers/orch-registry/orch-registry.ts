@@ -56,6 +56,8 @@ export interface OrchRegistryOptions extends OrchTranslationOptions {
   readonly selectPods: boolean;
   /** Mesh config `discoverySelectors`: namespaces outside them are ignored. Empty: every namespace. */
   readonly discoverySelectors: readonly LabelSelector[];
+  /** Later values of the selectors (the mesh config changed); a different one recomputes everything. */
+  readonly discoverySelectors$?: Observable<readonly LabelSelector[]>;
   /** WorkloadEntry config events (from the config source), for PILOT_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES. */
   readonly workloadEntries$?: Observable<ConfigEvent>;
   readonly metrics?: OrchRegistryMetrics;
@@ -87,8 +89,11 @@ class RegistryState implements OrchLookup {
   readonly dirtyPods = new Set<string>();
   readonly emitted = new Map<string, { config: Config; json: string }>();
   readonly stats = new Map<string, TranslationStats>();
+  selectors: readonly LabelSelector[];
 
-  constructor(readonly opts: OrchRegistryOptions) {}
+  constructor(readonly opts: OrchRegistryOptions) {
+    this.selectors = opts.discoverySelectors;
+  }
 
   pod(namespace: string, name: string): V1Pod | undefined {
     return this.pods.get(`${namespace}/${name}`);
@@ -108,9 +113,9 @@ class RegistryState implements OrchLookup {
   }
 
   selected(namespace: string): boolean {
-    if (this.opts.discoverySelectors.length === 0) return true;
+    if (this.selectors.length === 0) return true;
     const ns = this.namespaces.get(namespace);
-    return ns !== undefined && namespaceSelected(this.opts.discoverySelectors, ns.metadata?.labels ?? {});
+    return ns !== undefined && namespaceSelected(this.selectors, ns.metadata?.labels ?? {});
   }
 
   dirtyNamespace(ns: string): void {
@@ -310,6 +315,16 @@ export function orchRegistry(opts: OrchRegistryOptions): Observable<readonly Mod
       subs.add(
         opts.workloadEntries$.subscribe((e) => {
           state.applyWorkloadEntry(e);
+          if (synced) flush(false);
+        }),
+      );
+    }
+    if (opts.discoverySelectors$) {
+      subs.add(
+        opts.discoverySelectors$.subscribe((selectors) => {
+          if (JSON.stringify(selectors) === JSON.stringify(state.selectors)) return;
+          state.selectors = selectors;
+          state.dirtyAll();
           if (synced) flush(false);
         }),
       );
