@@ -148,6 +148,22 @@ describe('orchRegistry (path transport)', () => {
     assert.equal((endpointsOf(batches[1])[0] as { address: string }).address, '10.9.0.1');
   });
 
+  it('given an ExternalName service naming a mesh service, should alias its endpoints and follow their changes', async () => {
+    transport.lists.set(P.services, [service('a'), { metadata: { name: 'alias', namespace: 'a' }, spec: { type: 'ExternalName', externalName: 'web.a.svc.cluster.local', ports: [{ name: 'grpc', port: 80 }] } }]);
+    start();
+    await synced();
+    const aliasOf = (b: readonly ModelInput[] | undefined): { resolution: string; endpoints: { address: string }[] } | undefined => {
+      const i = b?.find((x) => x.kind === 'config' && x.event.key.name === 'orch:alias');
+      return i?.kind === 'config' ? (i.event.object?.spec as { resolution: string; endpoints: { address: string }[] }) : undefined;
+    };
+    assert.equal(aliasOf(batches[0])?.resolution, 'STATIC');
+    assert.deepEqual(aliasOf(batches[0])?.endpoints.map((e) => e.address), ['10.1.0.1']);
+    transport.emit(P.pods, 'ADDED', pod('p2', 'a', '10.1.0.2'));
+    await settle('a second batch', () => batches.length === 2);
+    assert.deepEqual(events(batches[1]).sort(), ['updated ServiceEntry/a/orch:alias', 'updated ServiceEntry/a/orch:web']);
+    assert.deepEqual(aliasOf(batches[1])?.endpoints.map((e) => e.address), ['10.1.0.1', '10.1.0.2']);
+  });
+
   it('given the service deleted, should delete its ServiceEntry', async () => {
     start();
     await synced();

@@ -16,6 +16,7 @@ import {
   LOCALITY_LABELS,
   SERVICE_NAME_LABEL,
   serviceEntryFromService,
+  serviceHostname,
   type OrchLookup,
   type OrchTranslationOptions,
   type TranslationStats,
@@ -111,6 +112,16 @@ class RegistryState implements OrchLookup {
   workloadEntries(namespace: string): readonly Config[] {
     return [...(this.wes.get(namespace)?.values() ?? [])];
   }
+  serviceEndpoints(hostname: string): readonly Readonly<Record<string, unknown>>[] | undefined {
+    this.#aliasTarget = hostname;
+    const ckey = this.byHost.get(hostname);
+    const spec = ckey ? this.emitted.get(ckey)?.config.spec : undefined;
+    return spec ? ((spec as { endpoints?: Record<string, unknown>[] }).endpoints ?? []) : undefined;
+  }
+  /** Generated ServiceEntry key by host, and the ExternalName services aliasing each host. */
+  readonly byHost = new Map<string, string>();
+  readonly aliasesOf = new Map<string, Set<string>>();
+  #aliasTarget: string | undefined;
 
   selected(namespace: string): boolean {
     if (this.selectors.length === 0) return true;
@@ -214,20 +225,11 @@ class RegistryState implements OrchLookup {
   flush(): ConfigEvent[] {
     const events: ConfigEvent[] = [];
     let noPodSeen = 0;
-    for (const key of this.dirtyServices) {
-      const svc = this.services.get(key);
-      const ns = nsOf(key);
-      const name = key.slice(ns.length + 1);
-      const ckey = configKeyString({ kind: 'ServiceEntry', namespace: ns, name: `orch:${name}` });
-      let next: Config | undefined;
-      if (svc && this.selected(ns)) {
-        const slices = [...(this.slicesByService.get(key) ?? [])].map((k) => this.slices.get(k)!).filter((s) => s !== undefined);
-        const t = serviceEntryFromService(svc, slices, this, this.opts);
-        next = t.config;
-        this.stats.set(key, t.stats);
-        noPodSeen += t.stats.noPod;
-      } else this.stats.delete(key);
-      this.diff(ckey, next, events);
+    // NOTE: a changed service dirties the ExternalName services aliasing it; rounds are bounded (alias cycles).
+    for (let round = 0; round < 8 && this.dirtyServices.size > 0; round++) {
+      const dirty = [...this.dirtyServices];
+      this.dirtyServices.clear();
+      for (const key of dirty) noPodSeen += this.#recomputeService(key, events);
     }
     this.dirtyServices.clear();
     for (const key of this.dirtyPods) {
@@ -243,20 +245,52 @@ class RegistryState implements OrchLookup {
     return events;
   }
 
-  diff(ckey: string, next: Config | undefined, events: ConfigEvent[]): void {
+  /** Recomputes one Service's config; returns its endpoints without a pod. */
+  #recomputeService(key: string, events: ConfigEvent[]): number {
+    let noPodSeen = 0;
+    const svc = this.services.get(key);
+    const ns = nsOf(key);
+    const name = key.slice(ns.length + 1);
+    const ckey = configKeyString({ kind: 'ServiceEntry', namespace: ns, name: `orch:${name}` });
+    let next: Config | undefined;
+    for (const set of this.aliasesOf.values()) set.delete(key);
+    if (svc && this.selected(ns)) {
+      const slices = [...(this.slicesByService.get(key) ?? [])].map((k) => this.slices.get(k)!).filter((s) => s !== undefined);
+      this.#aliasTarget = undefined;
+      const t = serviceEntryFromService(svc, slices, this, this.opts);
+      if (this.#aliasTarget !== undefined) {
+        let set = this.aliasesOf.get(this.#aliasTarget);
+        if (!set) this.aliasesOf.set(this.#aliasTarget, (set = new Set()));
+        set.add(key);
+      }
+      next = t.config;
+      this.stats.set(key, t.stats);
+      noPodSeen += t.stats.noPod;
+    } else this.stats.delete(key);
+    const host = serviceHostname(name, ns, this.opts.domain);
+    if (this.diff(ckey, next, events)) {
+      if (next) this.byHost.set(host, ckey);
+      else this.byHost.delete(host);
+      for (const alias of this.aliasesOf.get(host) ?? []) this.dirtyServices.add(alias);
+    }
+    return noPodSeen;
+  }
+
+  /** Records `next` as the config of `ckey` and adds the event that says so; false when nothing changed. */
+  diff(ckey: string, next: Config | undefined, events: ConfigEvent[]): boolean {
     const prev = this.emitted.get(ckey);
     const key = (c: Config): ConfigEvent['key'] => ({ kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name });
     if (!next) {
-      if (prev) {
-        this.emitted.delete(ckey);
-        events.push({ type: 'deleted', key: key(prev.config), object: prev.config, resourceVersion: versionOf(prev.config) });
-      }
-      return;
+      if (!prev) return false;
+      this.emitted.delete(ckey);
+      events.push({ type: 'deleted', key: key(prev.config), object: prev.config, resourceVersion: versionOf(prev.config) });
+      return true;
     }
     const json = JSON.stringify(next);
-    if (prev?.json === json) return;
+    if (prev?.json === json) return false;
     this.emitted.set(ckey, { config: next, json });
     events.push({ type: prev ? 'updated' : 'added', key: key(next), object: next, resourceVersion: versionOf(next) });
+    return true;
   }
 
   report(noPodSeen: number): void {

@@ -52,6 +52,11 @@ export interface OrchLookup {
   namespace(name: string): V1Namespace | undefined;
   /** WorkloadEntry configs of a namespace. */
   workloadEntries(namespace: string): readonly Config[];
+  /**
+   * The endpoints of the orchestrator Service with this host name, when there is one (for ExternalName
+   * aliases of mesh services); undefined otherwise.
+   */
+  serviceEndpoints?(hostname: string): readonly Readonly<Record<string, unknown>>[] | undefined;
 }
 
 /** Counts for the registry's metrics. */
@@ -136,7 +141,11 @@ export function serviceEntryFromService(
   const seen = new Set<string>();
   let pendingPod = 0;
   let noPod = 0;
-  if (isExternalName && spec.externalName) {
+  // NOTE: with ENABLE_EXTERNAL_NAME_ALIAS, an ExternalName naming a mesh service is an alias of it: the
+  // same endpoints. Any other external name is resolved by DNS.
+  const aliased = isExternalName && opts.externalNameAlias && spec.externalName ? lookup.serviceEndpoints?.(spec.externalName.replace(/\.$/, '')) : undefined;
+  if (aliased) endpoints.push(...(aliased as unknown as EndpointSpec[]));
+  else if (isExternalName && spec.externalName) {
     endpoints.push({ address: spec.externalName, labels: { [CLUSTER_LABEL]: opts.clusterId } });
   }
   for (const slice of isExternalName ? [] : slices) {
@@ -216,7 +225,7 @@ export function serviceEntryFromService(
       addresses,
       ports,
       location: 'MESH_INTERNAL',
-      resolution: isExternalName ? 'DNS' : headless ? 'NONE' : 'STATIC',
+      resolution: aliased ? 'STATIC' : isExternalName ? 'DNS' : headless ? 'NONE' : 'STATIC',
       endpoints,
       ...(exportTo ? { exportTo: exportTo.split(',').map((s) => s.trim()).filter((s) => s !== '') } : {}),
       ...(serviceAccounts.length > 0 ? { subjectAltNames: serviceAccounts } : {}),
