@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { CertificateClient, type CertificateClientOptions } from '../ca/index.js';
@@ -56,7 +57,27 @@ export class SecureMeshd {
       if (child.exitCode !== null) throw new Error(`meshd exited (${child.exitCode}):\n${meshd.log}`);
       return fetch(`http://127.0.0.1:${ports.http}/ready`).then((r) => r.ok, () => false);
     }, 60_000);
+    // NOTE: the debug /ready answers before the secure listeners are bound: wait for them too.
+    for (const port of [ports.secureGrpc, ports.https]) {
+      await waitFor(`meshd listening on ${port}`, async () => {
+        if (child.exitCode !== null) throw new Error(`meshd exited (${child.exitCode}):\n${meshd.log}`);
+        return new Promise<boolean>((resolve) => {
+          const socket = connect(port, '127.0.0.1', () => {
+            socket.destroy();
+            resolve(true);
+          });
+          socket.on('error', () => resolve(false));
+        });
+      }, 60_000);
+    }
     return meshd;
+  }
+
+  /** Throws with meshd's output when the process has exited (tests call it to explain a refused connection). */
+  assertRunning(): void {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) {
+      throw new Error(`meshd exited (${this.child.exitCode ?? this.child.signalCode}):\n${this.log}`);
+    }
   }
 
   /** `127.0.0.1:<secure gRPC port>`. */

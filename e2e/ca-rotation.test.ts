@@ -54,7 +54,10 @@ describe('e2e: self-signed root rotation in meshd (short root lifetime from the 
     const oldRoot = firstCert(oldBundle);
     const before = meshd.certificateClient(oldBundle, { token: () => token });
     clients.push(before);
-    const oldCert = await before.requestCertificate({ identity }, RSA);
+    const oldCert = await before.requestCertificate({ identity }, RSA).catch((err: unknown) => {
+      meshd.assertRunning();
+      throw err;
+    });
     assert.ok(chainVerifiesTo(oldCert.certChainPem, oldBundle));
 
     const newBundle = await waitFor('a rotated root in mesh-ca-secret', async () => {
