@@ -331,6 +331,19 @@ describe('e2e: meshd with the Orchestrator registry and CRD config', function ()
     assert.match(meshd.log.slice(logBefore), /expired|410/, 'meshd should have seen its watch expire');
   });
 
+  it('given an ExternalName Service naming echo-v2, should give its host the echo-v2 endpoints (alias)', async () => {
+    await core.createNamespacedService({
+      namespace,
+      body: { metadata: { name: 'ext', namespace }, spec: { type: 'ExternalName', externalName: host('echo-v2'), ports: [{ name: 'grpc-echo', port: PORT }] } },
+    });
+    const want = [`${ip}:${backend('echo-3').port}`];
+    await waitFor('the alias endpoints in /debug/endpointz', async () => {
+      const list = (await meshd.debug<Endpointz>('/debug/endpointz'))[host('ext')] ?? [];
+      return JSON.stringify(list.map((i) => `${i.address}:${i.port}`)) === JSON.stringify(want);
+    });
+    await core.deleteNamespacedService({ name: 'ext', namespace });
+  });
+
   it('given the Services deleted, should remove their hosts from /debug/endpointz', async () => {
     await core.deleteNamespacedService({ name: 'echo', namespace });
     await core.deleteNamespacedService({ name: 'echo-v2', namespace });
@@ -340,6 +353,8 @@ describe('e2e: meshd with the Orchestrator registry and CRD config', function ()
   });
 
   it('given SIGTERM, should stop its watches and exit 0', async () => {
+    // NOTE: the clients go first, so that the graceful gRPC shutdown has no open stream to wait for.
+    echo.close();
     assert.equal(await meshd.stop(), 0, meshd.log.slice(-2000));
   });
 });
