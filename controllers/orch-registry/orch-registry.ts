@@ -90,6 +90,13 @@ class RegistryState implements OrchLookup {
   readonly dirtyPods = new Set<string>();
   readonly emitted = new Map<string, { config: Config; json: string }>();
   readonly stats = new Map<string, TranslationStats>();
+  /** Slice key -> the pods and addresses it names; `pod:<ns>/<name>` / `ip:<address>` -> slice key -> service key. */
+  readonly sliceRefs = new Map<string, readonly string[]>();
+  readonly refIndex = new Map<string, Map<string, string>>();
+  /** Generated ServiceEntry key by host, and the ExternalName services aliasing each host. */
+  readonly byHost = new Map<string, string>();
+  readonly aliasesOf = new Map<string, Set<string>>();
+  #aliasTarget: string | undefined;
   selectors: readonly LabelSelector[];
 
   constructor(readonly opts: OrchRegistryOptions) {
@@ -118,10 +125,6 @@ class RegistryState implements OrchLookup {
     const spec = ckey ? this.emitted.get(ckey)?.config.spec : undefined;
     return spec ? ((spec as { endpoints?: Record<string, unknown>[] }).endpoints ?? []) : undefined;
   }
-  /** Generated ServiceEntry key by host, and the ExternalName services aliasing each host. */
-  readonly byHost = new Map<string, string>();
-  readonly aliasesOf = new Map<string, Set<string>>();
-  #aliasTarget: string | undefined;
 
   selected(namespace: string): boolean {
     if (this.selectors.length === 0) return true;
@@ -164,6 +167,8 @@ class RegistryState implements OrchLookup {
     };
     const before = owner(this.slices.get(e.key));
     if (before) this.slicesByService.get(before)?.delete(e.key);
+    for (const ref of this.sliceRefs.get(e.key) ?? []) this.refIndex.get(ref)?.delete(e.key);
+    this.sliceRefs.delete(e.key);
     if (e.type === 'deleted') this.slices.delete(e.key);
     else {
       this.slices.set(e.key, e.object);
@@ -173,9 +178,25 @@ class RegistryState implements OrchLookup {
         if (!set) this.slicesByService.set(after, (set = new Set()));
         set.add(e.key);
         this.dirtyServices.add(after);
+        const refs = new Set<string>();
+        for (const ep of e.object.endpoints ?? []) {
+          if (ep.targetRef?.kind === 'Pod' && ep.targetRef.name) refs.add(`pod:${ep.targetRef.namespace ?? nsOf(e.key)}/${ep.targetRef.name}`);
+          for (const a of ep.addresses) refs.add(`ip:${a}`);
+        }
+        for (const ref of refs) {
+          let m = this.refIndex.get(ref);
+          if (!m) this.refIndex.set(ref, (m = new Map()));
+          m.set(e.key, after);
+        }
+        this.sliceRefs.set(e.key, [...refs]);
       }
     }
     if (before) this.dirtyServices.add(before);
+  }
+
+  /** Dirties the services whose slices name `ref` (`pod:<ns>/<name>` or `ip:<address>`). */
+  dirtyRef(ref: string): void {
+    for (const svc of this.refIndex.get(ref)?.values() ?? []) this.dirtyServices.add(svc);
   }
 
   applyPod(e: InformerEvent<V1Pod>): void {
@@ -189,7 +210,10 @@ class RegistryState implements OrchLookup {
       if (ip) this.podsByIp.set(ip, e.key);
     }
     this.dirtyPods.add(e.key);
-    this.dirtyNamespace(nsOf(e.key));
+    // NOTE: only services whose endpoints name this pod (or its old or new IP) can change.
+    this.dirtyRef(`pod:${e.key}`);
+    if (oldIp) this.dirtyRef(`ip:${oldIp}`);
+    if (e.object.status?.podIP) this.dirtyRef(`ip:${e.object.status.podIP}`);
   }
 
   applyNode(e: InformerEvent<V1Node>): void {
