@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { pino } from 'pino';
 import { createMeshCa, MemoryCaKeyStore, type MeshCa } from '../../ca/index.js';
 import { HEALTH_SERVICE_DEFINITION, HealthService } from './health-service.js';
-import { createTlsSource, servingDnsNames, startSecureListeners, type SecureListeners, type TlsSource } from './secure-listeners.js';
+import { createTlsSource, servingDnsNames, TlsFileError, startSecureListeners, type SecureListeners, type TlsSource } from './secure-listeners.js';
 import { CipherSuiteError, parseCipherSuites } from './secure-tls.js';
 
 const silent = pino({ level: 'silent' });
@@ -114,6 +114,29 @@ describe('meshd secure listeners (TLS from the mesh CA)', function () {
     assert.equal(await getOn(httpsOld, '/ready'), 'HTTP/1.1 200 OK', 'the HTTPS connection opened before the renewal still serves');
     assert.equal(grpcOld.closed || grpcOld.destroyed, false);
     await new Promise<void>((resolve, reject) => grpcOld.ping((err) => (err ? reject(err) : resolve())));
+  });
+
+  it('given --tlsCertFile and --tlsKeyFile, should serve that certificate; given a missing file, should fail naming the flag', async () => {
+    const issued = await ca.issueServingCertificate(['files.example.com'], 3_600_000);
+    writeFileSync(join(dir, 'tls.crt'), issued.certChainPem.join(''));
+    writeFileSync(join(dir, 'tls.key'), issued.keyPem);
+    const fromFiles = await createTlsSource({ kind: 'files', certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key'), caCertFile: '' }, silent);
+    const served = await startSecureListeners(
+      { secureGrpcAddr: '127.0.0.1:0', httpsAddr: '127.0.0.1:0', grpcOptions: {}, ciphers: undefined, shutdownMs: 1000, register: () => undefined },
+      fromFiles,
+    );
+    try {
+      const socket = await handshake(served.httpsAddress.port, root, { servername: 'files.example.com' });
+      open.push({ close: () => socket.destroy() });
+      assert.ok(socket.authorized);
+      assert.equal(socket.getPeerX509Certificate()!.subjectAltName, 'DNS:files.example.com');
+    } finally {
+      await served.close();
+    }
+    await assert.rejects(
+      createTlsSource({ kind: 'files', certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'missing.key'), caCertFile: '' }, silent),
+      (e: Error) => e instanceof TlsFileError && e.message.startsWith(`--tlsKeyFile ${join(dir, 'missing.key')}: `),
+    );
   });
 
   describe('--tls-cipher-suites', () => {

@@ -17,7 +17,14 @@ import { ReloadableServerCredentials, secureContextOptions, type TlsMaterial } f
 
 /** Where the secure listeners' certificate comes from. */
 export type TlsSourceOptions =
-  | { readonly kind: 'files'; readonly certFile: string; readonly keyFile: string; readonly caCertFile: string }
+  | {
+    readonly kind: 'files';
+    readonly certFile: string;
+    readonly keyFile: string;
+    readonly caCertFile: string;
+    /** Roots trusted for client certificates besides --caCertFile (the mesh CA's bundle at start, when it runs). */
+    readonly extraTrustPem?: string;
+  }
   | { readonly kind: 'ca'; readonly ca: MeshCa; readonly dnsNames: readonly string[]; readonly ttlMs: number };
 
 /** The current TLS material and its changes. */
@@ -98,7 +105,7 @@ export async function createTlsSource(options: TlsSourceOptions, logger: Logger)
     const material: TlsMaterial = {
       certChainPem: readFlagFile('tlsCertFile', options.certFile),
       keyPem: readFlagFile('tlsKeyFile', options.keyFile),
-      trustBundlePem: options.caCertFile ? readFlagFile('caCertFile', options.caCertFile) : '',
+      trustBundlePem: [options.caCertFile ? readFlagFile('caCertFile', options.caCertFile) : '', options.extraTrustPem ?? ''].filter((p) => p !== '').join('\n'),
     };
     return { material, onChange: () => () => undefined, renewNow: () => Promise.resolve(), stop: () => undefined };
   }

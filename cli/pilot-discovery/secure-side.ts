@@ -78,7 +78,7 @@ export async function startSecureSide(flags: DiscoveryOptions, deps: SecureSideD
 
   const tls = await createTlsSource(
     flags.tlsCertFile !== ''
-      ? { kind: 'files', certFile: flags.tlsCertFile, keyFile: flags.tlsKeyFile, caCertFile: flags.caCertFile }
+      ? { kind: 'files', certFile: flags.tlsCertFile, keyFile: flags.tlsKeyFile, caCertFile: flags.caCertFile, extraTrustPem: meshdCa?.ca.trustBundlePem().join('\n') }
       : { kind: 'ca', ca: meshdCa!.ca, dnsNames: servingDnsNames(flags.namespace, flags.domain, env.string('MESHD_CUSTOM_HOST')), ttlMs: settings.ca.workload.defaultTtlMs },
     log,
   );
