@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { ServingCertificateManager, type MeshCa, type StaticCertificateProvider } from '../../ca/index.js';
@@ -184,6 +185,12 @@ export async function startSecureListeners(o: SecureListenerOptions, tls: TlsSou
   const server = new grpc.Server(o.grpcOptions);
   o.register(server);
   const https = createHttpsServer(secureContextOptions(tls.material, o.ciphers), httpsHandler);
+  // NOTE: closeAllConnections() misses sockets that never sent a request; track them all for shutdown.
+  const sockets = new Set<Socket>();
+  https.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   const unsubscribe = tls.onChange((material) => {
     credentials.update(material);
     https.setSecureContext(secureContextOptions(material, o.ciphers));
@@ -191,8 +198,9 @@ export async function startSecureListeners(o: SecureListenerOptions, tls: TlsSou
   const close = async (): Promise<void> => {
     unsubscribe();
     await shutdownGrpc(server, o.shutdownMs);
-    https.closeAllConnections();
-    await new Promise<void>((resolve) => https.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => https.close(() => resolve()));
+    for (const socket of sockets) socket.destroy();
+    await closed;
   };
   try {
     const grpcAddress = await bindSecureGrpc(server, o.secureGrpcAddr, 'secureGRPCAddr', credentials);
