@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subscription } from 'rxjs';
@@ -103,5 +103,44 @@ describe('file config source', () => {
     const del = batches[2]![0]!;
     assert.ok(del.kind === 'config' && del.event.type === 'deleted' && del.event.key.kind === 'VirtualService');
     assert.equal(rejected[0]!.kind, 'DestinationRule');
+  });
+
+  /** The weights of the VirtualService in the last batch that updated or added it. */
+  const lastWeight = (batches: readonly (readonly ModelInput[])[]): number | undefined => {
+    for (let i = batches.length - 1; i >= 0; i--) {
+      for (const input of batches[i]!) {
+        if (input.kind !== 'config' || input.event.type === 'deleted' || input.event.key.kind !== 'VirtualService') continue;
+        const http = (input.event.object?.spec as { http?: { route?: { weight?: number }[] }[] }).http;
+        return http?.[0]?.route?.[0]?.weight;
+      }
+    }
+    return undefined;
+  };
+
+  it('given a file replaced by rename (an atomic editor save) should pick up each save without waiting for the rescan', async () => {
+    mkdirSync(join(dir, 'nested'));
+    writeFileSync(join(dir, 'nested', 'vs.yaml'), VS(80));
+    const batches: (readonly ModelInput[])[] = [];
+    // NOTE: the periodic rescan is off, so only the watchers can report the saves.
+    sub = fileConfigSource({ dir, defaultNamespace: 'qs', fileDebounceMs: 20, rescanIntervalMs: 0 }).subscribe((b) => batches.push(b));
+    assert.equal(lastWeight(batches), 80);
+    for (const weight of [30, 60, 10]) {
+      const tmp = join(dir, 'nested', '.vs.yaml.tmp');
+      writeFileSync(tmp, VS(weight));
+      renameSync(tmp, join(dir, 'nested', 'vs.yaml'));
+      await until(() => lastWeight(batches) === weight, `the rename-save with weight ${weight}`);
+    }
+  });
+
+  it('given a subdirectory created after the start should watch it too', async () => {
+    const batches: (readonly ModelInput[])[] = [];
+    sub = fileConfigSource({ dir, defaultNamespace: 'qs', fileDebounceMs: 20, rescanIntervalMs: 0 }).subscribe((b) => batches.push(b));
+    mkdirSync(join(dir, 'later'));
+    writeFileSync(join(dir, 'later', 'vs.yaml'), VS(70));
+    await until(() => lastWeight(batches) === 70, 'the file in the new directory');
+    writeFileSync(join(dir, 'later', 'vs.yaml'), VS(40));
+    await until(() => lastWeight(batches) === 40, 'the edit in the new directory');
+    rmSync(join(dir, 'later'), { recursive: true });
+    await until(() => batches.some((b) => b.some((i) => i.kind === 'config' && i.event.type === 'deleted')), 'the delete of the removed directory');
   });
 });

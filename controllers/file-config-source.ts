@@ -2,13 +2,15 @@
  * The `--configDir` source: every `*.yaml` / `*.yml` file under a directory (recursively), each
  * possibly holding several documents. Every document is validated with crds/ `validateConfig`; a bad
  * document is rejected with an error naming the file, the document (1-based), its kind/name and the
- * field, and everything else is kept. The directory is watched (recursive `fs.watch`, events
- * debounced) and rescanned periodically for events a watcher can miss; each scan is diffed against
- * the last one into added/updated/deleted events.
+ * field, and everything else is kept. Every directory of the tree is watched with its own
+ * non-recursive `fs.watch` (a recursive watcher on Linux stops reporting a file once an editor replaced
+ * it by rename); the files the events name are re-read after a short debounce, and the whole tree is
+ * rescanned periodically for events a watcher can miss. Each scan is diffed against the last one into
+ * added/updated/deleted events.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { Observable } from 'rxjs';
 import { parseAllDocuments } from 'yaml';
 import { configKeyString, type Config, type ConfigEvent, type ModelInput } from '../core/index.js';
@@ -46,20 +48,34 @@ export interface FileConfigSourceOptions {
 export interface ScanResult {
   readonly configs: ReadonlyMap<string, Config>;
   readonly rejected: readonly RejectedConfig[];
+  /** Every directory of the tree (absolute, the root first): what a watcher must cover. */
+  readonly dirs: readonly string[];
 }
 
-function listYamlFiles(dir: string): string[] {
-  const out: string[] = [];
+/** Hidden entries (editor swap files, ConfigMap `..data` dirs) are skipped, as are non-YAML files. */
+function isHidden(name: string): boolean {
+  return name.startsWith('.');
+}
+
+function isYaml(name: string): boolean {
+  return /\.ya?ml$/.test(name);
+}
+
+/** Every YAML file (sorted) and every directory (the root first) of the tree. */
+function walkConfigDir(dir: string): { files: string[]; dirs: string[] } {
+  const files: string[] = [];
+  const dirs: string[] = [];
   const walk = (d: string): void => {
+    dirs.push(d);
     for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.name.startsWith('.')) continue; // NOTE: skips editor swap files and ConfigMap ..data dirs
+      if (isHidden(e.name)) continue;
       const p = join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (/\.ya?ml$/.test(e.name)) out.push(p);
+      else if (isYaml(e.name)) files.push(p);
     }
   };
   walk(dir);
-  return out.sort();
+  return { files: files.sort(), dirs };
 }
 
 function describe(obj: unknown): { kind: string; name: string } {
@@ -121,29 +137,31 @@ function scanFile(path: string, file: string, defaultNamespace: string): { confi
   return { configs, rejected };
 }
 
-/**
- * Reads and validates every document under `dir`. With a `cache`, files whose size and mtime did
- * not change since the last scan are not read again.
- */
-export function scanConfigDir(dir: string, defaultNamespace: string, cache?: ScanCache): ScanResult {
+/** What identifies a file's content without reading it: size, mtime, ctime and inode (a rename-save changes the inode). */
+function stampOf(path: string): string {
+  try {
+    const st = statSync(path);
+    return st.isFile() ? `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` : '';
+  } catch {
+    return ''; // NOTE: removed meanwhile; scanFile reports it, or the caller drops it
+  }
+}
+
+/** Re-reads one file into the cache unless its stamp is unchanged. */
+function refreshFile(dir: string, path: string, defaultNamespace: string, cache: ScanCache): void {
+  const stamp = stampOf(path);
+  const entry = cache.get(path);
+  if (entry && entry.stamp === stamp && stamp !== '') return;
+  cache.set(path, { stamp, ...scanFile(path, relative(dir, path) || path, defaultNamespace) });
+}
+
+/** The configs of every cached file, in file order; a key defined twice is rejected where it repeats. */
+function assemble(dir: string, cache: ScanCache, dirs: readonly string[]): ScanResult {
   const configs = new Map<string, Config>();
   const rejected: RejectedConfig[] = [];
-  const seen = new Set<string>();
-  for (const path of listYamlFiles(dir)) {
+  for (const path of [...cache.keys()].sort()) {
+    const entry = cache.get(path)!;
     const file = relative(dir, path) || path;
-    seen.add(path);
-    let stamp = '';
-    try {
-      const st = statSync(path);
-      stamp = `${st.size}:${st.mtimeMs}`;
-    } catch {
-      // NOTE: removed between listing and stat; scanFile reports it
-    }
-    let entry = cache?.get(path);
-    if (!entry || entry.stamp !== stamp || stamp === '') {
-      entry = { stamp, ...scanFile(path, file, defaultNamespace) };
-      cache?.set(path, entry);
-    }
     rejected.push(...entry.rejected);
     for (const { config: c, document } of entry.configs) {
       const key = configKeyString({ kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name });
@@ -154,15 +172,53 @@ export function scanConfigDir(dir: string, defaultNamespace: string, cache?: Sca
       configs.set(key, c);
     }
   }
-  if (cache) for (const k of [...cache.keys()]) if (!seen.has(k)) cache.delete(k);
-  return { configs, rejected };
+  return { configs, rejected, dirs };
+}
+
+/**
+ * Reads and validates every document under `dir`. With a `cache`, files whose size, times and inode
+ * did not change since the last scan are not read again.
+ */
+export function scanConfigDir(dir: string, defaultNamespace: string, cache: ScanCache = new Map()): ScanResult {
+  const { files, dirs } = walkConfigDir(dir);
+  const seen = new Set(files);
+  for (const k of [...cache.keys()]) if (!seen.has(k)) cache.delete(k);
+  for (const path of files) refreshFile(dir, path, defaultNamespace, cache);
+  return assemble(dir, cache, dirs);
+}
+
+/**
+ * Re-reads only the `changed` paths (from watcher events) into `cache`, or returns undefined when a
+ * full scan is needed instead (a directory appeared or went away).
+ */
+export function rescanChanged(dir: string, defaultNamespace: string, cache: ScanCache, dirs: readonly string[], changed: Iterable<string>): ScanResult | undefined {
+  const known = new Set(dirs);
+  for (const path of changed) {
+    const rel = relative(dir, path);
+    if (rel === '' || rel.startsWith('..') || rel.split(sep).some(isHidden)) continue;
+    let isDir = false;
+    let exists = true;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      exists = false;
+    }
+    if (isDir || (!exists && known.has(path))) return undefined;
+    if (!isYaml(path)) continue;
+    if (exists) refreshFile(dir, path, defaultNamespace, cache);
+    else cache.delete(path);
+  }
+  return assemble(dir, cache, dirs);
 }
 
 function versionOf(c: Config): string {
   return createHash('sha256').update(JSON.stringify(c)).digest('hex').slice(0, 16);
 }
 
-/** The events that turn `before` into `after`, in key order. */
+/**
+ * The events that turn `before` into `after`, in key order. A config object that is the same object
+ * in both (its file was not re-read) is unchanged without comparing its content.
+ */
 export function diffConfigs(before: ReadonlyMap<string, Config>, after: ReadonlyMap<string, Config>): ConfigEvent[] {
   const events: ConfigEvent[] = [];
   const keys = [...new Set([...before.keys(), ...after.keys()])].sort();
@@ -172,7 +228,7 @@ export function diffConfigs(before: ReadonlyMap<string, Config>, after: Readonly
     const key = { kind: (b ?? a)!.kind, namespace: (b ?? a)!.metadata.namespace, name: (b ?? a)!.metadata.name };
     if (a && !b) events.push({ type: 'deleted', key, object: a, resourceVersion: versionOf(a) });
     else if (!a && b) events.push({ type: 'added', key, object: b, resourceVersion: versionOf(b) });
-    else if (a && b && JSON.stringify(a) !== JSON.stringify(b)) events.push({ type: 'updated', key, object: b, resourceVersion: versionOf(b) });
+    else if (a && b && a !== b && JSON.stringify(a) !== JSON.stringify(b)) events.push({ type: 'updated', key, object: b, resourceVersion: versionOf(b) });
   }
   return events;
 }
@@ -180,17 +236,68 @@ export function diffConfigs(before: ReadonlyMap<string, Config>, after: Readonly
 /**
  * The source as an Observable of input batches: the first scan on subscribe (always emitted, even
  * when empty, so consumers know the source has synced), then one batch per scan that changed
- * something. Unsubscribing closes the watcher and timers.
+ * something. Unsubscribing closes the watchers and timers.
  */
 export function fileConfigSource(opts: FileConfigSourceOptions): Observable<readonly ModelInput[]> {
   return new Observable<readonly ModelInput[]>((subscriber) => {
     let current: ReadonlyMap<string, Config> = new Map();
+    let dirs: readonly string[] = [];
     let lastRejected = '';
     const cache: ScanCache = new Map();
-    const scan = (first: boolean): void => {
-      let result: ScanResult;
+    const watchers = new Map<string, FSWatcher>();
+    /** Paths named by watcher events since the last scan; 'all' when an event named none. */
+    let changed: Set<string> | 'all' = new Set();
+    let pending: NodeJS.Timeout | undefined;
+    let closed = false;
+
+    const schedule = (path: string | undefined): void => {
+      if (closed) return;
+      if (path === undefined) changed = 'all';
+      else if (changed !== 'all') changed.add(path);
+      if (pending) clearTimeout(pending);
+      pending = setTimeout(() => {
+        pending = undefined;
+        const paths = changed;
+        changed = new Set();
+        scan(false, paths);
+      }, opts.fileDebounceMs ?? 20);
+    };
+
+    /** Watches every directory of the tree, each with its own watcher; returns whether one was added. */
+    const syncWatchers = (): boolean => {
+      const want = new Set(dirs);
+      for (const [d, w] of watchers) {
+        if (want.has(d)) continue;
+        w.close();
+        watchers.delete(d);
+      }
+      let added = false;
+      for (const d of dirs) {
+        if (watchers.has(d)) continue;
+        try {
+          const w = watch(d, (_event, name) => schedule(name ? join(d, name.toString()) : undefined));
+          w.on('error', (e) => {
+            // NOTE: a watched directory that goes away errors on some platforms; the next scan re-syncs.
+            w.close();
+            if (watchers.get(d) === w) watchers.delete(d);
+            if (d === opts.dir) opts.onScanError?.(e);
+            schedule(undefined);
+          });
+          watchers.set(d, w);
+          added = true;
+        } catch (e) {
+          if (d === opts.dir) opts.onScanError?.(e as Error);
+        }
+      }
+      return added;
+    };
+
+    const scan = (first: boolean, paths: Set<string> | 'all'): void => {
+      if (closed) return;
+      let result: ScanResult | undefined;
       try {
-        result = scanConfigDir(opts.dir, opts.defaultNamespace, cache);
+        if (paths !== 'all') result = rescanChanged(opts.dir, opts.defaultNamespace, cache, dirs, paths);
+        result ??= scanConfigDir(opts.dir, opts.defaultNamespace, cache);
       } catch (e) {
         if (first) {
           subscriber.error(new Error(`--configDir ${opts.dir}: ${(e as Error).message}`));
@@ -199,6 +306,9 @@ export function fileConfigSource(opts: FileConfigSourceOptions): Observable<read
         opts.onScanError?.(e as Error);
         return;
       }
+      dirs = result.dirs;
+      // NOTE: files written into a new directory before its watcher existed are found by one more scan.
+      if (syncWatchers() && !first) schedule(undefined);
       // NOTE: report rejections when they change, not on every periodic rescan.
       const rejectedText = result.rejected.map((r) => r.message).join('\n');
       if (rejectedText !== lastRejected) {
@@ -209,28 +319,15 @@ export function fileConfigSource(opts: FileConfigSourceOptions): Observable<read
       current = result.configs;
       if (first || events.length > 0) subscriber.next(events.map((event) => ({ kind: 'config', event })));
     };
-    scan(true);
-    if (subscriber.closed) return;
-    let pending: NodeJS.Timeout | undefined;
-    let watcher: FSWatcher | undefined;
-    const schedule = (): void => {
-      if (pending) clearTimeout(pending);
-      pending = setTimeout(() => {
-        pending = undefined;
-        scan(false);
-      }, opts.fileDebounceMs ?? 20);
-    };
-    try {
-      watcher = watch(opts.dir, { recursive: true }, schedule);
-      watcher.on('error', (e) => opts.onScanError?.(e));
-    } catch (e) {
-      opts.onScanError?.(e as Error);
-    }
+
+    scan(true, 'all');
     const every = opts.rescanIntervalMs ?? 5000;
-    const interval = every > 0 ? setInterval(() => scan(false), every) : undefined;
+    const interval = every > 0 && !subscriber.closed ? setInterval(() => scan(false, 'all'), every) : undefined;
     interval?.unref();
     return () => {
-      watcher?.close();
+      closed = true;
+      for (const w of watchers.values()) w.close();
+      watchers.clear();
       if (pending) clearTimeout(pending);
       if (interval) clearInterval(interval);
     };

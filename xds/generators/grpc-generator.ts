@@ -110,25 +110,25 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
     const o = this.#opts;
     switch (watched.typeUrl) {
       case TYPE_URL.listener:
-        return this.#each(watched, [], ENVOY.listener, {
+        return this.#each(watched, noNames, ENVOY.listener, {
           key: (name) => (isServerListenerName(name) ? undefined : `lds|${name}|${p.namespace}`),
           build: (name) => (isServerListenerName(name) ? buildServerListener(ctx, p, name) : buildClientListener(ctx, p, name)),
         });
       case TYPE_URL.route:
-        return this.#each(watched, [], ENVOY.route, {
+        return this.#each(watched, noNames, ENVOY.route, {
           key: (name) => (o.enableRdsCache ? routeKey(ctx, p, name) : undefined),
           build: (name) => buildRouteConfiguration(ctx, p, name),
         });
       case TYPE_URL.cluster: {
         const sas = (host: string): string[] => this.#model.endpoints.instances(host).map((i) => i.serviceAccount);
-        return this.#each(watched, allClusterNames(ctx, p), ENVOY.cluster, {
+        return this.#each(watched, () => allClusterNames(ctx, p), ENVOY.cluster, {
           key: (name) => (o.enableCdsCache ? sharedClusterKey(ctx, p, 'cds', name, false) : undefined),
           build: (name) => buildCluster(ctx, p, name, { serviceAccounts: sas }),
         });
       }
       case TYPE_URL.endpoint: {
         const index = this.#model.endpoints;
-        return this.#each(watched, allClusterNames(ctx, p), ENVOY.endpoint, {
+        return this.#each(watched, () => allClusterNames(ctx, p), ENVOY.endpoint, {
           key: (name) => sharedClusterKey(ctx, p, 'eds', name, true),
           build: (name) => buildLoadAssignment(ctx, p, name, index, { sendUnhealthyEndpoints: o.sendUnhealthyEndpoints }),
         });
@@ -158,11 +158,12 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
 
   async #each(
     watched: WatchedResource,
-    wildcardNames: readonly string[],
+    /** The names a wildcard request gets; only called for wildcard requests (it can cost a pass over all services). */
+    wildcardNames: () => readonly string[],
     typeName: string,
     how: { key: (name: string) => string | undefined; build: (name: string) => Built | undefined },
   ): Promise<GenerateResult> {
-    const names = watched.wildcard && watched.names.size === 0 ? wildcardNames : [...watched.names].sort();
+    const names = watched.wildcard && watched.names.size === 0 ? wildcardNames() : [...watched.names].sort();
     const resources: GeneratedResource[] = [];
     let slice = performance.now();
     for (const name of names) {
@@ -200,6 +201,8 @@ export function routeKey(ctx: PushContext, p: Proxy, name: string): string {
   const labels = Object.keys(p.labels).sort().map((k) => `${k}=${p.labels[k]}`).join(',');
   return `rds|${name}|${p.namespace}|${labels}`;
 }
+
+const noNames = (): readonly string[] => [];
 
 /** Longest synchronous building stretch before yielding to the event loop. */
 const YIELD_AFTER_MS = 10;
