@@ -44,6 +44,8 @@ export async function runOperatorServer(ctx: RunContext): Promise<number> {
   const metrics = createMetrics('operator');
   const lifecycle = new Lifecycle();
   lifecycle.add('logging', () => logging.close());
+  // NOTE: listen for signals before starting anything: a SIGTERM during start-up stops cleanly.
+  const stopped = lifecycle.runUntilSignal(OPERATOR_SHUTDOWN_MS);
   try {
     const monitoring = await startMonitoringServer({ address: options.monitoringAddr, flagName: 'monitoring-port', metrics });
     lifecycle.add('monitoring', () => monitoring.close());
@@ -52,8 +54,10 @@ export async function runOperatorServer(ctx: RunContext): Promise<number> {
     logging.root.info({ monitoring: monitoring.address.port }, 'operator started');
     logging.root.warn({ what: 'operator server reconciliation' }, 'not implemented yet');
   } catch (e) {
-    await lifecycle.close(OPERATOR_SHUTDOWN_MS);
-    throw e;
+    if (!lifecycle.closing) {
+      await lifecycle.close(OPERATOR_SHUTDOWN_MS);
+      throw e;
+    }
   }
-  return exitAfterShutdown(await lifecycle.runUntilSignal(OPERATOR_SHUTDOWN_MS), OPERATOR_SHUTDOWN_MS, ctx.io.stderr);
+  return exitAfterShutdown(await stopped, OPERATOR_SHUTDOWN_MS, ctx.io.stderr);
 }

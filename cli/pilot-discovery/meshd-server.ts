@@ -97,13 +97,20 @@ export function bindGrpc(server: grpc.Server, address: string, flagName: string)
   });
 }
 
-/** Shuts a grpc-js server down gracefully, cutting remaining calls after `graceMs`. */
-export function shutdownGrpc(server: grpc.Server, graceMs: number): Promise<void> {
+/**
+ * The share of the shutdown budget a gRPC server gets to finish gracefully. meshd closes two gRPC
+ * servers one after the other within `--shutdownDuration`, so each must cut its calls well before the
+ * whole budget is spent.
+ */
+const GRPC_GRACE_SHARE = 0.4;
+
+/** Shuts a grpc-js server down within `budgetMs`: gracefully at first, then cutting remaining calls. */
+export function shutdownGrpc(server: grpc.Server, budgetMs: number): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       server.forceShutdown();
       resolve();
-    }, Math.min(graceMs, MAX_TIMER_MS));
+    }, Math.min(budgetMs * GRPC_GRACE_SHARE, MAX_TIMER_MS));
     server.tryShutdown(() => {
       clearTimeout(timer);
       resolve();

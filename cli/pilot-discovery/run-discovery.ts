@@ -38,6 +38,8 @@ export async function runDiscovery(ctx: RunContext): Promise<number> {
   const metrics = createMetrics('pilot-discovery');
   const lifecycle = new Lifecycle();
   lifecycle.add('logging', () => logging.close());
+  // NOTE: listen for signals before starting anything: a SIGTERM during start-up stops meshd cleanly.
+  const stopped = lifecycle.runUntilSignal(flags.shutdownMs);
   try {
     const server = await startMeshdServer(meshdServerOptions(flags), { logging, metrics, env: flags.env, lifecycle });
     // Secure side (secure-side.ts): CA, TLS listeners, xDS authentication.
@@ -65,9 +67,11 @@ export async function runDiscovery(ctx: RunContext): Promise<number> {
       'meshd started',
     );
   } catch (e) {
-    await lifecycle.close(flags.shutdownMs);
-    throw e;
+    // A failure after a signal is part of stopping (start-up ran into closed parts); otherwise report it.
+    if (!lifecycle.closing) {
+      await lifecycle.close(flags.shutdownMs);
+      throw e;
+    }
   }
-  const result = await lifecycle.runUntilSignal(flags.shutdownMs);
-  return exitAfterShutdown(result, flags.shutdownMs, ctx.io.stderr);
+  return exitAfterShutdown(await stopped, flags.shutdownMs, ctx.io.stderr);
 }

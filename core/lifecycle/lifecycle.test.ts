@@ -53,4 +53,37 @@ describe('Lifecycle', () => {
       assert.equal(count(), before);
     });
   }
+
+  it('given a signal during start-up should close what is registered afterwards at once, and wait for it', async () => {
+    const life = new Lifecycle();
+    const order: string[] = [];
+    life.add('early', () => void order.push('early'));
+    const running = life.runUntilSignal(10_000);
+    process.emit('SIGTERM', 'SIGTERM');
+    assert.equal(life.closing, true);
+    let releaseLate!: () => void;
+    life.add('late', () => new Promise<void>((r) => (releaseLate = () => {
+      order.push('late');
+      r();
+    })));
+    let settled = false;
+    void running.then(() => (settled = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(settled, false, 'shutdown must wait for the late closer');
+    releaseLate();
+    const result = await running;
+    assert.deepEqual(order, ['early', 'late']);
+    assert.equal(result.signal, 'SIGTERM');
+  });
+
+  it('given close() before any signal should resolve runUntilSignal with that shutdown and stop listening', async () => {
+    const count = (): number => process.listenerCount('SIGTERM') + process.listenerCount('SIGINT');
+    const before = count();
+    const life = new Lifecycle();
+    const running = life.runUntilSignal(10_000);
+    const closed = await life.close();
+    assert.equal(await running, closed);
+    assert.equal(closed.signal, undefined);
+    assert.equal(count(), before);
+  });
 });
