@@ -17,4 +17,9 @@ export interface EnvVarDeclaration {
   readonly programDefaults?: Readonly<Partial<Record<ProgramName, string | null>>>;
   readonly programs: 'all' | readonly ProgramName[];
   readonly description: string;
+  /**
+   * True for the few variables the platform sets that the spec does not list (`KUBECONFIG`, the in-cluster
+   * service address). They are declared here so that code still reads them only through the registry.
+   */
+  readonly platform?: true;
 }

@@ -1,10 +1,11 @@
 import type { ProgramName } from '../program.js';
 import type { EnvType, EnvVarDeclaration } from './env-var-declaration.js';
 import { COMMON_ENV_VARS } from './env-vars-common.js';
+import { PLATFORM_ENV_VARS } from './env-vars-platform.js';
 import { PROGRAM_ENV_VARS } from './env-vars-programs.js';
 
-/** Every environment variable of the spec, each declared once. */
-export const ENV_VARS = [...COMMON_ENV_VARS, ...PROGRAM_ENV_VARS] as const satisfies readonly EnvVarDeclaration[];
+/** Every environment variable of the spec, each declared once, then the few the platform sets. */
+export const ENV_VARS = [...COMMON_ENV_VARS, ...PROGRAM_ENV_VARS, ...PLATFORM_ENV_VARS] as const satisfies readonly EnvVarDeclaration[];
 
 type Declared = (typeof ENV_VARS)[number];
 /** The name of any declared variable. */
