@@ -66,6 +66,10 @@ export class PushContext {
   readonly #configs: ConfigSnapshot;
   // NOTE: a lazily filled memo; the context itself stays frozen (a WeakMap entry is not a field write).
   readonly #wildcardVs = new WeakMap<PushContext, readonly { host: string; c: Config }[]>();
+  // NOTE: memos of pure lookups (the context never changes), keyed `<from>\n<hostname>`; the push path
+  // asks the same questions for every proxy of a namespace.
+  readonly #vsMemo = new Map<string, Config | undefined>();
+  readonly #drMemo = new Map<string, Config | undefined>();
 
   constructor(input: PushContextInput) {
     this.version = input.version;
@@ -111,6 +115,14 @@ export class PushContext {
    * for gateways only (`gateways` set without `mesh`) are not considered.
    */
   virtualService(hostname: string, from: string): Config | undefined {
+    const key = `${from}\n${hostname}`;
+    if (this.#vsMemo.has(key)) return this.#vsMemo.get(key);
+    const vs = this.#findVirtualService(hostname, from);
+    this.#vsMemo.set(key, vs);
+    return vs;
+  }
+
+  #findVirtualService(hostname: string, from: string): Config | undefined {
     // NOTE: a VirtualService bound to gateways applies to sidecars and proxyless clients only when it lists `mesh`.
     const visible = (c: Config): boolean => {
       const spec = c.spec as { exportTo?: string[]; gateways?: string[] };
@@ -147,6 +159,14 @@ export class PushContext {
    * service's namespace, else one in the root namespace, else any other visible one (oldest first).
    */
   destinationRule(hostname: string, from: string): Config | undefined {
+    const key = `${from}\n${hostname}`;
+    if (this.#drMemo.has(key)) return this.#drMemo.get(key);
+    const dr = this.#findDestinationRule(hostname, from);
+    this.#drMemo.set(key, dr);
+    return dr;
+  }
+
+  #findDestinationRule(hostname: string, from: string): Config | undefined {
     const visible = this.#configs
       .byIndex('host', `DestinationRule/${hostname}`)
       .filter((c) =>
