@@ -1,4 +1,4 @@
-/** meshctl's diagnostic commands: admin, analyze, authz, validate, verify-install, bug-report. */
+/** meshctl's diagnostic commands: admin, analyze, authz, verify-install, bug-report (validate has its own file). */
 import { CliError, command, flag, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
 import { meshctlVersionCommand } from './meshctl-version-command.js';
@@ -71,17 +71,6 @@ export function authzCommand(): Command {
     run: () => {
       throw new CliError('this command is experimental. Use `meshctl experimental authz`');
     },
-  });
-}
-
-/** validate (alias v). */
-export function validateCommand(): Command {
-  return command({
-    name: 'validate',
-    aliases: ['v'],
-    short: 'Validate Mesh policy and rules files',
-    flags: [flag.stringSlice('filename', [], 'Inputs of files to validate', { short: 'f' })],
-    run: notBuilt,
   });
 }
 
