@@ -220,15 +220,20 @@ function versionOf(c: Config): string {
  * in both (its file was not re-read) is unchanged without comparing its content.
  */
 export function diffConfigs(before: ReadonlyMap<string, Config>, after: ReadonlyMap<string, Config>): ConfigEvent[] {
+  const changed: string[] = [];
+  for (const [k, b] of after) {
+    const a = before.get(k);
+    if (a !== b) changed.push(k);
+  }
+  for (const k of before.keys()) if (!after.has(k)) changed.push(k);
   const events: ConfigEvent[] = [];
-  const keys = [...new Set([...before.keys(), ...after.keys()])].sort();
-  for (const k of keys) {
+  for (const k of changed.sort()) {
     const a = before.get(k);
     const b = after.get(k);
     const key = { kind: (b ?? a)!.kind, namespace: (b ?? a)!.metadata.namespace, name: (b ?? a)!.metadata.name };
     if (a && !b) events.push({ type: 'deleted', key, object: a, resourceVersion: versionOf(a) });
     else if (!a && b) events.push({ type: 'added', key, object: b, resourceVersion: versionOf(b) });
-    else if (a && b && a !== b && JSON.stringify(a) !== JSON.stringify(b)) events.push({ type: 'updated', key, object: b, resourceVersion: versionOf(b) });
+    else if (a && b && JSON.stringify(a) !== JSON.stringify(b)) events.push({ type: 'updated', key, object: b, resourceVersion: versionOf(b) });
   }
   return events;
 }

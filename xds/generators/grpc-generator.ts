@@ -3,15 +3,16 @@
  * published PushContext and the live endpoint index of a model, builds LDS/RDS/CDS/EDS with the
  * builders in `grpc/`, encodes each resource once and shares the bytes through the XdsCache.
  */
-import { keyStringOf, proxyFromNode, type EndpointIndex, type PushContext, type Proxy, type PushRequest } from '../../core/index.js';
+import { proxyFromNode, type EndpointIndex, type PushContext, type Proxy, type PushRequest } from '../../core/index.js';
 import { XdsCache } from '../cache/xds-cache.js';
 import { encode } from '../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type ProxyNode, type ResourceGenerator, type WatchedResource } from '../server/contracts.js';
 import { cdsNeedsPush } from './cds.js';
 import { edsNeedsPush } from './eds.js';
-import { allClusterNames, buildCluster, effectivePolicy } from './grpc/cluster-builder.js';
+import { CacheKeys } from './cache-keys.js';
+import { allClusterNames, buildCluster } from './grpc/cluster-builder.js';
 import { buildLoadAssignment } from './grpc/endpoint-builder.js';
-import { ENVOY, parseOutboundClusterName } from './grpc/envoy.js';
+import { ENVOY } from './grpc/envoy.js';
 import { buildClientListener, buildServerListener, isServerListenerName } from './grpc/listener-builder.js';
 import { buildRouteConfiguration } from './grpc/route-builder.js';
 import { ldsNeedsPush } from './lds.js';
@@ -59,6 +60,7 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
   readonly #model: ModelView;
   readonly #opts: GrpcGeneratorOptions;
   readonly cache: XdsCache;
+  readonly #keys = new CacheKeys();
 
   constructor(model: ModelView, opts: GrpcGeneratorOptions) {
     this.#model = model;
@@ -116,20 +118,20 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
         });
       case TYPE_URL.route:
         return this.#each(watched, noNames, ENVOY.route, {
-          key: (name) => (o.enableRdsCache ? routeKey(ctx, p, name) : undefined),
+          key: (name) => (o.enableRdsCache ? this.#keys.route(ctx, p, name) : undefined),
           build: (name) => buildRouteConfiguration(ctx, p, name),
         });
       case TYPE_URL.cluster: {
         const sas = (host: string): string[] => this.#model.endpoints.instances(host).map((i) => i.serviceAccount);
         return this.#each(watched, () => allClusterNames(ctx, p), ENVOY.cluster, {
-          key: (name) => (o.enableCdsCache ? sharedClusterKey(ctx, p, 'cds', name, false) : undefined),
+          key: (name) => (o.enableCdsCache ? this.#keys.cluster(ctx, p, name) : undefined),
           build: (name) => buildCluster(ctx, p, name, { serviceAccounts: sas }),
         });
       }
       case TYPE_URL.endpoint: {
         const index = this.#model.endpoints;
         return this.#each(watched, () => allClusterNames(ctx, p), ENVOY.endpoint, {
-          key: (name) => sharedClusterKey(ctx, p, 'eds', name, true),
+          key: (name) => this.#keys.endpoints(ctx, p, name),
           build: (name) => buildLoadAssignment(ctx, p, name, index, { sendUnhealthyEndpoints: o.sendUnhealthyEndpoints }),
         });
       }
@@ -188,40 +190,9 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
   }
 }
 
-/**
- * The cache key of a route configuration: per proxy namespace (VirtualService and DestinationRule
- * visibility), plus the proxy's labels when the VirtualService matches on source labels.
- */
-export function routeKey(ctx: PushContext, p: Proxy, name: string): string {
-  const parsed = parseOutboundClusterName(name);
-  const vs = parsed ? ctx.virtualService(parsed.host, p.namespace) : undefined;
-  const http = (vs?.spec as { http?: { match?: { sourceLabels?: unknown }[] }[] } | undefined)?.http ?? [];
-  const bySource = http.some((r) => (r.match ?? []).some((m) => m.sourceLabels !== undefined));
-  if (!bySource) return `rds|${name}|${p.namespace}`;
-  const labels = Object.keys(p.labels).sort().map((k) => `${k}=${p.labels[k]}`).join(',');
-  return `rds|${name}|${p.namespace}|${labels}`;
-}
-
 const noNames = (): readonly string[] => [];
 
 /** Longest synchronous building stretch before yielding to the event loop. */
 const YIELD_AFTER_MS = 10;
 
-/**
- * A cache key for a cluster or its endpoints that proxies of different namespaces share when they
- * see the same inputs: the service must be visible to the proxy (else no key: nothing is cached or
- * served), and the DestinationRule that applies is part of the key; EDS adds the proxy's locality
- * when locality failover makes priorities depend on it.
- */
-export function sharedClusterKey(ctx: PushContext, p: Proxy, type: 'cds' | 'eds', name: string, withLocality: boolean): string | undefined {
-  const parsed = parseOutboundClusterName(name);
-  if (!parsed) return undefined;
-  const svc = ctx.service(parsed.host);
-  if (!svc || !ctx.serviceVisible(svc, p.namespace)) return undefined;
-  const dr = ctx.destinationRule(parsed.host, p.namespace);
-  let key = `${type}|${name}|${dr ? keyStringOf(dr) : '-'}`;
-  if (withLocality && p.locality.region && effectivePolicy(dr, parsed.subset, parsed.port).outlierDetection) {
-    key += `|${p.locality.region}/${p.locality.zone}/${p.locality.subZone}`;
-  }
-  return key;
-}
+export { routeKey, sharedClusterKey } from './cache-keys.js';

@@ -87,6 +87,8 @@ class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
       return;
     }
     recordAck(this.host, conn, prev, req.responseNonce, req.versionInfo);
+    // NOTE: most requests are plain ACKs naming what is already watched; skip rebuilding the sets then.
+    if (sameNames(prev, req.resourceNames)) return;
     const wasWildcard = prev.wildcard;
     const before = new Set(prev.names);
     this.#setNames(prev, req.resourceNames);
@@ -140,6 +142,20 @@ class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     this.log.debug({ connection: conn.id, type: w.typeUrl, resources: bodies.length, bytes: msg.length, version, nonce }, 'sent response');
     return true;
   }
+}
+
+/** Whether `names` (a request's resource names) would leave the watch's names and wildcard flag as they are. */
+function sameNames(w: WatchState, names: readonly string[]): boolean {
+  if (names.length === 0) return w.names.size === 0 && w.wildcard === WILDCARD_TYPES.has(w.typeUrl);
+  let star = false;
+  let n = 0;
+  for (const name of names) {
+    if (name === '*') star = true;
+    else if (w.names.has(name)) n++;
+    else return false;
+  }
+  // NOTE: a repeated name makes n exceed the set's size; the full path handles such requests.
+  return n === w.names.size && star === w.wildcard;
 }
 
 function forcedPush(): PushRequest {
