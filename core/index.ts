@@ -15,6 +15,7 @@ export * from './collections/indexed-collection.js';
 export * from './collections/config-store.js';
 export * from './collections/service-entry-view.js';
 export * from './rx/debounce.js';
+export * from './rx/turn-slicer.js';
 export * from './log/index.js';
 export * from './version.js';
 export * from './metrics/index.js';

@@ -3,7 +3,7 @@
  * published PushContext and the live endpoint index of a model, builds LDS/RDS/CDS/EDS with the
  * builders in `grpc/`, encodes each resource once and shares the bytes through the XdsCache.
  */
-import { proxyFromNode, type EndpointIndex, type PushContext, type Proxy, type PushRequest } from '../../core/index.js';
+import { nextTurn, proxyFromNode, pushPathSlicer, type EndpointIndex, type PushContext, type Proxy, type PushRequest } from '../../core/index.js';
 import { XdsCache } from '../cache/xds-cache.js';
 import { encode } from '../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type ProxyNode, type ResourceGenerator, type WatchedResource } from '../server/contracts.js';
@@ -167,8 +167,10 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
   ): Promise<GenerateResult> {
     const names = watched.wildcard && watched.names.size === 0 ? wildcardNames() : [...watched.names].sort();
     const resources: GeneratedResource[] = [];
-    let slice = performance.now();
     for (const name of names) {
+      // NOTE: keep the event loop responsive: many connections generating one after another in promise
+      // chains share one slice of the turn (see TurnSlicer).
+      if (pushPathSlicer.overBudget()) await nextTurn();
       const cacheKey = this.#opts.enableCache ? how.key(name) : undefined;
       const hit = cacheKey !== undefined ? this.cache.get(cacheKey) : undefined;
       if (hit) {
@@ -180,19 +182,11 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
       const body = encode(typeName, built.resource);
       if (cacheKey !== undefined) this.cache.set(cacheKey, body, built.dependencies);
       resources.push({ name, body });
-      // NOTE: keep the event loop responsive while building many resources (no step over ~10 ms).
-      if (performance.now() - slice > YIELD_AFTER_MS) {
-        await new Promise<void>((r) => setImmediate(r));
-        slice = performance.now();
-      }
     }
     return { resources };
   }
 }
 
 const noNames = (): readonly string[] => [];
-
-/** Longest synchronous building stretch before yielding to the event loop. */
-const YIELD_AFTER_MS = 10;
 
 export { routeKey, sharedClusterKey } from './cache-keys.js';

@@ -5,8 +5,11 @@
  *   (`mergePushRequests`) with any others that arrive meanwhile, and is queued when the push ends.
  * - A request for a connection that is already queued merges into the queued one (it keeps its place).
  * - At most `concurrency` pushes run at once (`PILOT_PUSH_THROTTLE`); connections are served in FIFO order.
+ * - Pushes whose resources are cached complete in microtasks, so one push ending starts the next without
+ *   the event loop turning; once the turn's slice is used up, starting further pushes waits for `setImmediate`, so
+ *   reads (ACKs, new requests) and timers get their turn.
  */
-import { mergePushRequests, type PushRequest } from '../../core/index.js';
+import { mergePushRequests, pushPathSlicer, type PushRequest, type TurnSlicer } from '../../core/index.js';
 
 /** Options of a PushQueue. */
 export interface PushQueueOptions<K> {
@@ -20,6 +23,8 @@ export interface PushQueueOptions<K> {
   readonly onError?: (key: K, error: unknown) => void;
   /** Clock in milliseconds; `performance.now` by default. */
   readonly now?: () => number;
+  /** Bounds the stretch of starting pushes within one turn of the event loop; default `pushPathSlicer`. */
+  readonly slicer?: TurnSlicer;
 }
 
 interface Queued {
@@ -36,6 +41,8 @@ export class PushQueue<K> {
   readonly #pending = new Map<K, PushRequest>();
   #idleWaiters: (() => void)[] = [];
   #closed = false;
+  readonly #slicer: TurnSlicer;
+  #deferred = false;
 
   constructor(opts: PushQueueOptions<K>) {
     if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) {
@@ -43,6 +50,7 @@ export class PushQueue<K> {
     }
     this.#opts = opts;
     this.#now = opts.now ?? (() => performance.now());
+    this.#slicer = opts.slicer ?? pushPathSlicer;
   }
 
   /** Asks for `request` to be pushed to `key`, merging with what is already waiting for it. */
@@ -105,8 +113,20 @@ export class PushQueue<K> {
     for (const w of waiters) w();
   }
 
+  /** False when this turn of the event loop has started pushes for long enough (a pump is then scheduled). */
+  #mayStart(): boolean {
+    if (this.#deferred) return false;
+    if (!this.#slicer.overBudget()) return true;
+    this.#deferred = true;
+    setImmediate(() => {
+      this.#deferred = false;
+      this.#pump();
+    });
+    return false;
+  }
+
   #pump(): void {
-    while (!this.#closed && this.#inFlight.size < this.#opts.concurrency && this.#queued.size > 0) {
+    while (!this.#closed && this.#inFlight.size < this.#opts.concurrency && this.#queued.size > 0 && this.#mayStart()) {
       const [key, q] = this.#queued.entries().next().value as [K, Queued];
       this.#queued.delete(key);
       this.#inFlight.add(key);
