@@ -143,4 +143,16 @@ describe('file config source', () => {
     rmSync(join(dir, 'later'), { recursive: true });
     await until(() => batches.some((b) => b.some((i) => i.kind === 'config' && i.event.type === 'deleted')), 'the delete of the removed directory');
   });
+
+  it('given a key defined in two files should take the first in file order, reject the repeat, and fall back to it when the first goes away', async () => {
+    writeFileSync(join(dir, 'a.yaml'), VS(80));
+    writeFileSync(join(dir, 'b.yaml'), VS(30));
+    const batches: (readonly ModelInput[])[] = [];
+    const rejected: RejectedConfig[] = [];
+    sub = fileConfigSource({ dir, defaultNamespace: 'qs', fileDebounceMs: 20, rescanIntervalMs: 0, onRejected: (r) => rejected.push(r) }).subscribe((b) => batches.push(b));
+    assert.equal(lastWeight(batches), 80);
+    assert.match(rejected[0]?.message ?? '', /^b\.yaml: document 1 \(VirtualService qs\/echo\): metadata\.name: duplicate: VirtualService\/qs\/echo/);
+    rmSync(join(dir, 'a.yaml'));
+    await until(() => lastWeight(batches) === 30, 'the definition of the second file');
+  });
 });

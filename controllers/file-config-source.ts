@@ -92,13 +92,91 @@ function reject(file: string, document: number, obj: unknown, errors: { path: st
   return { file, document, kind, name, errors, message: `${file}: document ${document} (${kind} ${name}): ${detail}` };
 }
 
-/** Per-file results of earlier scans, reused while a file's size and mtime are unchanged. */
-export type ScanCache = Map<string, { readonly stamp: string; readonly configs: readonly FileConfig[]; readonly rejected: readonly RejectedConfig[] }>;
-
-/** A valid document and its 1-based position in its file. */
+/** A valid document, its config key and its 1-based position in its file. */
 interface FileConfig {
   readonly config: Config;
+  readonly key: string;
   readonly document: number;
+}
+
+/** One file's scan, reused while its stamp is unchanged. */
+interface FileEntry {
+  readonly stamp: string;
+  readonly configs: readonly FileConfig[];
+  readonly rejected: readonly RejectedConfig[];
+}
+
+/** Orders definitions of one key: file path, then document. */
+function before(a: { path: string; document: number }, b: { path: string; document: number }): boolean {
+  return a.path < b.path || (a.path === b.path && a.document < b.document);
+}
+
+/**
+ * Per-file results of earlier scans, and the configs they define, kept up to date file by file: a
+ * change to one file costs that file, not the whole directory. A key defined more than once is
+ * taken from its first definition in file order.
+ */
+export class ScanCache {
+  readonly #files = new Map<string, FileEntry>();
+  /** Every definition of each key, in file order; the first is the one in `#configs`. */
+  readonly #owners = new Map<string, { path: string; document: number; config: Config }[]>();
+  readonly #configs = new Map<string, Config>();
+
+  get(path: string): FileEntry | undefined {
+    return this.#files.get(path);
+  }
+
+  paths(): IterableIterator<string> {
+    return this.#files.keys();
+  }
+
+  /** Replaces (or, with undefined, removes) one file's results. */
+  set(path: string, entry: FileEntry | undefined): void {
+    const old = this.#files.get(path);
+    for (const fc of old?.configs ?? []) {
+      const list = this.#owners.get(fc.key)!;
+      const i = list.findIndex((o) => o.path === path && o.document === fc.document);
+      if (i >= 0) list.splice(i, 1);
+      this.#publish(fc.key, list);
+    }
+    if (!entry) {
+      this.#files.delete(path);
+      return;
+    }
+    this.#files.set(path, entry);
+    for (const fc of entry.configs) {
+      let list = this.#owners.get(fc.key);
+      if (!list) this.#owners.set(fc.key, (list = []));
+      const def = { path, document: fc.document, config: fc.config };
+      let i = list.length;
+      while (i > 0 && before(def, list[i - 1]!)) i--;
+      list.splice(i, 0, def);
+      this.#publish(fc.key, list);
+    }
+  }
+
+  #publish(key: string, list: readonly { config: Config }[]): void {
+    if (list.length === 0) {
+      this.#owners.delete(key);
+      this.#configs.delete(key);
+    } else this.#configs.set(key, list[0]!.config);
+  }
+
+  /** The result: a copy of the configs, and every rejection in file order (duplicates where they repeat). */
+  result(dir: string, dirs: readonly string[]): ScanResult {
+    const rejected: RejectedConfig[] = [];
+    for (const path of [...this.#files.keys()].sort()) {
+      const entry = this.#files.get(path)!;
+      rejected.push(...entry.rejected);
+      for (const { config: c, key, document } of entry.configs) {
+        const first = this.#owners.get(key)![0]!;
+        if (first.path === path && first.document === document) continue;
+        const file = relative(dir, path) || path;
+        rejected.push(reject(file, document, c, [{ path: 'metadata.name', message: `duplicate: ${key} is already defined in an earlier document` }]));
+      }
+    }
+    return { configs: new Map(this.#configs), rejected, dirs };
+  }
 }
 
 /** Parses and validates one file's documents. */
@@ -132,7 +210,8 @@ function scanFile(path: string, file: string, defaultNamespace: string): { confi
       rejected.push(reject(file, n, obj, res.errors.map((e) => ({ path: e.path, message: e.message }))));
       return;
     }
-    configs.push({ config: res.config as unknown as Config, document: n });
+    const c = res.config as unknown as Config;
+    configs.push({ config: c, key: configKeyString({ kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name }), document: n });
   });
   return { configs, rejected };
 }
@@ -155,36 +234,16 @@ function refreshFile(dir: string, path: string, defaultNamespace: string, cache:
   cache.set(path, { stamp, ...scanFile(path, relative(dir, path) || path, defaultNamespace) });
 }
 
-/** The configs of every cached file, in file order; a key defined twice is rejected where it repeats. */
-function assemble(dir: string, cache: ScanCache, dirs: readonly string[]): ScanResult {
-  const configs = new Map<string, Config>();
-  const rejected: RejectedConfig[] = [];
-  for (const path of [...cache.keys()].sort()) {
-    const entry = cache.get(path)!;
-    const file = relative(dir, path) || path;
-    rejected.push(...entry.rejected);
-    for (const { config: c, document } of entry.configs) {
-      const key = configKeyString({ kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name });
-      if (configs.has(key)) {
-        rejected.push(reject(file, document, c, [{ path: 'metadata.name', message: `duplicate: ${key} is already defined in an earlier document` }]));
-        continue;
-      }
-      configs.set(key, c);
-    }
-  }
-  return { configs, rejected, dirs };
-}
-
 /**
  * Reads and validates every document under `dir`. With a `cache`, files whose size, times and inode
  * did not change since the last scan are not read again.
  */
-export function scanConfigDir(dir: string, defaultNamespace: string, cache: ScanCache = new Map()): ScanResult {
+export function scanConfigDir(dir: string, defaultNamespace: string, cache: ScanCache = new ScanCache()): ScanResult {
   const { files, dirs } = walkConfigDir(dir);
   const seen = new Set(files);
-  for (const k of [...cache.keys()]) if (!seen.has(k)) cache.delete(k);
+  for (const k of [...cache.paths()]) if (!seen.has(k)) cache.set(k, undefined);
   for (const path of files) refreshFile(dir, path, defaultNamespace, cache);
-  return assemble(dir, cache, dirs);
+  return cache.result(dir, dirs);
 }
 
 /**
@@ -206,9 +265,9 @@ export function rescanChanged(dir: string, defaultNamespace: string, cache: Scan
     if (isDir || (!exists && known.has(path))) return undefined;
     if (!isYaml(path)) continue;
     if (exists) refreshFile(dir, path, defaultNamespace, cache);
-    else cache.delete(path);
+    else cache.set(path, undefined);
   }
-  return assemble(dir, cache, dirs);
+  return cache.result(dir, dirs);
 }
 
 function versionOf(c: Config): string {
@@ -248,7 +307,7 @@ export function fileConfigSource(opts: FileConfigSourceOptions): Observable<read
     let current: ReadonlyMap<string, Config> = new Map();
     let dirs: readonly string[] = [];
     let lastRejected = '';
-    const cache: ScanCache = new Map();
+    const cache = new ScanCache();
     const watchers = new Map<string, FSWatcher>();
     /** Paths named by watcher events since the last scan; 'all' when an event named none. */
     let changed: Set<string> | 'all' = new Set();
