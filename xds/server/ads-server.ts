@@ -195,7 +195,7 @@ export class AdsServer<P = unknown> {
         if (conn.closed) throw new SendError('connection closed');
         const start = performance.now();
         try {
-          await writeWithTimeout(call, message, opts.sendTimeoutMs);
+          await writeWithTimeout(call, message, opts.sendTimeoutMs, () => metrics.sendError(typeUrl));
         } catch (e) {
           if (e instanceof SendTimeoutError) {
             metrics.writeTimeout();

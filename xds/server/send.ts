@@ -23,11 +23,33 @@ export class SendError extends Error {
 /** The server stream surface the transport uses (grpc-js ServerDuplexStream). */
 export type AdsCall = grpc.ServerDuplexStream<Uint8Array, Buffer>;
 
+/** Queued messages (one per type of a full push) below which a write resolves without waiting for its flush. */
+const EARLY_RESOLVE_MAX_QUEUED = 4;
+/** Largest message that may resolve before its flush. */
+const EARLY_RESOLVE_MAX_BYTES = 64 * 1024;
+
 /**
  * Writes one message and resolves when grpc-js has handed it to HTTP/2 (flow control permitting).
  * With `timeoutMs` > 0, rejects SendTimeoutError when that takes longer.
+ *
+ * Without a timeout, a small write to a stream with few messages queued resolves at once (as a gRPC
+ * Go `Send` returns once the transport took the message): waiting for the socket flush would hold a
+ * push slot for a loop turn or more per connection. A later failure of such a write goes to
+ * `onLateError` (the stream's own error/close events end the connection). Larger messages, and streams
+ * with `EARLY_RESOLVE_MAX_QUEUED` messages still queued, are waited for: at most that many messages of
+ * at most `EARLY_RESOLVE_MAX_BYTES` each sit in grpc-js per connection beyond HTTP/2's buffers.
  */
-export function writeWithTimeout(call: AdsCall, message: Buffer, timeoutMs: number): Promise<void> {
+export function writeWithTimeout(call: AdsCall, message: Buffer, timeoutMs: number, onLateError?: (e: SendError) => void): Promise<void> {
+  if (timeoutMs <= 0 && message.length <= EARLY_RESOLVE_MAX_BYTES && call.writableLength < EARLY_RESOLVE_MAX_QUEUED && !call.writableEnded && !call.destroyed) {
+    try {
+      call.write(message, (err?: Error | null) => {
+        if (err) onLateError?.(new SendError(`writing an xDS response failed: ${err.message}`, { cause: err }));
+      });
+    } catch (e) {
+      return Promise.reject(new SendError(`writing an xDS response failed: ${(e as Error).message}`, { cause: e }));
+    }
+    return Promise.resolve();
+  }
   return new Promise<void>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
