@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { createMeshCa, MemoryCaKeyStore } from '../ca/index.js';
+import { connectOrchestrator } from '../cli/pilot-discovery/orch-connection.js';
 import { caRootBundle$, startLeaderControllers } from '../cli/pilot-discovery/leader-controllers.js';
 import { OrchClient } from '../controllers/index.js';
 import { createLogging, createMetrics, DEFAULT_LOG_OPTIONS, Lifecycle, loadEnv, SCOPES } from '../core/index.js';
@@ -49,10 +50,12 @@ describe('e2e: meshd write-side wiring (leader election + root-certificate distr
     const env = loadEnv('pilot-discovery', { POD_NAME: 'meshd-e2e', ENABLE_ENHANCED_RESOURCE_SCOPING: 'true' });
     const logging = createLogging({ ...DEFAULT_LOG_OPTIONS, outputLevels: 'all:none' }, SCOPES['pilot-discovery']);
     const lifecycle = new Lifecycle();
+    const connection = { env, orchconfig: e2eCluster().kubeconfigPath, orchApiQps: 50, orchApiBurst: 100, registries: ['Orchestrator' as const] };
     const started = startLeaderControllers(
-      { env, orchconfig: e2eCluster().kubeconfigPath, orchApiQps: 50, orchApiBurst: 100, namespace: meshNamespace, registries: ['Orchestrator'], meshConfigFile },
+      { env, namespace: meshNamespace, meshConfigFile },
       { logging, metrics: createMetrics('pilot-discovery', { processMetrics: false }), lifecycle },
       { rootCert$: caRootBundle$(ca) },
+      connectOrchestrator(connection),
     );
     assert.deepEqual(started, ['root-cert-configmap']);
 

@@ -9,7 +9,8 @@ import { discoverySources, readMeshConfig, readMeshNetworks } from '../../contro
 import { ProxylessDiscovery, proxylessDiscoveryOptionsFromEnv, type XdsStreamAuth } from '../../xds/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
 import type { MeshdServer } from './meshd-server.js';
-import { orchestratorSources, usesOrchestratorSources } from './orch-sources.js';
+import type { OrchClient } from '../../controllers/index.js';
+import { orchestratorSources } from './orch-sources.js';
 
 /** The flags this wiring acts on (taken off the "not acted on yet" list). */
 export const PIPELINE_FLAGS = ['configDir', 'meshConfig', 'networksConfig', 'registries', 'orchconfig'] as const;
@@ -23,20 +24,22 @@ export function startDiscoveryPipeline(
   flags: DiscoveryOptions,
   deps: { logging: Logging; metrics: Metrics; lifecycle: Lifecycle },
   server: MeshdServer,
+  /** The orchestrator (orch-connection.ts), when configured. */
+  client: OrchClient | undefined,
   /** XDS_AUTH_PLAINTEXT: the check of streams on the plaintext port (secure-side.ts); none by default. */
   plaintextXdsAuth?: XdsStreamAuth,
 ): ProxylessDiscovery | undefined {
-  const orch = usesOrchestratorSources(flags);
+  const orch = !flags.configDir && client !== undefined;
   const { logging, metrics, lifecycle } = deps;
   if (!flags.configDir && !orch) {
-    if (flags.registries.includes('Orchestrator')) logging.scope('orch').warn({}, 'no --configDir and no --orchconfig: the Orchestrator registry and CRD config are off');
+    if (flags.registries.includes('Orchestrator')) logging.scope('orch').warn({}, 'no --configDir and no orchestrator configured (--orchconfig, KUBECONFIG or in-cluster): meshd serves no config');
     return undefined;
   }
   const env = flags.env;
   const fileLog = logging.scope('file');
   const rejected = metrics.counter('pilot_total_rejected_configs');
   // Without --configDir: mesh.io config from the CRDs and the Orchestrator registry (orch-sources.ts).
-  const sources = orch ? orchestratorSources(flags, { logging, metrics }) : discoverySources({
+  const sources = orch ? orchestratorSources(flags, { logging, metrics }, client) : discoverySources({
     configDir: flags.configDir,
     meshConfigPath: flags.meshConfigFile,
     networksPath: flags.networksConfigFile,

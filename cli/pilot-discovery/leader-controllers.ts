@@ -7,7 +7,7 @@
 import { Observable, of } from 'rxjs';
 import type { Lifecycle, Logging, Metrics } from '../../core/index.js';
 import type { MeshCa } from '../../ca/index.js';
-import { createOrchClient, InformerFactory, readDiscoverySelectors, type OrchClient } from '../../controllers/index.js';
+import { InformerFactory, readDiscoverySelectors, type OrchClient } from '../../controllers/index.js';
 import {
   ConfigStatusReconciler,
   LEASE_NAMES,
@@ -22,7 +22,7 @@ import type { DiscoveryOptions } from './discovery-options.js';
 /** The options this wiring reads. */
 export type LeaderControllerOptions = Pick<
   DiscoveryOptions,
-  'env' | 'orchconfig' | 'orchApiQps' | 'orchApiBurst' | 'namespace' | 'registries' | 'meshConfigFile'
+  'env' | 'namespace' | 'meshConfigFile'
 >;
 
 /** Streams other parts provide; a reconciler whose input is absent does not run. */
@@ -38,11 +38,6 @@ export function caRootBundle$(ca: MeshCa): Observable<string> {
   return new Observable<string>((subscriber) => ca.onAuthority(() => subscriber.next(ca.trustBundlePem().map((p) => (p.endsWith('\n') ? p : `${p}\n`)).join(''))));
 }
 
-/** Whether the write side applies: an orchestrator to write to (`--orchconfig`) and the Orchestrator registry. */
-export function usesLeaderControllers(o: LeaderControllerOptions): boolean {
-  return o.registries.includes('Orchestrator') && o.orchconfig !== '';
-}
-
 /**
  * Starts the leader-only reconcilers that have their inputs, each under its own Lease (ENABLE_LEADER_ELECTION,
  * default true; when false they run at once), and registers their shutdown (stop, then release the lease)
@@ -53,11 +48,13 @@ export function startLeaderControllers(
   o: LeaderControllerOptions,
   deps: { logging: Logging; metrics: Metrics; lifecycle: Lifecycle },
   inputs: LeaderControllerInputs,
+  /** The orchestrator to write to (orch-connection.ts); without one the write side is off. */
+  client: OrchClient | undefined,
 ): string[] {
   const { env } = o;
   const { logging, metrics, lifecycle } = deps;
   const log = logging.scope('controllers');
-  if (!usesLeaderControllers(o)) return [];
+  if (!client) return [];
   const enableStatus = env.bool('PILOT_ENABLE_STATUS');
   if (enableStatus && !inputs.statusReports$) {
     log.warn({}, 'not implemented yet: PILOT_ENABLE_STATUS needs status reports from the config source; the status writer is off');
@@ -65,9 +62,6 @@ export function startLeaderControllers(
   if (!inputs.rootCert$) log.info({}, 'no CA root bundle: root-certificate ConfigMap distribution is off');
   if (!inputs.rootCert$ && !(enableStatus && inputs.statusReports$)) return [];
   const tasks: { lease: string; task: LeaderTask; name: string }[] = [];
-  // NOTE: the same client settings as orch-sources.ts (the spec's protobuf default is not spoken yet: JSON unless set).
-  const contentType = env.isSet('MESH_ORCH_CLIENT_CONTENT_TYPE') ? (env.string('MESH_ORCH_CLIENT_CONTENT_TYPE') ?? 'json') : 'json';
-  const client: OrchClient = createOrchClient({ orchconfig: o.orchconfig }, { qps: o.orchApiQps, burst: o.orchApiBurst, contentType, userAgent: 'meshd' });
   const queueMetrics = env.bool('MESH_ENABLE_CONTROLLER_QUEUE_METRICS') ? metrics : undefined;
   if (inputs.rootCert$) {
     const watched = env.string('MESH_WATCH_NAMESPACE');

@@ -1,33 +1,20 @@
 /**
  * The sources of meshd without `--configDir` and with `--registries Orchestrator`: mesh.io config from the
- * CRDs and the Orchestrator registry, over one orchestrator client (`--orchconfig`, `--orchApiQPS`,
- * `--orchApiBurst`), with their metrics and logs. Kept apart from the `--configDir` wiring.
+ * CRDs and the Orchestrator registry, over meshd's one orchestrator client (orch-connection.ts), with
+ * their metrics and logs. Kept apart from the `--configDir` wiring.
  */
 import type { Observable } from 'rxjs';
 import type { Logging, Metrics, ModelInput } from '../../core/index.js';
-import { createOrchClient, orchDiscoverySources, readDiscoverySelectors, readMeshConfig } from '../../controllers/index.js';
+import { orchDiscoverySources, type OrchClient, readDiscoverySelectors, readMeshConfig } from '../../controllers/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
-
-/**
- * Whether the orchestrator sources apply: no `--configDir`, Orchestrator among `--registries`, and an
- * `--orchconfig` to reach the cluster with. NOTE: KUBECONFIG and in-cluster settings are not in the
- * environment table yet, so without `--orchconfig` meshd runs without sources (and says so in its log).
- */
-export function usesOrchestratorSources(flags: DiscoveryOptions): boolean {
-  return !flags.configDir && flags.registries.includes('Orchestrator') && flags.orchconfig !== '';
-}
 
 /**
  * Builds the orchestrator sources. Throws before anything runs for a bad kubeconfig, client setting or
  * mesh config `discoverySelectors`.
  */
-export function orchestratorSources(flags: DiscoveryOptions, deps: { logging: Logging; metrics: Metrics }): Observable<readonly ModelInput[]> {
+export function orchestratorSources(flags: DiscoveryOptions, deps: { logging: Logging; metrics: Metrics }, client: OrchClient): Observable<readonly ModelInput[]> {
   const { logging, metrics } = deps;
   const env = flags.env;
-  // NOTE: the spec's default content type is protobuf, which the client does not speak yet: unless the
-  // variable is set (and then checked), use JSON.
-  const contentType = env.isSet('MESH_ORCH_CLIENT_CONTENT_TYPE') ? (env.string('MESH_ORCH_CLIENT_CONTENT_TYPE') ?? 'json') : 'json';
-  const client = createOrchClient({ orchconfig: flags.orchconfig }, { qps: flags.orchApiQps, burst: flags.orchApiBurst, contentType, userAgent: 'meshd' });
   const meshConfig = readMeshConfig(flags.meshConfigFile);
   const regLog = logging.scope('orch');
   const cfgLog = logging.scope('orch');

@@ -12,6 +12,7 @@ import { PIPELINE_FLAGS, startDiscoveryPipeline } from './discovery-pipeline.js'
 import { caRootBundle$, startLeaderControllers } from './leader-controllers.js';
 import { SECURE_FLAGS, secureSideCa, startSecureSide } from './secure-side.js';
 import { serverOptions } from './meshd-server.js';
+import { connectOrchestrator } from './orch-connection.js';
 
 /** Flags that parse but that nothing acts on yet (the parts that use them are being built). */
 const NOT_ACTED_ON = ['caCertFile', 'clusterAliases', 'configDir', 'httpsAddr', 'orchconfig', 'meshConfig', 'networksConfig', 'profile', 'registries', 'secureGRPCAddr', 'tls-cipher-suites', 'tlsCertFile', 'tlsKeyFile'] as const;
@@ -41,16 +42,18 @@ export async function runDiscovery(ctx: RunContext): Promise<number> {
   // NOTE: listen for signals before starting anything: a SIGTERM during start-up stops meshd cleanly.
   const stopped = lifecycle.runUntilSignal(flags.shutdownMs);
   try {
+    // One orchestrator client for every part that talks to the cluster (orch-connection.ts).
+    const orch = connectOrchestrator(flags);
     const server = await startMeshdServer(meshdServerOptions(flags), { logging, metrics, env: flags.env, lifecycle });
     // Secure side (secure-side.ts): CA, TLS listeners, xDS authentication.
-    const secure = await startSecureSide(flags, { logging, metrics, lifecycle, grpcOptions: serverOptions(meshdServerOptions(flags)) });
-    // Proxyless discovery pipeline (model, generators, ADS, debug routes) when --configDir is given.
-    const discovery = startDiscoveryPipeline(flags, { logging, metrics, lifecycle }, server, secure?.plaintextXdsAuth);
+    const secure = await startSecureSide(flags, { logging, metrics, lifecycle, grpcOptions: serverOptions(meshdServerOptions(flags)), orch });
+    // Proxyless discovery pipeline (model, generators, ADS, debug routes): --configDir, else the orchestrator.
+    const discovery = startDiscoveryPipeline(flags, { logging, metrics, lifecycle }, server, orch, secure?.plaintextXdsAuth);
     if (discovery && secure) secure.attachAds(discovery.ads);
     // Write side (reconcilers/, leader-elected) with the orchestrator configured. NOTE: the config source's
     // status reports are not wired into meshd yet: pass them here.
     const ca = secureSideCa(secure);
-    startLeaderControllers(flags, { logging, metrics, lifecycle }, ca ? { rootCert$: caRootBundle$(ca) } : {});
+    startLeaderControllers(flags, { logging, metrics, lifecycle }, ca ? { rootCert$: caRootBundle$(ca) } : {}, orch);
     const actedOn: readonly string[] = [...(discovery ? PIPELINE_FLAGS : []), ...(secure ? SECURE_FLAGS : [])];
     const ignored = NOT_ACTED_ON.filter((name) => ctx.flags.changed(name) && !actedOn.includes(name));
     if (ignored.length > 0) log.warn({ flags: ignored }, 'flags accepted but not acted on yet');

@@ -6,7 +6,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import { caSettingsFromEnv, type Authenticator, type CaSettings, type MeshCa } from '../../ca/index.js';
-import { createOrchClient, readMeshConfig, type OrchClient } from '../../controllers/index.js';
+import { readMeshConfig, type OrchClient } from '../../controllers/index.js';
 import type { Lifecycle, ListenAddress, Logging, Metrics } from '../../core/index.js';
 import { XdsAuthenticator, type AdsServer, type XdsStreamAuth } from '../../xds/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
@@ -42,14 +42,8 @@ export interface SecureSideDeps {
   readonly lifecycle: Lifecycle;
   /** grpc-js options of the plaintext discovery server (keepalive, limits), reused on the secure one. */
   readonly grpcOptions: grpc.ServerOptions;
-}
-
-/** The orchestrator client of the secure side when `--orchconfig` and the Orchestrator registry are given. */
-function orchClientOf(flags: DiscoveryOptions): OrchClient | undefined {
-  if (!flags.registries.includes('Orchestrator') || flags.orchconfig === '') return undefined;
-  const env = flags.env;
-  const contentType = env.isSet('MESH_ORCH_CLIENT_CONTENT_TYPE') ? (env.string('MESH_ORCH_CLIENT_CONTENT_TYPE') ?? 'json') : 'json';
-  return createOrchClient({ orchconfig: flags.orchconfig }, { qps: flags.orchApiQps, burst: flags.orchApiBurst, contentType, userAgent: 'meshd' });
+  /** The orchestrator (orch-connection.ts), when configured: Secret store, TokenReview, node lookup. */
+  readonly orch?: OrchClient | undefined;
 }
 
 /**
@@ -72,7 +66,7 @@ export async function startSecureSide(flags: DiscoveryOptions, deps: SecureSideD
     log.info({}, 'ENABLE_CA_SERVER is false and no --tlsCertFile: the CA and the secure listeners (--secureGRPCAddr, --httpsAddr) are off');
     return undefined;
   }
-  const orch = orchClientOf(flags);
+  const orch = deps.orch;
   const tokenAuthenticator = orch ? tokenAuthenticatorFor(settings, orch) : undefined;
   const meshdCa = caEnabled ? await startMeshdCa({ settings, orch, namespace: flags.namespace, metrics, logger: log, lifecycle, tokenAuthenticator }) : undefined;
 
