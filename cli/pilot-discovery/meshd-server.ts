@@ -65,6 +65,8 @@ export interface MeshdServer {
   readonly grpcAddress: ListenAddress;
   readonly health: HealthService;
   readonly ctrlz: { readonly close: () => Promise<void> };
+  /** Makes `/ready` answer 200; until then it answers 503 (start-up is still wiring meshd together). */
+  markReady(): void;
 }
 
 // NOTE: Node timers overflow past 2^31-1 ms, so "forever" (Go's max duration) means "no limit".
@@ -133,8 +135,15 @@ export async function startMeshdServer(o: MeshdServerOptions, deps: MeshdServerD
   const monitoring = await startMonitoringServer({ address: o.monitoringAddr, flagName: 'monitoringAddr', metrics });
   lifecycle.add('monitoring', () => monitoring.close());
 
+  let ready = false;
   const debugRoutes = new Map<string, RouteHandler>([
-    ['/ready', (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('ready\n')],
+    [
+      '/ready',
+      (_req, res) =>
+        void (ready
+          ? res.writeHead(200, { 'content-type': 'text/plain' }).end('ready\n')
+          : res.writeHead(503, { 'content-type': 'text/plain' }).end('not ready: meshd is starting\n')),
+    ],
     ['/version', (_req, res) => sendJson(res, 200, buildInfo())],
   ]);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -163,5 +172,5 @@ export async function startMeshdServer(o: MeshdServerOptions, deps: MeshdServerD
   const ctrlz = await startCtrlz({ address: o.ctrlz.address, port: o.ctrlz.port, logging, metrics, program: 'pilot-discovery', env });
   lifecycle.add('ctrlz', () => ctrlz.close());
 
-  return { monitoring, http, debugRoutes, grpc: server, grpcAddress, health, ctrlz };
+  return { monitoring, http, debugRoutes, grpc: server, grpcAddress, health, ctrlz, markReady: () => void (ready = true) };
 }

@@ -57,6 +57,7 @@ export async function runDiscovery(ctx: RunContext): Promise<number> {
     const actedOn: readonly string[] = [...(discovery ? PIPELINE_FLAGS : []), ...(secure ? SECURE_FLAGS : [])];
     const ignored = NOT_ACTED_ON.filter((name) => ctx.flags.changed(name) && !actedOn.includes(name));
     if (ignored.length > 0) log.warn({ flags: ignored }, 'flags accepted but not acted on yet');
+    server.markReady();
     log.info(
       {
         grpc: server.grpcAddress.port,
