@@ -42,6 +42,9 @@ describe('pilot-discovery discovery (process)', function () {
         `--monitoringAddr=127.0.0.1:${ports.monitoring}`,
         '--ctrlz_address=127.0.0.1',
         `--ctrlz_port=${ports.ctrlz}`,
+        // NOTE: the CA is on by default, so the secure listeners start too: on free ports as well.
+        '--secureGRPCAddr=127.0.0.1:0',
+        '--httpsAddr=127.0.0.1:0',
         '--log_output_level=default:info',
       ]);
       await waitForHttp(`http://127.0.0.1:${ports.http}/ready`, proc);
