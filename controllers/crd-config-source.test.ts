@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { Subject, type Subscription } from 'rxjs';
 import type { ModelInput } from '../core/index.js';
-import { crdConfigSource, crdResource, isMissingCrd, type RejectedCrd } from './crd-config-source.js';
+import { crdConfigSource, crdResource, isMissingCrd, type CrdStatusReport, type RejectedCrd } from './crd-config-source.js';
 import { InformerFactory, resourcePath } from './orch/index.js';
 import { PathTransport } from './orch-registry/testing/path-transport.js';
 
 const VS = resourcePath(crdResource('VirtualService'));
 const DR = resourcePath(crdResource('DestinationRule'));
 
-function vs(name: string, hosts: string[]): Record<string, unknown> {
+function vs(name: string, hosts: string[], meta: { generation?: number; resourceVersion?: string } = {}): Record<string, unknown> {
   return {
     apiVersion: 'networking.mesh.io/v1alpha3',
     kind: 'VirtualService',
-    metadata: { name, namespace: 'ns', resourceVersion: '5', uid: 'u-1', managedFields: [{ manager: 'x' }] },
+    metadata: { name, namespace: 'ns', resourceVersion: meta.resourceVersion ?? '5', uid: 'u-1', managedFields: [{ manager: 'x' }], ...(meta.generation === undefined ? {} : { generation: meta.generation }) },
     spec: { hosts, http: [{ route: [{ destination: { host: 'reviews' } }] }] },
   };
 }
@@ -30,8 +30,21 @@ describe('crdConfigSource', () => {
   let batches: (readonly ModelInput[])[];
   let rejected: RejectedCrd[];
   let events: string[];
+  /** Batches and status reports in the order they came: `batch` or `<name>@<generation> <accepted|message>`. */
+  let order: string[];
   let sub: Subscription | undefined;
 
+  const startWithStatus = (): void => {
+    const missing$ = new Subject<string>();
+    const informers = new InformerFactory(transport, { onError: (e) => isMissingCrd(e) && missing$.next(e.resource) });
+    const onStatus = (r: CrdStatusReport): void => {
+      order.push(`${r.key.kind}/${r.key.namespace}/${r.key.name}@${r.generation} ${r.outcome.accepted ? 'accepted' : r.outcome.message}`);
+    };
+    sub = crdConfigSource({ informers, kinds: ['VirtualService', 'DestinationRule'], onStatus }, missing$).subscribe((b) => {
+      batches.push(b);
+      order.push('batch');
+    });
+  };
   const start = (): void => {
     const missing$ = new Subject<string>();
     const informers = new InformerFactory(transport, { onError: (e) => isMissingCrd(e) && missing$.next(e.resource) });
@@ -48,6 +61,7 @@ describe('crdConfigSource', () => {
     batches = [];
     rejected = [];
     events = [];
+    order = [];
   });
   afterEach(() => sub?.unsubscribe());
 
@@ -100,5 +114,34 @@ describe('crdConfigSource', () => {
       ['deleted VirtualService/ns/b'],
     ]);
     assert.equal(rejected.length, 2, 'each rejected version is reported once');
+  });
+
+  it('given listed objects, should report each generation accepted or rejected with the field path, after the first batch', async () => {
+    transport.lists.set(VS, [vs('good', ['reviews'], { generation: 1 }), vs('bad', ['reviews', 'bad host!'], { generation: 3 }), vs('nogen', ['reviews'])]);
+    transport.lists.set(DR, []);
+    startWithStatus();
+    await settle('the first batch and two reports', () => order.length === 3);
+    assert.equal(order[0], 'batch', 'an object is reported accepted only once it is in a batch the model reads');
+    assert.deepEqual(order.slice(1, 2), ['VirtualService/ns/good@1 accepted']);
+    assert.match(order[2]!, /^VirtualService\/ns\/bad@3 spec\.hosts\[1\]: /);
+  });
+
+  it('given watch events, should report a new generation or outcome once and not a status-only change', async () => {
+    transport.lists.set(VS, []);
+    transport.lists.set(DR, []);
+    startWithStatus();
+    await settle('the first batch and the watch', () => batches.length === 1 && transport.watching(VS));
+    transport.emit(VS, 'ADDED', vs('a', ['reviews'], { generation: 1, resourceVersion: '10' }));
+    transport.emit(VS, 'MODIFIED', vs('a', ['reviews'], { generation: 1, resourceVersion: '11' }));
+    transport.emit(VS, 'MODIFIED', vs('a', ['reviews', 'bad host!'], { generation: 2, resourceVersion: '12' }));
+    transport.emit(VS, 'MODIFIED', vs('a', ['reviews', 'bad host!'], { generation: 2, resourceVersion: '13' }));
+    transport.emit(VS, 'MODIFIED', vs('a', ['ratings'], { generation: 3, resourceVersion: '14' }));
+    transport.emit(VS, 'DELETED', vs('a', ['ratings'], { generation: 3, resourceVersion: '15' }));
+    transport.emit(VS, 'ADDED', vs('a', ['ratings'], { generation: 1, resourceVersion: '16' }));
+    await settle('the last report', () => order.filter((o) => o !== 'batch').length === 4);
+    const reports = order.filter((o) => o !== 'batch');
+    assert.equal(reports[0], 'VirtualService/ns/a@1 accepted');
+    assert.match(reports[1]!, /^VirtualService\/ns\/a@2 spec\.hosts\[1\]: /);
+    assert.deepEqual(reports.slice(2), ['VirtualService/ns/a@3 accepted', 'VirtualService/ns/a@1 accepted']);
   });
 });

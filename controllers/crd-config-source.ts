@@ -3,11 +3,12 @@
  * object validated with crds/ `validateConfig`. A bad object is rejected (told to `onRejected` once per
  * resourceVersion) and left out of the model; if an earlier version of it was valid, that one is
  * removed, so the model always holds exactly the valid objects the API server holds. Emits the same
- * `ModelInput` batches as the `--configDir` source.
+ * `ModelInput` batches as the `--configDir` source. With `onStatus` it also says, per object generation,
+ * whether that generation was accepted or rejected (the input of the status writer, PILOT_ENABLE_STATUS).
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { combineLatest, filter, Observable, Subscription, take } from 'rxjs';
-import { configKeyString, type Config, type ConfigEvent, type ModelInput } from '../core/index.js';
+import { configKeyString, type Config, type ConfigEvent, type ConfigKey, type ModelInput } from '../core/index.js';
 import { KINDS, KIND_NAMES, validateConfig, type KindName } from '../crds/index.js';
 import { OrchApiError, type InformerError, type InformerEvent, type InformerFactory, type OrchResource } from './orch/index.js';
 
@@ -28,6 +29,19 @@ export interface RejectedCrd {
   readonly message: string;
 }
 
+/**
+ * What the source concluded about one generation of an object: accepted (valid, in the model) or rejected
+ * with the validation message (each error as `field.path: message`, joined by `; `). The same shape as
+ * reconcilers/ `ConfigStatusReport` (declared here because controllers/ may not import reconcilers/).
+ * `key.kind` is the bare kind, `key.namespace` is '' for cluster-scoped kinds.
+ */
+export interface CrdStatusReport {
+  readonly key: ConfigKey;
+  /** The object's `metadata.generation`. */
+  readonly generation: number;
+  readonly outcome: { readonly accepted: true } | { readonly accepted: false; readonly message: string };
+}
+
 /** Options of {@link crdConfigSource}. */
 export interface CrdConfigSourceOptions {
   /** Shared informers (restricted to MESH_WATCH_NAMESPACE by the factory). */
@@ -36,6 +50,12 @@ export interface CrdConfigSourceOptions {
   readonly kinds?: readonly KindName[];
   /** Called once per rejected object version (log it, count it in pilot_total_rejected_configs). */
   readonly onRejected?: (r: RejectedCrd) => void;
+  /**
+   * Called once per object generation and outcome (not again for a status-only change, which keeps the
+   * generation); objects without `metadata.generation` are not reported. Leave undefined when status
+   * writing is off: nothing is tracked then.
+   */
+  readonly onStatus?: (r: CrdStatusReport) => void;
   /** pilot_orch_cfg_events{type,event}: one per informer event. */
   readonly onEvent?: (kind: string, event: 'add' | 'update' | 'delete') => void;
 }
@@ -83,6 +103,18 @@ export function crdConfigSource(opts: CrdConfigSourceOptions, missing$?: Observa
     const kinds = opts.kinds ?? CRD_CONFIG_KINDS;
     const accepted = new Map<string, Config>();
     const reported = new Set<string>();
+    /** Per object key, the generation and outcome last told to `onStatus`. */
+    const statusSent = new Map<string, string>();
+    /** Reports held until the first batch (an accepted object enters the model with it). */
+    let pendingStatus: CrdStatusReport[] = [];
+    const report = (ckey: string, key: ConfigKey, generation: unknown, outcome: CrdStatusReport['outcome']): void => {
+      if (!opts.onStatus || typeof generation !== 'number') return;
+      const sent = `${generation}\n${outcome.accepted ? '' : outcome.message}`;
+      if (statusSent.get(ckey) === sent) return;
+      statusSent.set(ckey, sent);
+      if (synced) opts.onStatus({ key, generation, outcome });
+      else pendingStatus.push({ key, generation, outcome });
+    };
     let synced = false;
     let pending: ModelInput[] = [];
     const emit = (events: ConfigEvent[]): void => {
@@ -93,11 +125,12 @@ export function crdConfigSource(opts: CrdConfigSourceOptions, missing$?: Observa
     const handle = (e: InformerEvent<RawObject>): void => {
       opts.onEvent?.(e.object.kind ?? 'unknown', e.type === 'added' ? 'add' : e.type === 'updated' ? 'update' : 'delete');
       const candidate = toCandidate(e.object);
-      const meta = candidate['metadata'] as { name: string; namespace: string };
+      const meta = candidate['metadata'] as { name: string; namespace: string; generation?: unknown };
       const ckey = configKeyString({ kind: e.object.kind ?? '', namespace: meta.namespace, name: meta.name });
       const prev = accepted.get(ckey);
       const key = { kind: e.object.kind ?? '', namespace: meta.namespace, name: meta.name };
       if (e.type === 'deleted') {
+        statusSent.delete(ckey);
         if (!prev) return;
         accepted.delete(ckey);
         emit([{ type: 'deleted', key, object: prev, resourceVersion: e.resourceVersion }]);
@@ -106,13 +139,14 @@ export function crdConfigSource(opts: CrdConfigSourceOptions, missing$?: Observa
       const result = validateConfig(candidate);
       if (!result.ok) {
         const id = `${ckey}@${e.resourceVersion}`;
+        const errors = result.errors.map((x) => ({ path: x.path, message: x.message }));
+        const detail = errors.map((x) => (x.path ? `${x.path}: ${x.message}` : x.message)).join('; ');
         if (!reported.has(id)) {
           reported.add(id);
-          const errors = result.errors.map((x) => ({ path: x.path, message: x.message }));
-          const detail = errors.map((x) => (x.path ? `${x.path}: ${x.message}` : x.message)).join('; ');
           const name = `${meta.namespace}/${meta.name}`;
           opts.onRejected?.({ kind: key.kind, name, resourceVersion: e.resourceVersion, errors, message: `${key.kind} ${name} (resourceVersion ${e.resourceVersion}): ${detail}` });
         }
+        report(ckey, key, meta.generation, { accepted: false, message: detail });
         if (prev) {
           accepted.delete(ckey);
           emit([{ type: 'deleted', key, object: prev, resourceVersion: e.resourceVersion }]);
@@ -122,6 +156,8 @@ export function crdConfigSource(opts: CrdConfigSourceOptions, missing$?: Observa
       const config = candidate as unknown as Config;
       accepted.set(ckey, config);
       emit([{ type: prev ? 'updated' : 'added', key, object: config, resourceVersion: e.resourceVersion }]);
+      // NOTE: after the emit: "accepted" means the object is in the batches the model reads.
+      report(ckey, key, meta.generation, { accepted: true });
     };
     const subs = new Subscription();
     const informers = kinds.map((k) => opts.informers.informer<RawObject>(crdResource(k)));
@@ -156,6 +192,9 @@ export function crdConfigSource(opts: CrdConfigSourceOptions, missing$?: Observa
           const first = pending;
           pending = [];
           subscriber.next(first);
+          const held = pendingStatus;
+          pendingStatus = [];
+          for (const r of held) opts.onStatus?.(r);
         }),
     );
     return () => subs.unsubscribe();

@@ -9,7 +9,7 @@ import { discoverySources, readMeshConfig, readMeshNetworks } from '../../contro
 import { ProxylessDiscovery, proxylessDiscoveryOptionsFromEnv, type XdsStreamAuth } from '../../xds/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
 import type { MeshdServer } from './meshd-server.js';
-import type { OrchClient } from '../../controllers/index.js';
+import type { CrdStatusReport, OrchClient } from '../../controllers/index.js';
 import { orchestratorSources } from './orch-sources.js';
 
 /** The flags this wiring acts on (taken off the "not acted on yet" list). */
@@ -28,6 +28,8 @@ export function startDiscoveryPipeline(
   client: OrchClient | undefined,
   /** XDS_AUTH_PLAINTEXT: the check of streams on the plaintext port (secure-side.ts); none by default. */
   plaintextXdsAuth?: XdsStreamAuth,
+  /** PILOT_ENABLE_STATUS: hears the CRD config source's per-object outcome (orchestrator config only). */
+  onStatus?: (r: CrdStatusReport) => void,
 ): ProxylessDiscovery | undefined {
   const orch = !flags.configDir && client !== undefined;
   const { logging, metrics, lifecycle } = deps;
@@ -39,7 +41,7 @@ export function startDiscoveryPipeline(
   const fileLog = logging.scope('file');
   const rejected = metrics.counter('pilot_total_rejected_configs');
   // Without --configDir: mesh.io config from the CRDs and the Orchestrator registry (orch-sources.ts).
-  const sources = orch ? orchestratorSources(flags, { logging, metrics }, client) : discoverySources({
+  const sources = orch ? orchestratorSources(flags, { logging, metrics }, client, onStatus) : discoverySources({
     configDir: flags.configDir,
     meshConfigPath: flags.meshConfigFile,
     networksPath: flags.networksConfigFile,

@@ -57,7 +57,8 @@ export function startLeaderControllers(
   if (!client) return [];
   const enableStatus = env.bool('PILOT_ENABLE_STATUS');
   if (enableStatus && !inputs.statusReports$) {
-    log.warn({}, 'not implemented yet: PILOT_ENABLE_STATUS needs status reports from the config source; the status writer is off');
+    // NOTE: only the CRD config source reports per-object outcomes; --configDir files carry no status.
+    log.warn({}, 'PILOT_ENABLE_STATUS: status is written only for config read from the CRDs (no --configDir); the status writer is off');
   }
   if (!inputs.rootCert$) log.info({}, 'no CA root bundle: root-certificate ConfigMap distribution is off');
   if (!inputs.rootCert$ && !(enableStatus && inputs.statusReports$)) return [];

@@ -5,14 +5,20 @@
  */
 import type { Observable } from 'rxjs';
 import type { Logging, Metrics, ModelInput } from '../../core/index.js';
-import { orchDiscoverySources, type OrchClient, readDiscoverySelectors, readMeshConfig } from '../../controllers/index.js';
+import { orchDiscoverySources, type CrdStatusReport, type OrchClient, readDiscoverySelectors, readMeshConfig } from '../../controllers/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
 
 /**
  * Builds the orchestrator sources. Throws before anything runs for a bad kubeconfig, client setting or
- * mesh config `discoverySelectors`.
+ * mesh config `discoverySelectors`. `onStatus` (given when PILOT_ENABLE_STATUS) hears what the CRD config
+ * source concluded about each object generation.
  */
-export function orchestratorSources(flags: DiscoveryOptions, deps: { logging: Logging; metrics: Metrics }, client: OrchClient): Observable<readonly ModelInput[]> {
+export function orchestratorSources(
+  flags: DiscoveryOptions,
+  deps: { logging: Logging; metrics: Metrics },
+  client: OrchClient,
+  onStatus?: (r: CrdStatusReport) => void,
+): Observable<readonly ModelInput[]> {
   const { logging, metrics } = deps;
   const env = flags.env;
   const meshConfig = readMeshConfig(flags.meshConfigFile);
@@ -48,6 +54,7 @@ export function orchestratorSources(flags: DiscoveryOptions, deps: { logging: Lo
       podsWithoutIp: (n) => noIp.set(n),
     },
     onCfgEvent: (type, event) => cfgEvents.inc({ type, event }),
+    ...(onStatus ? { onStatus } : {}),
     onRejected: (r) => {
       rejected.inc({ type: r.kind });
       cfgLog.error({ kind: r.kind, name: r.name, resourceVersion: r.resourceVersion, errors: r.errors }, `config rejected: ${r.message}`);

@@ -13,6 +13,8 @@ import { caRootBundle$, startLeaderControllers } from './leader-controllers.js';
 import { SECURE_FLAGS, secureSideCa, startSecureSide } from './secure-side.js';
 import { serverOptions } from './meshd-server.js';
 import { connectOrchestrator } from './orch-connection.js';
+import { Subject } from 'rxjs';
+import type { ConfigStatusReport } from '../../reconcilers/index.js';
 
 /** Flags that parse but that nothing acts on yet (the parts that use them are being built). */
 const NOT_ACTED_ON = ['caCertFile', 'clusterAliases', 'configDir', 'httpsAddr', 'orchconfig', 'meshConfig', 'networksConfig', 'profile', 'registries', 'secureGRPCAddr', 'tls-cipher-suites', 'tlsCertFile', 'tlsKeyFile'] as const;
@@ -47,13 +49,15 @@ export async function runDiscovery(ctx: RunContext): Promise<number> {
     const server = await startMeshdServer(meshdServerOptions(flags), { logging, metrics, env: flags.env, lifecycle });
     // Secure side (secure-side.ts): CA, TLS listeners, xDS authentication.
     const secure = await startSecureSide(flags, { logging, metrics, lifecycle, grpcOptions: serverOptions(meshdServerOptions(flags)), orch });
-    // Proxyless discovery pipeline (model, generators, ADS, debug routes): --configDir, else the orchestrator.
-    const discovery = startDiscoveryPipeline(flags, { logging, metrics, lifecycle }, server, orch, secure?.plaintextXdsAuth);
-    if (discovery && secure) secure.attachAds(discovery.ads);
-    // Write side (reconcilers/, leader-elected) with the orchestrator configured. NOTE: the config source's
-    // status reports are not wired into meshd yet: pass them here.
+    // Write side (reconcilers/, leader-elected) with the orchestrator configured: the CA's root bundle and,
+    // with PILOT_ENABLE_STATUS and config from the CRDs, the config source's per-object outcome.
+    // NOTE: started before the pipeline, so the status writer hears every report from the first one on.
+    const statusReports = flags.env.bool('PILOT_ENABLE_STATUS') && !flags.configDir && orch ? new Subject<ConfigStatusReport>() : undefined;
     const ca = secureSideCa(secure);
-    startLeaderControllers(flags, { logging, metrics, lifecycle }, ca ? { rootCert$: caRootBundle$(ca) } : {}, orch);
+    startLeaderControllers(flags, { logging, metrics, lifecycle }, { ...(ca ? { rootCert$: caRootBundle$(ca) } : {}), ...(statusReports ? { statusReports$: statusReports } : {}) }, orch);
+    // Proxyless discovery pipeline (model, generators, ADS, debug routes): --configDir, else the orchestrator.
+    const discovery = startDiscoveryPipeline(flags, { logging, metrics, lifecycle }, server, orch, secure?.plaintextXdsAuth, statusReports && ((r) => statusReports.next(r)));
+    if (discovery && secure) secure.attachAds(discovery.ads);
     const actedOn: readonly string[] = [...(discovery ? PIPELINE_FLAGS : []), ...(secure ? SECURE_FLAGS : [])];
     const ignored = NOT_ACTED_ON.filter((name) => ctx.flags.changed(name) && !actedOn.includes(name));
     if (ignored.length > 0) log.warn({ flags: ignored }, 'flags accepted but not acted on yet');

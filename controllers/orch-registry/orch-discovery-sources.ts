@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { filter, map, merge, mergeMap, share, Subject, type Observable } from 'rxjs';
 import { parse } from 'yaml';
 import type { ConfigEvent, ModelInput } from '../../core/index.js';
-import { crdConfigSource, isMissingCrd, type RejectedCrd } from '../crd-config-source.js';
+import { crdConfigSource, isMissingCrd, type CrdStatusReport, type RejectedCrd } from '../crd-config-source.js';
 import { meshConfigSource, meshNetworksSource } from '../mesh-config-source.js';
 import { InformerFactory, type InformerError, type OrchTransport } from '../orch/index.js';
 import { parseLabelSelectors, type LabelSelector } from './label-selector.js';
@@ -28,6 +28,8 @@ export interface OrchDiscoverySourcesOptions {
   readonly registryMetrics?: OrchRegistryMetrics;
   readonly onCfgEvent?: (kind: string, event: 'add' | 'update' | 'delete') => void;
   readonly onRejected?: (r: RejectedCrd) => void;
+  /** Per object generation, accepted or rejected (see `crdConfigSource`); only when status writing is on. */
+  readonly onStatus?: (r: CrdStatusReport) => void;
   /** Failed lists and watches (the informers retry on their own). */
   readonly onInformerError?: (e: InformerError) => void;
   /** Mesh config / networks file errors. */
@@ -63,7 +65,7 @@ export function orchDiscoverySources(opts: OrchDiscoverySourcesOptions): Observa
       opts.onInformerError?.(e);
     },
   });
-  const configs$ = crdConfigSource({ informers, ...(opts.onRejected ? { onRejected: opts.onRejected } : {}), ...(opts.onCfgEvent ? { onEvent: opts.onCfgEvent } : {}) }, missing$).pipe(share());
+  const configs$ = crdConfigSource({ informers, ...(opts.onRejected ? { onRejected: opts.onRejected } : {}), ...(opts.onStatus ? { onStatus: opts.onStatus } : {}), ...(opts.onCfgEvent ? { onEvent: opts.onCfgEvent } : {}) }, missing$).pipe(share());
   const workloadEntries$ = configs$.pipe(
     mergeMap((batch) => batch),
     filter((i): i is { kind: 'config'; event: ConfigEvent } => i.kind === 'config' && i.event.key.kind === 'WorkloadEntry'),
