@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subscription } from 'rxjs';
@@ -154,5 +154,20 @@ describe('file config source', () => {
     assert.match(rejected[0]?.message ?? '', /^b\.yaml: document 1 \(VirtualService qs\/echo\): metadata\.name: duplicate: VirtualService\/qs\/echo/);
     rmSync(join(dir, 'a.yaml'));
     await until(() => lastWeight(batches) === 30, 'the definition of the second file');
+  });
+
+  it('given a ConfigMap-style mount whose ..data symlink is swapped should pick up the new contents without waiting for the rescan', async () => {
+    mkdirSync(join(dir, '..2026_a'));
+    writeFileSync(join(dir, '..2026_a', 'vs.yaml'), VS(80));
+    symlinkSync('..2026_a', join(dir, '..data'));
+    symlinkSync(join('..data', 'vs.yaml'), join(dir, 'vs.yaml'));
+    const batches: (readonly ModelInput[])[] = [];
+    sub = fileConfigSource({ dir, defaultNamespace: 'qs', fileDebounceMs: 20, rescanIntervalMs: 0 }).subscribe((b) => batches.push(b));
+    assert.equal(lastWeight(batches), 80);
+    mkdirSync(join(dir, '..2026_b'));
+    writeFileSync(join(dir, '..2026_b', 'vs.yaml'), VS(30));
+    symlinkSync('..2026_b', join(dir, '..data_tmp'));
+    renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
+    await until(() => lastWeight(batches) === 30, 'the swapped ConfigMap contents');
   });
 });

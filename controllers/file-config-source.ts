@@ -248,13 +248,16 @@ export function scanConfigDir(dir: string, defaultNamespace: string, cache: Scan
 
 /**
  * Re-reads only the `changed` paths (from watcher events) into `cache`, or returns undefined when a
- * full scan is needed instead (a directory appeared or went away).
+ * full scan is needed instead (a directory appeared or went away, or a hidden entry changed).
  */
 export function rescanChanged(dir: string, defaultNamespace: string, cache: ScanCache, dirs: readonly string[], changed: Iterable<string>): ScanResult | undefined {
   const known = new Set(dirs);
   for (const path of changed) {
     const rel = relative(dir, path);
-    if (rel === '' || rel.startsWith('..') || rel.split(sep).some(isHidden)) continue;
+    if (rel === '' || rel.startsWith(`..${sep}`) || rel === '..') continue;
+    // NOTE: a hidden entry changed: a ConfigMap mount swaps its `..data` symlink, which changes what
+    // the visible files link to without an event naming them; scan everything (unchanged files are not re-read).
+    if (rel.split(sep).some(isHidden)) return undefined;
     let isDir = false;
     let exists = true;
     try {
