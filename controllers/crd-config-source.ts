@@ -140,13 +140,13 @@ export function crdConfigSource(opts: CrdConfigSourceOptions, missing$?: Observa
       if (!result.ok) {
         const id = `${ckey}@${e.resourceVersion}`;
         const errors = result.errors.map((x) => ({ path: x.path, message: x.message }));
-        const detail = errors.map((x) => (x.path ? `${x.path}: ${x.message}` : x.message)).join('; ');
+        const detail = (): string => errors.map((x) => (x.path ? `${x.path}: ${x.message}` : x.message)).join('; ');
         if (!reported.has(id)) {
           reported.add(id);
           const name = `${meta.namespace}/${meta.name}`;
-          opts.onRejected?.({ kind: key.kind, name, resourceVersion: e.resourceVersion, errors, message: `${key.kind} ${name} (resourceVersion ${e.resourceVersion}): ${detail}` });
+          opts.onRejected?.({ kind: key.kind, name, resourceVersion: e.resourceVersion, errors, message: `${key.kind} ${name} (resourceVersion ${e.resourceVersion}): ${detail()}` });
         }
-        report(ckey, key, meta.generation, { accepted: false, message: detail });
+        if (opts.onStatus) report(ckey, key, meta.generation, { accepted: false, message: detail() });
         if (prev) {
           accepted.delete(ckey);
           emit([{ type: 'deleted', key, object: prev, resourceVersion: e.resourceVersion }]);
