@@ -2,17 +2,30 @@
 import type { ShutdownResult } from '../../core/index.js';
 import type { TextSink } from '../framework/index.js';
 
+/** How long a daemon waits, after its parts are closed, for the event loop to drain by itself. */
+const DRAIN_MS = 1000;
+
 /**
- * Reports a shutdown that did not finish cleanly and returns the exit code (0 when clean). After a
- * forced shutdown, something may still hold the event loop open, so the process is made to exit.
+ * Reports a shutdown that did not finish cleanly and returns the exit code (0 when clean). Whatever the
+ * outcome, the process is made to exit once `DRAIN_MS` has passed: a daemon whose parts are all closed
+ * must not linger because a socket or timer outside them is still open (it names what was left open).
  */
 export function exitAfterShutdown(result: ShutdownResult, shutdownMs: number, stderr: TextSink): number {
   for (const { name, error } of result.errors) stderr.write(`Error: closing ${name}: ${(error as Error).message ?? String(error)}\n`);
-  if (!result.forced && result.errors.length === 0) return 0;
-  if (result.forced) {
-    stderr.write(`Error: shutdown did not finish within ${shutdownMs}ms; exiting anyway\n`);
-    // NOTE: unref'd, so it only fires when a leftover handle keeps the process alive.
-    setTimeout(() => process.exit(1), 1000).unref();
-  }
-  return 1;
+  const code = !result.forced && result.errors.length === 0 ? 0 : 1;
+  if (result.forced) stderr.write(`Error: shutdown did not finish within ${shutdownMs}ms; exiting anyway\n`);
+  // NOTE: unref'd, so it only fires when a leftover handle keeps the process alive.
+  setTimeout(() => {
+    const open = openResources();
+    if (open !== '') stderr.write(`Warning: still open after shutdown, exiting anyway: ${open}\n`);
+    process.exit(code);
+  }, DRAIN_MS).unref();
+  return code;
+}
+
+/** The kinds of resource keeping the event loop alive, counted: `TCPSocketWrap x2, Timeout`. */
+function openResources(): string {
+  const counts = new Map<string, number>();
+  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  return [...counts].map(([kind, n]) => (n > 1 ? `${kind} x${n}` : kind)).join(', ');
 }
