@@ -1,26 +1,10 @@
 import assert from 'node:assert/strict';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { ORCH_RESOURCES, OrchApiError, OrchClient, objectPath, resourcePath } from '../controllers/index.js';
+import { OrchApiError, OrchClient } from '../controllers/index.js';
 import { loadCorpus, renderCrds, type CorpusDocument, type CustomResourceDefinition } from '../crds/index.js';
-import { createTestNamespace, deleteNamespaceFully, e2eCluster, waitFor } from './harness/index.js';
+import { applyCrds, createTestNamespace, deleteNamespaceFully, e2eCluster } from './harness/index.js';
 
 const CLIENT_OPTIONS = { qps: 100, burst: 200, contentType: 'json' } as const;
-
-interface CrdStatus {
-  status?: { conditions?: { type: string; status: string }[] };
-}
-
-/** Creates or replaces a CRD (server-side apply would also do; this keeps to plain JSON requests). */
-async function applyCrd(client: OrchClient, crd: CustomResourceDefinition): Promise<void> {
-  const path = objectPath(ORCH_RESOURCES.customResourceDefinitions, crd.metadata.name);
-  try {
-    const existing = await client.request<{ metadata: { resourceVersion: string } }>('GET', path);
-    await client.request('PUT', path, { body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion } } });
-  } catch (err) {
-    if (!(err instanceof OrchApiError && err.status === 404)) throw err;
-    await client.request('POST', resourcePath(ORCH_RESOURCES.customResourceDefinitions), { body: crd });
-  }
-}
 
 /** The collection path of a corpus document, from its apiVersion and the CRD of its kind. */
 function pathOf(doc: CorpusDocument, crds: readonly CustomResourceDefinition[], namespace: string): string {
@@ -44,14 +28,7 @@ describe('e2e: mesh CRDs on a real API server', function () {
     kc = e2eCluster().kubeConfig();
     client = new OrchClient(kc, CLIENT_OPTIONS);
     namespace = await createTestNamespace(kc.makeApiClient(CoreV1Api), 'e2e-crds');
-    for (const crd of crds) await applyCrd(client, crd);
-    for (const crd of crds) {
-      const path = objectPath(ORCH_RESOURCES.customResourceDefinitions, crd.metadata.name);
-      await waitFor(`CRD ${crd.metadata.name} to be established`, async () => {
-        const got = await client.request<CrdStatus>('GET', path);
-        return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
-      });
-    }
+    await applyCrds(client, crds);
   });
 
   after(async () => {

@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { ORCH_RESOURCES, OrchApiError, OrchClient, objectPath, resourcePath } from '../controllers/index.js';
-import { KINDS, renderCrds, validateConfig, type CustomResourceDefinition } from '../crds/index.js';
+import { OrchClient } from '../controllers/index.js';
+import { KINDS, renderCrds, validateConfig } from '../crds/index.js';
 import type { StatusCondition } from '../reconcilers/index.js';
-import { createTestNamespace, deleteNamespaceFully, e2eCluster, uniqueName, waitFor } from './harness/index.js';
+import { applyCrds, createTestNamespace, deleteNamespaceFully, e2eCluster, uniqueName, waitFor } from './harness/index.js';
 import { MeshdProcess } from './orch-meshd-harness.js';
 
 const CLIENT_OPTIONS = { qps: 100, burst: 200, contentType: 'json' } as const;
@@ -21,24 +21,6 @@ interface VirtualServiceObject {
   metadata: { name: string; namespace: string; generation?: number; resourceVersion?: string };
   spec: Record<string, unknown>;
   status?: { conditions?: StatusCondition[]; observedGeneration?: number | string };
-}
-
-/** Creates or updates every mesh.io CRD and waits until each is established. */
-async function applyCrds(client: OrchClient, crds: readonly CustomResourceDefinition[]): Promise<void> {
-  for (const crd of crds) {
-    const path = objectPath(ORCH_RESOURCES.customResourceDefinitions, crd.metadata.name);
-    try {
-      const existing = await client.request<{ metadata: { resourceVersion: string } }>('GET', path);
-      await client.request('PUT', path, { body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion } } });
-    } catch (err) {
-      if (!(err instanceof OrchApiError && err.status === 404)) throw err;
-      await client.request('POST', resourcePath(ORCH_RESOURCES.customResourceDefinitions), { body: crd });
-    }
-    await waitFor(`CRD ${crd.metadata.name} to be established`, async () => {
-      const got = await client.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', path);
-      return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
-    });
-  }
 }
 
 describe('e2e: meshd writes config status (PILOT_ENABLE_STATUS) from the CRD config source', function () {

@@ -12,26 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
 import { CoreV1Api, DiscoveryV1Api, KubeConfig, type V1EndpointSlice, type V1Pod } from '@kubernetes/client-node';
-import { ORCH_RESOURCES, ORCH_SOURCE_ANNOTATION, OrchApiError, OrchClient, objectPath, resourcePath } from '../controllers/index.js';
-import { renderCrds, type CustomResourceDefinition } from '../crds/index.js';
-import { createTestNamespace, deleteNamespaceFully, e2eCluster, TcpProxy, uniqueName, waitFor, type TestControlPlane } from './harness/index.js';
+import { ORCH_SOURCE_ANNOTATION, OrchClient } from '../controllers/index.js';
+import { renderCrds } from '../crds/index.js';
+import { applyCrds, createTestNamespace, deleteNamespaceFully, e2eCluster, TcpProxy, uniqueName, waitFor, type TestControlPlane } from './harness/index.js';
 import { validateConfig } from '../crds/index.js';
 import { localNonLoopbackIpv4, MeshdProcess, startEcho, waitForAnswers, xdsClient, type EchoBackend } from './orch-meshd-harness.js';
 
 const CLIENT_OPTIONS = { qps: 100, burst: 200, contentType: 'json' } as const;
 const PORT = 50051;
 const VS_PATH = (ns: string): string => `/apis/networking.mesh.io/v1/namespaces/${ns}/virtualservices`;
-
-async function applyCrd(client: OrchClient, crd: CustomResourceDefinition): Promise<void> {
-  const path = objectPath(ORCH_RESOURCES.customResourceDefinitions, crd.metadata.name);
-  try {
-    const existing = await client.request<{ metadata: { resourceVersion: string } }>('GET', path);
-    await client.request('PUT', path, { body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion } } });
-  } catch (err) {
-    if (!(err instanceof OrchApiError && err.status === 404)) throw err;
-    await client.request('POST', resourcePath(ORCH_RESOURCES.customResourceDefinitions), { body: crd });
-  }
-}
 
 /** JSON with sorted keys, so that equal objects compare equal. */
 function canonical(value: unknown): string {
@@ -176,13 +165,7 @@ describe('e2e: meshd with the Orchestrator registry and CRD config', function ()
     client = new OrchClient(kc, CLIENT_OPTIONS);
     core = kc.makeApiClient(CoreV1Api);
     discovery = kc.makeApiClient(DiscoveryV1Api);
-    for (const crd of renderCrds()) await applyCrd(client, crd);
-    for (const crd of renderCrds()) {
-      await waitFor(`CRD ${crd.metadata.name} established`, async () => {
-        const got = await client.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', objectPath(ORCH_RESOURCES.customResourceDefinitions, crd.metadata.name));
-        return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
-      });
-    }
+    await applyCrds(client, renderCrds());
     namespace = await createTestNamespace(core, 'e2e-orch');
     nodeName = uniqueName('e2e-node');
     await core.createNode({

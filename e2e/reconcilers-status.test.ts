@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { Subject } from 'rxjs';
-import { ORCH_RESOURCES, OrchApiError, OrchClient, objectPath, resourcePath } from '../controllers/index.js';
-import { KINDS, renderCrds, type CustomResourceDefinition } from '../crds/index.js';
+import { OrchClient } from '../controllers/index.js';
+import { KINDS, renderCrds } from '../crds/index.js';
 import { ConfigStatusReconciler, type ConfigStatusReport, type StatusCondition } from '../reconcilers/index.js';
-import { createTestNamespace, deleteNamespaceFully, e2eCluster, uniqueName, waitFor } from './harness/index.js';
+import { applyCrds, createTestNamespace, deleteNamespaceFully, e2eCluster, uniqueName, waitFor } from './harness/index.js';
 
 const CLIENT_OPTIONS = { qps: 100, burst: 200, contentType: 'json' } as const;
 const VS = KINDS.VirtualService;
@@ -13,21 +13,6 @@ interface VirtualServiceObject {
   metadata: { name: string; generation?: number; resourceVersion?: string };
   spec: Record<string, unknown>;
   status?: { conditions?: StatusCondition[]; observedGeneration?: number | string };
-}
-
-async function applyCrd(client: OrchClient, crd: CustomResourceDefinition): Promise<void> {
-  const path = objectPath(ORCH_RESOURCES.customResourceDefinitions, crd.metadata.name);
-  try {
-    const existing = await client.request<{ metadata: { resourceVersion: string } }>('GET', path);
-    await client.request('PUT', path, { body: { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion } } });
-  } catch (err) {
-    if (!(err instanceof OrchApiError && err.status === 404)) throw err;
-    await client.request('POST', resourcePath(ORCH_RESOURCES.customResourceDefinitions), { body: crd });
-  }
-  await waitFor(`CRD ${crd.metadata.name} to be established`, async () => {
-    const got = await client.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', path);
-    return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
-  });
 }
 
 describe('e2e: config status writer over a real API server', function () {
@@ -45,7 +30,7 @@ describe('e2e: config status writer over a real API server', function () {
     client = new OrchClient(kc, CLIENT_OPTIONS);
     const crd = renderCrds().find((c) => c.spec.names.kind === 'VirtualService');
     assert.ok(crd, 'renderCrds() must include VirtualService');
-    await applyCrd(client, crd);
+    await applyCrds(client, [crd]);
   });
 
   beforeEach(async () => {

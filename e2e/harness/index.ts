@@ -13,3 +13,4 @@ export { e2eCluster, startE2eCluster, stopE2eCluster, type E2eCluster, type E2eC
 export { waitFor } from './wait-for.js';
 export { uniqueName, httpStatusOf, createTestNamespace, deleteNamespaceFully } from './namespaces.js';
 export { TcpProxy } from './tcp-proxy.js';
+export { applyCrds } from './crds.js';
