@@ -63,6 +63,19 @@ describe('pilot-discovery discovery (process)', function () {
       assert.match(r.body, /^mesh_build\{[^}]*component="pilot-discovery"[^}]*\} 1$/m);
     });
 
+    it('should report its start-up time and, within seconds, its uptime', async () => {
+      const value = async (name: string): Promise<number> => {
+        const text = (await httpGet(`http://127.0.0.1:${ports.monitoring}/metrics`)).body;
+        return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 'NaN');
+      };
+      assert.ok((await value('startup_duration_seconds')) > 0);
+      const deadline = Date.now() + 10_000;
+      while ((await value('meshd_uptime_seconds')) <= 0) {
+        assert.ok(Date.now() < deadline, 'meshd_uptime_seconds stayed 0');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    });
+
     it('should export every metric metrics.json lists for pilot-discovery', async function () {
       if (!existsSync(METRICS_JSON)) this.skip(); // the shared spec folder is not beside this checkout
       const body = (await httpGet(`http://127.0.0.1:${ports.monitoring}/metrics`)).body;

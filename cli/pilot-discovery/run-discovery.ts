@@ -62,6 +62,10 @@ export async function runDiscovery(ctx: RunContext): Promise<number> {
     const ignored = NOT_ACTED_ON.filter((name) => ctx.flags.changed(name) && !actedOn.includes(name));
     if (ignored.length > 0) log.warn({ flags: ignored }, 'flags accepted but not acted on yet');
     server.markReady();
+    metrics.gauge('startup_duration_seconds').set(process.uptime());
+    const uptime = metrics.gauge('meshd_uptime_seconds');
+    const uptimeTimer = setInterval(() => uptime.set(process.uptime()), 1000).unref();
+    lifecycle.add('uptime', () => clearInterval(uptimeTimer));
     log.info(
       {
         grpc: server.grpcAddress.port,

@@ -2,7 +2,8 @@
  * meshd's certificate authority, wired (ENABLE_CA_SERVER): plugged-in from ROOT_CA_DIR, else self-signed and
  * kept in a Secret (`cacerts` with USE_CACERTS_FOR_SELF_SIGNED_CA, else `mesh-ca-secret`) in `--namespace`
  * when the orchestrator is configured, else in memory; the root rotator; and the certificate service with
- * its authenticators (TokenReview through the API server, workload client certificates) and node lookup.
+ * its authenticators (with TOKEN_ISSUER, local OIDC JWT verification; TokenReview through the API server;
+ * workload client certificates) and node lookup.
  */
 import type { Logger } from 'pino';
 import {
@@ -10,8 +11,10 @@ import {
   ClientCertificateAuthenticator,
   createMeshCa,
   createSelfSignedRoot,
+  JwksResolver,
   KubeTokenReviewer,
   MemoryCaKeyStore,
+  OidcTokenAuthenticator,
   selfSignedSecretName,
   TokenAuthenticator,
   type Authenticator,
@@ -31,7 +34,7 @@ export interface MeshdCa {
   readonly ca: MeshCa;
   readonly rotator: RootRotator | undefined;
   readonly service: CertificateService;
-  /** Token (when an orchestrator is configured) then client-certificate authenticators; xDS auth uses them too. */
+  /** OIDC (TOKEN_ISSUER), token (when an orchestrator is configured), then client-certificate authenticators; xDS auth uses them too. */
   readonly authenticators: readonly Authenticator[];
   readonly settings: CaSettings;
 }
@@ -105,6 +108,24 @@ export function tokenAuthenticatorFor(settings: CaSettings, orch: OrchClient): T
 }
 
 /**
+ * Local JWT verification against TOKEN_ISSUER's JWKS (PILOT_JWT_PUB_KEY_REFRESH_INTERVAL,
+ * JWKS_RESOLVER_INSECURE_SKIP_VERIFY) for TOKEN_AUDIENCES; undefined without TOKEN_ISSUER. Starts the
+ * resolver's refresh and registers its shutdown on `lifecycle`.
+ */
+export function oidcAuthenticatorFor(settings: CaSettings, deps: Pick<MeshdCaDeps, 'metrics' | 'logger' | 'lifecycle'>): OidcTokenAuthenticator | undefined {
+  const oidc = settings.server.oidc;
+  if (!oidc) return undefined;
+  const resolver = new JwksResolver(
+    { issuer: oidc.issuer, refreshIntervalMs: oidc.jwksRefreshIntervalMs, insecureSkipVerify: oidc.jwksInsecureSkipVerify },
+    { metrics: deps.metrics, logger: deps.logger },
+  );
+  resolver.start();
+  deps.lifecycle.add('ca-jwks-resolver', () => resolver.close());
+  deps.logger.info({ issuer: oidc.issuer, audiences: settings.server.tokenAudiences }, 'bearer tokens are verified as JWTs of TOKEN_ISSUER');
+  return new OidcTokenAuthenticator({ trustDomain: settings.ca.trustDomain, issuer: oidc.issuer, audiences: settings.server.tokenAudiences }, resolver);
+}
+
+/**
  * Builds the CA once, starts its rotator and the certificate service (not yet registered on a server);
  * registers their shutdown on `lifecycle`. Throws `CaMaterialError` / `CaSecretError` for unusable material.
  */
@@ -126,6 +147,8 @@ export async function startMeshdCa(deps: MeshdCaDeps): Promise<MeshdCa> {
     lifecycle.add('ca-root-rotator', () => rotator.stop());
   }
   const authenticators: Authenticator[] = [];
+  const oidc = oidcAuthenticatorFor(settings, deps);
+  if (oidc) authenticators.push(oidc);
   if (deps.tokenAuthenticator) authenticators.push(deps.tokenAuthenticator);
   authenticators.push(new ClientCertificateAuthenticator(ca, settings.ca.trustDomain));
   const service = new CertificateService(

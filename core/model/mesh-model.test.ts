@@ -99,6 +99,21 @@ describe('MeshModel', () => {
     assert.match(text, /^pilot_pushcontext_init_seconds_count 2$/m, 'the constructor build and one full push; the EDS push rebuilt nothing');
   });
 
+  it('given a service whose endpoints come and go should count it in pilot_eds_no_instances', async () => {
+    const metrics = createMetrics('pilot-discovery', { processMetrics: false });
+    const m = new MeshModel({ domain: 'cluster.local', drainingLabel: '', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, metrics: modelMetricsFrom(metrics) });
+    const inputs = new Subject<ModelInput[]>();
+    const sub = m.pushes(inputs).subscribe();
+    const gauge = async (): Promise<string | undefined> => /^pilot_eds_no_instances (\d+)$/m.exec(await metrics.text())?.[1];
+    inputs.next([ev(SE)]);
+    assert.equal(await gauge(), '1', 'a service with no workload');
+    inputs.next([ev(WE('10.0.0.1'))]);
+    assert.equal(await gauge(), '0', 'its workload arrived (an endpoint-only change)');
+    inputs.next([ev(WE('10.0.0.1'), 'deleted')]);
+    assert.equal(await gauge(), '1', 'its workload left');
+    sub.unsubscribe();
+  });
+
   it('given a batch that fails to fold and an error hook should drop the batch and keep the pipeline running', () => {
     const errors: unknown[] = [];
     const m = new MeshModel({ domain: 'cluster.local', drainingLabel: '', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, onError: (e) => errors.push(e) });

@@ -37,6 +37,8 @@ export interface ModelMetrics {
   pushContextInit?(seconds: number): void;
   /** pilot_services and pilot_virt_services after each rebuild. */
   counts?(services: number, virtualServices: number): void;
+  /** pilot_eds_no_instances: services of the latest PushContext with no instance, after each change to either. */
+  servicesWithoutInstances?(count: number): void;
 }
 
 /** Options of MeshModel. Durations in milliseconds. */
@@ -141,6 +143,7 @@ export class MeshModel {
       const seConfigs = [...change.touched].filter((k) => k.startsWith('ServiceEntry/'));
       req = mergePushRequests(req, pushRequest('service', { full: true, configs: [...configs, ...seConfigs], start: now }));
     }
+    if (svc.servicesChanged.size > 0 || svc.endpointsChanged.size > 0) this.#reportServicesWithoutInstances();
     const edsOnly = [...svc.endpointsChanged].filter((h) => !svc.servicesChanged.has(h));
     if (edsOnly.length > 0) {
       this.#opts.metrics?.inboundUpdate?.('eds');
@@ -191,7 +194,15 @@ export class MeshModel {
   /** Rebuilds and publishes the PushContext from the current collections. */
   rebuild(): PushContext {
     this.#context = this.#build();
+    this.#reportServicesWithoutInstances();
     return this.#context;
+  }
+
+  #reportServicesWithoutInstances(): void {
+    const report = this.#opts.metrics?.servicesWithoutInstances;
+    if (!report) return;
+    const endpoints = this.endpoints;
+    report(this.#context.services.filter((s) => endpoints.instances(s.hostname).length === 0).length);
   }
 
   #now(): number {

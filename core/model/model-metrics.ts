@@ -4,7 +4,7 @@
 import type { Metrics } from '../metrics/index.js';
 import type { ModelMetrics } from './mesh-model.js';
 
-/** ModelMetrics recording into `metrics`: pilot_inbound_updates, pilot_push_triggers, pilot_debounce_time, pilot_pushcontext_init_seconds, pilot_services, pilot_virt_services. */
+/** ModelMetrics recording into `metrics`: pilot_inbound_updates, pilot_push_triggers, pilot_debounce_time, pilot_pushcontext_init_seconds, pilot_services, pilot_virt_services, pilot_eds_no_instances. */
 export function modelMetricsFrom(metrics: Metrics): ModelMetrics {
   const inbound = metrics.counter('pilot_inbound_updates');
   const triggers = metrics.counter('pilot_push_triggers');
@@ -12,6 +12,7 @@ export function modelMetricsFrom(metrics: Metrics): ModelMetrics {
   const init = metrics.histogram('pilot_pushcontext_init_seconds');
   const services = metrics.gauge('pilot_services');
   const vs = metrics.gauge('pilot_virt_services');
+  const noInstances = metrics.gauge('pilot_eds_no_instances');
   return {
     inboundUpdate: (type) => inbound.inc({ type }),
     pushTrigger: (reason, n) => triggers.inc({ type: reason }, n),
@@ -21,5 +22,6 @@ export function modelMetricsFrom(metrics: Metrics): ModelMetrics {
       services.set(s);
       vs.set(v);
     },
+    servicesWithoutInstances: (n) => noInstances.set(n),
   };
 }
