@@ -70,11 +70,11 @@ function watch(typeUrl: string, ...names: string[]): WatchedResource {
   return { typeUrl, names: new Set(names), wildcard: names.length === 0 };
 }
 
-function setup(): { gen: ProxylessGrpcGenerator; state: ReturnType<ProxylessGrpcGenerator['initProxy']> } {
+function setup(optimizedConfigRebuild = true): { gen: ProxylessGrpcGenerator; state: ReturnType<ProxylessGrpcGenerator['initProxy']> } {
   const model = testModel();
   model.apply(configsFromYaml(YAML).map((c) => configEvent(c)));
   model.rebuild();
-  const gen = new ProxylessGrpcGenerator(model, { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false });
+  const gen = new ProxylessGrpcGenerator(model, { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false, optimizedConfigRebuild });
   const state = gen.initProxy(grpcNode('qs', { locality: { region: 'r1', zone: 'z1' } }));
   return { gen, state };
 }
@@ -193,6 +193,17 @@ describe('ProxylessGrpcGenerator', () => {
     assert.notEqual(a, c, 'rebuilt after the clear');
     assert.deepEqual(c, a, 'same content: the rule did not really change');
   });
+
+  for (const optimized of [true, false]) {
+    it(`given ENABLE_OPTIMIZED_CONFIG_REBUILD=${optimized} and a full push for an unrelated config should ${optimized ? 'keep' : 'drop'} the cached cluster`, async () => {
+      const { gen, state } = setup(optimized);
+      const name = 'outbound|50051|v1|echo.qs.svc.cluster.local';
+      const a = (await gen.generate(state, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
+      gen.invalidate({ full: true, reasons: new Map([['config', 1]]), configsUpdated: new Set(['AuthorizationPolicy/other/deny']), start: 0 });
+      const b = (await gen.generate(state, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
+      assert.equal(a === b, optimized);
+    });
+  }
 
   it('given every resource the config yields should pass the proto shape and validate rules, and every reference should resolve', async () => {
     const { gen, state } = setup();

@@ -34,6 +34,11 @@ export interface GrpcGeneratorOptions {
   readonly enableRdsCache: boolean;
   /** PILOT_SEND_UNHEALTHY_ENDPOINTS */
   readonly sendUnhealthyEndpoints: boolean;
+  /**
+   * ENABLE_OPTIMIZED_CONFIG_REBUILD (default true): a full push drops only the cached resources that
+   * depend on the configs it names. False: every full push drops the whole cache, so everything is rebuilt.
+   */
+  readonly optimizedConfigRebuild?: boolean;
   /** The cache to use (shared with the debug interface); made from `cacheSize` when absent. */
   readonly cache?: XdsCache;
   /** PILOT_XDS_CACHE_SIZE, used when no cache is given. */
@@ -102,7 +107,8 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
    * its PushContext and before the transport generates (see `connectModel`).
    */
   invalidate(push: PushRequest): void {
-    if (push.full && push.configsUpdated.size === 0) this.cache.clearAll();
+    const everything = push.full && (push.configsUpdated.size === 0 || this.#opts.optimizedConfigRebuild === false);
+    if (everything) this.cache.clearAll();
     else this.cache.clear(push.configsUpdated);
   }
 

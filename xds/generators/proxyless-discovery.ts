@@ -25,6 +25,7 @@ export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
     enableCdsCache: enableCache && env.bool('PILOT_ENABLE_CDS_CACHE'),
     enableRdsCache: enableCache && env.bool('PILOT_ENABLE_RDS_CACHE'),
     sendUnhealthyEndpoints: env.bool('PILOT_SEND_UNHEALTHY_ENDPOINTS'),
+    optimizedConfigRebuild: env.bool('ENABLE_OPTIMIZED_CONFIG_REBUILD'),
     cacheSize,
   };
 }
