@@ -11,7 +11,7 @@ describe('caSettingsFromEnv', () => {
     assert.deepEqual(s.ca.selfSigned, { rootTtlMs: 87600 * HOUR, rsaKeySize: 2048, checkIntervalMs: HOUR, enableJitter: true, gracePeriodPercentile: 20, useCacertsSecret: false });
     assert.deepEqual(s.ca.workload, { defaultTtlMs: 24 * HOUR, maxTtlMs: 2160 * HOUR });
     assert.equal(s.ca.rootCaDir, './etc/cacerts');
-    assert.deepEqual(s.server, { enabled: true, tokenAudiences: ['mesh-ca'], require3pToken: false, jwtPolicy: 'third-party-jwt', trustedNodeAccounts: [] });
+    assert.deepEqual(s.server, { enabled: true, tokenAudiences: ['mesh-ca'], require3pToken: false, jwtPolicy: 'third-party-jwt', trustedNodeAccounts: [], oidc: undefined });
   });
 
   it('given values should read them', () => {
@@ -26,8 +26,17 @@ describe('caSettingsFromEnv', () => {
     assert.equal(s.ca.selfSigned.useCacertsSecret, true);
   });
 
+  it('given TOKEN_ISSUER should read it with the JWKS resolver settings', () => {
+    assert.deepEqual(settings({ TOKEN_ISSUER: 'https://issuer.example/ns' }).server.oidc, { issuer: 'https://issuer.example/ns', jwksRefreshIntervalMs: 20 * 60_000, jwksInsecureSkipVerify: false });
+    assert.deepEqual(
+      settings({ TOKEN_ISSUER: 'https://issuer.example', PILOT_JWT_PUB_KEY_REFRESH_INTERVAL: '1m', JWKS_RESOLVER_INSECURE_SKIP_VERIFY: 'true' }).server.oidc,
+      { issuer: 'https://issuer.example', jwksRefreshIntervalMs: 60_000, jwksInsecureSkipVerify: true },
+    );
+  });
+
   const bad = [
-    { name: 'given TOKEN_ISSUER should fail loudly as not implemented', vars: { TOKEN_ISSUER: 'https://issuer' }, message: /^not implemented yet: TOKEN_ISSUER/ },
+    { name: 'given a TOKEN_ISSUER that is not a URL should name it', vars: { TOKEN_ISSUER: 'issuer.example' }, message: /TOKEN_ISSUER="issuer.example": not a URL/ },
+    { name: 'given a TOKEN_ISSUER with another scheme should name it', vars: { TOKEN_ISSUER: 'ftp://issuer' }, message: /TOKEN_ISSUER="ftp:\/\/issuer": scheme must be https/ },
     { name: 'given an unknown JWT_POLICY should name it', vars: { JWT_POLICY: 'none' }, message: /JWT_POLICY="none": unknown policy/ },
     { name: 'given a malformed CA_TRUSTED_NODE_ACCOUNTS entry should name it', vars: { CA_TRUSTED_NODE_ACCOUNTS: 'ztunnel' }, message: /CA_TRUSTED_NODE_ACCOUNTS: "ztunnel" is not <namespace>\/<serviceaccount>/ },
     { name: 'given a grace percentile of 0 should name the variable', vars: { CERTAUTH_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE: '0' }, message: /GRACE_PERIOD_PERCENTILE=0/ },

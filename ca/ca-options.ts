@@ -22,6 +22,18 @@ export interface CaServerOptions {
   readonly jwtPolicy: JwtPolicy;
   /** CA_TRUSTED_NODE_ACCOUNTS. */
   readonly trustedNodeAccounts: readonly ServiceAccountRef[];
+  /** TOKEN_ISSUER with its key-resolver settings; undefined when TOKEN_ISSUER is unset. */
+  readonly oidc: OidcSettings | undefined;
+}
+
+/** OIDC token authentication (TOKEN_ISSUER). */
+export interface OidcSettings {
+  /** TOKEN_ISSUER: an http(s) URL; bearer tokens are verified as JWTs of this issuer. */
+  readonly issuer: string;
+  /** PILOT_JWT_PUB_KEY_REFRESH_INTERVAL. */
+  readonly jwksRefreshIntervalMs: number;
+  /** JWKS_RESOLVER_INSECURE_SKIP_VERIFY. */
+  readonly jwksInsecureSkipVerify: boolean;
 }
 
 /** Both halves of the CA's configuration. */
@@ -32,12 +44,10 @@ export interface CaSettings {
 
 /**
  * Reads meshd's CA variables from `env` (made by `loadEnv('pilot-discovery')`) for `trustDomain`
- * (mesh config). Throws `CaOptionsError` naming the variable for a bad value, and
- * `not implemented yet: TOKEN_ISSUER (OIDC token authentication)` when TOKEN_ISSUER is set.
+ * (mesh config). Throws `CaOptionsError` naming the variable for a bad value.
  */
 export function caSettingsFromEnv(env: Env, trustDomain: string): CaSettings {
-  const issuer = env.string('TOKEN_ISSUER');
-  if (issuer) throw new CaOptionsError('not implemented yet: TOKEN_ISSUER (OIDC token authentication)');
+  const oidc = oidcSettingsFromEnv(env);
   const jwtPolicy = env.string('JWT_POLICY') ?? 'third-party-jwt';
   if (!(JWT_POLICIES as readonly string[]).includes(jwtPolicy)) {
     throw new CaOptionsError(`JWT_POLICY="${jwtPolicy}": unknown policy (use ${JWT_POLICIES.join(' or ')})`);
@@ -80,8 +90,24 @@ export function caSettingsFromEnv(env: Env, trustDomain: string): CaSettings {
       require3pToken: env.bool('REQUIRE_3P_TOKEN'),
       jwtPolicy: jwtPolicy as JwtPolicy,
       trustedNodeAccounts,
+      oidc,
     },
   };
+}
+
+function oidcSettingsFromEnv(env: Env): OidcSettings | undefined {
+  const issuer = env.string('TOKEN_ISSUER');
+  if (!issuer) return undefined;
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    throw new CaOptionsError(`TOKEN_ISSUER="${issuer}": not a URL (use the issuer's https:// URL)`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new CaOptionsError(`TOKEN_ISSUER="${issuer}": scheme must be https (or http)`);
+  const jwksRefreshIntervalMs = env.duration('PILOT_JWT_PUB_KEY_REFRESH_INTERVAL');
+  if (!(jwksRefreshIntervalMs > 0)) throw new CaOptionsError(`PILOT_JWT_PUB_KEY_REFRESH_INTERVAL: must be positive, got ${jwksRefreshIntervalMs}ms`);
+  return { issuer, jwksRefreshIntervalMs, jwksInsecureSkipVerify: env.bool('JWKS_RESOLVER_INSECURE_SKIP_VERIFY') };
 }
 
 /** The gRPC services the meshd assembly registers for the CA: none when ENABLE_CA_SERVER is false. */

@@ -1,6 +1,6 @@
 // The public surface of ca/: meshd's certificate authority (signing, root rotation, key stores), the
 // mesh.v1.auth.MeshCertificateService server with its authenticators, and the client pilot-agent uses.
-export { caSettingsFromEnv, caServicesToRegister, CaOptionsError, type CaServerOptions, type CaSettings } from './ca-options.js';
+export { caSettingsFromEnv, caServicesToRegister, CaOptionsError, type CaServerOptions, type CaSettings, type OidcSettings } from './ca-options.js';
 export {
   createMeshCa, selfSignedSecretName, type CaOptions, type CreateMeshCaDeps, type CreatedMeshCa, type SelfSignedCaOptions,
 } from './authority/create-mesh-ca.js';
@@ -22,6 +22,8 @@ export {
 export { ServingCertificateManager, type ServingCertificateOptions } from './server/serving-certificate.js';
 export { ClientCertificateAuthenticator } from './server/client-certificate-authenticator.js';
 export { KubeTokenReviewer } from './server/kube-token-reviewer.js';
+export { JwksFetchError, JwksResolver, type JwksMetrics, type JwksResolverOptions } from './server/oidc/jwks-resolver.js';
+export { OidcTokenAuthenticator, type OidcTokenAuthenticatorOptions } from './server/oidc/oidc-token-authenticator.js';
 export { parseTrustedNodeAccounts, type NodeLookup, type ServiceAccountRef } from './server/node-authorizer.js';
 export {
   JWT_POLICIES, TokenAuthenticator, bearerToken, type JwtPolicy, type TokenAuthenticatorOptions, type TokenReviewResult, type TokenReviewer,

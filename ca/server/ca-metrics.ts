@@ -1,6 +1,6 @@
 // The certauth_server_* metrics the certificate service records (spec/metrics.json names).
 
-/** Counters of the certificate service. */
+/** Counters of the certificate service and of the OIDC (TOKEN_ISSUER) key resolver. */
 export const CA_COUNTERS = [
   'certauth_server_csr_count',
   'certauth_server_authentication_failure_count',
@@ -8,6 +8,8 @@ export const CA_COUNTERS = [
   'certauth_server_id_extraction_err_count',
   'certauth_server_csr_sign_err_count',
   'certauth_server_success_cert_issuance_count',
+  'pilot_jwks_resolver_network_fetch_success_total',
+  'pilot_jwks_resolver_network_fetch_fail_total',
 ] as const;
 
 /** Gauges of the certificate service: Unix seconds of the root's and the chain's expiry. */
