@@ -43,6 +43,7 @@ export function orchestratorSources(
       trustDomain: meshConfig.trustDomain,
       externalNameAlias: env.bool('ENABLE_EXTERNAL_NAME_ALIAS'),
       selectWorkloadEntries: env.bool('PILOT_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES'),
+      optimizedServicePush: env.bool('MESH_ENABLE_OPTIMIZED_SERVICE_PUSH'),
     },
     selectPods: env.bool('PILOT_ENABLE_SERVICEENTRY_SELECT_PODS'),
     discoverySelectors: readDiscoverySelectors(flags.meshConfigFile),

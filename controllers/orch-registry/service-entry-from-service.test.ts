@@ -133,6 +133,15 @@ describe('serviceEntryFromService', () => {
     assert.deepEqual(spec.exportTo, ['.', 'other']);
   });
 
+  for (const optimized of [true, false]) {
+    it(`given MESH_ENABLE_OPTIMIZED_SERVICE_PUSH=${optimized} should ${optimized ? 'leave an annotation-only change out of' : 'carry an annotation-only change into'} the generated entry`, () => {
+      const opts = { ...OPTS, optimizedServicePush: optimized };
+      const a = serviceEntryFromService(svc({ clusterIP: '10.0.0.1', ...HTTP_PORT }, { team: 'a' }), [], lookup(), opts).config;
+      const b = serviceEntryFromService(svc({ clusterIP: '10.0.0.1', ...HTTP_PORT }, { team: 'b' }), [], lookup(), opts).config;
+      assert.equal(JSON.stringify(a) === JSON.stringify(b), optimized);
+    });
+  }
+
   it('given a network label on the namespace should put endpoints on that network', () => {
     const ns: V1Namespace = { metadata: { name: 'ns', labels: { 'topology.mesh.io/network': 'net1' } } };
     const t = serviceEntryFromService(svc({ clusterIP: '10.0.0.1', ...HTTP_PORT }), [slice([{ addresses: ['10.1.0.5'], targetRef: { kind: 'Pod', name: 'p1' } }])], lookup([pod('p1', '10.1.0.5')], [], [], [ns]), OPTS);

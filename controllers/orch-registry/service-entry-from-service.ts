@@ -42,6 +42,11 @@ export interface OrchTranslationOptions {
   readonly externalNameAlias: boolean;
   /** PILOT_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES */
   readonly selectWorkloadEntries: boolean;
+  /**
+   * MESH_ENABLE_OPTIMIZED_SERVICE_PUSH (default true): the Service's own annotations stay out of the generated
+   * ServiceEntry, so changing them pushes nothing. False: they are copied, so any annotation change pushes.
+   */
+  readonly optimizedServicePush?: boolean;
 }
 
 /** What the translation looks up. */
@@ -215,6 +220,7 @@ export function serviceEntryFromService(
       namespace: ns,
       labels: { ...(service.metadata?.labels ?? {}) },
       annotations: {
+        ...(opts.optimizedServicePush === false ? (service.metadata?.annotations ?? {}) : {}),
         [ORCH_SOURCE_ANNOTATION]: 'Service',
         ...(isExternalName && opts.externalNameAlias && spec.externalName ? { 'mesh.io/alias-of': spec.externalName } : {}),
       },

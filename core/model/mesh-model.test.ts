@@ -114,6 +114,15 @@ describe('MeshModel', () => {
     sub.unsubscribe();
   });
 
+  for (const optimized of [true, false]) {
+    it(`given MESH_ENABLE_OPTIMIZED_SERVICE_PUSH=${optimized} and a ServiceEntry update that changes no service should ${optimized ? 'not push' : 'push'}`, () => {
+      const m = new MeshModel({ domain: 'cluster.local', drainingLabel: '', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, optimizedServicePush: optimized });
+      m.apply([ev(SE)]);
+      const annotated = { ...SE, metadata: { ...SE.metadata, annotations: { team: 'b' } } };
+      assert.equal(summary(m.apply([ev(annotated, 'updated')])), optimized ? 'none' : 'full service ServiceEntry/qs/echo');
+    });
+  }
+
   it('given a batch that fails to fold and an error hook should drop the batch and keep the pipeline running', () => {
     const errors: unknown[] = [];
     const m = new MeshModel({ domain: 'cluster.local', drainingLabel: '', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, onError: (e) => errors.push(e) });

@@ -48,6 +48,11 @@ export interface MeshModelOptions {
   readonly debounceAfter: number;
   readonly debounceMax: number;
   readonly enableEdsDebounce: boolean;
+  /**
+   * MESH_ENABLE_OPTIMIZED_SERVICE_PUSH (default true): a ServiceEntry update pushes only when the services
+   * or endpoints it yields change. False: every ServiceEntry update pushes (annotation-only changes too).
+   */
+  readonly optimizedServicePush?: boolean;
   readonly meshConfig?: MeshConfig;
   readonly networks?: MeshNetworks;
   readonly scheduler?: SchedulerLike;
@@ -136,7 +141,8 @@ export class MeshModel {
     };
     const other = [...change.touched].filter((k) => !k.startsWith('ServiceEntry/') && !k.startsWith('WorkloadEntry/'));
     if (other.length > 0) req = mergePushRequests(req, pushRequest('config', { full: true, configs: other, start: now }));
-    if (svc.servicesChanged.size > 0) {
+    const anyServiceEntry = this.#opts.optimizedServicePush === false && [...change.touched].some((k) => k.startsWith('ServiceEntry/'));
+    if (svc.servicesChanged.size > 0 || anyServiceEntry) {
       this.#opts.metrics?.inboundUpdate?.('svc');
       const configs = [...svc.servicesChanged].map(seKey);
       // NOTE: a removed service has no namespace left; the config key of its ServiceEntry names it too.
@@ -227,7 +233,10 @@ export class MeshModel {
 }
 
 /** The env-driven part of MeshModelOptions, read once at start. */
-export function modelOptionsFromEnv(env: Env, domain: string): Pick<MeshModelOptions, 'domain' | 'drainingLabel' | 'debounceAfter' | 'debounceMax' | 'enableEdsDebounce'> {
+export function modelOptionsFromEnv(
+  env: Env,
+  domain: string,
+): Pick<MeshModelOptions, 'domain' | 'drainingLabel' | 'debounceAfter' | 'debounceMax' | 'enableEdsDebounce' | 'optimizedServicePush'> {
   const debounceAfter = env.duration('PILOT_DEBOUNCE_AFTER');
   const debounceMax = env.duration('PILOT_DEBOUNCE_MAX');
   if (debounceAfter < 0) throw new RangeError(`PILOT_DEBOUNCE_AFTER: must not be negative`);
@@ -238,5 +247,6 @@ export function modelOptionsFromEnv(env: Env, domain: string): Pick<MeshModelOpt
     debounceAfter,
     debounceMax,
     enableEdsDebounce: env.bool('PILOT_ENABLE_EDS_DEBOUNCE'),
+    optimizedServicePush: env.bool('MESH_ENABLE_OPTIMIZED_SERVICE_PUSH'),
   };
 }
