@@ -113,7 +113,11 @@ export function keyFitsAlgorithm(key: VerificationKey, alg: string): boolean {
 /** Checks the JWS signature of `jwt` with `key` (which must fit the header's alg). */
 export function verifySignature(jwt: ParsedJwt, key: VerificationKey): boolean {
   const spec = SUPPORTED_JWT_ALGORITHMS[jwt.header.alg]!;
-  if (spec.kty === 'EC') return verify(spec.hash, jwt.signingInput, { key: key.key, dsaEncoding: 'ieee-p1363' }, jwt.signature);
-  if (spec.pss) return verify(spec.hash, jwt.signingInput, { key: key.key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, jwt.signature);
-  return verify(spec.hash, jwt.signingInput, key.key, jwt.signature);
+  try {
+    if (spec.kty === 'EC') return verify(spec.hash, jwt.signingInput, { key: key.key, dsaEncoding: 'ieee-p1363' }, jwt.signature);
+    if (spec.pss) return verify(spec.hash, jwt.signingInput, { key: key.key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, jwt.signature);
+    return verify(spec.hash, jwt.signingInput, key.key, jwt.signature);
+  } catch {
+    return false; // a signature of the wrong length or encoding does not verify
+  }
 }
