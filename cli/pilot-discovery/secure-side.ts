@@ -10,7 +10,7 @@ import { readMeshConfig, type OrchClient } from '../../controllers/index.js';
 import type { Lifecycle, ListenAddress, Logging, Metrics } from '../../core/index.js';
 import { XdsAuthenticator, type AdsServer, type XdsStreamAuth } from '../../xds/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
-import { startMeshdCa, tokenAuthenticatorFor, type MeshdCa } from './secure-ca.js';
+import { oidcAuthenticatorFor, startMeshdCa, tokenAuthenticatorFor, type MeshdCa } from './secure-ca.js';
 import { createTlsSource, servingDnsNames, startSecureListeners, type TlsSource } from './secure-listeners.js';
 import { parseCipherSuites } from './secure-tls.js';
 
@@ -78,7 +78,12 @@ export async function startSecureSide(flags: DiscoveryOptions, deps: SecureSideD
   );
   lifecycle.add('serving-certificate', () => tls.stop());
 
-  const authenticators: readonly Authenticator[] = meshdCa?.authenticators ?? (tokenAuthenticator ? [tokenAuthenticator] : []);
+  // NOTE: without the CA, xDS clients are still authenticated the way the CA would: OIDC first, then TokenReview.
+  const withoutCa = (): Authenticator[] => {
+    const oidc = oidcAuthenticatorFor(settings, { metrics, logger: log, lifecycle });
+    return [...(oidc ? [oidc] : []), ...(tokenAuthenticator ? [tokenAuthenticator] : [])];
+  };
+  const authenticators: readonly Authenticator[] = meshdCa?.authenticators ?? withoutCa();
   const xdsAuth = env.bool('XDS_AUTH')
     ? new XdsAuthenticator({ authenticators, identityCheck: env.bool('PILOT_ENABLE_XDS_IDENTITY_CHECK'), trustedAccounts: settings.server.trustedNodeAccounts })
     : undefined;
