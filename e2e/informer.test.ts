@@ -251,7 +251,7 @@ describe('e2e: informers over a real API server', () => {
       const own = e2eCluster().controlPlane;
       if (!own) {
         console.log('    skipped: the run targets an existing cluster, whose API server the tests cannot restart');
-        this.skip();
+        this.skip(); // an existing cluster: its API server cannot be restarted here (printed above)
       }
       plane = own;
     });

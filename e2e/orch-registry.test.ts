@@ -282,7 +282,7 @@ describe('e2e: meshd with the Orchestrator registry and CRD config', function ()
   });
 
   it('given the API server restarts mid-watch with changes around it, should converge with no lost update', async function () {
-    if (!plane) this.skip();
+    if (!plane) this.skip(); // the run targets an existing cluster, whose API server this test cannot restart
     await converged('meshd to match the API server before the restart');
     const own = plane!;
     await own.restartApiServer();
@@ -295,7 +295,7 @@ describe('e2e: meshd with the Orchestrator registry and CRD config', function ()
   });
 
   it('given the watch expires (410 Gone) while meshd is cut off, should relist and converge', async function () {
-    if (!plane || !proxy) this.skip();
+    if (!plane || !proxy) this.skip(); // an existing cluster: its API server cannot be restarted or cut off from meshd
     const own = plane!;
     await converged('meshd to match the API server before the cut');
     const logBefore = meshd.log.length;

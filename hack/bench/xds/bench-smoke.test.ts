@@ -45,7 +45,7 @@ describe('bench:xds smoke (meshd as a child process)', function () {
       // NOTE: the one allowed skip: meshd's discovery still answers "not implemented yet" for config dirs.
       const line = notBuilt[0].trim();
       this.test!.title += ` [skipped: meshd does not serve --configDir yet; it said: ${line}]`;
-      this.skip();
+      this.skip(); // meshd answered "not implemented yet" for --configDir (named in the title)
     }
     assert.equal(run.code, 0, `bench:xds failed:\n${run.stderr.slice(-4000)}`);
     const r = JSON.parse(readFileSync(out, 'utf8')) as BenchResult;
