@@ -1,7 +1,8 @@
 /**
  * `--registries`: which service registries feed the model. ServiceEntry/WorkloadEntry are always on
- * (they are configs, folded by core's ServiceEntryView); `Mock` adds nothing else; the Orchestrator
- * registry is not built yet and fails loudly.
+ * (they are configs, folded by core's ServiceEntryView); `Mock` adds nothing else. The Orchestrator
+ * registry is served with config from the CRDs (orch-registry/); beside `--configDir` files it is not
+ * built yet, so the file sources refuse it.
  */
 
 /** The registry names `--registries` accepts. */
@@ -16,7 +17,7 @@ export class RegistryError extends Error {
 /**
  * Checks the `--registries` list and returns the registries in use. Empty or `Mock`: services come
  * from ServiceEntry + WorkloadEntry only.
- * @throws RegistryError for unknown names, and `not implemented yet: Orchestrator registry` for Orchestrator.
+ * @throws RegistryError for unknown names, and `not implemented yet` for Orchestrator beside files.
  */
 export function selectRegistries(names: readonly string[]): RegistryName[] {
   const out: RegistryName[] = [];
@@ -26,7 +27,7 @@ export function selectRegistries(names: readonly string[]): RegistryName[] {
     if (!(REGISTRY_NAMES as readonly string[]).includes(name)) {
       throw new RegistryError(`--registries ${names.join(',')}: unknown registry "${name}" (use ${REGISTRY_NAMES.join(' or ')})`);
     }
-    if (name === 'Orchestrator') throw new RegistryError('not implemented yet: Orchestrator registry');
+    if (name === 'Orchestrator') throw new RegistryError('not implemented yet: the Orchestrator registry beside --configDir files');
     if (!out.includes(name as RegistryName)) out.push(name as RegistryName);
   }
   return out;

@@ -5,11 +5,10 @@
  * debug routes on the debug HTTP listener when ENABLE_DEBUG_ON_HTTP.
  */
 import type { Lifecycle, Logging, Metrics } from '../../core/index.js';
-import { discoverySources, readMeshConfig, readMeshNetworks } from '../../controllers/index.js';
+import { discoverySources, readMeshConfig, readMeshNetworks, SourceNotImplementedError, type CrdStatusReport, type OrchClient } from '../../controllers/index.js';
 import { ProxylessDiscovery, proxylessDiscoveryOptionsFromEnv, type XdsStreamAuth } from '../../xds/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
 import type { MeshdServer } from './meshd-server.js';
-import type { CrdStatusReport, OrchClient } from '../../controllers/index.js';
 import { orchestratorSources } from './orch-sources.js';
 
 /** The flags this wiring acts on (taken off the "not acted on yet" list). */
@@ -37,6 +36,18 @@ export function startDiscoveryPipeline(
     if (flags.registries.includes('Orchestrator')) logging.scope('orch').warn({}, 'no --configDir and no orchestrator configured (--orchconfig, KUBECONFIG or in-cluster): meshd serves no config');
     return undefined;
   }
+  // --configDir with the Orchestrator registry: files for config, the cluster for services. Mixing the two is
+  // not built yet; without a cluster the registry is simply off (as when meshd runs on a laptop).
+  let registries: readonly string[] = flags.registries;
+  if (flags.configDir && registries.includes('Orchestrator')) {
+    if (client) {
+      throw new SourceNotImplementedError(
+        'not implemented yet: --configDir together with the Orchestrator registry (use --registries Mock with files, or drop --configDir to read config from the CRDs)',
+      );
+    }
+    logging.scope('orch').warn({}, 'no orchestrator configured (--orchconfig, KUBECONFIG or in-cluster): the Orchestrator registry is off; services come from ServiceEntry and WorkloadEntry');
+    registries = registries.filter((r) => r !== 'Orchestrator');
+  }
   const env = flags.env;
   const fileLog = logging.scope('file');
   const rejected = metrics.counter('pilot_total_rejected_configs');
@@ -46,7 +57,7 @@ export function startDiscoveryPipeline(
     meshConfigPath: flags.meshConfigFile,
     networksPath: flags.networksConfigFile,
     namespace: flags.namespace,
-    registries: flags.registries,
+    registries,
     onRejected: (r) => {
       rejected.inc({ type: r.kind });
       fileLog.error({ file: r.file, document: r.document, kind: r.kind, name: r.name, errors: r.errors }, `config rejected: ${r.message}`);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { freePorts, httpGet, occupyPort, programEnv, REPO_ROOT, runProgram, startProgram, waitForHttp, type ProgramProcess } from '../testing/program-process.js';
@@ -128,6 +129,56 @@ describe('pilot-discovery discovery (process)', function () {
       }
     });
   }
+
+  describe('given --configDir and the default --registries (Orchestrator)', () => {
+    const examples = join(REPO_ROOT, 'examples', 'quickstart');
+    const noCluster = (): NodeJS.ProcessEnv => {
+      const env = programEnv();
+      for (const name of ['KUBECONFIG', 'KUBERNETES_SERVICE_HOST', 'ORCH_SERVICE_HOST']) delete env[name];
+      return env;
+    };
+    const listenerArgs = async (): Promise<string[]> => {
+      const [a, b, d, z] = await freePorts(4);
+      return [
+        `--grpcAddr=127.0.0.1:${a}`, `--httpAddr=127.0.0.1:${b}`, `--monitoringAddr=127.0.0.1:${d}`, `--ctrlz_port=${z}`,
+        '--ctrlz_address=127.0.0.1', '--secureGRPCAddr=127.0.0.1:0', '--httpsAddr=127.0.0.1:0',
+      ];
+    };
+
+    it('and no cluster configured should serve the files, the Orchestrator registry off (with a warning)', async () => {
+      const args = await listenerArgs();
+      const http = args[1]!.split('=')[1]!;
+      const proc = startProgram('pilot-discovery', ['discovery', '--configDir', examples, ...args], noCluster());
+      try {
+        await waitForHttp(`http://${http}/ready`, proc);
+        const deadline = Date.now() + 10_000;
+        while (!/"kind": "VirtualService"/.test((await httpGet(`http://${http}/debug/configz`)).body)) {
+          assert.ok(Date.now() < deadline, 'the VirtualService of the config dir never showed in /debug/configz');
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.match(proc.stdout() + proc.stderr(), /the Orchestrator registry is off/);
+      } finally {
+        proc.child.kill('SIGTERM');
+        await proc.exited;
+      }
+    });
+
+    it('and a cluster configured should say that mixing files with the cluster registry is not built yet, and exit 1', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'meshd-kubeconfig-'));
+      const kubeconfig = join(dir, 'config');
+      writeFileSync(
+        kubeconfig,
+        'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+      );
+      try {
+        const r = await runProgram('pilot-discovery', ['discovery', '--configDir', examples, ...(await listenerArgs())], { ...noCluster(), KUBECONFIG: kubeconfig, ENABLE_CA_SERVER: 'false' });
+        assert.equal(r.code, 1);
+        assert.match(r.stderr, /not implemented yet: --configDir together with the Orchestrator registry/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
 
   const badInput: { name: string; args: string[]; env?: Record<string, string>; error: RegExp }[] = [
     { name: 'given a bad environment value should print the variable and exit 1', args: [], env: { ENABLE_CA_SERVER: 'flase' }, error: /Error: ENABLE_CA_SERVER="flase": not a Bool/ },
