@@ -5,11 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { pushRequest, type PushRequest } from '../../core/index.js';
+import type { PushRequest } from '../../core/index.js';
 import type { GeneratedResource } from './contracts.js';
 import type { Connection, WatchState } from './connection.js';
 import type { AdsCall } from './send.js';
-import { pushCarries, recordAck, recordNack, typesInPushOrder, WILDCARD_TYPES } from './sotw.js';
+import { forcedPush, pushCarries, recordAck, recordNack, typesInPushOrder, WILDCARD_TYPES } from './protocol-common.js';
 import type { StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
 import { decodeDeltaDiscoveryRequest, encodeDeltaDiscoveryResponse, type DeltaDiscoveryRequest, type DeltaResourceFields } from './wire.js';
@@ -153,10 +153,6 @@ class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest> {
     this.log.debug({ connection: conn.id, type: w.typeUrl, resources: resources.length, removed: removed.size, bytes: msg.length, nonce }, 'sent delta response');
     return true;
   }
-}
-
-function forcedPush(): PushRequest {
-  return { ...pushRequest('proxyrequest', { full: true }), forced: true };
 }
 
 /** Serves one DeltaAggregatedResources call. */

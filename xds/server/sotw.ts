@@ -3,51 +3,13 @@
  * that type the proxy watches; a resource left out of a wildcard (LDS/CDS) response is removed.
  */
 import type { Logger } from 'pino';
-import { pushRequest, type PushRequest } from '../../core/index.js';
-import { PUSH_ORDER, TYPE_URL } from './contracts.js';
+import type { PushRequest } from '../../core/index.js';
 import type { Connection, WatchState } from './connection.js';
+import { forcedPush, pushCarries, recordAck, recordNack, typesInPushOrder, WILDCARD_TYPES } from './protocol-common.js';
 import type { AdsCall } from './send.js';
 import type { StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
 import { decodeDiscoveryRequest, encodeDiscoveryResponse, type DiscoveryRequest } from './wire.js';
-
-/** Types where an empty first request means "everything" (legacy wildcard). */
-export const WILDCARD_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.cluster]);
-
-/** The watched types of a connection in push order: CDS, EDS, LDS, RDS, then the rest as first asked. */
-export function typesInPushOrder(conn: Connection<unknown>): string[] {
-  const order = PUSH_ORDER.filter((t) => conn.watched.has(t)) as string[];
-  for (const t of conn.watched.keys()) if (!order.includes(t)) order.push(t);
-  return order;
-}
-
-/** True when a push may carry this type: full pushes everything, endpoint-only pushes only EDS. */
-export function pushCarries(push: PushRequest, typeUrl: string): boolean {
-  return push.full || typeUrl === TYPE_URL.endpoint;
-}
-
-/** Records a NACK (shared with delta). */
-export function recordNack<P>(host: StreamHost<P>, conn: Connection<P>, w: WatchState, nonce: string, code: number, message: string, log: Logger): void {
-  host.metrics.rejected(w.typeUrl);
-  if (!w.rejecting) {
-    w.rejecting = true;
-    host.metrics.rejecting(w.typeUrl, 1);
-  }
-  w.lastNack = { nonce, code, message, at: new Date() };
-  log.warn({ connection: conn.id, node: conn.node.id, type: w.typeUrl, nonce, error: message }, 'proxy rejected config (NACK)');
-  host.emit({ kind: 'nack', connectionId: conn.id, nodeId: conn.node.id, typeUrl: w.typeUrl, nonce, message });
-}
-
-/** Records an ACK (shared with delta). */
-export function recordAck<P>(host: StreamHost<P>, conn: Connection<P>, w: WatchState, nonce: string, version: string): void {
-  w.nonceAcked = nonce;
-  w.versionAcked = version;
-  if (w.rejecting) {
-    w.rejecting = false;
-    host.metrics.rejecting(w.typeUrl, -1);
-  }
-  host.emit({ kind: 'ack', connectionId: conn.id, nodeId: conn.node.id, typeUrl: w.typeUrl, version, nonce });
-}
 
 class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
   readonly protocol = 'sotw' as const;
@@ -156,10 +118,6 @@ function sameNames(w: WatchState, names: readonly string[]): boolean {
   }
   // NOTE: a repeated name makes n exceed the set's size; the full path handles such requests.
   return n === w.names.size && star === w.wildcard;
-}
-
-function forcedPush(): PushRequest {
-  return { ...pushRequest('proxyrequest', { full: true }), forced: true };
 }
 
 /** Serves one StreamAggregatedResources call. */

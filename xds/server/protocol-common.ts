@@ -1,0 +1,52 @@
+/**
+ * What the state-of-the-world and delta ADS protocols share: which types are wildcard by default, the
+ * push order, which types a push carries, ACK/NACK bookkeeping, and the push a proxy's own request forces.
+ */
+import type { Logger } from 'pino';
+import { pushRequest, type PushRequest } from '../../core/index.js';
+import { PUSH_ORDER, TYPE_URL } from './contracts.js';
+import type { Connection, WatchState } from './connection.js';
+import type { StreamHost } from './stream-host.js';
+
+/** Types where an empty first request means "everything" (legacy wildcard). */
+export const WILDCARD_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.cluster]);
+
+/** The watched types of a connection in push order: CDS, EDS, LDS, RDS, then the rest as first asked. */
+export function typesInPushOrder(conn: Connection<unknown>): string[] {
+  const order = PUSH_ORDER.filter((t) => conn.watched.has(t)) as string[];
+  for (const t of conn.watched.keys()) if (!order.includes(t)) order.push(t);
+  return order;
+}
+
+/** True when a push may carry this type: full pushes everything, endpoint-only pushes only EDS. */
+export function pushCarries(push: PushRequest, typeUrl: string): boolean {
+  return push.full || typeUrl === TYPE_URL.endpoint;
+}
+
+/** Records a NACK: counts it, marks the type as rejecting, logs and emits it. */
+export function recordNack<P>(host: StreamHost<P>, conn: Connection<P>, w: WatchState, nonce: string, code: number, message: string, log: Logger): void {
+  host.metrics.rejected(w.typeUrl);
+  if (!w.rejecting) {
+    w.rejecting = true;
+    host.metrics.rejecting(w.typeUrl, 1);
+  }
+  w.lastNack = { nonce, code, message, at: new Date() };
+  log.warn({ connection: conn.id, node: conn.node.id, type: w.typeUrl, nonce, error: message }, 'proxy rejected config (NACK)');
+  host.emit({ kind: 'nack', connectionId: conn.id, nodeId: conn.node.id, typeUrl: w.typeUrl, nonce, message });
+}
+
+/** Records an ACK: the acked nonce and version; the type is no longer rejecting. */
+export function recordAck<P>(host: StreamHost<P>, conn: Connection<P>, w: WatchState, nonce: string, version: string): void {
+  w.nonceAcked = nonce;
+  w.versionAcked = version;
+  if (w.rejecting) {
+    w.rejecting = false;
+    host.metrics.rejecting(w.typeUrl, -1);
+  }
+  host.emit({ kind: 'ack', connectionId: conn.id, nodeId: conn.node.id, typeUrl: w.typeUrl, version, nonce });
+}
+
+/** The push a proxy's own request calls for: full, and forced (sent even when nothing changed). */
+export function forcedPush(): PushRequest {
+  return { ...pushRequest('proxyrequest', { full: true }), forced: true };
+}
