@@ -6,6 +6,7 @@ export {
 } from './authority/create-mesh-ca.js';
 export { DirectoryCaKeyStore, MemoryCaKeyStore, type CaKeyStore } from './authority/ca-key-store.js';
 export { CA_FILES, CaMaterialError, loadSigningAuthority, type SigningAuthority, type StoredCaMaterial } from './authority/ca-material.js';
+export { SignerPool, defaultSignerThreads, sharedSignerPool, type SignerJob } from './authority/signer-pool.js';
 export { MeshCa, systemClock, type CaMode, type Clock, type WorkloadTtlOptions } from './authority/mesh-ca.js';
 export { RootRotator, inGracePeriod, timerScheduler, type RootRotatorOptions, type RotationOutcome, type Scheduler } from './authority/root-rotator.js';
 export { createSelfSignedRoot, type SelfSignedRoot } from './authority/self-signed-root.js';
@@ -32,4 +33,4 @@ export {
   CertificateClient, CertificateRequestError, type CertificateClientOptions, type CertificateRequest, type IssuedCertificate,
 } from './client/certificate-client.js';
 export { generateWorkloadKey, workloadKeyOptionsFromEnv, type WorkloadKey, type WorkloadKeyOptions } from './client/workload-key.js';
-export { createCsrPem, CsrError, parseCsrPem, type ParsedCsr } from './pki/csr.js';
+export { createCsrPem, CsrError, decodeCsrPem, verifyCsrProof, type CsrProof, type DecodedCsr } from './pki/csr.js';

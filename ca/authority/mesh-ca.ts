@@ -2,11 +2,13 @@
 import { createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import {
   authorityKeyIdentifierValue, basicConstraintsValue, encodeName, extKeyUsageValue, extension, keyUsageValue,
-  randomSerial, signCertificate, subjectAltNameValue,
+  randomSerial, subjectAltNameValue,
 } from '../pki/certificate-builder.js';
+import type { CsrProof, DecodedCsr } from '../pki/csr.js';
 import { toPem } from '../pki/der.js';
 import { OID } from '../pki/oids.js';
 import type { SigningAuthority } from './ca-material.js';
+import { sharedSignerPool, type SignerPool } from './signer-pool.js';
 
 /** Where "now" comes from; injectable so rotation and TTL tests need no sleeps. */
 export interface Clock {
@@ -45,6 +47,7 @@ export class MeshCa {
     readonly mode: CaMode,
     readonly ttl: WorkloadTtlOptions,
     readonly clock: Clock = systemClock,
+    readonly signer: SignerPool = sharedSignerPool(),
   ) {
     this.#authority = authority;
   }
@@ -79,17 +82,19 @@ export class MeshCa {
   }
 
   /**
-   * Signs a workload certificate for `subjectPublicKeyInfo` with URI SANs `uris` (already authorized).
-   * Resolves to the PEM chain: leaf, signing certificate and intermediates, root last.
+   * Signs a workload certificate for the CSR's key with URI SANs `uris` (already authorized), after checking
+   * the CSR's signature (rejects with `CsrError` when it fails). Resolves to the PEM chain: leaf, signing
+   * certificate and intermediates, root last.
    */
-  async signWorkload(subjectPublicKeyInfo: Buffer, uris: readonly string[], requestedTtlMs: number): Promise<string[]> {
-    return this.#signLeaf(subjectPublicKeyInfo, { uris }, this.effectiveTtlMs(requestedTtlMs));
+  async signWorkload(csr: Pick<DecodedCsr, 'subjectPublicKeyInfo' | 'proof'>, uris: readonly string[], requestedTtlMs: number): Promise<string[]> {
+    return this.#signLeaf(csr.subjectPublicKeyInfo, { uris }, this.effectiveTtlMs(requestedTtlMs), csr.proof);
   }
 
-  async #signLeaf(subjectPublicKeyInfo: Buffer, sans: { uris?: readonly string[]; dns?: readonly string[] }, ttlMs: number): Promise<string[]> {
+  /** Signs a leaf for `subjectPublicKeyInfo`; with `proof`, the CSR signature over that key is checked first. */
+  async #signLeaf(subjectPublicKeyInfo: Buffer, sans: { uris?: readonly string[]; dns?: readonly string[] }, ttlMs: number, proof?: CsrProof): Promise<string[]> {
     const authority = this.#authority;
     const now = this.clock.now();
-    const der = await signCertificate({
+    const template = {
       serial: randomSerial(),
       issuer: authority.issuerName,
       subject: EMPTY_NAME,
@@ -103,7 +108,8 @@ export class MeshCa {
         extension(OID.authorityKeyIdentifier, false, authorityKeyIdentifierValue(authority.issuerKeyId)),
         extension(OID.subjectAltName, true, subjectAltNameValue(sans)),
       ],
-    }, authority.signingKey);
+    };
+    const der = await this.signer.sign({ template, key: authority.signingKey, proof });
     return [toPem(der, 'CERTIFICATE'), ...authority.chainAfterLeaf];
   }
 

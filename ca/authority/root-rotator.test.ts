@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { X509Certificate, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { X509Certificate, generateKeyPairSync } from 'node:crypto';
+import { createCsrPem, decodeCsrPem, type DecodedCsr } from '../pki/csr.js';
 import { fromPemAll } from '../pki/der.js';
 import { ClientCertificateAuthenticator } from '../server/client-certificate-authenticator.js';
 import { CertificateService } from '../server/certificate-service.js';
@@ -18,7 +19,7 @@ const options = (checkIntervalMs: number, enableJitter = false): CaOptions => ({
   selfSigned: { rootTtlMs: 10 * HOUR, rsaKeySize: 2048, checkIntervalMs, enableJitter, gracePeriodPercentile: 20, useCacertsSecret: false },
   workload: { defaultTtlMs: HOUR, maxTtlMs: 24 * HOUR },
 });
-const spki = (): Buffer => createPublicKey(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey).export({ type: 'spki', format: 'der' });
+const csr = (): DecodedCsr => decodeCsrPem(createCsrPem(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey, { uris: [ID] }));
 
 describe('inGracePeriod', () => {
   const from = new Date(0);
@@ -58,7 +59,7 @@ describe('RootRotator', () => {
     assert.equal(await rotator.checkNow(), 'unchanged');
     assert.equal(ca.authority.root.fingerprint256, oldRoot.fingerprint256);
     await waitFor(() => scheduler.pending.length === 1, 'the next check is scheduled');
-    const oldLeaf = new X509Certificate((await ca.signWorkload(spki(), [ID], 2 * HOUR))[0]!);
+    const oldLeaf = new X509Certificate((await ca.signWorkload(csr(), [ID], 2 * HOUR))[0]!);
 
     clock.advance(HOUR + 60_000); // 19% left: rotate
     assert.equal(scheduler.runDue(), 1);
@@ -70,7 +71,7 @@ describe('RootRotator', () => {
     assert.equal(fromPemAll((await store.load())!.rootCertPem, 'CERTIFICATE').length, 2, 'root-cert.pem holds both roots');
     assert.equal(await metrics.value('certauth_server_root_cert_expiry_timestamp'), Math.floor(new Date(newRoot.validTo).getTime() / 1000));
 
-    const newLeafChain = await ca.signWorkload(spki(), [ID], 0);
+    const newLeafChain = await ca.signWorkload(csr(), [ID], 0);
     const newLeaf = new X509Certificate(newLeafChain[0]!);
     assert.equal(newLeafChain[newLeafChain.length - 1], newRoot.toString(), 'new chains end at the new root');
     assert.ok(newLeaf.verify(newRoot.publicKey));

@@ -1,5 +1,5 @@
-// Builds X.509 v3 certificates as DER and signs their TBS bytes with node:crypto (native RSA/ECDSA,
-// run on the libuv thread pool through the callback form of crypto.sign).
+// Builds X.509 v3 certificates as DER and signs their TBS bytes with node:crypto (native RSA/ECDSA), either
+// on the libuv thread pool (callback form of crypto.sign) or synchronously on a signer thread.
 import { createHash, randomBytes, sign, type KeyObject } from 'node:crypto';
 import {
   DerError, NULL, TAG, bitString, children, readOne, boolean, contextTag, octetString, oid, sequence, set, smallInteger, stringOf, time, unsignedInteger,
@@ -135,10 +135,16 @@ export function encodeTbs(template: CertificateTemplate, algorithm: SignatureAlg
   );
 }
 
-/** Builds and signs a certificate; resolves to its DER. The signature runs off the event loop. */
+/** Builds and signs a certificate; resolves to its DER. The signature runs on the libuv thread pool. */
 export async function signCertificate(template: CertificateTemplate, signerKey: KeyObject): Promise<Buffer> {
   const algorithm = signatureAlgorithmFor(signerKey);
   const tbs = encodeTbs(template, algorithm);
-  const signature = await signAsync(algorithm.hash, tbs, signerKey);
-  return sequence(tbs, algorithm.algorithmIdentifier, bitString(signature));
+  return sequence(tbs, algorithm.algorithmIdentifier, bitString(await signAsync(algorithm.hash, tbs, signerKey)));
+}
+
+/** Builds and signs a certificate on the calling thread (the CA's signer threads use this); returns its DER. */
+export function signCertificateSync(template: CertificateTemplate, signerKey: KeyObject): Buffer {
+  const algorithm = signatureAlgorithmFor(signerKey);
+  const tbs = encodeTbs(template, algorithm);
+  return sequence(tbs, algorithm.algorithmIdentifier, bitString(sign(algorithm.hash, tbs, signerKey)));
 }

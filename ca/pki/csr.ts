@@ -19,12 +19,21 @@ export class CsrError extends Error {
   }
 }
 
-/** A decoded and signature-checked CSR. */
-export interface ParsedCsr {
+/** What proves the requester holds the CSR's key: the signed CertificationRequestInfo and its signature. */
+export interface CsrProof {
+  readonly hash: 'sha256' | 'sha384' | 'sha512';
+  /** DER CertificationRequestInfo (the signed bytes). */
+  readonly signedData: Buffer;
+  readonly signature: Buffer;
+}
+
+/** A decoded CSR; its signature is checked separately (`verifyCsrProof`), off the event loop in the CA. */
+export interface DecodedCsr {
   /** DER SubjectPublicKeyInfo, copied as-is into the issued certificate. */
   readonly subjectPublicKeyInfo: Buffer;
   /** Subject alternative names from the extensionRequest attribute (empty lists when absent). */
   readonly subjectAltNames: SubjectAltNames;
+  readonly proof: CsrProof;
 }
 
 function extensionRequestSans(attributes: DerElement): SubjectAltNames {
@@ -45,53 +54,45 @@ function extensionRequestSans(attributes: DerElement): SubjectAltNames {
   return { uris: [], dns: [], ips: [], emails: [], other: 0 };
 }
 
-/** crypto.verify on the libuv thread pool; rejects when the key cannot be used. */
-function verifyAsync(hash: string, data: Buffer, spki: Buffer, signature: Buffer): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    try {
-      verify(hash, data, { key: spki, format: 'der', type: 'spki' }, signature, (err, ok) => (err ? reject(err) : resolve(ok)));
-    } catch (err) {
-      reject(err as Error);
-    }
-  });
-}
-
 /**
- * Decodes a PEM CSR and verifies its self-signature with node:crypto (off the event loop).
- * Rejects with `CsrError` with reason `malformed` (not a single PEM CERTIFICATE REQUEST, bad DER, unusable
- * key), `unsupported` (unknown signature algorithm) or `bad-signature`.
+ * Decodes a PEM CSR without checking its signature. Throws `CsrError` with reason `malformed` (not a single
+ * PEM CERTIFICATE REQUEST, bad DER) or `unsupported` (unknown signature algorithm).
  */
-export async function parseCsrPem(pem: string): Promise<ParsedCsr> {
+export function decodeCsrPem(pem: string): DecodedCsr {
   const blocks = fromPemAll(pem, 'CERTIFICATE REQUEST');
   if (blocks.length !== 1) throw new CsrError('malformed', `csr: expected exactly one PEM "CERTIFICATE REQUEST" block, found ${blocks.length}`);
-  let info: DerElement;
-  let spki: DerElement;
-  let signature: DerElement;
-  let hash: string;
-  let subjectAltNames: SubjectAltNames;
   try {
     const request = readOne(blocks[0]!, 'CertificationRequest', TAG.SEQUENCE);
-    const [infoEl, algorithm, signatureEl] = children(request, 'CertificationRequest');
-    if (!infoEl || !algorithm || !signatureEl || signatureEl.tag !== TAG.BIT_STRING) throw new DerError('CertificationRequest: expected info, algorithm, signature');
-    const [version, _subject, spkiEl, attributes] = children(infoEl, 'CertificationRequestInfo');
-    if (!version || !spkiEl || spkiEl.tag !== TAG.SEQUENCE) throw new DerError('CertificationRequestInfo: expected version, subject, subjectPKInfo');
+    const [info, algorithm, signature] = children(request, 'CertificationRequest');
+    if (!info || !algorithm || !signature || signature.tag !== TAG.BIT_STRING) throw new DerError('CertificationRequest: expected info, algorithm, signature');
+    const [version, _subject, spki, attributes] = children(info, 'CertificationRequestInfo');
+    if (!version || !spki || spki.tag !== TAG.SEQUENCE) throw new DerError('CertificationRequestInfo: expected version, subject, subjectPKInfo');
     const algorithmOid = decodeOid(children(algorithm, 'signatureAlgorithm')[0]!, 'signatureAlgorithm');
-    const known = SIGNATURE_HASH.get(algorithmOid);
-    if (!known) throw new CsrError('unsupported', `csr: unsupported signature algorithm ${algorithmOid} (use RSA or ECDSA with SHA-2)`);
-    subjectAltNames = attributes && attributes.tag === 0xa0 ? extensionRequestSans(attributes) : { uris: [], dns: [], ips: [], emails: [], other: 0 };
-    [info, spki, signature, hash] = [infoEl, spkiEl, signatureEl, known];
+    const hash = SIGNATURE_HASH.get(algorithmOid);
+    if (!hash) throw new CsrError('unsupported', `csr: unsupported signature algorithm ${algorithmOid} (use RSA or ECDSA with SHA-2)`);
+    return {
+      subjectPublicKeyInfo: Buffer.from(spki.raw),
+      subjectAltNames: attributes && attributes.tag === 0xa0 ? extensionRequestSans(attributes) : { uris: [], dns: [], ips: [], emails: [], other: 0 },
+      proof: { hash, signedData: Buffer.from(info.raw), signature: Buffer.from(signature.content.subarray(1)) },
+    };
   } catch (err) {
     if (err instanceof DerError) throw new CsrError('malformed', `csr: ${err.message}`);
     throw err;
   }
+}
+
+/**
+ * Checks a CSR's self-signature with node:crypto (synchronously: the CA calls it on a signer thread).
+ * Throws `CsrError` with reason `malformed` (the key is unusable) or `bad-signature`.
+ */
+export function verifyCsrProof(subjectPublicKeyInfo: Buffer, proof: CsrProof): void {
   let ok: boolean;
   try {
-    ok = await verifyAsync(hash, info.raw, spki.raw, signature.content.subarray(1));
+    ok = verify(proof.hash, proof.signedData, { key: subjectPublicKeyInfo, format: 'der', type: 'spki' }, proof.signature);
   } catch (err) {
     throw new CsrError('malformed', `csr: subjectPKInfo is not a usable public key (${(err as Error).message})`);
   }
   if (!ok) throw new CsrError('bad-signature', 'csr: signature does not verify with the public key it carries');
-  return { subjectPublicKeyInfo: Buffer.from(spki.raw), subjectAltNames };
 }
 
 /** What the client puts in a CSR. */

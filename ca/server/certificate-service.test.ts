@@ -1,6 +1,6 @@
 // Integration tests: the real certificate service over gRPC + TLS on 127.0.0.1:0, with a fake TokenReviewer.
 import assert from 'node:assert/strict';
-import { X509Certificate, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { MemoryCaKeyStore } from '../authority/ca-key-store.js';
 import { createMeshCa } from '../authority/create-mesh-ca.js';
@@ -8,7 +8,7 @@ import { loadSigningAuthority } from '../authority/ca-material.js';
 import { MeshCa } from '../authority/mesh-ca.js';
 import { CertificateClient, CertificateRequestError, type CertificateClientOptions } from '../client/certificate-client.js';
 import { fromPemAll, toPem } from '../pki/der.js';
-import { createCsrPem } from '../pki/csr.js';
+import { createCsrPem, decodeCsrPem } from '../pki/csr.js';
 import { FakeNodeLookup } from '../testing/fake-node-lookup.js';
 import { FakeTokenReviewer } from '../testing/fake-token-reviewer.js';
 import { createTestCaMetrics, type TestCaMetrics } from '../testing/test-ca-metrics.js';
@@ -192,8 +192,7 @@ describe('CertificateService over gRPC/TLS', () => {
     const foreign = await createTestPluggedInCa(new Date());
     const foreignCa = new MeshCa(loadSigningAuthority(foreign.material, new Date()), 'plugged-in', { defaultTtlMs: HOUR, maxTtlMs: HOUR });
     const key = ecKey();
-    const spki = createPublicKey(key).export({ type: 'spki', format: 'der' });
-    const chain = await foreignCa.signWorkload(spki, [SLEEP_ID], HOUR);
+    const chain = await foreignCa.signWorkload(decodeCsrPem(createCsrPem(key, { uris: [SLEEP_ID] })), [SLEEP_ID], HOUR);
     const mtls = client({ clientCertificate: { certChainPem: chain.join(''), keyPem: key.export({ type: 'pkcs8', format: 'pem' }).toString() } });
     await assert.rejects(mtls.createCertificate(createCsrPem(ecKey(), { uris: [SLEEP_ID] })),
       (err: unknown) => err instanceof CertificateRequestError && err.code === grpc.status.UNAUTHENTICATED && /client-certificate: no client certificate verified by TLS/.test(err.message));

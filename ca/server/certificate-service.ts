@@ -4,7 +4,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { MeshCa } from '../authority/mesh-ca.js';
-import { CsrError, parseCsrPem } from '../pki/csr.js';
+import { CsrError, decodeCsrPem } from '../pki/csr.js';
 import { AuthenticationError, parseSpiffeIdentity, type Authenticator, type CallCredentials, type Caller } from './authenticator.js';
 import type { CaMetrics } from './ca-metrics.js';
 import { CaRefusal, REFUSAL_STATUS } from './ca-refusal.js';
@@ -88,7 +88,7 @@ export class CertificateService {
     const caller = await this.#authenticate(credentials);
     let csr;
     try {
-      csr = await parseCsrPem(request.csr);
+      csr = decodeCsrPem(request.csr);
     } catch (err) {
       if (err instanceof CsrError) throw new CaRefusal('INVALID_ARGUMENT', 'certauth_server_csr_parsing_err_count', err.message);
       throw err;
@@ -107,8 +107,9 @@ export class CertificateService {
     const ttlMs = Number(request.validity_duration ?? 0) * 1000;
     let chain: string[];
     try {
-      chain = await this.deps.ca.signWorkload(csr.subjectPublicKeyInfo, sans.uris, ttlMs);
+      chain = await this.deps.ca.signWorkload(csr, sans.uris, ttlMs);
     } catch (err) {
+      if (err instanceof CsrError) throw new CaRefusal('INVALID_ARGUMENT', 'certauth_server_csr_parsing_err_count', err.message);
       throw new CaRefusal('INTERNAL', 'certauth_server_csr_sign_err_count', `sign: ${(err as Error).message}`);
     }
     metrics.counter('certauth_server_success_cert_issuance_count').inc();

@@ -3,7 +3,7 @@ import { encode } from '../../../xds/index.js';
 import { leadingName, TYPES } from './bench-client.js';
 import { endpointAddress } from './config-gen.js';
 import { findMarker, markerFor, planEdits, SCENARIOS, type ResourceBytes } from './markers.js';
-import { percentile } from './stats.js';
+import { percentile } from '../stats.js';
 
 const te = new TextEncoder();
 

@@ -1,7 +1,7 @@
 /** The printed report of a run and the targets (reported, never asserted). */
 import type { BenchResult, TypeTraffic } from './run-bench.js';
 import { SCENARIOS } from './markers.js';
-import { fmtBytes, fmtMs, summarize, table } from './stats.js';
+import { fmtBytes, fmtMs, summarize, table } from '../stats.js';
 
 /** The targets for proxyless clients, S=1000, N=2000 on 2 cores. */
 export const TARGETS = {

@@ -15,7 +15,7 @@ import {
 } from './config-gen.js';
 import { FULL_PUSH_SCENARIOS, SCENARIO_TYPES, planEdits, randomRunId, type PlannedEdit, type Scenario } from './markers.js';
 import { fillCommand, freePort, ServerProcess } from './server-process.js';
-import { summarize, type Summary } from './stats.js';
+import { summarize, type Summary } from '../stats.js';
 import { WorkerPool } from './worker-pool.js';
 
 const TYPE_URL_OF = { LDS: TYPES.lds, RDS: TYPES.rds, CDS: TYPES.cds, EDS: TYPES.eds } as const;

@@ -1,0 +1,83 @@
+// The server side of bench:ca: meshd's CA and certificate service on a grpc-js server over TLS (127.0.0.1,
+// channelz off as in meshd), a fake TokenReviewer standing in for the API server, and one token per caller.
+// Runs in a child process (the default) and answers the parent's cpu-start / stop messages with its CPU use.
+import {
+  CertificateService, ClientCertificateAuthenticator, MemoryCaKeyStore, TokenAuthenticator, createMeshCa,
+} from '../../../ca/index.js';
+import { FakeTokenReviewer } from '../../../ca/testing/fake-token-reviewer.js';
+import { createTestCaMetrics } from '../../../ca/testing/test-ca-metrics.js';
+import { startTestCaServer } from '../../../ca/testing/test-ca-server.js';
+
+export const TRUST_DOMAIN = 'cluster.local';
+const HOUR = 3600_000;
+
+/** What the callers need to reach the server. */
+export interface ServerInfo {
+  readonly address: string;
+  readonly serverName: string;
+  readonly rootCertPem: string;
+  /** One token per caller, for service account `sa<i>` in namespace `bench`. */
+  readonly tokens: string[];
+}
+
+/** Server CPU over the measured window. */
+export interface ServerCpu {
+  readonly seconds: number;
+  /** Event-loop utilization, 0..1. */
+  readonly elu: number;
+}
+
+/** Starts CA + service + TLS server with `callers` tokens. */
+export async function startBenchServer(callers: number): Promise<{ info: ServerInfo; close: () => Promise<void> }> {
+  const { ca } = await createMeshCa(
+    {
+      trustDomain: TRUST_DOMAIN,
+      rootCaDir: '/nonexistent/mesh-ca-bench',
+      selfSigned: { rootTtlMs: 87600 * HOUR, rsaKeySize: 2048, checkIntervalMs: 0, enableJitter: false, gracePeriodPercentile: 20, useCacertsSecret: false },
+      workload: { defaultTtlMs: 24 * HOUR, maxTtlMs: 2160 * HOUR },
+    },
+    { selfSignedStore: new MemoryCaKeyStore() },
+  );
+  const reviewer = new FakeTokenReviewer();
+  const service = new CertificateService({ trustDomain: TRUST_DOMAIN, trustedNodeAccounts: [] }, {
+    ca,
+    metrics: createTestCaMetrics(),
+    authenticators: [
+      new TokenAuthenticator({ trustDomain: TRUST_DOMAIN, audiences: ['mesh-ca'], require3pToken: true, jwtPolicy: 'third-party-jwt' }, reviewer),
+      new ClientCertificateAuthenticator(ca, TRUST_DOMAIN),
+    ],
+  });
+  const server = await startTestCaServer(ca, service, { 'grpc.enable_channelz': 0 });
+  const exp = Math.floor(Date.now() / 1000) + 3600;
+  const tokens = Array.from({ length: callers }, (_, i) => reviewer.issue({ namespace: 'bench', serviceAccount: `sa${i}`, audiences: ['mesh-ca'], exp }));
+  return {
+    info: { address: server.address, serverName: server.serverName, rootCertPem: server.rootCertPem, tokens },
+    close: async () => {
+      service.close();
+      await server.close();
+    },
+  };
+}
+
+/** Body of the child process: start, report `ready`, then measure CPU between `cpu-start` and `cpu-stop`. */
+export async function runServerChild(callers: number): Promise<void> {
+  const server = await startBenchServer(callers);
+  let cpuStart = process.cpuUsage();
+  let eluStart = performance.eventLoopUtilization();
+  const send = (msg: unknown): void => {
+    process.send!(msg);
+  };
+  process.on('message', (msg: { type: string }) => {
+    if (msg.type === 'cpu-start') {
+      cpuStart = process.cpuUsage();
+      eluStart = performance.eventLoopUtilization();
+      send({ type: 'cpu-started' });
+    } else if (msg.type === 'cpu-stop') {
+      const used = process.cpuUsage(cpuStart);
+      send({ type: 'cpu', cpu: { seconds: (used.user + used.system) / 1e6, elu: performance.eventLoopUtilization(eluStart).utilization } satisfies ServerCpu });
+    } else if (msg.type === 'exit') {
+      void server.close().then(() => process.exit(0));
+    }
+  });
+  send({ type: 'ready', info: server.info });
+}

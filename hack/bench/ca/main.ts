@@ -1,0 +1,160 @@
+// npm run bench:ca -- [--callers 32] [--seconds 10] [--warmup 2] [--rate 1500] [--client http2|grpc-js] [--in-process]
+// Measures meshd's certificate service over gRPC/TLS on 127.0.0.1. The server runs in a child process (or
+// in-process); N callers, each on its own connection with its own token and a pre-generated RSA 2048 CSR,
+// call CreateCertificate in two phases: back to back (the most the server can do at N concurrent callers)
+// and at a fixed offered rate (latency at that load). Prints certificates per second, p50/p99 latency and
+// CPU of server and callers for each phase.
+import { fork, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { availableParallelism, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { createCsrPem } from '../../../ca/index.js';
+import { summarize } from '../stats.js';
+import { runServerChild, startBenchServer, TRUST_DOMAIN, type ServerCpu, type ServerInfo } from './bench-server.js';
+import { CALLER_KINDS, createCaller, type CallerKind } from './callers.js';
+import { backToBack, fixedRate, type LoadResult } from './load.js';
+
+/** The issue's target on this 2-core machine. */
+const TARGET = { certsPerSecond: 1500, p99Ms: 20 };
+
+interface Flags {
+  callers: number;
+  seconds: number;
+  warmup: number;
+  rate: number;
+  client: CallerKind;
+  inProcess: boolean;
+  child: boolean;
+}
+
+function parseFlags(argv: string[]): Flags {
+  const flags: Flags = { callers: 32, seconds: 10, warmup: 2, rate: TARGET.certsPerSecond, client: 'http2', inProcess: false, child: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg}: needs a value`);
+      return v;
+    };
+    const num = (min: number): number => {
+      const v = Number(value());
+      if (!Number.isFinite(v) || v < min) throw new Error(`${arg}: expected a number >= ${min}, got "${argv[i]}"`);
+      return v;
+    };
+    if (arg === '--callers') flags.callers = Math.floor(num(1));
+    else if (arg === '--seconds') flags.seconds = num(0.1);
+    else if (arg === '--warmup') flags.warmup = num(0);
+    else if (arg === '--rate') flags.rate = num(0);
+    else if (arg === '--client') {
+      const kind = value();
+      if (!(CALLER_KINDS as readonly string[]).includes(kind)) throw new Error(`--client: expected one of ${CALLER_KINDS.join(', ')}, got "${kind}"`);
+      flags.client = kind as CallerKind;
+    } else if (arg === '--in-process') flags.inProcess = true;
+    else if (arg === '--child') flags.child = true;
+    else throw new Error(`unknown flag ${arg} (use --callers N, --seconds S, --warmup S, --rate R (0 skips that phase), --client ${CALLER_KINDS.join('|')}, --in-process)`);
+  }
+  return flags;
+}
+
+/** The server as the parent sees it, in a child process or in this one. */
+interface ServerHandle {
+  readonly info: ServerInfo;
+  /** Starts counting server CPU (no-op in-process: callers and server share one process's counters). */
+  cpuStart(): Promise<void>;
+  cpuStop(): Promise<ServerCpu | undefined>;
+  close(): Promise<void>;
+}
+
+async function inProcessServer(callers: number): Promise<ServerHandle> {
+  const server = await startBenchServer(callers);
+  return { info: server.info, cpuStart: () => Promise.resolve(), cpuStop: () => Promise.resolve(undefined), close: server.close };
+}
+
+async function childServer(callers: number): Promise<ServerHandle> {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child', '--callers', String(callers)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const next = (type: string): Promise<Record<string, unknown>> => new Promise((resolve, reject) => {
+    const onMessage = (msg: Record<string, unknown>): void => {
+      if (msg.type !== type) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(msg);
+    };
+    const onExit = (code: number | null): void => reject(new Error(`bench server exited with code ${code} before "${type}"`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+  const info = (await next('ready')).info as ServerInfo;
+  return {
+    info,
+    cpuStart: async () => {
+      const started = next('cpu-started');
+      child.send({ type: 'cpu-start' });
+      await started;
+    },
+    cpuStop: async () => {
+      const cpu = next('cpu');
+      child.send({ type: 'cpu-stop' });
+      return (await cpu).cpu as ServerCpu;
+    },
+    close: () => new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      child.send({ type: 'exit' });
+    }),
+  };
+}
+
+/** Runs `phase` while counting server and caller CPU, then prints one block. */
+async function measure(title: string, server: ServerHandle, phase: () => Promise<LoadResult>): Promise<{ rate: number; p99: number | undefined }> {
+  await server.cpuStart();
+  const callerCpu0 = process.cpuUsage();
+  const result = await phase();
+  const callerCpu = process.cpuUsage(callerCpu0);
+  const serverCpu = await server.cpuStop();
+  const n = result.latenciesMs.length;
+  const rate = n / result.elapsedSeconds;
+  const s = summarize(result.latenciesMs);
+  const ms = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(2));
+  const perCert = (seconds: number): string => `${((seconds / Math.max(1, n)) * 1000).toFixed(3)} ms/cert`;
+  const callerSeconds = (callerCpu.user + callerCpu.system) / 1e6;
+  console.log(`\n${title}`);
+  console.log(`  certificates: ${n} in ${result.elapsedSeconds.toFixed(2)} s = ${rate.toFixed(0)}/s, errors: ${result.errors}${result.firstError ? ` (first: ${result.firstError})` : ''}`);
+  console.log(`  latency ms: p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, max ${ms(s.max)}`);
+  console.log(serverCpu === undefined
+    ? `  CPU (server and callers in one process): ${callerSeconds.toFixed(2)} s, ${perCert(callerSeconds)}`
+    : `  CPU: server ${serverCpu.seconds.toFixed(2)} s (${perCert(serverCpu.seconds)}, event loop ${(serverCpu.elu * 100).toFixed(0)}% busy), callers ${callerSeconds.toFixed(2)} s (${perCert(callerSeconds)})`);
+  return { rate: result.errors > 0 ? 0 : rate, p99: s.p99 };
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2));
+  if (flags.child) return runServerChild(flags.callers);
+
+  console.log(`bench:ca: ${flags.callers} ${flags.client} callers, RSA 2048, ${flags.warmup} s warm-up, ${flags.seconds} s per phase, server ${flags.inProcess ? 'in-process' : 'in a child process'}`);
+  const server = flags.inProcess ? await inProcessServer(flags.callers) : await childServer(flags.callers);
+  console.log('bench:ca: generating RSA 2048 keys and CSRs ...');
+  const callers = server.info.tokens.map((token, i) => createCaller(flags.client, {
+    ...server.info,
+    token,
+    csrPem: createCsrPem(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, { uris: [`spiffe://${TRUST_DOMAIN}/ns/bench/sa/sa${i}`] }),
+  }));
+
+  await backToBack(callers, flags.warmup);
+  const saturated = await measure(`back to back, ${flags.callers} callers:`, server, () => backToBack(callers, flags.seconds));
+  const atRate = flags.rate > 0
+    ? await measure(`fixed rate: ${flags.rate}/s offered by ${flags.callers} callers (latency counted from each call's scheduled time):`, server, () => fixedRate(callers, flags.rate, flags.seconds))
+    : undefined;
+  for (const c of callers) c.close();
+  await server.close();
+
+  console.log(`\nmachine: ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (other work on the machine lowers these numbers)`);
+  const yes = (ok: boolean): string => (ok ? 'YES' : 'NO');
+  console.log(`target >= ${TARGET.certsPerSecond} certificates/s back to back: ${yes(saturated.rate >= TARGET.certsPerSecond)} (${saturated.rate.toFixed(0)}/s)`);
+  if (atRate && flags.rate >= TARGET.certsPerSecond) {
+    console.log(`target p99 < ${TARGET.p99Ms} ms at ${flags.rate}/s from ${flags.callers} callers: ${yes(atRate.p99 !== undefined && atRate.rate > 0 && atRate.p99 < TARGET.p99Ms)} (p99 ${atRate.p99?.toFixed(2) ?? '-'} ms)`);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench:ca: ${(err as Error).stack ?? String(err)}`);
+  process.exit(1);
+});
