@@ -1,7 +1,7 @@
-// The bench's callers: each holds its own HTTP/2 connection, token and CSR and makes one CreateCertificate
-// call at a time. Two kinds: `grpc-js` (the CertificateClient pilot-agent uses) and `http2` (gRPC framing
-// written straight onto node:http2, so the load generator spends less of the shared 2 cores than the server
-// it measures: ~0.1 ms per call instead of ~0.35 ms).
+// The bench's callers written in Node: each holds its own HTTP/2 connection, token and CSR and makes one
+// CreateCertificate call at a time. Two kinds: `grpc-js` (the CertificateClient pilot-agent uses) and
+// `http2` (gRPC framing written straight onto node:http2: ~0.2 ms of CPU per call instead of ~0.35 ms).
+// The default callers are grpc-go (go-load-driver.ts), cheaper still.
 import { connect, constants, type ClientHttp2Session } from 'node:http2';
 import protobuf from 'protobufjs';
 import { CERTIFICATE_SERVICE_NAME, CertificateClient } from '../../../ca/index.js';
@@ -13,8 +13,8 @@ export interface Caller {
   close(): void;
 }
 
-export const CALLER_KINDS = ['http2', 'grpc-js'] as const;
-export type CallerKind = (typeof CALLER_KINDS)[number];
+export const NODE_CALLER_KINDS = ['http2', 'grpc-js'] as const;
+export type NodeCallerKind = (typeof NODE_CALLER_KINDS)[number];
 
 /** Where the server is and what one caller sends. */
 export interface CallerTarget {
@@ -25,7 +25,7 @@ export interface CallerTarget {
   readonly csrPem: string;
 }
 
-export function createCaller(kind: CallerKind, target: CallerTarget): Caller {
+export function createCaller(kind: NodeCallerKind, target: CallerTarget): Caller {
   return kind === 'grpc-js' ? new GrpcJsCaller(target) : new Http2Caller(target);
 }
 
@@ -63,6 +63,11 @@ function certificateMessages(): CertificateMessages {
   return messages;
 }
 
+/** A MeshCertificateRequest for `csrPem` with the default lifetime, protobuf-encoded. */
+export function encodeCertificateRequest(csrPem: string): Uint8Array {
+  return certificateMessages().request.encode({ csr: csrPem, validityDuration: 0 }).finish();
+}
+
 /** A gRPC length-prefixed message (uncompressed). */
 function grpcFrame(message: Uint8Array): Buffer {
   const frame = Buffer.allocUnsafe(5 + message.length);
@@ -80,7 +85,7 @@ class Http2Caller implements Caller {
   constructor(target: CallerTarget) {
     this.#session = connect(`https://${target.address}`, { ca: target.rootCertPem, servername: target.serverName });
     this.#session.on('error', () => {}); // each call reports its own failure
-    this.#body = grpcFrame(certificateMessages().request.encode({ csr: target.csrPem, validityDuration: 0 }).finish());
+    this.#body = grpcFrame(encodeCertificateRequest(target.csrPem));
     this.#headers = {
       [constants.HTTP2_HEADER_METHOD]: 'POST',
       [constants.HTTP2_HEADER_PATH]: `/${CERTIFICATE_SERVICE_NAME}/CreateCertificate`,

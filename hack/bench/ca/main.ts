@@ -1,18 +1,23 @@
-// npm run bench:ca -- [--callers 32] [--seconds 10] [--warmup 2] [--rate 1500] [--client http2|grpc-js] [--in-process]
+// npm run bench:ca -- [--callers 32] [--seconds 10] [--warmup 2] [--rate 1500] [--client go|http2|grpc-js] [--in-process]
 // Measures meshd's certificate service over gRPC/TLS on 127.0.0.1. The server runs in a child process (or
 // in-process); N callers, each on its own connection with its own token and a pre-generated RSA 2048 CSR,
 // call CreateCertificate in two phases: back to back (the most the server can do at N concurrent callers)
 // and at a fixed offered rate (latency at that load). Prints certificates per second, p50/p99 latency and
-// CPU of server and callers for each phase.
+// CPU of server and callers for each phase. The callers are grpc-go by default (see go-load-driver.ts).
 import { fork, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createCsrPem } from '../../../ca/index.js';
 import { summarize } from '../stats.js';
+import { measureSteal } from './steal.js';
 import { runServerChild, startBenchServer, TRUST_DOMAIN, type ServerCpu, type ServerInfo } from './bench-server.js';
-import { CALLER_KINDS, createCaller, type CallerKind } from './callers.js';
-import { backToBack, fixedRate, type LoadResult } from './load.js';
+import { NODE_CALLER_KINDS, createCaller, type CallerTarget, type NodeCallerKind } from './callers.js';
+import { GoLoadDriver, buildGoLoadgen } from './go-load-driver.js';
+import { NodeLoadDriver, type LoadDriver, type Phase } from './load.js';
+
+const CLIENT_KINDS = ['go', ...NODE_CALLER_KINDS] as const;
+type ClientKind = (typeof CLIENT_KINDS)[number];
 
 /** The issue's target on this 2-core machine. */
 const TARGET = { certsPerSecond: 1500, p99Ms: 20 };
@@ -22,13 +27,13 @@ interface Flags {
   seconds: number;
   warmup: number;
   rate: number;
-  client: CallerKind;
+  client: ClientKind;
   inProcess: boolean;
   child: boolean;
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { callers: 32, seconds: 10, warmup: 2, rate: TARGET.certsPerSecond, client: 'http2', inProcess: false, child: false };
+  const flags: Flags = { callers: 32, seconds: 10, warmup: 2, rate: TARGET.certsPerSecond, client: 'go', inProcess: false, child: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -47,11 +52,11 @@ function parseFlags(argv: string[]): Flags {
     else if (arg === '--rate') flags.rate = num(0);
     else if (arg === '--client') {
       const kind = value();
-      if (!(CALLER_KINDS as readonly string[]).includes(kind)) throw new Error(`--client: expected one of ${CALLER_KINDS.join(', ')}, got "${kind}"`);
-      flags.client = kind as CallerKind;
+      if (!(CLIENT_KINDS as readonly string[]).includes(kind)) throw new Error(`--client: expected one of ${CLIENT_KINDS.join(', ')}, got "${kind}"`);
+      flags.client = kind as ClientKind;
     } else if (arg === '--in-process') flags.inProcess = true;
     else if (arg === '--child') flags.child = true;
-    else throw new Error(`unknown flag ${arg} (use --callers N, --seconds S, --warmup S, --rate R (0 skips that phase), --client ${CALLER_KINDS.join('|')}, --in-process)`);
+    else throw new Error(`unknown flag ${arg} (use --callers N, --seconds S, --warmup S, --rate R (0 skips that phase), --client ${CLIENT_KINDS.join('|')}, --in-process)`);
   }
   return flags;
 }
@@ -71,7 +76,7 @@ async function inProcessServer(callers: number): Promise<ServerHandle> {
 }
 
 async function childServer(callers: number): Promise<ServerHandle> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child', '--callers', String(callers)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child', '--callers', String(callers)], { execArgv: process.env.BENCH_SERVER_NODE_ARGS?.split(' ') ?? [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const next = (type: string): Promise<Record<string, unknown>> => new Promise((resolve, reject) => {
     const onMessage = (msg: Record<string, unknown>): void => {
       if (msg.type !== type) return;
@@ -103,47 +108,53 @@ async function childServer(callers: number): Promise<ServerHandle> {
   };
 }
 
-/** Runs `phase` while counting server and caller CPU, then prints one block. */
-async function measure(title: string, server: ServerHandle, phase: () => Promise<LoadResult>): Promise<{ rate: number; p99: number | undefined }> {
+/** Runs `phase` while counting server CPU, then prints one block. */
+async function measure(title: string, server: ServerHandle, driver: LoadDriver, phase: Phase): Promise<{ rate: number; p99: number | undefined }> {
   await server.cpuStart();
-  const callerCpu0 = process.cpuUsage();
-  const result = await phase();
-  const callerCpu = process.cpuUsage(callerCpu0);
+  const steal = measureSteal();
+  const result = await driver.run(phase);
+  const stolen = steal();
   const serverCpu = await server.cpuStop();
   const n = result.latenciesMs.length;
   const rate = n / result.elapsedSeconds;
   const s = summarize(result.latenciesMs);
   const ms = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(2));
   const perCert = (seconds: number): string => `${((seconds / Math.max(1, n)) * 1000).toFixed(3)} ms/cert`;
-  const callerSeconds = (callerCpu.user + callerCpu.system) / 1e6;
   console.log(`\n${title}`);
   console.log(`  certificates: ${n} in ${result.elapsedSeconds.toFixed(2)} s = ${rate.toFixed(0)}/s, errors: ${result.errors}${result.firstError ? ` (first: ${result.firstError})` : ''}`);
   console.log(`  latency ms: p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, max ${ms(s.max)}`);
   console.log(serverCpu === undefined
-    ? `  CPU (server and callers in one process): ${callerSeconds.toFixed(2)} s, ${perCert(callerSeconds)}`
-    : `  CPU: server ${serverCpu.seconds.toFixed(2)} s (${perCert(serverCpu.seconds)}, event loop ${(serverCpu.elu * 100).toFixed(0)}% busy), callers ${callerSeconds.toFixed(2)} s (${perCert(callerSeconds)})`);
+    ? `  CPU (server and callers in one process): ${result.cpuSeconds.toFixed(2)} s, ${perCert(result.cpuSeconds)}`
+    : `  CPU: server ${serverCpu.seconds.toFixed(2)} s (${perCert(serverCpu.seconds)}, event loop ${(serverCpu.elu * 100).toFixed(0)}% busy), callers ${result.cpuSeconds.toFixed(2)} s (${perCert(result.cpuSeconds)})`);
+  if (stolen !== undefined) console.log(`  hypervisor steal: ${(stolen * 100).toFixed(0)}% of the machine's CPU time${stolen > 0.03 ? ' (other guests took CPU: the numbers above are low)' : ''}`);
   return { rate: result.errors > 0 ? 0 : rate, p99: s.p99 };
+}
+
+async function startDriver(flags: Flags, targets: CallerTarget[]): Promise<LoadDriver> {
+  if (flags.client !== 'go') return new NodeLoadDriver(targets.map((t) => createCaller(flags.client as NodeCallerKind, t))).start(flags.warmup);
+  if (flags.inProcess) throw new Error('--in-process: the server shares a process with the callers only with --client http2 or grpc-js');
+  console.log('bench:ca: building the grpc-go load generator (hack/bench/ca/loadgen) ...');
+  return GoLoadDriver.start(await buildGoLoadgen(), targets, flags.warmup);
 }
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   if (flags.child) return runServerChild(flags.callers);
 
-  console.log(`bench:ca: ${flags.callers} ${flags.client} callers, RSA 2048, ${flags.warmup} s warm-up, ${flags.seconds} s per phase, server ${flags.inProcess ? 'in-process' : 'in a child process'}`);
+  console.log(`bench:ca: ${flags.callers} ${flags.client === 'go' ? 'grpc-go' : flags.client} callers, RSA 2048, ${flags.warmup} s warm-up, ${flags.seconds} s per phase, server ${flags.inProcess ? 'in-process' : 'in a child process'}`);
   const server = flags.inProcess ? await inProcessServer(flags.callers) : await childServer(flags.callers);
   console.log('bench:ca: generating RSA 2048 keys and CSRs ...');
-  const callers = server.info.tokens.map((token, i) => createCaller(flags.client, {
+  const targets = server.info.tokens.map((token, i) => ({
     ...server.info,
     token,
     csrPem: createCsrPem(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, { uris: [`spiffe://${TRUST_DOMAIN}/ns/bench/sa/sa${i}`] }),
   }));
-
-  await backToBack(callers, flags.warmup);
-  const saturated = await measure(`back to back, ${flags.callers} callers:`, server, () => backToBack(callers, flags.seconds));
+  const driver = await startDriver(flags, targets);
+  const saturated = await measure(`back to back, ${flags.callers} callers:`, server, driver, { kind: 'back-to-back', seconds: flags.seconds });
   const atRate = flags.rate > 0
-    ? await measure(`fixed rate: ${flags.rate}/s offered by ${flags.callers} callers (latency counted from each call's scheduled time):`, server, () => fixedRate(callers, flags.rate, flags.seconds))
+    ? await measure(`fixed rate: ${flags.rate}/s offered by ${flags.callers} callers (latency counted from each call's scheduled time):`, server, driver, { kind: 'fixed-rate', seconds: flags.seconds, rate: flags.rate })
     : undefined;
-  for (const c of callers) c.close();
+  await driver.close();
   await server.close();
 
   console.log(`\nmachine: ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (other work on the machine lowers these numbers)`);
