@@ -3,7 +3,8 @@
 // in-process); N callers, each on its own connection with its own token and a pre-generated RSA 2048 CSR,
 // call CreateCertificate in two phases: back to back (the most the server can do at N concurrent callers)
 // and at a fixed offered rate (latency at that load). Prints certificates per second, p50/p99 latency and
-// CPU of server and callers for each phase. The callers are grpc-go by default (see go-load-driver.ts).
+// CPU of server and callers and the hypervisor's steal for each phase. The callers are grpc-go by default
+// (see go-load-driver.ts). BENCH_SERVER_NODE_ARGS passes Node flags to the server child (e.g. --cpu-prof).
 import { fork, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
@@ -76,7 +77,7 @@ async function inProcessServer(callers: number): Promise<ServerHandle> {
 }
 
 async function childServer(callers: number): Promise<ServerHandle> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child', '--callers', String(callers)], { execArgv: process.env.BENCH_SERVER_NODE_ARGS?.split(' ') ?? [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child', '--callers', String(callers)], { execArgv: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const next = (type: string): Promise<Record<string, unknown>> => new Promise((resolve, reject) => {
     const onMessage = (msg: Record<string, unknown>): void => {
       if (msg.type !== type) return;
