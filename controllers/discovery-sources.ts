@@ -3,11 +3,11 @@
  * `--configDir` files, the mesh config and the mesh networks files. `cli/` subscribes it into
  * `MeshModel.pushes`.
  */
-import { merge, map, type Observable } from 'rxjs';
-import type { ModelInput } from '../core/index.js';
+import { map } from 'rxjs';
 import { fileConfigSource, type RejectedConfig } from './file-config-source.js';
 import { meshConfigSource, meshNetworksSource } from './mesh-config-source.js';
 import { selectRegistries } from './registries.js';
+import { mergeSources, type SourceSet } from './source-set.js';
 
 /** Options, from flags and env read once by the CLI. */
 export interface DiscoverySourcesOptions {
@@ -36,14 +36,14 @@ export class SourceNotImplementedError extends Error {
  * Builds the merged sources. Checks `--registries` first (throws for Orchestrator, not built yet) and
  * requires `--configDir` (the orchestrator CRD config source is not built yet).
  */
-export function discoverySources(opts: DiscoverySourcesOptions): Observable<readonly ModelInput[]> {
+export function discoverySources(opts: DiscoverySourcesOptions): SourceSet {
   selectRegistries(opts.registries);
   if (!opts.configDir) throw new SourceNotImplementedError('not implemented yet: orchestrator CRD config source (use --configDir)');
   const watchOpts = { ...(opts.fileDebounceMs !== undefined ? { debounceMs: opts.fileDebounceMs } : {}), ...(opts.onError ? { onError: opts.onError } : {}) };
-  return merge(
-    meshConfigSource(opts.meshConfigPath, watchOpts).pipe(map((i) => [i])),
-    meshNetworksSource(opts.networksPath, watchOpts).pipe(map((i) => [i])),
-    fileConfigSource({
+  return mergeSources({
+    'mesh-config': meshConfigSource(opts.meshConfigPath, watchOpts).pipe(map((i) => [i])),
+    'mesh-networks': meshNetworksSource(opts.networksPath, watchOpts).pipe(map((i) => [i])),
+    'config-dir': fileConfigSource({
       dir: opts.configDir,
       defaultNamespace: opts.namespace,
       ...(opts.fileDebounceMs !== undefined ? { fileDebounceMs: opts.fileDebounceMs } : {}),
@@ -51,5 +51,5 @@ export function discoverySources(opts: DiscoverySourcesOptions): Observable<read
       ...(opts.onRejected ? { onRejected: opts.onRejected } : {}),
       ...(opts.onError ? { onScanError: opts.onError } : {}),
     }),
-  );
+  });
 }

@@ -5,7 +5,7 @@
  * debug routes on the debug HTTP listener when ENABLE_DEBUG_ON_HTTP.
  */
 import type { Lifecycle, Logging, Metrics } from '../../core/index.js';
-import { discoverySources, readMeshConfig, readMeshNetworks, SourceNotImplementedError, type CrdStatusReport, type OrchClient } from '../../controllers/index.js';
+import { discoverySources, readMeshConfig, readMeshNetworks, SourceNotImplementedError, type CrdStatusReport, type OrchClient, type SourceSet } from '../../controllers/index.js';
 import { ProxylessDiscovery, proxylessDiscoveryOptionsFromEnv, type XdsStreamAuth } from '../../xds/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
 import type { MeshdServer } from './meshd-server.js';
@@ -13,6 +13,12 @@ import { orchestratorSources } from './orch-sources.js';
 
 /** The flags this wiring acts on (taken off the "not acted on yet" list). */
 export const PIPELINE_FLAGS = ['configDir', 'meshConfig', 'networksConfig', 'registries', 'orchconfig'] as const;
+
+/** The running pipeline and its sources (whose first sync gates /ready). */
+export interface DiscoveryPipeline {
+  readonly discovery: ProxylessDiscovery;
+  readonly sources: SourceSet;
+}
 
 /**
  * Starts the pipeline when `--configDir` is given, or else when `--registries` includes Orchestrator
@@ -29,7 +35,7 @@ export function startDiscoveryPipeline(
   plaintextXdsAuth?: XdsStreamAuth,
   /** PILOT_ENABLE_STATUS: hears the CRD config source's per-object outcome (orchestrator config only). */
   onStatus?: (r: CrdStatusReport) => void,
-): ProxylessDiscovery | undefined {
+): DiscoveryPipeline | undefined {
   const orch = !flags.configDir && client !== undefined;
   const { logging, metrics, lifecycle } = deps;
   if (!flags.configDir && !orch) {
@@ -71,7 +77,7 @@ export function startDiscoveryPipeline(
     model: { ...options.model, meshConfig: readMeshConfig(flags.meshConfigFile), networks: readMeshNetworks(flags.networksConfigFile) },
   });
   discovery.ads.register(server.grpc, { auth: plaintextXdsAuth });
-  const sub = discovery.connect(sources);
+  const sub = discovery.connect(sources.inputs$);
   lifecycle.add('discovery', () => {
     sub.unsubscribe();
     discovery.ads.close();
@@ -79,5 +85,5 @@ export function startDiscoveryPipeline(
   if (env.bool('ENABLE_DEBUG_ON_HTTP')) {
     for (const [path, handler] of discovery.debugRoutes) server.debugRoutes.set(path, handler);
   }
-  return discovery;
+  return { discovery, sources };
 }

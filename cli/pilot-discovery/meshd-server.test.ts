@@ -3,7 +3,7 @@ import { createLogging, createMetrics, DEFAULT_LOG_OPTIONS, Lifecycle, loadEnv, 
 import { startMeshdServer } from './meshd-server.js';
 
 describe('meshd listeners', () => {
-  it('given start-up not finished should answer /ready with 503, and 200 once marked ready', async () => {
+  it('given start-up not finished or sources not synced should answer /ready with 503 saying why, then 200', async () => {
     const lifecycle = new Lifecycle();
     const logging = createLogging({ ...DEFAULT_LOG_OPTIONS, outputLevels: 'all:none' }, SCOPES['pilot-discovery']);
     try {
@@ -24,7 +24,12 @@ describe('meshd listeners', () => {
       const before = await fetch(url);
       assert.equal(before.status, 503);
       assert.match(await before.text(), /starting/);
-      server.markReady();
+      let waiting = 'waiting for the first sync of crd-config';
+      server.setReadiness(() => waiting || undefined);
+      const syncing = await fetch(url);
+      assert.equal(syncing.status, 503);
+      assert.equal(await syncing.text(), 'not ready: waiting for the first sync of crd-config\n');
+      waiting = '';
       assert.equal((await fetch(url)).status, 200);
     } finally {
       await lifecycle.close(5000);

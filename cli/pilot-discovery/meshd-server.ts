@@ -65,8 +65,11 @@ export interface MeshdServer {
   readonly grpcAddress: ListenAddress;
   readonly health: HealthService;
   readonly ctrlz: { readonly close: () => Promise<void> };
-  /** Makes `/ready` answer 200; until then it answers 503 (start-up is still wiring meshd together). */
-  markReady(): void;
+  /**
+   * Decides `/ready`: `notReady` returns why meshd is not ready yet (answered with 503), or undefined (200).
+   * Until it is called, `/ready` answers 503: start-up is still wiring meshd together.
+   */
+  setReadiness(notReady: () => string | undefined): void;
 }
 
 // NOTE: Node timers overflow past 2^31-1 ms, so "forever" (Go's max duration) means "no limit".
@@ -135,14 +138,16 @@ export async function startMeshdServer(o: MeshdServerOptions, deps: MeshdServerD
   const monitoring = await startMonitoringServer({ address: o.monitoringAddr, flagName: 'monitoringAddr', metrics });
   lifecycle.add('monitoring', () => monitoring.close());
 
-  let ready = false;
+  let notReady = (): string | undefined => 'meshd is starting';
   const debugRoutes = new Map<string, RouteHandler>([
     [
       '/ready',
-      (_req, res) =>
-        void (ready
+      (_req, res) => {
+        const reason = notReady();
+        void (reason === undefined
           ? res.writeHead(200, { 'content-type': 'text/plain' }).end('ready\n')
-          : res.writeHead(503, { 'content-type': 'text/plain' }).end('not ready: meshd is starting\n')),
+          : res.writeHead(503, { 'content-type': 'text/plain' }).end(`not ready: ${reason}\n`));
+      },
     ],
     ['/version', (_req, res) => sendJson(res, 200, buildInfo())],
   ]);
@@ -172,5 +177,5 @@ export async function startMeshdServer(o: MeshdServerOptions, deps: MeshdServerD
   const ctrlz = await startCtrlz({ address: o.ctrlz.address, port: o.ctrlz.port, logging, metrics, program: 'pilot-discovery', env });
   lifecycle.add('ctrlz', () => ctrlz.close());
 
-  return { monitoring, http, debugRoutes, grpc: server, grpcAddress, health, ctrlz, markReady: () => void (ready = true) };
+  return { monitoring, http, debugRoutes, grpc: server, grpcAddress, health, ctrlz, setReadiness: (check) => void (notReady = check) };
 }

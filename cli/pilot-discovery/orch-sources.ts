@@ -3,9 +3,8 @@
  * CRDs and the Orchestrator registry, over meshd's one orchestrator client (orch-connection.ts), with
  * their metrics and logs. Kept apart from the `--configDir` wiring.
  */
-import type { Observable } from 'rxjs';
-import type { Logging, Metrics, ModelInput } from '../../core/index.js';
-import { orchDiscoverySources, type CrdStatusReport, type OrchClient, readDiscoverySelectors, readMeshConfig } from '../../controllers/index.js';
+import type { Logging, Metrics } from '../../core/index.js';
+import { orchDiscoverySources, type CrdStatusReport, type OrchClient, readDiscoverySelectors, readMeshConfig, type SourceSet } from '../../controllers/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
 
 /**
@@ -18,7 +17,7 @@ export function orchestratorSources(
   deps: { logging: Logging; metrics: Metrics },
   client: OrchClient,
   onStatus?: (r: CrdStatusReport) => void,
-): Observable<readonly ModelInput[]> {
+): SourceSet {
   const { logging, metrics } = deps;
   const env = flags.env;
   const meshConfig = readMeshConfig(flags.meshConfigFile);

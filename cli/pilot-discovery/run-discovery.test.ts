@@ -130,7 +130,7 @@ describe('pilot-discovery discovery (process)', function () {
     });
   }
 
-  describe('given --configDir and the default --registries (Orchestrator)', () => {
+  describe('given the default --registries (Orchestrator)', () => {
     const examples = join(REPO_ROOT, 'examples', 'quickstart');
     const noCluster = (): NodeJS.ProcessEnv => {
       const env = programEnv();
@@ -145,7 +145,7 @@ describe('pilot-discovery discovery (process)', function () {
       ];
     };
 
-    it('and no cluster configured should serve the files, the Orchestrator registry off (with a warning)', async () => {
+    it('and --configDir with no cluster configured should serve the files, the Orchestrator registry off (with a warning)', async () => {
       const args = await listenerArgs();
       const http = args[1]!.split('=')[1]!;
       const proc = startProgram('pilot-discovery', ['discovery', '--configDir', examples, ...args], noCluster());
@@ -163,7 +163,7 @@ describe('pilot-discovery discovery (process)', function () {
       }
     });
 
-    it('and a cluster configured should say that mixing files with the cluster registry is not built yet, and exit 1', async () => {
+    it('and --configDir with a cluster configured should say that mixing files with the cluster registry is not built yet, and exit 1', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'meshd-kubeconfig-'));
       const kubeconfig = join(dir, 'config');
       writeFileSync(
@@ -175,6 +175,34 @@ describe('pilot-discovery discovery (process)', function () {
         assert.equal(r.code, 1);
         assert.match(r.stderr, /not implemented yet: --configDir together with the Orchestrator registry/);
       } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('and no --configDir with an API server that does not answer should keep /ready at 503 naming the sources it waits for', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'meshd-kubeconfig-'));
+      const kubeconfig = join(dir, 'config');
+      writeFileSync(
+        kubeconfig,
+        'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+      );
+      const args = await listenerArgs();
+      const http = args[1]!.split('=')[1]!;
+      const proc = startProgram('pilot-discovery', ['discovery', ...args], { ...noCluster(), KUBECONFIG: kubeconfig, ENABLE_CA_SERVER: 'false' });
+      try {
+        const deadline = Date.now() + 15_000;
+        let last = { status: 0, body: '' };
+        while (!/waiting for the first sync/.test(last.body)) {
+          assert.ok(Date.now() < deadline, `/ready never said what it waits for; last answer: ${last.status} ${last.body}`);
+          await new Promise((r) => setTimeout(r, 100));
+          last = await httpGet(`http://${http}/ready`).catch(() => ({ status: 0, body: '' }));
+        }
+        assert.equal(last.status, 503);
+        assert.match(last.body, /^not ready: waiting for the first sync of (?=.*crd-config)(?=.*orch-registry)/);
+        assert.doesNotMatch(last.body, /mesh-config/, 'the mesh config file was read at start');
+      } finally {
+        proc.child.kill('SIGTERM');
+        await proc.exited;
         rmSync(dir, { recursive: true, force: true });
       }
     });

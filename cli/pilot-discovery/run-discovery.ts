@@ -56,12 +56,19 @@ export async function runDiscovery(ctx: RunContext): Promise<number> {
     const ca = secureSideCa(secure);
     startLeaderControllers(flags, { logging, metrics, lifecycle }, { ...(ca ? { rootCert$: caRootBundle$(ca) } : {}), ...(statusReports ? { statusReports$: statusReports } : {}) }, orch);
     // Proxyless discovery pipeline (model, generators, ADS, debug routes): --configDir, else the orchestrator.
-    const discovery = startDiscoveryPipeline(flags, { logging, metrics, lifecycle }, server, orch, secure?.plaintextXdsAuth, statusReports && ((r) => statusReports.next(r)));
-    if (discovery && secure) secure.attachAds(discovery.ads);
-    const actedOn: readonly string[] = [...(discovery ? PIPELINE_FLAGS : []), ...(secure ? SECURE_FLAGS : [])];
+    const pipeline = startDiscoveryPipeline(flags, { logging, metrics, lifecycle }, server, orch, secure?.plaintextXdsAuth, statusReports && ((r) => statusReports.next(r)));
+    if (pipeline && secure) secure.attachAds(pipeline.discovery.ads);
+    const actedOn: readonly string[] = [...(pipeline ? PIPELINE_FLAGS : []), ...(secure ? SECURE_FLAGS : [])];
     const ignored = NOT_ACTED_ON.filter((name) => ctx.flags.changed(name) && !actedOn.includes(name));
     if (ignored.length > 0) log.warn({ flags: ignored }, 'flags accepted but not acted on yet');
-    server.markReady();
+    // Ready once every config and registry source has delivered its first full read (istiod waits for its
+    // caches the same way), so a proxy connecting after /ready gets complete config.
+    const sources = pipeline?.sources;
+    server.setReadiness(() => {
+      const waiting = sources?.unsynced() ?? [];
+      return waiting.length === 0 ? undefined : `waiting for the first sync of ${waiting.join(', ')}`;
+    });
+    void sources?.synced.then(() => log.info({}, 'config and registry sources synced: ready'));
     metrics.gauge('startup_duration_seconds').set(process.uptime());
     const uptime = metrics.gauge('meshd_uptime_seconds');
     const uptimeTimer = setInterval(() => uptime.set(process.uptime()), 1000).unref();

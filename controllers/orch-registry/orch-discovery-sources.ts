@@ -4,11 +4,12 @@
  * the WorkloadEntries of the CRD source), merged into one Observable of input batches for the model.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { filter, map, merge, mergeMap, share, Subject, type Observable } from 'rxjs';
+import { filter, map, mergeMap, share, Subject } from 'rxjs';
 import { parse } from 'yaml';
-import type { ConfigEvent, ModelInput } from '../../core/index.js';
+import type { ConfigEvent } from '../../core/index.js';
 import { crdConfigSource, isMissingCrd, type CrdStatusReport, type RejectedCrd } from '../crd-config-source.js';
 import { meshConfigSource, meshNetworksSource } from '../mesh-config-source.js';
+import { mergeSources, type SourceSet } from '../source-set.js';
 import { InformerFactory, type InformerError, type OrchTransport } from '../orch/index.js';
 import { parseLabelSelectors, type LabelSelector } from './label-selector.js';
 import { orchRegistry, type OrchRegistryMetrics } from './orch-registry.js';
@@ -55,7 +56,7 @@ export function readDiscoverySelectors(path: string): LabelSelector[] {
 }
 
 /** See the file comment. Unsubscribing stops every watch. */
-export function orchDiscoverySources(opts: OrchDiscoverySourcesOptions): Observable<readonly ModelInput[]> {
+export function orchDiscoverySources(opts: OrchDiscoverySourcesOptions): SourceSet {
   const missing$ = new Subject<string>();
   const informers = new InformerFactory(opts.client, {
     watchNamespace: opts.watchNamespace,
@@ -85,11 +86,11 @@ export function orchDiscoverySources(opts: OrchDiscoverySourcesOptions): Observa
       }
     }),
   );
-  return merge(
-    meshConfig$.pipe(map((i) => [i])),
-    meshNetworksSource(opts.networksPath, fileOpts).pipe(map((i) => [i])),
-    configs$,
-    orchRegistry({
+  return mergeSources({
+    'mesh-config': meshConfig$.pipe(map((i) => [i])),
+    'mesh-networks': meshNetworksSource(opts.networksPath, fileOpts).pipe(map((i) => [i])),
+    'crd-config': configs$,
+    'orch-registry': orchRegistry({
       ...opts.translation,
       informers,
       selectPods: opts.selectPods,
@@ -98,5 +99,5 @@ export function orchDiscoverySources(opts: OrchDiscoverySourcesOptions): Observa
       workloadEntries$,
       ...(opts.registryMetrics ? { metrics: opts.registryMetrics } : {}),
     }),
-  );
+  });
 }
