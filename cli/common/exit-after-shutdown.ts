@@ -1,4 +1,5 @@
 /** How a daemon command ends after its lifecycle has shut down. */
+import { Socket } from 'node:net';
 import type { ShutdownResult } from '../../core/index.js';
 import type { TextSink } from '../framework/index.js';
 
@@ -23,9 +24,18 @@ export function exitAfterShutdown(result: ShutdownResult, shutdownMs: number, st
   return code;
 }
 
-/** The kinds of resource keeping the event loop alive, counted: `TCPSocketWrap x2, Timeout`. */
+/**
+ * The kinds of resource keeping the event loop alive, counted: `TCPSocketWrap x2, Timeout`, then the
+ * sockets' endpoints (`sockets: 127.0.0.1:40112 -> 127.0.0.1:6443`) so the leak can be traced.
+ */
 function openResources(): string {
   const counts = new Map<string, number>();
   for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
-  return [...counts].map(([kind, n]) => (n > 1 ? `${kind} x${n}` : kind)).join(', ');
+  const kinds = [...counts].map(([kind, n]) => (n > 1 ? `${kind} x${n}` : kind)).join(', ');
+  // NOTE: _getActiveHandles is undocumented; it is the only way to see which sockets are left.
+  const handles = (process as unknown as { _getActiveHandles?: () => unknown[] })._getActiveHandles?.() ?? [];
+  const sockets = handles
+    .filter((h): h is Socket => h instanceof Socket && h.remoteAddress !== undefined)
+    .map((s) => `${s.localAddress}:${s.localPort} -> ${s.remoteAddress}:${s.remotePort}`);
+  return sockets.length > 0 ? `${kinds}; sockets: ${sockets.join(', ')}` : kinds;
 }
