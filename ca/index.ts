@@ -6,7 +6,8 @@ export {
 } from './authority/create-mesh-ca.js';
 export { DirectoryCaKeyStore, MemoryCaKeyStore, type CaKeyStore } from './authority/ca-key-store.js';
 export { CA_FILES, CaMaterialError, loadSigningAuthority, type SigningAuthority, type StoredCaMaterial } from './authority/ca-material.js';
-export { SignerPool, defaultSignerThreads, sharedSignerPool, type SignerJob } from './authority/signer-pool.js';
+export { SignerPool, defaultSignerThreads, sharedSignerPool } from './authority/signer-pool.js';
+export type { LeafIssuer, LeafRequest } from './authority/leaf-profile.js';
 export { MeshCa, systemClock, type CaMode, type Clock, type WorkloadTtlOptions } from './authority/mesh-ca.js';
 export { RootRotator, inGracePeriod, timerScheduler, type RootRotatorOptions, type RotationOutcome, type Scheduler } from './authority/root-rotator.js';
 export { createSelfSignedRoot, type SelfSignedRoot } from './authority/self-signed-root.js';

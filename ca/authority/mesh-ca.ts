@@ -1,12 +1,6 @@
 // The signing core: issues workload certificates from a CSR's key for already-authorized identities.
 import { createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
-import {
-  authorityKeyIdentifierValue, basicConstraintsValue, encodeName, extKeyUsageValue, extension, keyUsageValue,
-  randomSerial, subjectAltNameValue,
-} from '../pki/certificate-builder.js';
 import type { CsrProof, DecodedCsr } from '../pki/csr.js';
-import { toPem } from '../pki/der.js';
-import { OID } from '../pki/oids.js';
 import type { SigningAuthority } from './ca-material.js';
 import { sharedSignerPool, type SignerPool } from './signer-pool.js';
 
@@ -27,16 +21,9 @@ export interface WorkloadTtlOptions {
 /** Whether the CA's material is self-signed by meshd (rotatable) or plugged in from ROOT_CA_DIR. */
 export type CaMode = 'self-signed' | 'plugged-in';
 
-const EMPTY_NAME = encodeName([]);
-const LEAF_KEY_USAGE = extension(OID.keyUsage, true, keyUsageValue(['digitalSignature', 'keyEncipherment']));
-const LEAF_EXT_KEY_USAGE = extension(OID.extKeyUsage, false, extKeyUsageValue([OID.serverAuth, OID.clientAuth]));
-const LEAF_BASIC_CONSTRAINTS = extension(OID.basicConstraints, true, basicConstraintsValue(false));
-
 /**
- * Issues workload certificates like Istio's: empty subject, critical URI SAN, keyUsage digitalSignature and
- * keyEncipherment, extKeyUsage serverAuth and clientAuth, CA:FALSE, random 128-bit serial, and the signing
- * certificate's key id as authorityKeyIdentifier. The signing state can be swapped (root rotation); each
- * signature uses the state current when it started.
+ * Issues workload certificates like Istio's (the profile is in leaf-profile.ts) on the signer threads. The
+ * signing state can be swapped (root rotation); each signature uses the state current when it started.
  */
 export class MeshCa {
   #authority: SigningAuthority;
@@ -94,23 +81,15 @@ export class MeshCa {
   async #signLeaf(subjectPublicKeyInfo: Buffer, sans: { uris?: readonly string[]; dns?: readonly string[] }, ttlMs: number, proof?: CsrProof): Promise<string[]> {
     const authority = this.#authority;
     const now = this.clock.now();
-    const template = {
-      serial: randomSerial(),
-      issuer: authority.issuerName,
-      subject: EMPTY_NAME,
+    const leafPem = await this.signer.sign({
+      issuer: { name: authority.issuerName, keyId: authority.issuerKeyId, key: authority.signingKey },
+      subjectPublicKeyInfo,
+      sans,
       notBefore: now,
       notAfter: new Date(now.getTime() + ttlMs),
-      subjectPublicKeyInfo,
-      extensions: [
-        LEAF_KEY_USAGE,
-        LEAF_EXT_KEY_USAGE,
-        LEAF_BASIC_CONSTRAINTS,
-        extension(OID.authorityKeyIdentifier, false, authorityKeyIdentifierValue(authority.issuerKeyId)),
-        extension(OID.subjectAltName, true, subjectAltNameValue(sans)),
-      ],
-    };
-    const der = await this.signer.sign({ template, key: authority.signingKey, proof });
-    return [toPem(der, 'CERTIFICATE'), ...authority.chainAfterLeaf];
+      proof,
+    });
+    return [leafPem, ...authority.chainAfterLeaf];
   }
 
   /**

@@ -1,27 +1,26 @@
 import assert from 'node:assert/strict';
-import { X509Certificate, generateKeyPairSync } from 'node:crypto';
-import { encodeName, randomSerial, subjectAltNameValue, extension, type CertificateTemplate } from '../pki/certificate-builder.js';
-import { CsrError, createCsrPem, decodeCsrPem } from '../pki/csr.js';
-import { OID } from '../pki/oids.js';
+import { X509Certificate, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { encodeName } from '../pki/certificate-builder.js';
+import { CsrError, createCsrPem, decodeCsrPem, type DecodedCsr } from '../pki/csr.js';
+import type { LeafRequest } from './leaf-profile.js';
 import { SignerPool } from './signer-pool.js';
 
 const ID = 'spiffe://cluster.local/ns/default/sa/sleep';
 const caKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
 
-function template(spki: Buffer, uri = ID): CertificateTemplate {
+function leaf(spki: Buffer, opts: { uri?: string; proof?: DecodedCsr['proof']; key?: KeyObject } = {}): LeafRequest {
   const now = new Date();
   return {
-    serial: randomSerial(),
-    issuer: encodeName([{ type: 'O', value: 'test-ca' }]),
-    subject: encodeName([]),
+    issuer: { name: encodeName([{ type: 'O', value: 'test-ca' }]), keyId: Buffer.alloc(20, 7), key: opts.key ?? caKey.privateKey },
+    subjectPublicKeyInfo: spki,
+    sans: { uris: [opts.uri ?? ID] },
     notBefore: now,
     notAfter: new Date(now.getTime() + 3600_000),
-    subjectPublicKeyInfo: spki,
-    extensions: [extension(OID.subjectAltName, true, subjectAltNameValue({ uris: [uri] }))],
+    proof: opts.proof,
   };
 }
 
-function workload(uri = ID): ReturnType<typeof decodeCsrPem> {
+function workload(uri = ID): DecodedCsr {
   return decodeCsrPem(createCsrPem(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey, { uris: [uri] }));
 }
 
@@ -32,40 +31,42 @@ describe('SignerPool', () => {
   });
   afterEach(() => pool.close());
 
-  it('given many concurrent jobs should answer each with its own certificate, signed by the key', async () => {
+  it('given many concurrent requests should answer each with its own leaf, signed by the issuer key, Istio profile', async () => {
     const csrs = Array.from({ length: 40 }, (_, i) => workload(`${ID}-${i}`));
-    const ders = await Promise.all(csrs.map((csr, i) => pool.sign({ template: template(csr.subjectPublicKeyInfo, `${ID}-${i}`), key: caKey.privateKey, proof: csr.proof })));
-    ders.forEach((der, i) => {
-      const cert = new X509Certificate(der);
+    const pems = await Promise.all(csrs.map((csr, i) => pool.sign(leaf(csr.subjectPublicKeyInfo, { uri: `${ID}-${i}`, proof: csr.proof }))));
+    pems.forEach((pem, i) => {
+      const cert = new X509Certificate(pem);
       assert.equal(cert.subjectAltName, `URI:${ID}-${i}`);
+      assert.equal(cert.issuer, 'O=test-ca');
+      assert.ok(!cert.subject, 'empty subject');
+      assert.equal(cert.ca, false);
+      assert.deepEqual(cert.keyUsage, ['1.3.6.1.5.5.7.3.1', '1.3.6.1.5.5.7.3.2']);
       assert.ok(cert.verify(caKey.publicKey));
     });
+    assert.equal(new Set(pems.map((p) => new X509Certificate(p).serialNumber)).size, pems.length, 'serials differ');
   });
 
   it('given a CSR proof that does not match the certified key should reject with CsrError bad-signature', async () => {
     const signed = workload();
-    const other = workload();
-    await assert.rejects(pool.sign({ template: template(other.subjectPublicKeyInfo), key: caKey.privateKey, proof: signed.proof }),
+    await assert.rejects(pool.sign(leaf(workload().subjectPublicKeyInfo, { proof: signed.proof })),
       (err: unknown) => err instanceof CsrError && err.reason === 'bad-signature');
   });
 
   it('given an unusable public key should reject with CsrError malformed and keep serving', async () => {
     const csr = workload();
-    const junk = Buffer.from('3003020100', 'hex');
-    await assert.rejects(pool.sign({ template: template(junk), key: caKey.privateKey, proof: csr.proof }),
+    await assert.rejects(pool.sign(leaf(Buffer.from('3003020100', 'hex'), { proof: csr.proof })),
       (err: unknown) => err instanceof CsrError && err.reason === 'malformed' && /not a usable public key/.test(err.message));
-    assert.ok(await pool.sign({ template: template(csr.subjectPublicKeyInfo), key: caKey.privateKey, proof: csr.proof }));
+    assert.ok(await pool.sign(leaf(csr.subjectPublicKeyInfo, { proof: csr.proof })));
   });
 
-  it('given a signing key it cannot use should reject with the reason', async () => {
-    const csr = workload();
+  it('given an issuer key it cannot sign with should reject with the reason', async () => {
     const secp256k1 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).privateKey;
-    await assert.rejects(pool.sign({ template: template(csr.subjectPublicKeyInfo), key: secp256k1 }), /unsupported EC curve secp256k1/);
+    await assert.rejects(pool.sign(leaf(workload().subjectPublicKeyInfo, { key: secp256k1 })), /unsupported EC curve secp256k1/);
   });
 
-  it('given a closed pool should refuse new jobs', async () => {
+  it('given a closed pool should refuse new requests', async () => {
     await pool.close();
-    await assert.rejects(pool.sign({ template: template(workload().subjectPublicKeyInfo), key: caKey.privateKey }), /signer pool: closed/);
+    await assert.rejects(pool.sign(leaf(workload().subjectPublicKeyInfo)), /signer pool: closed/);
   });
 
   it('given a size that is not a positive integer should refuse to start', () => {

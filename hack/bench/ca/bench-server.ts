@@ -1,6 +1,8 @@
 // The server side of bench:ca: meshd's CA and certificate service on a grpc-js server over TLS (127.0.0.1,
 // channelz off as in meshd), a fake TokenReviewer standing in for the API server, and one token per caller.
-// Runs in a child process (the default) and answers the parent's cpu-start / stop messages with its CPU use.
+// Runs in a child process (the default) and answers the parent's cpu-start / stop messages with its CPU use
+// and garbage-collection pauses.
+import { PerformanceObserver } from 'node:perf_hooks';
 import {
   CertificateService, ClientCertificateAuthenticator, MemoryCaKeyStore, TokenAuthenticator, createMeshCa,
 } from '../../../ca/index.js';
@@ -25,6 +27,8 @@ export interface ServerCpu {
   readonly seconds: number;
   /** Event-loop utilization, 0..1. */
   readonly elu: number;
+  /** Garbage-collection pauses of the main thread: how many, their total and the longest, ms. */
+  readonly gc: { readonly count: number; readonly totalMs: number; readonly maxMs: number };
 }
 
 /** Starts CA + service + TLS server with `callers` tokens. */
@@ -64,6 +68,10 @@ export async function runServerChild(callers: number): Promise<void> {
   const server = await startBenchServer(callers);
   let cpuStart = process.cpuUsage();
   let eluStart = performance.eventLoopUtilization();
+  let gc = { count: 0, totalMs: 0, maxMs: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gc = { count: gc.count + 1, totalMs: gc.totalMs + entry.duration, maxMs: Math.max(gc.maxMs, entry.duration) };
+  }).observe({ entryTypes: ['gc'] });
   const send = (msg: unknown): void => {
     process.send!(msg);
   };
@@ -71,10 +79,11 @@ export async function runServerChild(callers: number): Promise<void> {
     if (msg.type === 'cpu-start') {
       cpuStart = process.cpuUsage();
       eluStart = performance.eventLoopUtilization();
+      gc = { count: 0, totalMs: 0, maxMs: 0 };
       send({ type: 'cpu-started' });
     } else if (msg.type === 'cpu-stop') {
       const used = process.cpuUsage(cpuStart);
-      send({ type: 'cpu', cpu: { seconds: (used.user + used.system) / 1e6, elu: performance.eventLoopUtilization(eluStart).utilization } satisfies ServerCpu });
+      send({ type: 'cpu', cpu: { seconds: (used.user + used.system) / 1e6, elu: performance.eventLoopUtilization(eluStart).utilization, gc } satisfies ServerCpu });
     } else if (msg.type === 'exit') {
       void server.close().then(() => process.exit(0));
     }
