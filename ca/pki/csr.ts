@@ -1,4 +1,5 @@
-// PKCS#10 certificate signing requests (RFC 2986): parse + verify on the server, build on the client.
+// PKCS#10 certificate signing requests (RFC 2986): decode and verify on the server (the CA verifies on a signer
+// thread), build on the client.
 import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import {
   DerError, TAG, bitString, children, contextTag, decodeOid, fromPemAll, oid, readOne, sequence, set, smallInteger, toPem,

@@ -137,6 +137,16 @@ describe('pilot-discovery discovery (process)', function () {
       for (const name of ['KUBECONFIG', 'KUBERNETES_SERVICE_HOST', 'ORCH_SERVICE_HOST']) delete env[name];
       return env;
     };
+    /** A kubeconfig whose API server (127.0.0.1:1) never answers. */
+    const unreachableCluster = (): { dir: string; kubeconfig: string } => {
+      const dir = mkdtempSync(join(tmpdir(), 'meshd-kubeconfig-'));
+      const kubeconfig = join(dir, 'config');
+      writeFileSync(
+        kubeconfig,
+        'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+      );
+      return { dir, kubeconfig };
+    };
     const listenerArgs = async (): Promise<string[]> => {
       const [a, b, d, z] = await freePorts(4);
       return [
@@ -164,12 +174,7 @@ describe('pilot-discovery discovery (process)', function () {
     });
 
     it('and --configDir with a cluster configured should say that mixing files with the cluster registry is not built yet, and exit 1', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'meshd-kubeconfig-'));
-      const kubeconfig = join(dir, 'config');
-      writeFileSync(
-        kubeconfig,
-        'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
-      );
+      const { dir, kubeconfig } = unreachableCluster();
       try {
         const r = await runProgram('pilot-discovery', ['discovery', '--configDir', examples, ...(await listenerArgs())], { ...noCluster(), KUBECONFIG: kubeconfig, ENABLE_CA_SERVER: 'false' });
         assert.equal(r.code, 1);
@@ -180,12 +185,7 @@ describe('pilot-discovery discovery (process)', function () {
     });
 
     it('and no --configDir with an API server that does not answer should keep /ready at 503 naming the sources it waits for', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'meshd-kubeconfig-'));
-      const kubeconfig = join(dir, 'config');
-      writeFileSync(
-        kubeconfig,
-        'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
-      );
+      const { dir, kubeconfig } = unreachableCluster();
       const args = await listenerArgs();
       const http = args[1]!.split('=')[1]!;
       const proc = startProgram('pilot-discovery', ['discovery', ...args], { ...noCluster(), KUBECONFIG: kubeconfig, ENABLE_CA_SERVER: 'false' });
