@@ -37,16 +37,9 @@ describe('bench:xds smoke (meshd as a child process)', function () {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('given 5 services and 5 proxyless clients should complete startup and see every edit arrive at every client', async function () {
+  it('given 5 services and 5 proxyless clients should complete startup and see every edit arrive at every client', async () => {
     const out = join(dir, 'result.json');
     const run = await runBenchCli(['--services', '5', '--proxies', '5', '--quick', '--out', out]);
-    const notBuilt = /.*not implemented yet.*config ?dir.*/i.exec(run.stderr);
-    if (run.code !== 0 && notBuilt) {
-      // NOTE: the one allowed skip: meshd's discovery still answers "not implemented yet" for config dirs.
-      const line = notBuilt[0].trim();
-      this.test!.title += ` [skipped: meshd does not serve --configDir yet; it said: ${line}]`;
-      this.skip(); // meshd answered "not implemented yet" for --configDir (named in the title)
-    }
     assert.equal(run.code, 0, `bench:xds failed:\n${run.stderr.slice(-4000)}`);
     const r = JSON.parse(readFileSync(out, 'utf8')) as BenchResult;
     assert.equal(r.startup.complete, 5);
