@@ -38,12 +38,6 @@ class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest> {
   decode(bytes: Uint8Array): DeltaDiscoveryRequest {
     return decodeDeltaDiscoveryRequest(bytes);
   }
-  nodeOf(req: DeltaDiscoveryRequest): DeltaDiscoveryRequest['node'] {
-    return req.node;
-  }
-  typeUrlOf(req: DeltaDiscoveryRequest): string {
-    return req.typeUrl;
-  }
 
   async process(conn: Connection<P>, req: DeltaDiscoveryRequest): Promise<void> {
     const typeUrl = req.typeUrl;

@@ -22,12 +22,6 @@ class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
   decode(bytes: Uint8Array): DiscoveryRequest {
     return decodeDiscoveryRequest(bytes);
   }
-  nodeOf(req: DiscoveryRequest): DiscoveryRequest['node'] {
-    return req.node;
-  }
-  typeUrlOf(req: DiscoveryRequest): string {
-    return req.typeUrl;
-  }
 
   async process(conn: Connection<P>, req: DiscoveryRequest): Promise<void> {
     const typeUrl = req.typeUrl;

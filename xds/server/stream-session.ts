@@ -31,17 +31,21 @@ export class GenerateError extends Error {
 }
 
 /** The protocol-specific half of a stream. */
-export interface ProtocolHandler<P, Req> {
+/** What the session reads of any request, SotW or delta. */
+export interface AdsRequest {
+  readonly node?: NodeMessage | null;
+  readonly typeUrl: string;
+}
+
+export interface ProtocolHandler<P, Req extends AdsRequest> {
   readonly protocol: 'sotw' | 'delta';
   decode(bytes: Uint8Array): Req;
-  nodeOf(req: Req): NodeMessage | null | undefined;
-  typeUrlOf(req: Req): string;
   process(conn: Connection<P>, req: Req): Promise<void>;
   push(conn: Connection<P>, push: PushRequest): Promise<void>;
 }
 
 /** Serves one stream until it ends. Returns at once; everything runs on events. */
-export function serveStream<P, Req>(host: StreamHost<P>, call: AdsCall, handler: ProtocolHandler<P, Req>, log: Logger): void {
+export function serveStream<P, Req extends AdsRequest>(host: StreamHost<P>, call: AdsCall, handler: ProtocolHandler<P, Req>, log: Logger): void {
   const peer = call.getPeer();
   const serial = new Serial();
   let conn: Connection<P> | undefined;
@@ -85,7 +89,7 @@ export function serveStream<P, Req>(host: StreamHost<P>, call: AdsCall, handler:
       throw new StreamError(grpc.status.INVALID_ARGUMENT, `malformed ${handler.protocol === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest'}: ${(e as Error).message}`);
     }
     if (!conn) {
-      const node = parseNode(handler.nodeOf(req));
+      const node = parseNode(req.node);
       const opened = await host.open(node, peer, handler.protocol, (push) =>
         serial.run(() => (ended ? undefined : handler.push(opened, push))).catch(fail),
       );
@@ -96,7 +100,7 @@ export function serveStream<P, Req>(host: StreamHost<P>, call: AdsCall, handler:
       }
       log.info({ connection: conn.id, node: node.id, peer, proxyless: node.proxyless }, 'new connection');
     }
-    if (handler.typeUrlOf(req) === '') throw new StreamError(grpc.status.INVALID_ARGUMENT, 'request has an empty type_url');
+    if (req.typeUrl === '') throw new StreamError(grpc.status.INVALID_ARGUMENT, 'request has an empty type_url');
     await handler.process(conn, req);
   };
 
