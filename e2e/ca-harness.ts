@@ -3,74 +3,35 @@
  * loopback ports and the CA enabled, service-account tokens from TokenRequest, certificate clients over
  * meshd's TLS port, and counter reads from /metrics.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { connect } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { CertificateClient, type CertificateClientOptions } from '../ca/index.js';
-import { freePort, httpStatusOf, waitFor } from './harness/index.js';
-
-const LAUNCHER = fileURLToPath(new URL('../../bin/pilot-discovery', import.meta.url));
+import { httpStatusOf, spawnMeshd, waitFor, type MeshdChild, type MeshdPorts } from './harness/index.js';
 
 /** A meshd child process with the CA and secure listeners on. */
 export class SecureMeshd {
-  log = '';
   private constructor(
-    readonly child: ChildProcess,
+    private readonly started: MeshdChild,
     readonly namespace: string,
-    readonly ports: { readonly grpc: number; readonly secureGrpc: number; readonly https: number; readonly http: number; readonly monitoring: number },
-  ) {
-    child.stdout!.on('data', (d: Buffer) => (this.log += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (this.log += d.toString()));
-  }
+  ) {}
 
   /** Starts meshd in `namespace` against `kubeconfig` (no --configDir: the Orchestrator sources) and waits for /ready. */
   static async start(kubeconfig: string, namespace: string, env: Readonly<Record<string, string>> = {}, extraArgs: readonly string[] = []): Promise<SecureMeshd> {
-    const ports = { grpc: await freePort(), secureGrpc: await freePort(), https: await freePort(), http: await freePort(), monitoring: await freePort() };
-    const ctrlz = await freePort();
-    const child = spawn(
-      process.execPath,
-      [
-        LAUNCHER, 'discovery',
-        '--orchconfig', kubeconfig,
-        '--registries', 'Orchestrator',
-        '--namespace', namespace,
-        '--meshConfig', '/nonexistent/mesh',
-        '--networksConfig', '/nonexistent/meshNetworks',
-        '--grpcAddr', `127.0.0.1:${ports.grpc}`,
-        '--secureGRPCAddr', `127.0.0.1:${ports.secureGrpc}`,
-        '--httpsAddr', `127.0.0.1:${ports.https}`,
-        '--httpAddr', `127.0.0.1:${ports.http}`,
-        '--monitoringAddr', `127.0.0.1:${ports.monitoring}`,
-        '--ctrlz_address', '127.0.0.1',
-        '--ctrlz_port', String(ctrlz),
-        ...extraArgs,
-      ],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, ENABLE_LEADER_ELECTION: 'false', PILOT_DEBOUNCE_AFTER: '10ms', MESH_ORCH_CLIENT_CONTENT_TYPE: 'json', ...env },
-      },
-    );
-    const meshd = new SecureMeshd(child, namespace, ports);
-    await waitFor('meshd /ready', async () => {
-      if (child.exitCode !== null) throw new Error(`meshd exited (${child.exitCode}):\n${meshd.log}`);
-      return fetch(`http://127.0.0.1:${ports.http}/ready`).then((r) => r.ok, () => false);
-    }, 60_000);
-    // NOTE: the debug /ready answers before the secure listeners are bound: wait for them too.
-    for (const port of [ports.secureGrpc, ports.https]) {
-      await waitFor(`meshd listening on ${port}`, async () => {
-        if (child.exitCode !== null) throw new Error(`meshd exited (${child.exitCode}):\n${meshd.log}`);
-        return new Promise<boolean>((resolve) => {
-          const socket = connect(port, '127.0.0.1', () => {
-            socket.destroy();
-            resolve(true);
-          });
-          socket.on('error', () => resolve(false));
-        });
-      }, 60_000);
-    }
-    return meshd;
+    return new SecureMeshd(await spawnMeshd({ kubeconfig, namespace, secure: true, env, extraArgs }), namespace);
+  }
+
+  get child(): ChildProcess {
+    return this.started.child;
+  }
+
+  get ports(): Required<MeshdPorts> {
+    return this.started.ports as Required<MeshdPorts>;
+  }
+
+  /** Everything meshd printed so far. */
+  get log(): string {
+    return this.started.log();
   }
 
   /** Throws with meshd's output when the process has exited (tests call it to explain a refused connection). */

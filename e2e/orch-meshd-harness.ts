@@ -3,14 +3,12 @@
  * --orchconfig ... --registries Orchestrator`), echo gRPC backends on loopback addresses that stand in for
  * pod IPs, proxyless @grpc/grpc-js-xds clients, and reads of meshd's debug endpoints.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { networkInterfaces } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as grpcXds from '@grpc/grpc-js-xds';
-import { freePort, waitFor } from './harness/index.js';
+import { spawnMeshd, waitFor, type MeshdChild, type MeshdPorts } from './harness/index.js';
 
-const LAUNCHER = fileURLToPath(new URL('../../bin/pilot-discovery', import.meta.url));
 const ECHO_METHOD = '/mesh.e2e.Echo/Call';
 const raw = (b: Buffer): Buffer => b;
 const ECHO_SERVICE: grpc.ServiceDefinition = {
@@ -97,46 +95,26 @@ export function localNonLoopbackIpv4(): string | undefined {
   return undefined;
 }
 
-/** A running meshd child process. */
+/** A running meshd child process (Orchestrator sources, CA off). */
 export class MeshdProcess {
-  log = '';
-  private constructor(
-    readonly child: ChildProcess,
-    readonly ports: { readonly grpc: number; readonly http: number; readonly monitoring: number; readonly ctrlz: number },
-  ) {
-    child.stdout!.on('data', (d: Buffer) => (this.log += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (this.log += d.toString()));
-  }
+  private constructor(private readonly started: MeshdChild) {}
 
   /** Starts meshd against the cluster of `kubeconfig` and waits for `/ready`. */
   static async start(kubeconfig: string, namespace: string, env: Readonly<Record<string, string>> = {}): Promise<MeshdProcess> {
-    const ports = { grpc: await freePort(), http: await freePort(), monitoring: await freePort(), ctrlz: await freePort() };
-    const child = spawn(
-      process.execPath,
-      [
-        LAUNCHER, 'discovery',
-        '--orchconfig', kubeconfig,
-        '--registries', 'Orchestrator',
-        '--namespace', namespace,
-        '--meshConfig', '/nonexistent/mesh',
-        '--networksConfig', '/nonexistent/meshNetworks',
-        '--grpcAddr', `127.0.0.1:${ports.grpc}`,
-        '--httpAddr', `127.0.0.1:${ports.http}`,
-        '--monitoringAddr', `127.0.0.1:${ports.monitoring}`,
-        '--ctrlz_address', '127.0.0.1',
-        '--ctrlz_port', String(ports.ctrlz),
-      ],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, ENABLE_CA_SERVER: 'false', ENABLE_LEADER_ELECTION: 'false', PILOT_DEBOUNCE_AFTER: '10ms', MESH_ORCH_CLIENT_CONTENT_TYPE: 'json', ...env },
-      },
-    );
-    const meshd = new MeshdProcess(child, ports);
-    await waitFor('meshd /ready', async () => {
-      if (child.exitCode !== null) throw new Error(`meshd exited (${child.exitCode}):\n${meshd.log}`);
-      return fetch(`http://127.0.0.1:${ports.http}/ready`).then((r) => r.ok, () => false);
-    }, 60_000);
-    return meshd;
+    return new MeshdProcess(await spawnMeshd({ kubeconfig, namespace, secure: false, env: { ENABLE_CA_SERVER: 'false', ...env } }));
+  }
+
+  get child(): ChildProcess {
+    return this.started.child;
+  }
+
+  get ports(): MeshdPorts {
+    return this.started.ports;
+  }
+
+  /** Everything meshd printed so far. */
+  get log(): string {
+    return this.started.log();
   }
 
   get xdsAddress(): string {

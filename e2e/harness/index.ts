@@ -14,3 +14,4 @@ export { waitFor } from './wait-for.js';
 export { uniqueName, httpStatusOf, createTestNamespace, deleteNamespaceFully } from './namespaces.js';
 export { TcpProxy } from './tcp-proxy.js';
 export { applyCrds } from './crds.js';
+export { spawnMeshd, type MeshdChild, type MeshdPorts, type SpawnMeshdOptions } from './meshd-child.js';
