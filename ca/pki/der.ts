@@ -203,8 +203,15 @@ export function toPem(der: Buffer, label: string): string {
   return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
 
+/** Compiled once per label (matchAll works on a copy, so sharing a global RegExp is safe). */
+const pemPatterns = new Map<string, RegExp>();
+
 /** Every PEM block of `text` with `label` (e.g. `CERTIFICATE`), decoded to DER, in order. */
 export function fromPemAll(text: string, label: string): Buffer[] {
-  const re = new RegExp(`-----BEGIN ${label}-----([A-Za-z0-9+/=\\s]*?)-----END ${label}-----`, 'g');
+  let re = pemPatterns.get(label);
+  if (!re) {
+    re = new RegExp(`-----BEGIN ${label}-----([A-Za-z0-9+/=\\s]*?)-----END ${label}-----`, 'g');
+    pemPatterns.set(label, re);
+  }
   return [...text.matchAll(re)].map((m) => Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64'));
 }
