@@ -11,6 +11,7 @@ import type { V1EndpointSlice, V1Namespace, V1Node, V1Pod, V1Service } from '@ku
 import type { Config } from '../../core/index.js';
 import { labelsMatch } from '../../core/index.js';
 import { portProtocol } from './port-protocol.js';
+import type { SpecOf } from '../../crds/index.js';
 
 /** Annotation on every config the orchestrator registry generates; its value is the source kind. */
 export const ORCH_SOURCE_ANNOTATION = 'mesh.io/orch-source';
@@ -78,15 +79,8 @@ export interface ServiceTranslation {
   readonly stats: TranslationStats;
 }
 
-interface EndpointSpec {
-  address: string;
-  ports?: Record<string, number>;
-  labels?: Record<string, string>;
-  network?: string;
-  locality?: string;
-  weight?: number;
-  serviceAccount?: string;
-}
+/** A ServiceEntry endpoint: a WorkloadEntry spec, as in Istio. */
+type EndpointSpec = SpecOf<'WorkloadEntry'>;
 
 /** The host name of a Service: `<name>.<namespace>.svc.<domain>`. */
 export function serviceHostname(name: string, namespace: string, domain: string): string {
