@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as xds from '@grpc/grpc-js-xds';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { bootstrapJson, callMany, callOnce, freePort, MeshHarness, startXdsBackend, until } from '../xds/generators/testing/mesh-harness.js';
+import { bootstrapJson, callMany, callOnce, MeshHarness, startXdsBackend, until } from '../xds/generators/testing/mesh-harness.js';
+import { freePort } from '../xds/testing/free-port.js';
 import { caSecretRoot, SecureMeshd, serviceAccountToken, uriSans } from './ca-harness.js';
 import { createTestNamespace, deleteNamespaceFully, e2eCluster } from './harness/index.js';
 

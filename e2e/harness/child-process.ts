@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 /** A started binary in its own process group, with its output in a log file. */
 export class ManagedProcess {
@@ -95,17 +94,5 @@ export class ManagedProcess {
   }
 }
 
-/** Asks the kernel for a free TCP port on 127.0.0.1 (free when returned; the caller binds it soon after). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('could not read the port of a probe listener'));
-      });
-    });
-  });
-}
+// One free-port probe for tests, e2e and benchmarks.
+export { freePort } from '../../xds/testing/free-port.js';

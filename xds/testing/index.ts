@@ -6,3 +6,4 @@ export * from './delta-ads-client.js';
 export * from './eventually.js';
 export * from './fake-generator.js';
 export * from './resource-name.js';
+export { freePort } from './free-port.js';

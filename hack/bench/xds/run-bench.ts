@@ -14,7 +14,8 @@ import {
   benchService, generateMesh, newService, newServiceFile, serviceDocuments, serviceFile, toYaml, NO_EDITS, type MeshSize, type ServiceEdits,
 } from './config-gen.js';
 import { FULL_PUSH_SCENARIOS, SCENARIO_TYPES, planEdits, randomRunId, type PlannedEdit, type Scenario } from './markers.js';
-import { fillCommand, freePort, ServerProcess } from './server-process.js';
+import { freePort } from '../../../xds/testing/free-port.js';
+import { fillCommand, ServerProcess } from './server-process.js';
 import { summarize, type Summary } from '../stats.js';
 import { WorkerPool } from './worker-pool.js';
 

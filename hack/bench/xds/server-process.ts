@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 
 /** The default command: meshd's discovery with the config dir as its only source. */
 export const DEFAULT_SERVER_CMD =
@@ -32,17 +32,6 @@ export function fillCommand(template: string, values: Placeholders): string {
   });
 }
 
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const CLK_TCK = 100; // NOTE: Linux USER_HZ is 100 on every supported architecture.
 

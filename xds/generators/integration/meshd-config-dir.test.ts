@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as xds from '@grpc/grpc-js-xds';
-import { bootstrapJson, callOnce, freePort, startBackend, until, type Backend } from '../testing/mesh-harness.js';
+import { bootstrapJson, callOnce, startBackend, until, type Backend } from '../testing/mesh-harness.js';
+import { freePort } from '../../testing/free-port.js';
 
 function serviceYaml(port: number): string {
   return `apiVersion: networking.mesh.io/v1

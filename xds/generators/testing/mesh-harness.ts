@@ -3,13 +3,13 @@
  * 127.0.0.1:0 (real gRPC), plus echo backends and proxyless clients built on real
  * @grpc/grpc-js-xds. Configs are given as YAML; the harness turns them into model events.
  */
-import { createServer } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { Subject, type Subscription } from 'rxjs';
 import { createMetrics, type Config, type MeshModel, type ModelInput } from '../../../core/index.js';
 import { ProxylessDiscovery } from '../proxyless-discovery.js';
 import { configEvent, configsFromYaml } from './model-fixtures.js';
+import { freePort } from '../../testing/free-port.js';
 
 /** The echo method every backend serves: it answers with its own name. */
 export const ECHO_METHOD = '/mesh.test.Echo/Call';
@@ -27,17 +27,6 @@ const passthrough = {
 /** The echo service definition (raw bytes in, the backend name out). */
 export const ECHO_SERVICE: grpc.ServiceDefinition = { Call: passthrough };
 
-/** A free TCP port on 127.0.0.1 (for XdsServer, whose listener name must carry the real port). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A grpc-js bootstrap for a proxyless node of `namespace` talking to `xdsAddress`. */
 export function bootstrapJson(

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as xds from '@grpc/grpc-js-xds';
-import { bootstrapJson, callMany, callOnce, ECHO_METHOD, freePort, MeshHarness, startXdsBackend, until, type XdsBackend } from './mesh-harness.js';
+import { bootstrapJson, callMany, callOnce, ECHO_METHOD, MeshHarness, startXdsBackend, until, type XdsBackend } from './mesh-harness.js';
+import { freePort } from '../../testing/free-port.js';
 import { TestCa } from './test-ca.js';
 
 const HOST = 'echo.qs.svc.cluster.local';
