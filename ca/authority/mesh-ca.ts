@@ -2,7 +2,10 @@
 import { createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import type { CsrProof, DecodedCsr } from '../pki/csr.js';
 import type { SigningAuthority } from './ca-material.js';
+import type { LeafIssuer } from './leaf-profile.js';
 import { sharedSignerPool, type SignerPool } from './signer-pool.js';
+
+const leafIssuerOf = (authority: SigningAuthority): LeafIssuer => ({ name: authority.issuerName, keyId: authority.issuerKeyId, key: authority.signingKey });
 
 /** Where "now" comes from; injectable so rotation and TTL tests need no sleeps. */
 export interface Clock {
@@ -27,6 +30,8 @@ export type CaMode = 'self-signed' | 'plugged-in';
  */
 export class MeshCa {
   #authority: SigningAuthority;
+  /** The signer threads' view of the authority, one object per authority (threads are sent it once). */
+  #issuer: LeafIssuer;
   readonly #listeners = new Set<(authority: SigningAuthority) => void>();
 
   constructor(
@@ -37,6 +42,7 @@ export class MeshCa {
     readonly signer: SignerPool = sharedSignerPool(),
   ) {
     this.#authority = authority;
+    this.#issuer = leafIssuerOf(authority);
   }
 
   /** The current signing state. */
@@ -47,6 +53,7 @@ export class MeshCa {
   /** Swaps in a new signing state (after rotation) and tells the listeners. */
   replaceAuthority(authority: SigningAuthority): void {
     this.#authority = authority;
+    this.#issuer = leafIssuerOf(authority);
     for (const listener of this.#listeners) listener(authority);
   }
 
@@ -82,7 +89,7 @@ export class MeshCa {
     const authority = this.#authority;
     const now = this.clock.now();
     const leafPem = await this.signer.sign({
-      issuer: { name: authority.issuerName, keyId: authority.issuerKeyId, key: authority.signingKey },
+      issuer: this.#issuer,
       subjectPublicKeyInfo,
       sans,
       notBefore: now,

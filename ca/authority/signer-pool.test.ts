@@ -46,6 +46,22 @@ describe('SignerPool', () => {
     assert.equal(new Set(pems.map((p) => new X509Certificate(p).serialNumber)).size, pems.length, 'serials differ');
   });
 
+  it('given more issuers in flight than a thread keeps should sign each leaf with its own issuer', async () => {
+    const issuers = Array.from({ length: 7 }, (_, i) => ({
+      name: encodeName([{ type: 'O', value: `ca-${i}` }]),
+      keyId: Buffer.alloc(20, i),
+      key: generateKeyPairSync('ec', { namedCurve: 'prime256v1' }),
+    }));
+    const csr = workload();
+    const jobs = Array.from({ length: 28 }, (_, j) => issuers[(j * 3) % issuers.length]!);
+    const pems = await Promise.all(jobs.map((issuer) => pool.sign({ ...leaf(csr.subjectPublicKeyInfo, { proof: csr.proof }), issuer: { ...issuer, key: issuer.key.privateKey } })));
+    pems.forEach((pem, j) => {
+      const cert = new X509Certificate(pem);
+      assert.equal(cert.issuer, `O=ca-${(j * 3) % issuers.length}`);
+      assert.ok(cert.verify(jobs[j]!.key.publicKey), `leaf ${j} verifies with its issuer's key`);
+    });
+  });
+
   it('given a CSR proof that does not match the certified key should reject with CsrError bad-signature', async () => {
     const signed = workload();
     await assert.rejects(pool.sign(leaf(workload().subjectPublicKeyInfo, { proof: signed.proof })),

@@ -6,8 +6,8 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { CsrError } from '../pki/csr.js';
-import type { LeafRequest } from './leaf-profile.js';
-import type { SignerJobMessage, SignerReplyMessage } from './signer-worker.js';
+import type { LeafIssuer, LeafRequest } from './leaf-profile.js';
+import { issuerMessage, signMessage, type SignerReplyMessage } from './signer-protocol.js';
 
 interface Pending {
   resolve(pem: string): void;
@@ -17,25 +17,12 @@ interface Pending {
 interface SignerThread {
   readonly worker: Worker;
   readonly pending: Map<number, Pending>;
+  /** Ids of the issuers the thread holds, oldest first. */
+  readonly issuers: number[];
 }
 
-/**
- * Copies each byte field into an ArrayBuffer of its own: small Node Buffers are views of a shared 8 KiB
- * pool, and structured cloning a view copies its whole ArrayBuffer (measured: +0.5 ms of CPU per job).
- */
-function messageOf(id: number, request: LeafRequest): SignerJobMessage {
-  const own = (bytes: Buffer): Buffer => new Uint8Array(bytes) as Buffer;
-  const { issuer, proof } = request;
-  return {
-    id,
-    request: {
-      ...request,
-      issuer: { key: issuer.key, name: own(issuer.name), keyId: own(issuer.keyId) },
-      subjectPublicKeyInfo: own(request.subjectPublicKeyInfo),
-      proof: proof && { hash: proof.hash, signedData: own(proof.signedData), signature: own(proof.signature) },
-    },
-  };
-}
+/** Issuers a thread keeps: the current one and those still finishing after a root rotation. */
+const ISSUERS_PER_THREAD = 4;
 
 /**
  * One signer thread per CPU. Measured on 2 cores (bench:ca): one thread saturated at ~1,250 certificates/s
@@ -48,6 +35,8 @@ export function defaultSignerThreads(): number {
 /** A fixed-size pool of signer threads; jobs go to the thread with the fewest in flight. */
 export class SignerPool {
   readonly #threads: SignerThread[] = [];
+  readonly #issuerIds = new WeakMap<LeafIssuer, number>();
+  #nextIssuerId = 1;
   #nextId = 1;
   #closed = false;
 
@@ -55,7 +44,10 @@ export class SignerPool {
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`signer pool: size must be a positive integer, got ${size}`);
   }
 
-  /** Issues the leaf `request` asks for; resolves to its PEM. Rejects with `CsrError` when the CSR's proof fails. */
+  /**
+   * Issues the leaf `request` asks for; resolves to its PEM. Rejects with `CsrError` when the CSR's proof
+   * fails. Reuse one `LeafIssuer` object per signing key: each new object is sent to the threads again.
+   */
   sign(request: LeafRequest): Promise<string> {
     if (this.#closed) return Promise.reject(new Error('signer pool: closed'));
     const thread = this.#pick();
@@ -63,7 +55,7 @@ export class SignerPool {
     return new Promise<string>((resolve, reject) => {
       if (thread.pending.size === 0) thread.worker.ref();
       thread.pending.set(id, { resolve, reject });
-      thread.worker.postMessage(messageOf(id, request));
+      thread.worker.postMessage(signMessage(id, this.#sendIssuer(thread, request.issuer), request));
     });
   }
 
@@ -71,6 +63,18 @@ export class SignerPool {
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.all(this.#threads.splice(0).map((t) => t.worker.terminate()));
+  }
+
+  /** Makes sure `thread` holds `issuer`; returns its id. */
+  #sendIssuer(thread: SignerThread, issuer: LeafIssuer): number {
+    let id = this.#issuerIds.get(issuer);
+    if (id === undefined) this.#issuerIds.set(issuer, (id = this.#nextIssuerId++));
+    if (!thread.issuers.includes(id)) {
+      const forget = thread.issuers.length >= ISSUERS_PER_THREAD ? thread.issuers.shift() : undefined;
+      thread.issuers.push(id);
+      thread.worker.postMessage(issuerMessage(id, issuer, forget));
+    }
+    return id;
   }
 
   #pick(): SignerThread {
@@ -82,7 +86,7 @@ export class SignerPool {
 
   #start(): SignerThread {
     const worker = new Worker(new URL('./signer-worker.js', import.meta.url));
-    const thread: SignerThread = { worker, pending: new Map() };
+    const thread: SignerThread = { worker, pending: new Map(), issuers: [] };
     worker.unref();
     worker.on('message', (reply: SignerReplyMessage) => {
       const pending = thread.pending.get(reply.id);
