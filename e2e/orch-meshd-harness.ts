@@ -8,6 +8,7 @@ import { networkInterfaces } from 'node:os';
 import * as grpc from '@grpc/grpc-js';
 import * as grpcXds from '@grpc/grpc-js-xds';
 import { spawnMeshd, waitFor, type MeshdChild, type MeshdPorts } from './harness/index.js';
+import { closeGrpcServer } from '../core/index.js';
 
 const ECHO_METHOD = '/mesh.e2e.Echo/Call';
 const raw = (b: Buffer): Buffer => b;
@@ -32,7 +33,7 @@ export async function startEcho(name: string, host: string, port = 0): Promise<E
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
   );
-  return { name, host, port: bound, close: () => new Promise<void>((r) => server.tryShutdown(() => r())) };
+  return { name, host, port: bound, close: () => closeGrpcServer(server, 2000) };
 }
 
 /**

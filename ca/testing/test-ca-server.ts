@@ -5,6 +5,7 @@ import type { MeshCa } from '../authority/mesh-ca.js';
 import { createCaServerCredentials } from '../server/ca-server-credentials.js';
 import { ServingCertificateManager } from '../server/serving-certificate.js';
 import type { CertificateService } from '../server/certificate-service.js';
+import { closeGrpcServer } from '../../core/index.js';
 
 /** A running test server. */
 export interface TestCaServer {
@@ -31,9 +32,9 @@ export async function startTestCaServer(ca: MeshCa, service: CertificateService,
     address: `127.0.0.1:${port}`,
     serverName,
     rootCertPem: ca.trustBundlePem().join(''),
-    close: () => new Promise<void>((resolve) => {
+    close: () => {
       serving.stop();
-      server.tryShutdown(() => resolve());
-    }),
+      return closeGrpcServer(server, 2000);
+    },
   };
 }

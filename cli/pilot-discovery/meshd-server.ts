@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as grpc from '@grpc/grpc-js';
 import {
   buildInfo,
+  closeGrpcServer,
   formatListenAddress,
   listenHttp,
   ListenError,
@@ -114,16 +115,7 @@ const GRPC_GRACE_SHARE = 0.4;
 
 /** Shuts a grpc-js server down within `budgetMs`: gracefully at first, then cutting remaining calls. */
 export function shutdownGrpc(server: grpc.Server, budgetMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      server.forceShutdown();
-      resolve();
-    }, Math.min(budgetMs * GRPC_GRACE_SHARE, MAX_TIMER_MS));
-    server.tryShutdown(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
+  return closeGrpcServer(server, budgetMs * GRPC_GRACE_SHARE);
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -4,3 +4,4 @@ export * from './listen-address.js';
 export * from './listen.js';
 export * from './lifecycle.js';
 export * from './monitoring-server.js';
+export * from './grpc-shutdown.js';

@@ -5,6 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { closeGrpcServer } from '../../core/index.js';
 
 /** The repo-relative echo.proto, found from the compiled file (dist/hack/quickstart/) or the source. */
 const ECHO_PROTO = fileURLToPath(new URL('../../../hack/quickstart/echo.proto', import.meta.url));
@@ -48,6 +49,6 @@ export async function startEchoBackend(host: string, port: number, version: stri
   return {
     address,
     version,
-    close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+    close: () => closeGrpcServer(server, 2000),
   };
 }

@@ -3,7 +3,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
-import { createMetrics, type Metrics } from '../../core/index.js';
+import { closeGrpcServer, createMetrics, type Metrics } from '../../core/index.js';
 import { AdsServer, type AdsServerOptions } from '../server/ads-server.js';
 import type { ResourceGenerator } from '../server/contracts.js';
 
@@ -48,8 +48,7 @@ export async function startAdsHarness<P>(opts: AdsHarnessOptions<P>): Promise<Ad
     metrics,
     close: async () => {
       ads.close();
-      await new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve()));
-      grpcServer.forceShutdown();
+      await closeGrpcServer(grpcServer, 2000);
     },
   };
 }

@@ -6,7 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { Subject, type Subscription } from 'rxjs';
-import { createMetrics, type Config, type MeshModel, type ModelInput } from '../../../core/index.js';
+import { closeGrpcServer, createMetrics, type Config, type MeshModel, type ModelInput } from '../../../core/index.js';
 import { ProxylessDiscovery } from '../proxyless-discovery.js';
 import { configEvent, configsFromYaml } from './model-fixtures.js';
 import { freePort } from '../../testing/free-port.js';
@@ -72,7 +72,7 @@ export interface Backend {
 /** Starts a plain (non-xDS) echo backend on 127.0.0.1:0. */
 export async function startBackend(name: string): Promise<Backend> {
   const server = new grpc.Server();
-  const b = { name, port: 0, calls: 0, failFirst: 0, close: (): Promise<void> => new Promise<void>((r) => server.tryShutdown(() => r())) };
+  const b = { name, port: 0, calls: 0, failFirst: 0, close: (): Promise<void> => closeGrpcServer(server, 2000) };
   server.addService(ECHO_SERVICE, {
     Call: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => {
       b.calls++;
@@ -196,7 +196,7 @@ export class MeshHarness {
     this.#sub.unsubscribe();
     this.#inputs.complete();
     this.discovery.ads.close();
-    await new Promise<void>((r) => this.#server.tryShutdown(() => r()));
+    await closeGrpcServer(this.#server, 2000);
   }
 }
 
@@ -226,7 +226,7 @@ export async function startXdsBackend(
   const server = new xdsModule.XdsServer({
     'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': bootstrapJson(xdsAddress, namespace, { labels, pod: name, ...(certDir ? { certDir } : {}) }),
   } as grpc.ServerOptions);
-  const b = { name, port: 0, calls: 0, close: (): Promise<void> => new Promise<void>((r) => server.tryShutdown(() => r())) };
+  const b = { name, port: 0, calls: 0, close: (): Promise<void> => closeGrpcServer(server, 2000) };
   server.addService(ECHO_SERVICE, {
     Call: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => {
       b.calls++;

@@ -7,7 +7,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { fileConfigSource } from '../../../../controllers/index.js';
-import { createMetrics, loadEnv } from '../../../../core/index.js';
+import { closeGrpcServer, createMetrics, loadEnv } from '../../../../core/index.js';
 import { ProxylessDiscovery, proxylessDiscoveryOptionsFromEnv } from '../../../../xds/index.js';
 
 function flagValue(argv: readonly string[], name: string, fallback?: string): string {
@@ -39,7 +39,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const stop = (): void => {
     sub.unsubscribe();
     discovery.ads.close();
-    server.tryShutdown(() => process.exit(0));
+    void closeGrpcServer(server, 2000).then(() => process.exit(0));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
