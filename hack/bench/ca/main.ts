@@ -128,10 +128,11 @@ async function measure(title: string, server: ServerHandle, driver: LoadDriver, 
     ? `  CPU (server and callers in one process): ${result.cpuSeconds.toFixed(2)} s, ${perCert(result.cpuSeconds)}`
     : `  CPU: server ${serverCpu.seconds.toFixed(2)} s (${perCert(serverCpu.seconds)}, event loop ${(serverCpu.elu * 100).toFixed(0)}% busy), callers ${result.cpuSeconds.toFixed(2)} s (${perCert(result.cpuSeconds)})`);
   if (serverCpu) {
+    const cpus = availableParallelism();
     const cores = (serverCpu.seconds + result.cpuSeconds) / result.elapsedSeconds;
-    console.log(`  machine busy: server and callers used ${cores.toFixed(2)} of ${availableParallelism()} CPUs (${((cores / availableParallelism()) * 100).toFixed(0)}%; near 100% the wait for a CPU dominates latency)`);
+    console.log(`  machine busy: server and callers used ${cores.toFixed(2)} of ${cpus} CPUs (${((cores / cpus) * 100).toFixed(0)}%; near 100% the wait for a CPU dominates latency)`);
+    console.log(`  server GC pauses (main thread): ${serverCpu.gc.count}, ${serverCpu.gc.totalMs.toFixed(0)} ms in all, longest ${serverCpu.gc.maxMs.toFixed(1)} ms`);
   }
-  if (serverCpu) console.log(`  server GC pauses (main thread): ${serverCpu.gc.count}, ${serverCpu.gc.totalMs.toFixed(0)} ms in all, longest ${serverCpu.gc.maxMs.toFixed(1)} ms`);
   if (stolen !== undefined) console.log(`  hypervisor steal: ${(stolen * 100).toFixed(0)}% of the machine's CPU time${stolen > 0.03 ? ' (other guests took CPU: the numbers above are low)' : ''}`);
   return { rate: result.errors > 0 ? 0 : rate, p99: s.p99 };
 }

@@ -27,7 +27,6 @@ const passthrough = {
 /** The echo service definition (raw bytes in, the backend name out). */
 export const ECHO_SERVICE: grpc.ServiceDefinition = { Call: passthrough };
 
-
 /** A grpc-js bootstrap for a proxyless node of `namespace` talking to `xdsAddress`. */
 export function bootstrapJson(
   xdsAddress: string,
