@@ -1,7 +1,7 @@
 // The server side of bench:ca: meshd's CA and certificate service on a grpc-js server over TLS (127.0.0.1,
 // channelz off as in meshd), a fake TokenReviewer standing in for the API server, and one token per caller.
 // Runs in a child process (the default) and answers the parent's cpu-start / stop messages with its CPU use
-// and garbage-collection pauses.
+// and garbage-collection pauses. `floor` swaps the certificate service for floor-server.ts.
 import { PerformanceObserver } from 'node:perf_hooks';
 import {
   CertificateService, ClientCertificateAuthenticator, MemoryCaKeyStore, TokenAuthenticator, createMeshCa,
@@ -9,6 +9,8 @@ import {
 import { FakeTokenReviewer } from '../../../ca/testing/fake-token-reviewer.js';
 import { createTestCaMetrics } from '../../../ca/testing/test-ca-metrics.js';
 import { startTestCaServer } from '../../../ca/testing/test-ca-server.js';
+import { startFloorServer } from './floor-server.js';
+import { readThreadCpu, threadCpuSince, type ThreadCpu } from './thread-cpu.js';
 
 export const TRUST_DOMAIN = 'cluster.local';
 const HOUR = 3600_000;
@@ -27,12 +29,18 @@ export interface ServerCpu {
   readonly seconds: number;
   /** Event-loop utilization, 0..1. */
   readonly elu: number;
+  /** CPU seconds per server thread name (Linux only). */
+  readonly threads?: ThreadCpu;
   /** Garbage-collection pauses of the main thread: how many, their total and the longest, ms. */
   readonly gc: { readonly count: number; readonly totalMs: number; readonly maxMs: number };
 }
 
-/** Starts CA + service + TLS server with `callers` tokens. */
-export async function startBenchServer(callers: number): Promise<{ info: ServerInfo; close: () => Promise<void> }> {
+/** Which server answers: meshd's certificate service, or the floor (floor-server.ts). */
+export const SERVER_KINDS = ['mesh', 'floor'] as const;
+export type ServerKind = (typeof SERVER_KINDS)[number];
+
+/** Starts CA + service (or the floor) + TLS server with `callers` tokens. */
+export async function startBenchServer(callers: number, kind: ServerKind = 'mesh'): Promise<{ info: ServerInfo; close: () => Promise<void> }> {
   const { ca } = await createMeshCa(
     {
       trustDomain: TRUST_DOMAIN,
@@ -51,7 +59,7 @@ export async function startBenchServer(callers: number): Promise<{ info: ServerI
       new ClientCertificateAuthenticator(ca, TRUST_DOMAIN),
     ],
   });
-  const server = await startTestCaServer(ca, service, { 'grpc.enable_channelz': 0 });
+  const server = kind === 'floor' ? await startFloorServer(ca) : await startTestCaServer(ca, service, { 'grpc.enable_channelz': 0 });
   const exp = Math.floor(Date.now() / 1000) + 3600;
   const tokens = Array.from({ length: callers }, (_, i) => reviewer.issue({ namespace: 'bench', serviceAccount: `sa${i}`, audiences: ['mesh-ca'], exp }));
   return {
@@ -64,9 +72,10 @@ export async function startBenchServer(callers: number): Promise<{ info: ServerI
 }
 
 /** Body of the child process: start, report `ready`, then measure CPU between `cpu-start` and `cpu-stop`. */
-export async function runServerChild(callers: number): Promise<void> {
-  const server = await startBenchServer(callers);
+export async function runServerChild(callers: number, kind: ServerKind): Promise<void> {
+  const server = await startBenchServer(callers, kind);
   let cpuStart = process.cpuUsage();
+  let threadsStart = readThreadCpu();
   let eluStart = performance.eventLoopUtilization();
   let gc = { count: 0, totalMs: 0, maxMs: 0 };
   new PerformanceObserver((list) => {
@@ -78,12 +87,13 @@ export async function runServerChild(callers: number): Promise<void> {
   process.on('message', (msg: { type: string }) => {
     if (msg.type === 'cpu-start') {
       cpuStart = process.cpuUsage();
+      threadsStart = readThreadCpu();
       eluStart = performance.eventLoopUtilization();
       gc = { count: 0, totalMs: 0, maxMs: 0 };
       send({ type: 'cpu-started' });
     } else if (msg.type === 'cpu-stop') {
       const used = process.cpuUsage(cpuStart);
-      send({ type: 'cpu', cpu: { seconds: (used.user + used.system) / 1e6, elu: performance.eventLoopUtilization(eluStart).utilization, gc } satisfies ServerCpu });
+      send({ type: 'cpu', cpu: { seconds: (used.user + used.system) / 1e6, elu: performance.eventLoopUtilization(eluStart).utilization, threads: threadCpuSince(threadsStart), gc } satisfies ServerCpu });
     } else if (msg.type === 'exit') {
       void server.close().then(() => process.exit(0));
     }

@@ -1,10 +1,12 @@
-// npm run bench:ca -- [--callers 32] [--seconds 10] [--warmup 2] [--rate 1500] [--client go|http2|grpc-js] [--in-process]
+// npm run bench:ca -- [--callers 32] [--seconds 10] [--warmup 2] [--rate 1500] [--client go|http2|grpc-js]
+//                      [--server mesh|floor] [--in-process]
 // Measures meshd's certificate service over gRPC/TLS on 127.0.0.1. The server runs in a child process (or
 // in-process); N callers, each on its own connection with its own token and a pre-generated RSA 2048 CSR,
 // call CreateCertificate in two phases: back to back (the most the server can do at N concurrent callers)
 // and at a fixed offered rate (latency at that load). Prints certificates per second, p50/p99 latency and
 // CPU of server and callers and the hypervisor's steal for each phase. The callers are grpc-go by default
-// (see go-load-driver.ts). BENCH_SERVER_NODE_ARGS passes Node flags to the server child (e.g. --cpu-prof).
+// (see go-load-driver.ts). `--server floor` measures Node's own floor instead (floor-server.ts).
+// BENCH_SERVER_NODE_ARGS passes Node flags to the server child (e.g. --cpu-prof).
 import { fork, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
@@ -12,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { createCsrPem } from '../../../ca/index.js';
 import { summarize } from '../stats.js';
 import { measureSteal } from './steal.js';
-import { runServerChild, startBenchServer, TRUST_DOMAIN, type ServerCpu, type ServerInfo } from './bench-server.js';
+import { SERVER_KINDS, runServerChild, startBenchServer, TRUST_DOMAIN, type ServerCpu, type ServerInfo, type ServerKind } from './bench-server.js';
 import { NODE_CALLER_KINDS, createCaller, type CallerTarget, type NodeCallerKind } from './callers.js';
 import { GoLoadDriver, buildGoLoadgen } from './go-load-driver.js';
 import { NodeLoadDriver, type LoadDriver, type Phase } from './load.js';
@@ -29,12 +31,13 @@ interface Flags {
   warmup: number;
   rate: number;
   client: ClientKind;
+  server: ServerKind;
   inProcess: boolean;
   child: boolean;
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { callers: 32, seconds: 10, warmup: 2, rate: TARGET.certsPerSecond, client: 'go', inProcess: false, child: false };
+  const flags: Flags = { callers: 32, seconds: 10, warmup: 2, rate: TARGET.certsPerSecond, client: 'go', server: 'mesh', inProcess: false, child: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -55,9 +58,13 @@ function parseFlags(argv: string[]): Flags {
       const kind = value();
       if (!(CLIENT_KINDS as readonly string[]).includes(kind)) throw new Error(`--client: expected one of ${CLIENT_KINDS.join(', ')}, got "${kind}"`);
       flags.client = kind as ClientKind;
+    } else if (arg === '--server') {
+      const kind = value();
+      if (!(SERVER_KINDS as readonly string[]).includes(kind)) throw new Error(`--server: expected one of ${SERVER_KINDS.join(', ')}, got "${kind}"`);
+      flags.server = kind as ServerKind;
     } else if (arg === '--in-process') flags.inProcess = true;
     else if (arg === '--child') flags.child = true;
-    else throw new Error(`unknown flag ${arg} (use --callers N, --seconds S, --warmup S, --rate R (0 skips that phase), --client ${CLIENT_KINDS.join('|')}, --in-process)`);
+    else throw new Error(`unknown flag ${arg} (use --callers N, --seconds S, --warmup S, --rate R (0 skips that phase), --client ${CLIENT_KINDS.join('|')}, --server ${SERVER_KINDS.join('|')}, --in-process)`);
   }
   return flags;
 }
@@ -71,13 +78,13 @@ interface ServerHandle {
   close(): Promise<void>;
 }
 
-async function inProcessServer(callers: number): Promise<ServerHandle> {
-  const server = await startBenchServer(callers);
+async function inProcessServer(callers: number, kind: ServerKind): Promise<ServerHandle> {
+  const server = await startBenchServer(callers, kind);
   return { info: server.info, cpuStart: () => Promise.resolve(), cpuStop: () => Promise.resolve(undefined), close: server.close };
 }
 
-async function childServer(callers: number): Promise<ServerHandle> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child', '--callers', String(callers)], { execArgv: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+async function childServer(callers: number, kind: ServerKind): Promise<ServerHandle> {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child', '--callers', String(callers), '--server', kind], { execArgv: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const next = (type: string): Promise<Record<string, unknown>> => new Promise((resolve, reject) => {
     const onMessage = (msg: Record<string, unknown>): void => {
       if (msg.type !== type) return;
@@ -131,6 +138,10 @@ async function measure(title: string, server: ServerHandle, driver: LoadDriver, 
     const cpus = availableParallelism();
     const cores = (serverCpu.seconds + result.cpuSeconds) / result.elapsedSeconds;
     console.log(`  machine busy: server and callers used ${cores.toFixed(2)} of ${cpus} CPUs (${((cores / cpus) * 100).toFixed(0)}%; near 100% the wait for a CPU dominates latency)`);
+    if (serverCpu.threads) {
+      const busiest = Object.entries(serverCpu.threads).filter(([, seconds]) => (seconds / Math.max(1, n)) * 1000 >= 0.005).sort((a, b) => b[1] - a[1]);
+      console.log(`  server threads: ${busiest.map(([name, seconds]) => `${name} ${perCert(seconds)}`).join(', ')}`);
+    }
     console.log(`  server GC pauses (main thread): ${serverCpu.gc.count}, ${serverCpu.gc.totalMs.toFixed(0)} ms in all, longest ${serverCpu.gc.maxMs.toFixed(1)} ms`);
   }
   if (stolen !== undefined) console.log(`  hypervisor steal: ${(stolen * 100).toFixed(0)}% of the machine's CPU time${stolen > 0.03 ? ' (other guests took CPU: the numbers above are low)' : ''}`);
@@ -146,10 +157,11 @@ async function startDriver(flags: Flags, targets: CallerTarget[]): Promise<LoadD
 
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
-  if (flags.child) return runServerChild(flags.callers);
+  if (flags.child) return runServerChild(flags.callers, flags.server);
 
-  console.log(`bench:ca: ${flags.callers} ${flags.client === 'go' ? 'grpc-go' : flags.client} callers, RSA 2048, ${flags.warmup} s warm-up, ${flags.seconds} s per phase, server ${flags.inProcess ? 'in-process' : 'in a child process'}`);
-  const server = flags.inProcess ? await inProcessServer(flags.callers) : await childServer(flags.callers);
+  const serverKind = flags.server === 'floor' ? 'the floor (node:http2 and one RSA signature per call, not meshd)' : "meshd's certificate service";
+  console.log(`bench:ca: ${flags.callers} ${flags.client === 'go' ? 'grpc-go' : flags.client} callers, RSA 2048, ${flags.warmup} s warm-up, ${flags.seconds} s per phase, server: ${serverKind} ${flags.inProcess ? 'in-process' : 'in a child process'}`);
+  const server = flags.inProcess ? await inProcessServer(flags.callers, flags.server) : await childServer(flags.callers, flags.server);
   console.log('bench:ca: generating RSA 2048 keys and CSRs ...');
   const targets = server.info.tokens.map((token, i) => ({
     ...server.info,
