@@ -1,6 +1,5 @@
 // Worker body of bench:ca's floor server (floor-server.ts): holds one RSA key and signs what it is sent.
-import type { KeyObject } from 'node:crypto';
-import { sign } from 'node:crypto';
+import { sign, type KeyObject } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
 
 /** First message: the key. Then jobs: bytes to sign, as a latin1 string. */
