@@ -8,7 +8,6 @@ import { freePort } from '../../xds/testing/free-port.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
-
 /** Shares per version in the last table the quick start printed. */
 function lastShares(output: string): { total: number; shares: Map<string, number> } | undefined {
   const tables = output.split(/^echo\.quickstart\.svc\.cluster\.local:50051: /m).slice(1);

@@ -30,13 +30,13 @@ export class GenerateError extends Error {
   }
 }
 
-/** The protocol-specific half of a stream. */
 /** What the session reads of any request, SotW or delta. */
 export interface AdsRequest {
   readonly node?: NodeMessage | null;
   readonly typeUrl: string;
 }
 
+/** The protocol-specific half of a stream. */
 export interface ProtocolHandler<P, Req extends AdsRequest> {
   readonly protocol: 'sotw' | 'delta';
   decode(bytes: Uint8Array): Req;

@@ -8,29 +8,10 @@ import { constants, createSecureServer, type ServerHttp2Session, type ServerHttp
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { MeshCa } from '../../../ca/index.js';
+import { encodeCertificateResponse, grpcFrame } from './certificate-messages.js';
 import type { FloorSignerMessage } from './floor-signer.js';
 
 const SERVER_NAME = 'meshd.mesh-system.svc';
-
-/** A gRPC message frame (uncompressed) holding a MeshCertificateResponse with `chain`. */
-function responseFrame(chain: readonly string[]): Buffer {
-  const fields = chain.flatMap((pem) => {
-    const bytes = Buffer.from(pem, 'utf8');
-    const length: number[] = [];
-    for (let n = bytes.length; ; n >>>= 7) {
-      if (n < 0x80) {
-        length.push(n);
-        break;
-      }
-      length.push((n & 0x7f) | 0x80);
-    }
-    return [Buffer.from([0x0a, ...length]), bytes];
-  });
-  const message = Buffer.concat(fields);
-  const header = Buffer.alloc(5);
-  header.writeUInt32BE(message.length, 1);
-  return Buffer.concat([header, message]);
-}
 
 class FloorSigners {
   readonly #workers: { worker: Worker; pending: Map<number, () => void> }[];
@@ -66,7 +47,7 @@ class FloorSigners {
 /** Starts the floor server on 127.0.0.1:0 with a serving certificate and response chain from `ca`. */
 export async function startFloorServer(ca: MeshCa): Promise<{ address: string; serverName: string; rootCertPem: string; close(): Promise<void> }> {
   const serving = await ca.issueServingCertificate([SERVER_NAME], 3600_000);
-  const frame = responseFrame(serving.certChainPem);
+  const frame = grpcFrame(encodeCertificateResponse(serving.certChainPem));
   const signers = new FloorSigners(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, availableParallelism());
   const server = createSecureServer({ key: serving.keyPem, cert: serving.certChainPem.join('') });
   const sessions = new Set<ServerHttp2Session>();

@@ -7,7 +7,8 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { encodeCertificateRequest, type CallerTarget } from './callers.js';
+import type { CallerTarget } from './callers.js';
+import { encodeCertificateRequest } from './certificate-messages.js';
 import type { LoadDriver, Phase, PhaseResult } from './load.js';
 
 /** hack/bench/ca/loadgen in the source tree, found from this module (in dist/ or not). */

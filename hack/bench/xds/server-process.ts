@@ -32,7 +32,6 @@ export function fillCommand(template: string, values: Placeholders): string {
   });
 }
 
-
 const CLK_TCK = 100; // NOTE: Linux USER_HZ is 100 on every supported architecture.
 
 function childrenOf(pid: number): number[] {
