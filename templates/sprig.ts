@@ -1,0 +1,2 @@
+import type { GoFunction } from "./go-value.js";
+export function sprigFunctions(): Record<string, GoFunction> { return {}; }
