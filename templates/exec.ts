@@ -50,7 +50,7 @@ export function execute(env: ExecEnv, name: string, root: ListNode | undefined, 
   try {
     st.walk(data, root);
   } catch (e) {
-    if (e instanceof RangeError && /call stack/.test(e.message)) st.errorf(`exceeded maximum template depth (${MAX_DEPTH})`);
+    if (e instanceof RangeError) st.errorf(`exceeded maximum template depth (${MAX_DEPTH})`);
     throw e;
   }
   return st.out.join('');
@@ -119,7 +119,7 @@ class State {
         try {
           this.walk(newDot, tree);
         } catch (e) {
-          if (e instanceof RangeError && /call stack/.test(e.message)) {
+          if (e instanceof RangeError) {
             this.at(node);
             this.errorf(`exceeded maximum template depth (${MAX_DEPTH})`);
           }
@@ -242,7 +242,7 @@ class State {
         return this.evalFieldChain(dot, recv, first, first.field, args, final);
       }
       case 'identifier':
-        return this.evalFunction(dot, first.ident, cmd ?? first, args, final);
+        return this.evalFunction(dot, first.ident, cmd ?? first, args, final, first);
       case 'pipe':
         this.notAFunction(args, final);
         return this.evalPipeline(dot, first);
@@ -293,8 +293,8 @@ class State {
     return this.evalField(ident[ident.length - 1], args, final, receiver);
   }
 
-  evalFunction(dot: Val, name: string, node: Node, args: ArgNode[] | undefined, final: Final): Val {
-    this.at(node);
+  evalFunction(dot: Val, name: string, node: Node, args: ArgNode[] | undefined, final: Final, ident: Node = node): Val {
+    this.at(ident);
     const fn = this.env.lookupFunc(name);
     if (!fn) this.errorf(`${JSON.stringify(name)} is not a defined function`);
     return this.evalCall(dot, fn, node, name, args, final);

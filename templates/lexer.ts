@@ -183,7 +183,7 @@ export function lex(input: string, leftDelim = '{{', rightDelim = '}}'): Token[]
         while (isAlnum(input[pos])) pos++;
         if (!atTerminator()) return badChar();
         const word = input.slice(start, pos);
-        emit(KEYWORDS[word] ?? (word === 'true' || word === 'false' ? 'bool' : 'identifier'));
+        emit((Object.hasOwn(KEYWORDS, word) ? KEYWORDS[word] : undefined) ?? (word === 'true' || word === 'false' ? 'bool' : 'identifier'));
       } else if (c === '(') {
         parenDepth++;
         emit('leftParen');

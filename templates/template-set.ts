@@ -45,7 +45,7 @@ export class TemplateSet {
 
   /** The function registered under `name`. */
   func(name: string): GoFunction | undefined {
-    return this.#funcs[name];
+    return Object.hasOwn(this.#funcs, name) ? this.#funcs[name] : undefined;
   }
 
   /**
@@ -53,7 +53,7 @@ export class TemplateSet {
    * @throws TemplateParseError with Go's message (`template: NAME:LINE: ...`)
    */
   parse(name: string, text: string): Template {
-    const trees = parse(name, text, (fn) => fn in this.#funcs, this.delims);
+    const trees = parse(name, text, (fn) => Object.hasOwn(this.#funcs, fn), this.delims);
     for (const [n, tree] of trees) {
       const existing = this.#trees.get(n);
       if (existing && isEmptyTree(tree.root) && !isEmptyTree(existing)) continue;
@@ -77,12 +77,12 @@ export class TemplateSet {
    * @throws TemplateExecError with Go's message (`template: NAME:LINE:COL: executing "NAME" at <...>: ...`)
    */
   execute(name: string, data: GoValue): string {
-    if (!this.#trees.has(name)) throw new Error(`template: no template ${quoteString(name)} associated with this set`);
+    if (!this.#trees.has(name)) throw new Error(`template: no template ${quoteString(name)} associated with template ${quoteString(this.executing ?? name)}`);
     const outer = this.executing;
     this.executing ??= name;
     try {
       return execute(
-        { lookupTree: (n) => this.#trees.get(n), lookupFunc: (n) => this.#funcs[n], missingKey: this.missingKey },
+        { lookupTree: (n) => this.#trees.get(n), lookupFunc: (n) => (Object.hasOwn(this.#funcs, n) ? this.#funcs[n] : undefined), missingKey: this.missingKey },
         name,
         this.#trees.get(name),
         data,
