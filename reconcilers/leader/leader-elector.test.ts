@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
+import { ManualClock } from '../../core/index.js';
 import { FakeObjectStore, type TransportMode } from '../testing/fake-object-store.js';
-import { ManualClock } from '../testing/manual-clock.js';
 import { LeaderElector, leaderIdentity, type LeaderTask } from './leader-elector.js';
 
 const LEASE_PATH = '/apis/coordination.k8s.io/v1/namespaces/mesh-system/leases/mesh-status-leader';
