@@ -25,6 +25,19 @@ describe('systemClock', () => {
     assert.deepEqual(fired, ['later']);
   });
 
+  it('given a delay longer than setTimeout honours should not fire it early (Node would after 1 ms)', async () => {
+    const fired: string[] = [];
+    const cancel = systemClock.setTimer(() => fired.push('a month'), 31 * 24 * 3600_000);
+    await new Promise<void>((resolve) => {
+      systemClock.setTimer(() => {
+        fired.push('5 ms');
+        resolve();
+      }, 5, { keepAlive: true });
+    });
+    cancel();
+    assert.deepEqual(fired, ['5 ms']);
+  });
+
   it('given an abort during a sleep should reject with the reason', async () => {
     const abort = new AbortController();
     const sleeping = systemClock.sleep(60_000, abort.signal);

@@ -1,5 +1,8 @@
 import { sleepOnTimer, type CancelTimer, type Clock, type TimerOptions } from './clock.js';
 
+/** The longest delay Node's `setTimeout` honours (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * The process's clocks: `performance.now()` (monotonic), `Date.now()` (wall) and Node's `setTimeout`.
  * Use the shared {@link systemClock}; the class exists so a test can extend it.
@@ -18,8 +21,14 @@ export class SystemClock implements Clock {
   }
 
   setTimer(callback: () => void, ms: number, options?: TimerOptions): CancelTimer {
-    const timer = setTimeout(callback, Math.max(0, ms));
-    if (!options?.keepAlive) timer.unref();
+    let timer: NodeJS.Timeout;
+    // NOTE: Node fires a setTimeout longer than MAX_TIMER_MS after 1 ms; a longer delay (a renewal at half
+    // of a 90-day certificate's life) is waited out in steps.
+    const arm = (left: number): void => {
+      timer = setTimeout(left > MAX_TIMER_MS ? () => arm(left - MAX_TIMER_MS) : callback, Math.min(left, MAX_TIMER_MS));
+      if (!options?.keepAlive) timer.unref();
+    };
+    arm(Math.max(0, ms));
     return () => clearTimeout(timer);
   }
 
