@@ -122,6 +122,24 @@ describe('Informer (scripted transport)', () => {
     assert.deepEqual(errors.map((e) => e.retryInMs), [0, 100]);
   });
 
+  it('given a watch still open a minute past its server-side timeout, should drop it as dead and watch again', async () => {
+    transport.list = { resourceVersion: '10', items: [] };
+    start();
+    await settle('the first watch', () => transport.watches.length === 1);
+    const first = transport.lastWatch();
+    assert.deepEqual(clock.timersDueIn(), [120_000], 'the watchdog: 60 s timeout + 60 s grace');
+    await clock.advance(119_999);
+    assert.equal(errors.length, 0, 'not before the grace has passed');
+    await clock.advance(1);
+    assert.match(String(errors[0]?.error), /watch \/api\/v1\/namespaces\/ns\/configmaps outlived its 60 s timeout: connection presumed dead/);
+    assert.equal(errors[0]?.phase, 'watch');
+    assert.equal(first.closed, true, 'the dead watch is closed');
+    await passBackoff(100, 1);
+    await settle('a second watch', () => transport.watches.length === 2);
+    assert.equal(transport.lastWatch().query['resourceVersion'], '10', 'resumes without a relist');
+    assert.equal(transport.lists.length, 1);
+  });
+
   it('given a failing list, should retry it with growing delays', async () => {
     transport.listError = new OrchApiError(403, 'Forbidden', 'GET', '/api/v1/namespaces/ns/configmaps', 'denied');
     start();
