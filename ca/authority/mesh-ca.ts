@@ -20,6 +20,8 @@ export type CaMode = 'self-signed' | 'plugged-in';
 /**
  * Issues workload certificates like Istio's (the profile is in leaf-profile.ts) on the signer threads. The
  * signing state can be swapped (root rotation); each signature uses the state current when it started.
+ * `clock` (default the system clock) dates the certificates and runs the timers of the CA's helpers
+ * (root rotation, serving-certificate renewal).
  */
 export class MeshCa {
   #authority: SigningAuthority;

@@ -77,6 +77,7 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
   readonly #client: OrchTransport;
   readonly #resource: OrchResource;
   readonly #options: InformerOptions;
+  readonly #clock: Clock;
   readonly #path: string;
   readonly #events = new Subject<InformerEvent<T>>();
   readonly #synced = new BehaviorSubject<boolean>(false);
@@ -93,6 +94,7 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
     this.#client = client;
     this.#resource = resource;
     this.#options = options;
+    this.#clock = options.clock ?? systemClock;
     this.#path = resourcePath(resource, options.namespace);
   }
 
@@ -165,9 +167,8 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
 
   async #run(signal: AbortSignal): Promise<void> {
     const backoff = new Backoff(this.#options.backoff);
-    const clock = this.#options.clock ?? systemClock;
-    // NOTE: a retrying informer keeps the process alive, as a pending retry did before there was one clock.
-    const sleep = (ms: number, s: AbortSignal): Promise<void> => clock.sleep(ms, s, { keepAlive: true });
+    // NOTE: the backoff keeps the process alive: while the API server is down, a retry may be all that is pending.
+    const sleep = (ms: number, s: AbortSignal): Promise<void> => this.#clock.sleep(ms, s, { keepAlive: true });
     let lastWasGone = false;
     while (!signal.aborted) {
       let phase: InformerError['phase'] = 'list';
@@ -257,7 +258,7 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
       }
       // NOTE: the server ends every watch at `timeoutSeconds`; one still open well after that sits on a
       // dead connection (e.g. a network partition) and is dropped so that the loop reconnects.
-      const cancelWatchdog = (this.#options.clock ?? systemClock).setTimer(() => {
+      const cancelWatchdog = this.#clock.setTimer(() => {
         subscription.unsubscribe();
         signal.removeEventListener('abort', onAbort);
         reject(new Error(`watch ${this.#path} outlived its ${timeout} s timeout: connection presumed dead`));
