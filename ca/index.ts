@@ -8,8 +8,8 @@ export { DirectoryCaKeyStore, MemoryCaKeyStore, type CaKeyStore } from './author
 export { CA_FILES, CaMaterialError, loadSigningAuthority, type SigningAuthority, type StoredCaMaterial } from './authority/ca-material.js';
 export { SignerPool, defaultSignerThreads, sharedSignerPool } from './authority/signer-pool.js';
 export type { LeafIssuer, LeafRequest } from './authority/leaf-profile.js';
-export { MeshCa, systemClock, type CaMode, type Clock, type WorkloadTtlOptions } from './authority/mesh-ca.js';
-export { RootRotator, inGracePeriod, timerScheduler, type RootRotatorOptions, type RotationOutcome, type Scheduler } from './authority/root-rotator.js';
+export { MeshCa, type CaMode, type WorkloadTtlOptions } from './authority/mesh-ca.js';
+export { RootRotator, inGracePeriod, type RootRotatorOptions, type RotationOutcome } from './authority/root-rotator.js';
 export { createSelfSignedRoot, type SelfSignedRoot } from './authority/self-signed-root.js';
 export {
   AuthenticationError, parseSpiffeIdentity, spiffeIdentity, type Authenticator, type CallCredentials, type Caller, type KubernetesCaller,

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
-import { reconciledCondition, type StatusCondition } from './config-status-reconciler.js';
+import { Subject } from 'rxjs';
+import { ManualClock } from '../core/index.js';
+import type { OrchRequestOptions, OrchTransport } from '../controllers/index.js';
+import { ConfigStatusReconciler, reconciledCondition, type StatusCondition } from './config-status-reconciler.js';
+import { settle } from './testing/settle.js';
 import type { ConfigStatusReport } from './config-status-report.js';
 
 const NOW = new Date('2026-01-02T03:04:05.678Z');
@@ -41,4 +45,37 @@ describe('reconciledCondition', () => {
     },
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(reconciledCondition(c.existing, c.report, NOW), c.want));
+});
+
+describe('ConfigStatusReconciler on a manual clock', () => {
+  it('given two reports at 1 write per second, should write the first at once and the second a second later, each dated by the clock', async () => {
+    const clock = new ManualClock(new Date('2030-01-01T00:00:00Z'));
+    const patches: { path: string; at: number; condition: StatusCondition }[] = [];
+    const client: OrchTransport = {
+      request: <T>(method: string, path: string, options: OrchRequestOptions = {}): Promise<T> => {
+        if (method === 'GET') return Promise.resolve({ metadata: { generation: 1, resourceVersion: '7' }, status: { conditions: [] } } as T);
+        const body = options.body as { status: { conditions: StatusCondition[] } };
+        patches.push({ path, at: clock.now(), condition: body.status.conditions[0]! });
+        return Promise.resolve({} as T);
+      },
+      watch: () => {
+        throw new Error('not used');
+      },
+    };
+    const reports$ = new Subject<ConfigStatusReport>();
+    const reconciler = new ConfigStatusReconciler({ client, reports$, qps: 1, burst: 1, maxWorkers: 2, clock });
+    reconciler.attach();
+    reconciler.start();
+    reports$.next({ key: { kind: 'VirtualService', namespace: 'ns', name: 'a' }, generation: 1, outcome: { accepted: true } });
+    reports$.next({ key: { kind: 'VirtualService', namespace: 'ns', name: 'b' }, generation: 1, outcome: { accepted: true } });
+    await settle();
+    assert.deepEqual(patches.map((p) => [p.path.replace(/.*\/virtualservices\//, ''), p.at]), [['a/status', 0]]);
+    assert.deepEqual(clock.timersDueIn(), [1000], 'the second write waits for a token');
+    await clock.advance(1000);
+    assert.deepEqual(patches.map((p) => [p.path.replace(/.*\/virtualservices\//, ''), p.at]), [['a/status', 0], ['b/status', 1000]]);
+    assert.equal(patches[0]!.condition.lastTransitionTime, '2030-01-01T00:00:00Z');
+    assert.equal(patches[1]!.condition.lastTransitionTime, '2030-01-01T00:00:00Z', 'dated when its reconcile read the object');
+    await reconciler.stop();
+    reconciler.detach();
+  });
 });

@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
 import type { Observable, Subscription } from 'rxjs';
-import { configKeyString, parseConfigKey, type Metrics } from '../core/index.js';
-import { OrchApiError, SYSTEM_CLOCK, TokenBucket, type BucketClock, type OrchTransport } from '../controllers/index.js';
+import { configKeyString, parseConfigKey, systemClock, type Clock, type Metrics } from '../core/index.js';
+import { OrchApiError, TokenBucket, type OrchTransport } from '../controllers/index.js';
 import { KINDS, type KindName } from '../crds/index.js';
 import type { ConfigStatusReport } from './config-status-report.js';
 import type { LeaderTask } from './leader/leader-elector.js';
-import type { ReconcileClock } from './runtime/reconcile-clock.js';
 import { ReconcileRunner, TerminalError } from './runtime/reconcile-runner.js';
 
 /** Name of the reconciler: its log field and the `name` label of its queue metrics. */
@@ -61,11 +60,8 @@ export interface ConfigStatusReconcilerOptions {
   readonly burst: number;
   /** PILOT_STATUS_MAX_WORKERS: objects written at once. */
   readonly maxWorkers: number;
-  readonly clock?: ReconcileClock;
-  /** Clock of the write rate limiter; default the wall clock. */
-  readonly bucketClock?: BucketClock;
-  /** Wall time for lastTransitionTime; default `new Date()`. */
-  readonly now?: () => Date;
+  /** Time of the runner, the write rate limiter and `lastTransitionTime` (wall); default {@link systemClock}. */
+  readonly clock?: Clock;
   readonly logger?: Logger;
   /** Queue metrics (MESH_ENABLE_CONTROLLER_QUEUE_METRICS); default none. */
   readonly metrics?: Metrics;
@@ -93,7 +89,7 @@ export class ConfigStatusReconciler implements LeaderTask {
 
   constructor(options: ConfigStatusReconcilerOptions) {
     this.#options = options;
-    this.#bucket = new TokenBucket(options.qps, options.burst, options.bucketClock ?? SYSTEM_CLOCK);
+    this.#bucket = new TokenBucket(options.qps, options.burst, options.clock ?? systemClock);
     if (!(Number.isInteger(options.maxWorkers) && options.maxWorkers >= 1)) {
       throw new RangeError(`PILOT_STATUS_MAX_WORKERS must be an integer >= 1, got ${options.maxWorkers}`);
     }
@@ -164,7 +160,7 @@ export class ConfigStatusReconciler implements LeaderTask {
     if ((object.metadata?.generation ?? 0) > report.generation) return;
     const conditions = object.status?.conditions ?? [];
     const existing = conditions.find((c) => c.type === RECONCILED_CONDITION);
-    const condition = reconciledCondition(existing, report, (this.#options.now ?? (() => new Date()))());
+    const condition = reconciledCondition(existing, report, (this.#options.clock ?? systemClock).date());
     if (!condition) return;
     const others = conditions.filter((c) => c.type !== RECONCILED_CONDITION);
     await this.#bucket.take(signal);

@@ -1,5 +1,4 @@
 // The public surface of reconcilers/: the reconciler runtime, leader election and the write-side reconcilers.
-export { SYSTEM_RECONCILE_CLOCK, sleepOn, type ReconcileClock } from './runtime/reconcile-clock.js';
 export { WorkQueue, type QueueItem } from './runtime/work-queue.js';
 export {
   ReconcileRunner,

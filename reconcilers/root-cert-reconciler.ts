@@ -1,12 +1,11 @@
 import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { combineLatest, distinctUntilChanged, filter, of, take, type Observable, type Subscription } from 'rxjs';
-import type { Metrics } from '../core/index.js';
+import type { Clock, Metrics } from '../core/index.js';
 import {
   ORCH_RESOURCES, OrchApiError, namespaceSelected, objectPath, resourcePath, type Informer, type InformerFactory, type LabelSelector, type OrchTransport,
 } from '../controllers/index.js';
 import type { LeaderTask } from './leader/leader-elector.js';
-import type { ReconcileClock } from './runtime/reconcile-clock.js';
 import { ReconcileRunner } from './runtime/reconcile-runner.js';
 
 /** The ConfigMap that carries the mesh root certificates into each namespace (Istio's `istio-ca-root-cert`). */
@@ -36,7 +35,8 @@ export interface RootCertReconcilerOptions {
   readonly enhancedResourceScoping: boolean;
   /** Namespaces reconciled at once; default 10. */
   readonly maxConcurrent?: number;
-  readonly clock?: ReconcileClock;
+  /** Time of the reconcile runner; default the system clock. */
+  readonly clock?: Clock;
   readonly logger?: Logger;
   /** Queue metrics (MESH_ENABLE_CONTROLLER_QUEUE_METRICS); default none. */
   readonly metrics?: Metrics;

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DirectoryCaKeyStore, type CaKeyStore } from './ca-key-store.js';
 import { CA_FILES, CaMaterialError, loadSigningAuthority } from './ca-material.js';
-import { MeshCa, systemClock, type Clock, type WorkloadTtlOptions } from './mesh-ca.js';
-import { RootRotator, type Scheduler } from './root-rotator.js';
+import { systemClock, type Clock } from '../../core/index.js';
+import { MeshCa, type WorkloadTtlOptions } from './mesh-ca.js';
+import { RootRotator } from './root-rotator.js';
 import { createSelfSignedRoot } from './self-signed-root.js';
 
 /** Settings of the self-signed root (CERTAUTH_SELF_SIGNED_*, CERTAUTH_ENABLE_JITTER_FOR_ROOT_CERT_ROTATOR). */
@@ -30,12 +31,11 @@ export interface CaOptions {
   readonly workload: WorkloadTtlOptions;
 }
 
-/** Collaborators: where a self-signed CA is stored, and the injectable clock/scheduler. */
+/** Collaborators: where a self-signed CA is stored, and the clock of the CA and its rotator (default the system clock). */
 export interface CreateMeshCaDeps {
   /** Storage of the self-signed material; ignored for a plugged-in CA. */
   readonly selfSignedStore: CaKeyStore;
   readonly clock?: Clock;
-  readonly scheduler?: Scheduler;
   readonly random?: () => number;
   readonly logger?: Logger;
 }
@@ -71,7 +71,7 @@ export async function createMeshCa(options: CaOptions, deps: CreateMeshCaDeps): 
     const material = await new DirectoryCaKeyStore(options.rootCaDir).load();
     if (!material) throw new CaMaterialError(`${join(options.rootCaDir, CA_FILES.caKey)}: disappeared while loading`);
     try {
-      return { ca: new MeshCa(loadSigningAuthority(material, clock.now()), 'plugged-in', options.workload, clock), rotator: undefined };
+      return { ca: new MeshCa(loadSigningAuthority(material, clock.date()), 'plugged-in', options.workload, clock), rotator: undefined };
     } catch (err) {
       if (err instanceof CaMaterialError) throw new CaMaterialError(`ROOT_CA_DIR ${options.rootCaDir}: ${err.message}`);
       throw err;
@@ -80,7 +80,7 @@ export async function createMeshCa(options: CaOptions, deps: CreateMeshCaDeps): 
   let material = await deps.selfSignedStore.load();
   if (!material) {
     const root = await createSelfSignedRoot({
-      trustDomain: options.trustDomain, ttlMs: options.selfSigned.rootTtlMs, rsaKeySize: options.selfSigned.rsaKeySize, now: clock.now(),
+      trustDomain: options.trustDomain, ttlMs: options.selfSigned.rootTtlMs, rsaKeySize: options.selfSigned.rsaKeySize, now: clock.date(),
     });
     material = { caCertPem: root.certPem, caKeyPem: root.keyPem, certChainPem: '', rootCertPem: root.certPem };
     await deps.selfSignedStore.save(material);
@@ -88,7 +88,7 @@ export async function createMeshCa(options: CaOptions, deps: CreateMeshCaDeps): 
   }
   let authority;
   try {
-    authority = loadSigningAuthority(material, clock.now());
+    authority = loadSigningAuthority(material, clock.date());
   } catch (err) {
     if (err instanceof CaMaterialError) throw new CaMaterialError(`self-signed CA in ${deps.selfSignedStore.describe()}: ${err.message}`);
     throw err;
@@ -104,7 +104,7 @@ export async function createMeshCa(options: CaOptions, deps: CreateMeshCaDeps): 
         rsaKeySize: options.selfSigned.rsaKeySize,
         trustDomain: options.trustDomain,
       },
-      { ca, store: deps.selfSignedStore, scheduler: deps.scheduler, random: deps.random, logger: deps.logger },
+      { ca, store: deps.selfSignedStore, random: deps.random, logger: deps.logger },
     )
     : undefined;
   return { ca, rotator };

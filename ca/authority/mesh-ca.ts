@@ -1,19 +1,12 @@
 // The signing core: issues workload certificates from a CSR's key for already-authorized identities.
 import { createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
+import { systemClock, type Clock } from '../../core/index.js';
 import type { CsrProof, DecodedCsr } from '../pki/csr.js';
 import type { SigningAuthority } from './ca-material.js';
 import type { LeafIssuer } from './leaf-profile.js';
 import { sharedSignerPool, type SignerPool } from './signer-pool.js';
 
 const leafIssuerOf = (authority: SigningAuthority): LeafIssuer => ({ name: authority.issuerName, keyId: authority.issuerKeyId, key: authority.signingKey });
-
-/** Where "now" comes from; injectable so rotation and TTL tests need no sleeps. */
-export interface Clock {
-  now(): Date;
-}
-
-/** The wall clock. */
-export const systemClock: Clock = { now: () => new Date() };
 
 /** Workload certificate lifetimes (DEFAULT_WORKLOAD_CERT_TTL, MAX_WORKLOAD_CERT_TTL), ms. */
 export interface WorkloadTtlOptions {
@@ -27,6 +20,8 @@ export type CaMode = 'self-signed' | 'plugged-in';
 /**
  * Issues workload certificates like Istio's (the profile is in leaf-profile.ts) on the signer threads. The
  * signing state can be swapped (root rotation); each signature uses the state current when it started.
+ * `clock` (default the system clock) dates the certificates and runs the timers of the CA's helpers
+ * (root rotation, serving-certificate renewal).
  */
 export class MeshCa {
   #authority: SigningAuthority;
@@ -87,7 +82,7 @@ export class MeshCa {
   /** Signs a leaf for `subjectPublicKeyInfo`; with `proof`, the CSR signature over that key is checked first. */
   async #signLeaf(subjectPublicKeyInfo: Buffer, sans: { uris?: readonly string[]; dns?: readonly string[] }, ttlMs: number, proof?: CsrProof): Promise<string[]> {
     const authority = this.#authority;
-    const now = this.clock.now();
+    const now = this.clock.date();
     const leafPem = await this.signer.sign({
       issuer: this.#issuer,
       subjectPublicKeyInfo,

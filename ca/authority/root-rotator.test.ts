@@ -4,9 +4,10 @@ import { createCsrPem, decodeCsrPem, type DecodedCsr } from '../pki/csr.js';
 import { fromPemAll } from '../pki/der.js';
 import { ClientCertificateAuthenticator } from '../server/client-certificate-authenticator.js';
 import { CertificateService } from '../server/certificate-service.js';
-import { ManualClock, ManualScheduler, waitFor } from '../testing/manual-time.js';
+import { waitFor } from '../testing/wait-for.js';
 import { createTestCaMetrics } from '../testing/test-ca-metrics.js';
 import * as grpc from '@grpc/grpc-js';
+import { ManualClock } from '../../core/index.js';
 import { MemoryCaKeyStore } from './ca-key-store.js';
 import { createMeshCa, type CaOptions } from './create-mesh-ca.js';
 import { RootRotator, inGracePeriod } from './root-rotator.js';
@@ -42,27 +43,24 @@ describe('RootRotator', () => {
 
   it('given a short-lived root and an injected clock should rotate in the grace period, keep the old root trusted until it expires, then prune it', async () => {
     const clock = new ManualClock(new Date('2030-01-01T00:00:00Z'));
-    const scheduler = new ManualScheduler(clock);
     const store = new MemoryCaKeyStore();
-    const { ca, rotator } = await createMeshCa(options(HOUR), { selfSignedStore: store, clock, scheduler });
+    const { ca, rotator } = await createMeshCa(options(HOUR), { selfSignedStore: store, clock });
     assert.ok(rotator);
     rotators.push(rotator);
     const metrics = createTestCaMetrics();
     const service = new CertificateService({ trustDomain: 'cluster.local', trustedNodeAccounts: [] }, { ca, authenticators: [], metrics });
     const oldRoot = ca.authority.root;
     rotator.start();
-    assert.equal(scheduler.pending.length, 1);
-    assert.equal(scheduler.pending[0]!.delayMs, HOUR, 'no jitter: first check after one interval');
+    assert.deepEqual(clock.timersDueIn(), [HOUR], 'no jitter: first check after one interval');
 
-    clock.advance(7 * HOUR); // 30% left: outside the 20% grace period
-    assert.equal(scheduler.runDue(), 1);
+    assert.equal(clock.advanceSync(7 * HOUR), 1, 'the first check ran'); // 30% left: outside the 20% grace period
     assert.equal(await rotator.checkNow(), 'unchanged');
     assert.equal(ca.authority.root.fingerprint256, oldRoot.fingerprint256);
-    await waitFor(() => scheduler.pending.length === 1, 'the next check is scheduled');
+    await waitFor(() => clock.pendingTimers === 1, 'the next check is scheduled');
+    assert.deepEqual(clock.timersDueIn(), [HOUR], 'the next check one interval later');
     const oldLeaf = new X509Certificate((await ca.signWorkload(csr(), [ID], 2 * HOUR))[0]!);
 
-    clock.advance(HOUR + 60_000); // 19% left: rotate
-    assert.equal(scheduler.runDue(), 1);
+    assert.equal(clock.advanceSync(HOUR + 60_000), 1, 'the scheduled check ran'); // 19% left: rotate
     const outcome = await rotator.checkNow();
     assert.ok(outcome === 'rotated' || outcome === 'unchanged', outcome); // the scheduled check may have done it
     const newRoot = ca.authority.root;
@@ -81,7 +79,10 @@ describe('RootRotator', () => {
     const oldCaller = await new ClientCertificateAuthenticator(ca, 'cluster.local').authenticate({ metadata, peerCertificate: oldLeaf.raw });
     assert.deepEqual(oldCaller?.identities, [ID], 'an old-root identity still authenticates within the grace period');
 
-    clock.advance(2 * HOUR); // the old root has expired
+    await waitFor(() => clock.pendingTimers === 1, 'the check after the rotation is scheduled');
+    rotator.stop();
+    assert.equal(clock.pendingTimers, 0, 'stop cancels the next check');
+    clock.advanceSync(2 * HOUR); // the old root has expired
     assert.equal(await rotator.checkNow(), 'pruned');
     assert.deepEqual(ca.authority.trustedRoots.map((r) => r.fingerprint256), [newRoot.fingerprint256]);
     service.close();
@@ -93,7 +94,7 @@ describe('RootRotator', () => {
     const a = await createMeshCa(options(HOUR), { selfSignedStore: store, clock });
     const b = await createMeshCa(options(HOUR), { selfSignedStore: store, clock });
     assert.equal(a.ca.authority.root.fingerprint256, b.ca.authority.root.fingerprint256, 'second replica loads the stored root');
-    clock.advance(9 * HOUR);
+    clock.advanceSync(9 * HOUR);
     assert.equal(await a.rotator!.checkNow(), 'rotated');
     assert.equal(await b.rotator!.checkNow(), 'adopted-stored');
     assert.equal(b.ca.authority.root.fingerprint256, a.ca.authority.root.fingerprint256);
@@ -107,15 +108,14 @@ describe('RootRotator', () => {
   for (const c of startCases) {
     it(c.name, async () => {
       const clock = new ManualClock(new Date('2030-01-01T00:00:00Z'));
-      const scheduler = new ManualScheduler(clock);
       const { ca } = await createMeshCa(options(HOUR), { selfSignedStore: new MemoryCaKeyStore(), clock });
       const rotator = new RootRotator(
         { checkIntervalMs: c.interval, enableJitter: c.jitter, gracePeriodPercentile: 20, rootTtlMs: 10 * HOUR, rsaKeySize: 2048, trustDomain: 'cluster.local' },
-        { ca, store: new MemoryCaKeyStore(), scheduler, random: () => 0.25 },
+        { ca, store: new MemoryCaKeyStore(), random: () => 0.25 },
       );
       rotators.push(rotator);
       rotator.start();
-      assert.deepEqual(scheduler.pending.map((p) => p.delayMs), c.want);
+      assert.deepEqual(clock.timersDueIn(), c.want);
     });
   }
 });

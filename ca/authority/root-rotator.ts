@@ -5,20 +5,6 @@ import { loadSigningAuthority, type SigningAuthority, type StoredCaMaterial } fr
 import type { MeshCa } from './mesh-ca.js';
 import { createSelfSignedRoot } from './self-signed-root.js';
 
-/** Runs a task later; returns a cancel function. Injectable so tests drive time by hand. */
-export interface Scheduler {
-  schedule(delayMs: number, task: () => void): () => void;
-}
-
-/** setTimeout-based scheduler; timers are unref'd so they never hold the process open. */
-export const timerScheduler: Scheduler = {
-  schedule(delayMs, task) {
-    const timer = setTimeout(task, delayMs);
-    timer.unref();
-    return () => clearTimeout(timer);
-  },
-};
-
 /** Settings of the rotator (the CERTAUTH_SELF_SIGNED_* variables). */
 export interface RootRotatorOptions {
   /** CERTAUTH_SELF_SIGNED_ROOT_CERT_CHECK_INTERVAL, ms; zero or negative disables rotation. */
@@ -33,11 +19,10 @@ export interface RootRotatorOptions {
   readonly trustDomain: string;
 }
 
-/** Collaborators of the rotator. */
+/** Collaborators of the rotator. Its checks run on the CA's clock (`ca.clock`), timers included. */
 export interface RootRotatorDeps {
   readonly ca: MeshCa;
   readonly store: CaKeyStore;
-  readonly scheduler?: Scheduler;
   /** Random number in [0, 1) for the jitter; Math.random by default. */
   readonly random?: () => number;
   readonly logger?: Logger;
@@ -84,8 +69,8 @@ export class RootRotator {
   }
 
   #scheduleNext(delayMs: number): void {
-    const scheduler = this.deps.scheduler ?? timerScheduler;
-    this.#cancel = scheduler.schedule(delayMs, () => {
+    // NOTE: the timer does not keep the process alive (the servers and lifecycle do).
+    this.#cancel = this.deps.ca.clock.setTimer(() => {
       this.#cancel = undefined;
       this.checkNow().then(
         () => undefined,
@@ -93,7 +78,7 @@ export class RootRotator {
       ).finally(() => {
         if (!this.#stopped) this.#scheduleNext(this.options.checkIntervalMs);
       });
-    });
+    }, delayMs);
   }
 
   /** Runs one check now (concurrent calls share the in-flight check). */
@@ -106,7 +91,7 @@ export class RootRotator {
 
   async #check(): Promise<RotationOutcome> {
     const { ca, store, logger } = this.deps;
-    const now = ca.clock.now();
+    const now = ca.clock.date();
     let outcome: RotationOutcome = 'unchanged';
     const stored = await store.load();
     let current: SigningAuthority = ca.authority;

@@ -33,7 +33,7 @@ export class ClientCertificateAuthenticator implements Authenticator {
     } catch (err) {
       throw new AuthenticationError(`client-certificate: not a valid certificate (${(err as Error).message})`);
     }
-    const now = this.ca.clock.now();
+    const now = this.ca.clock.date();
     if (new Date(cert.validFrom) > now || new Date(cert.validTo) <= now) {
       throw new AuthenticationError(`client-certificate: not valid at ${now.toISOString()} (valid ${cert.validFrom} to ${cert.validTo})`);
     }

@@ -2,7 +2,6 @@
 // re-issued at half its lifetime and whenever the CA's root changes, with the trust bundle kept current.
 import type { Logger } from 'pino';
 import type { MeshCa } from '../authority/mesh-ca.js';
-import { timerScheduler, type Scheduler } from '../authority/root-rotator.js';
 import { StaticCertificateProvider, type CaServerTlsMaterial } from './ca-server-credentials.js';
 
 /** What the serving certificate says and how long it lives. */
@@ -29,7 +28,7 @@ export class ServingCertificateManager {
   constructor(
     readonly ca: MeshCa,
     readonly options: ServingCertificateOptions,
-    readonly deps: { readonly scheduler?: Scheduler; readonly logger?: Logger } = {},
+    readonly deps: { readonly logger?: Logger } = {},
   ) {}
 
   /** Issues the first certificate and returns the provider to build server credentials with. */
@@ -86,9 +85,10 @@ export class ServingCertificateManager {
   #schedule(delayMs: number): void {
     this.#cancelRenewal?.();
     if (this.#stopped) return;
-    this.#cancelRenewal = (this.deps.scheduler ?? timerScheduler).schedule(delayMs, () => {
+    // NOTE: renewals run on the CA's clock; the timer does not keep the process alive.
+    this.#cancelRenewal = this.ca.clock.setTimer(() => {
       this.#cancelRenewal = undefined;
       void this.renewNow();
-    });
+    }, delayMs);
   }
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
+import { ManualClock } from '../../core/index.js';
 import { FakeTokenReviewer } from '../testing/fake-token-reviewer.js';
 import { AuthenticationError } from './authenticator.js';
 import { TokenAuthenticator, bearerToken, type TokenAuthenticatorOptions, type TokenReviewResult, type TokenReviewer } from './token-authenticator.js';
@@ -11,10 +12,9 @@ const withToken = (value: string | undefined): { metadata: grpc.Metadata; peerCe
 };
 
 describe('TokenAuthenticator', () => {
-  let now = Date.parse('2030-01-01T00:00:00Z');
-  const clock = (): number => now;
-  const base: TokenAuthenticatorOptions = { trustDomain: 'td', audiences: ['mesh-ca'], require3pToken: false, jwtPolicy: 'third-party-jwt', now: clock };
-  const exp = (): number => Math.floor(now / 1000) + 3600;
+  const clock = new ManualClock(new Date('2030-01-01T00:00:00Z'));
+  const base: TokenAuthenticatorOptions = { trustDomain: 'td', audiences: ['mesh-ca'], require3pToken: false, jwtPolicy: 'third-party-jwt', clock };
+  const exp = (): number => Math.floor(clock.wallNow() / 1000) + 3600;
 
   const bearerCases = [
     { name: 'given "Bearer abc" should extract abc', header: 'Bearer abc', want: 'abc' },
@@ -40,7 +40,7 @@ describe('TokenAuthenticator', () => {
     const auth = new TokenAuthenticator({ ...base, cacheTtlMs: 60_000 }, reviewer);
     const token = reviewer.issue({ namespace: 'ns', serviceAccount: 'sa', audiences: ['mesh-ca'], exp: exp() });
     await auth.authenticate(withToken(`Bearer ${token}`));
-    now += 61_000;
+    clock.advanceSync(61_000);
     await auth.authenticate(withToken(`Bearer ${token}`));
     assert.equal(reviewer.reviews, 2);
   });
@@ -48,9 +48,9 @@ describe('TokenAuthenticator', () => {
   it('given a cached token whose exp passed should refuse it without a review', async () => {
     const reviewer = new FakeTokenReviewer(clock);
     const auth = new TokenAuthenticator(base, reviewer);
-    const token = reviewer.issue({ namespace: 'ns', serviceAccount: 'sa', audiences: ['mesh-ca'], exp: Math.floor(now / 1000) + 30 });
+    const token = reviewer.issue({ namespace: 'ns', serviceAccount: 'sa', audiences: ['mesh-ca'], exp: Math.floor(clock.wallNow() / 1000) + 30 });
     await auth.authenticate(withToken(`Bearer ${token}`));
-    now += 31_000;
+    clock.advanceSync(31_000);
     await assert.rejects(auth.authenticate(withToken(`Bearer ${token}`)), (err: unknown) => err instanceof AuthenticationError && /expired/.test(err.message));
     assert.equal(reviewer.reviews, 1);
   });

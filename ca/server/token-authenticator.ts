@@ -1,4 +1,5 @@
 // Authenticates callers by the Kubernetes service-account token in the `authorization: Bearer` header.
+import { systemClock, type Clock } from '../../core/index.js';
 import { AuthenticationError, spiffeIdentity, type Authenticator, type CallCredentials, type Caller } from './authenticator.js';
 import { CaRefusal } from './ca-refusal.js';
 
@@ -32,8 +33,8 @@ export interface TokenAuthenticatorOptions {
   readonly cacheTtlMs?: number;
   /** Most reviews kept; the oldest is dropped first. Default 10,000. */
   readonly cacheSize?: number;
-  /** Milliseconds since the epoch; injectable for tests. */
-  readonly now?: () => number;
+  /** Wall clock the tokens' `exp` and the review cache are judged by; default the system clock. */
+  readonly clock?: Clock;
 }
 
 /** The claims the CA reads from a token's payload (the TokenReview checks the signature). */
@@ -78,19 +79,19 @@ export class TokenAuthenticator implements Authenticator {
   readonly name = 'token';
   readonly absentReason = 'no bearer token in the authorization metadata';
   readonly #cache = new Map<string, { caller: Caller; expiresAt: number }>();
-  readonly #now: () => number;
+  readonly #clock: Clock;
 
   constructor(
     readonly options: TokenAuthenticatorOptions,
     readonly reviewer: TokenReviewer,
   ) {
-    this.#now = options.now ?? Date.now;
+    this.#clock = options.clock ?? systemClock;
   }
 
   async authenticate(credentials: CallCredentials): Promise<Caller | undefined> {
     const token = bearerToken(credentials);
     if (token === undefined) return undefined;
-    const now = this.#now();
+    const now = this.#clock.wallNow();
     const hit = this.#cache.get(token);
     if (hit && hit.expiresAt > now) return hit.caller;
     if (hit) this.#cache.delete(token);

@@ -1,6 +1,7 @@
 // A TokenReviewer that plays the API server: it issues HMAC-signed JWTs and reviews them the way a
 // TokenReview does (signature, expiry, audience intersection), for unit and integration tests.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { systemClock, type Clock } from '../../core/index.js';
 import type { TokenReviewResult, TokenReviewer } from '../server/token-authenticator.js';
 
 /** Claims of a test token. */
@@ -24,7 +25,8 @@ export class FakeTokenReviewer implements TokenReviewer {
   readonly #secret = randomBytes(32);
   reviews = 0;
 
-  constructor(readonly now: () => number = Date.now) {}
+  /** @param clock the wall clock `exp` is judged by; default the system clock */
+  constructor(readonly clock: Clock = systemClock) {}
 
   /** A signed token with the given claims. */
   issue(claims: FakeTokenClaims): string {
@@ -52,7 +54,7 @@ export class FakeTokenReviewer implements TokenReviewer {
       return Promise.resolve({ authenticated: false, error: 'invalid bearer token' });
     }
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub: string; aud?: string[]; exp?: number };
-    if (claims.exp !== undefined && claims.exp * 1000 <= this.now()) return Promise.resolve({ authenticated: false, error: 'token has expired' });
+    if (claims.exp !== undefined && claims.exp * 1000 <= this.clock.wallNow()) return Promise.resolve({ authenticated: false, error: 'token has expired' });
     let accepted: string[] | undefined;
     if (audiences) {
       accepted = (claims.aud ?? []).filter((a) => audiences.includes(a));

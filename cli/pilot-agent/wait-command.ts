@@ -1,6 +1,6 @@
 /** `pilot-agent wait`: polls a readiness URL until it answers 200 or the time runs out. */
 import { request as httpRequest } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock, type Clock } from '../../core/index.js';
 import { CliError, command, flag, type Command, type FlagValues, type RunContext } from '../framework/index.js';
 
 /** The options of one wait, from the command's flags. */
@@ -43,9 +43,9 @@ function probe(url: string, timeoutMs: number): Promise<string | undefined> {
   });
 }
 
-/** Polls until ready; rejects with a CliError giving the last reason after the timeout. */
-export async function waitUntilReady(o: WaitOptions, log: (line: string) => void, now: () => number = Date.now): Promise<void> {
-  const deadline = now() + o.timeoutMs;
+/** Polls until ready; rejects with a CliError giving the last reason after the timeout (measured on `clock`). */
+export async function waitUntilReady(o: WaitOptions, log: (line: string) => void, clock: Clock = systemClock): Promise<void> {
+  const deadline = clock.now() + o.timeoutMs;
   log(`Waiting for the proxy to be ready (timeout: ${o.timeoutMs / 1000} seconds)...`);
   let last = 'not checked';
   for (;;) {
@@ -56,8 +56,9 @@ export async function waitUntilReady(o: WaitOptions, log: (line: string) => void
     }
     last = reason;
     log(`Not ready yet: ${reason}`);
-    if (now() + o.periodMs >= deadline) break;
-    await sleep(o.periodMs);
+    if (clock.now() + o.periodMs >= deadline) break;
+    // NOTE: the wait between probes is all this command does, so it keeps the process alive.
+    await clock.sleep(o.periodMs, undefined, { keepAlive: true });
   }
   throw new CliError(`timeout waiting for the proxy to become ready at ${o.url}. Last error: ${last}`);
 }

@@ -1,6 +1,6 @@
 // The orchestrator (Kubernetes) client and informers as Observables.
 export { Backoff, type BackoffOptions } from './backoff.js';
-export { TokenBucket, SYSTEM_CLOCK, type BucketClock } from './token-bucket.js';
+export { TokenBucket } from './token-bucket.js';
 export {
   ORCH_CONTENT_TYPES,
   DEFAULT_ORCH_CLIENT_OPTIONS,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { ManualClock } from '../../core/index.js';
 import { Informer, type InformerError, type InformerEvent } from './informer.js';
 import { OrchApiError } from './orch-client.js';
 import { ORCH_RESOURCES } from './orch-resource.js';
@@ -24,7 +25,7 @@ async function settle(what: string, check: () => boolean): Promise<void> {
 
 describe('Informer (scripted transport)', () => {
   let transport: ScriptedTransport;
-  let delays: number[];
+  let clock: ManualClock;
   let errors: InformerError[];
   let events: InformerEvent<Cm>[];
   let informer: Informer<Cm>;
@@ -37,21 +38,29 @@ describe('Informer (scripted transport)', () => {
 
   beforeEach(() => {
     transport = new ScriptedTransport();
-    delays = [];
+    clock = new ManualClock();
     errors = [];
     events = [];
     informer = new Informer<Cm>(transport, ORCH_RESOURCES.configMaps, {
       namespace: 'ns',
       backoff: { initialMs: 100, maxMs: 400, jitter: 0 },
-      sleep: async (ms) => {
-        delays.push(ms);
-      },
+      clock,
       onError: (e) => errors.push(e),
       watchTimeoutSeconds: 60,
     });
   });
 
   afterEach(() => stop());
+
+  /**
+   * Waits for the informer's `errorCount`th error, after which it sleeps on the clock (its only timer then:
+   * no watch is open, so no watchdog), checks the delay, and lets it pass.
+   */
+  const passBackoff = async (wantMs: number, errorCount: number): Promise<void> => {
+    await settle(`error ${errorCount}`, () => errors.length === errorCount);
+    assert.deepEqual(clock.timersDueIn(), [wantMs]);
+    await clock.advance(wantMs);
+  };
 
   const summary = (): string[] => events.map((e) => `${e.type} ${e.key} ${e.resourceVersion}`);
 
@@ -80,10 +89,10 @@ describe('Informer (scripted transport)', () => {
     await settle('the first watch', () => transport.watches.length === 1);
     transport.lastWatch().events.next({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '42' } } });
     transport.lastWatch().events.error(new Error('connection reset'));
+    await passBackoff(100, 1);
     await settle('a second watch', () => transport.watches.length === 2);
     assert.equal(transport.lastWatch().query['resourceVersion'], '42');
     assert.equal(transport.lists.length, 1, 'a dropped watch must not relist');
-    assert.deepEqual(delays, [100]);
     assert.equal(errors[0]?.phase, 'watch');
   });
 
@@ -96,7 +105,8 @@ describe('Informer (scripted transport)', () => {
     await settle('a watch after the relist', () => transport.watches.length === 2);
     assert.equal(transport.lastWatch().query['resourceVersion'], '20');
     assert.deepEqual(summary().slice(3), ['updated ns/change 15', 'added ns/new 16', 'deleted ns/remove 3']);
-    assert.deepEqual(delays, []);
+    assert.equal(clock.now(), 0, 'no backoff before the relist');
+    assert.deepEqual(clock.timersDueIn(), [120_000], "only the new watch's watchdog is pending");
     assert.equal(errors[0]?.retryInMs, 0);
   });
 
@@ -107,17 +117,36 @@ describe('Informer (scripted transport)', () => {
     transport.lastWatch().events.next(gone);
     await settle('the second watch', () => transport.watches.length === 2);
     transport.lastWatch().events.next(gone);
+    await passBackoff(100, 2);
     await settle('the third watch', () => transport.watches.length === 3);
     assert.deepEqual(errors.map((e) => e.retryInMs), [0, 100]);
+  });
+
+  it('given a watch still open a minute past its server-side timeout, should drop it as dead and watch again', async () => {
+    transport.list = { resourceVersion: '10', items: [] };
+    start();
+    await settle('the first watch', () => transport.watches.length === 1);
+    const first = transport.lastWatch();
+    assert.deepEqual(clock.timersDueIn(), [120_000], 'the watchdog: 60 s timeout + 60 s grace');
+    await clock.advance(119_999);
+    assert.equal(errors.length, 0, 'not before the grace has passed');
+    await clock.advance(1);
+    assert.match(String(errors[0]?.error), /watch \/api\/v1\/namespaces\/ns\/configmaps outlived its 60 s timeout: connection presumed dead/);
+    assert.equal(errors[0]?.phase, 'watch');
+    assert.equal(first.closed, true, 'the dead watch is closed');
+    await passBackoff(100, 1);
+    await settle('a second watch', () => transport.watches.length === 2);
+    assert.equal(transport.lastWatch().query['resourceVersion'], '10', 'resumes without a relist');
+    assert.equal(transport.lists.length, 1);
   });
 
   it('given a failing list, should retry it with growing delays', async () => {
     transport.listError = new OrchApiError(403, 'Forbidden', 'GET', '/api/v1/namespaces/ns/configmaps', 'denied');
     start();
+    await passBackoff(100, 1);
     await settle('the first watch', () => transport.watches.length === 1);
     assert.equal(transport.lists.length, 2);
     assert.equal(errors[0]?.phase, 'list');
-    assert.deepEqual(delays, [100]);
   });
 
   it('given the only subscriber unsubscribes, should close the watch and forget the cache', async () => {

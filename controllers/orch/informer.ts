@@ -1,9 +1,9 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { BehaviorSubject, Observable, Subject, type Subscriber, type TeardownLogic } from 'rxjs';
+import { systemClock, type Clock } from '../../core/index.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { OrchApiError, type OrchTransport, type RawWatchEvent } from './orch-client.js';
 import { objectKey, resourcePath, type OrchResource } from './orch-resource.js';
-import { SYSTEM_CLOCK } from './token-bucket.js';
 
 /** The kinds of change an informer reports. */
 export const INFORMER_EVENT_TYPES = ['added', 'updated', 'deleted'] as const;
@@ -38,8 +38,8 @@ export interface InformerOptions {
   readonly fieldSelector?: string | undefined;
   /** Backoff between failed lists or watches; default 800 ms doubling to 30 s. */
   readonly backoff?: BackoffOptions;
-  /** Waits `ms` or rejects when `signal` aborts; injectable for tests. Default: a timer. */
-  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Time of the retry backoff and the watch watchdog; default {@link systemClock}. */
+  readonly clock?: Clock;
   /** Server-side watch timeout per watch request; default a random 300-600 s, as client-go. */
   readonly watchTimeoutSeconds?: number;
   /** List page size; default 500. */
@@ -77,6 +77,7 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
   readonly #client: OrchTransport;
   readonly #resource: OrchResource;
   readonly #options: InformerOptions;
+  readonly #clock: Clock;
   readonly #path: string;
   readonly #events = new Subject<InformerEvent<T>>();
   readonly #synced = new BehaviorSubject<boolean>(false);
@@ -93,6 +94,7 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
     this.#client = client;
     this.#resource = resource;
     this.#options = options;
+    this.#clock = options.clock ?? systemClock;
     this.#path = resourcePath(resource, options.namespace);
   }
 
@@ -165,7 +167,8 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
 
   async #run(signal: AbortSignal): Promise<void> {
     const backoff = new Backoff(this.#options.backoff);
-    const sleep = this.#options.sleep ?? ((ms: number, s: AbortSignal) => SYSTEM_CLOCK.sleep(ms, s));
+    // NOTE: the backoff keeps the process alive: while the API server is down, a retry may be all that is pending.
+    const sleep = (ms: number, s: AbortSignal): Promise<void> => this.#clock.sleep(ms, s, { keepAlive: true });
     let lastWasGone = false;
     while (!signal.aborted) {
       let phase: InformerError['phase'] = 'list';
@@ -255,14 +258,13 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
       }
       // NOTE: the server ends every watch at `timeoutSeconds`; one still open well after that sits on a
       // dead connection (e.g. a network partition) and is dropped so that the loop reconnects.
-      const watchdog = setTimeout(() => {
+      const cancelWatchdog = this.#clock.setTimer(() => {
         subscription.unsubscribe();
         signal.removeEventListener('abort', onAbort);
         reject(new Error(`watch ${this.#path} outlived its ${timeout} s timeout: connection presumed dead`));
       }, (timeout + WATCHDOG_GRACE_SECONDS) * 1000);
-      watchdog.unref();
       const onAbort = (): void => {
-        clearTimeout(watchdog);
+        cancelWatchdog();
         subscription.unsubscribe();
         resolve();
       };
@@ -272,19 +274,19 @@ export class Informer<T extends KubernetesObject> extends Observable<InformerEve
             this.#apply(event);
             progress.received = true;
           } catch (err) {
-            clearTimeout(watchdog);
+            cancelWatchdog();
             subscription.unsubscribe();
             signal.removeEventListener('abort', onAbort);
             reject(err);
           }
         },
         error: (err: unknown) => {
-          clearTimeout(watchdog);
+          cancelWatchdog();
           signal.removeEventListener('abort', onAbort);
           reject(err);
         },
         complete: () => {
-          clearTimeout(watchdog);
+          cancelWatchdog();
           signal.removeEventListener('abort', onAbort);
           resolve();
         },

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { ManualClock } from '../../core/index.js';
 import { OrchApiError, OrchClient, type RawWatchEvent } from './orch-client.js';
-import type { BucketClock } from './token-bucket.js';
 
 /** A real HTTP server on 127.0.0.1 standing in for the API server: each test sets `handler`. */
 class LoopbackApi {
@@ -40,10 +40,13 @@ function kubeConfigFor(server: string): KubeConfig {
   return kc;
 }
 
-/** A clock whose sleeps return at once and are counted: each sleep is one throttled request. */
-function countingClock(): BucketClock & { sleeps: number } {
-  const clock = { sleeps: 0, now: () => 0, sleep: async () => void (clock.sleeps += 1) };
-  return clock;
+/** Lets pending callbacks and I/O run until `check` holds (real time bounded; no timers involved). */
+async function until(what: string, check: () => boolean, deadlineMs = 5000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`never reached: ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 describe('OrchClient (loopback HTTP server)', () => {
@@ -122,15 +125,22 @@ describe('OrchClient (loopback HTTP server)', () => {
       res.setHeader('Content-Type', 'application/json');
       res.end(JSON.stringify({ apiVersion: 'v1', kind: 'NamespaceList', metadata: {}, items: [] }));
     };
-    const clock = countingClock();
+    const clock = new ManualClock();
     const client = new OrchClient(kubeConfigFor(server), { qps: 1, burst: 2, contentType: 'json' }, { clock });
     await client.request('GET', '/api/v1/namespaces');
     await client.request('GET', '/api/v1/namespaces');
-    assert.equal(clock.sleeps, 0);
-    await client.api(CoreV1Api).listNamespace();
-    assert.equal(clock.sleeps, 1);
-    await new Promise<void>((resolve, reject) => client.watch('/api/v1/namespaces', {}).subscribe({ error: reject, complete: resolve }));
-    assert.equal(clock.sleeps, 2);
+    assert.equal(clock.pendingTimers, 0, 'the first two calls spend the burst without waiting');
+    const list = client.api(CoreV1Api).listNamespace();
+    await until('the typed call waits for a token', () => clock.pendingTimers === 1);
+    assert.deepEqual(clock.timersDueIn(), [1000]);
+    assert.equal(api.requests.length, 2, 'nothing is sent while waiting');
+    await clock.advance(1000);
+    await list;
+    const watched = new Promise<void>((resolve, reject) => client.watch('/api/v1/namespaces', {}).subscribe({ error: reject, complete: resolve }));
+    await until('the watch waits for a token', () => clock.pendingTimers === 1);
+    assert.equal(api.requests.length, 3);
+    await clock.advance(1000);
+    await watched;
     assert.equal(api.requests.length, 4);
   });
 });

@@ -9,8 +9,9 @@ import {
   type KubeConfig,
 } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
+import type { Clock } from '../../core/index.js';
 import { loadOrchKubeConfig, validateOrchClientOptions, type OrchClientOptions, type OrchConfigSource } from './orch-client-options.js';
-import { TokenBucket, type BucketClock } from './token-bucket.js';
+import { TokenBucket } from './token-bucket.js';
 
 /** Query parameters of a request; undefined values are left out. */
 export type OrchQuery = Readonly<Record<string, string | number | boolean | undefined>>;
@@ -54,8 +55,8 @@ export class OrchApiError extends Error {
 
 /** Settings of {@link OrchClient} beyond {@link OrchClientOptions}. */
 export interface OrchClientInternals {
-  /** Clock of the rate limiter, for tests. */
-  readonly clock?: BucketClock;
+  /** Clock of the rate limiter; default the system clock. */
+  readonly clock?: Clock;
 }
 
 type Constructor<T> = new (config: Configuration) => T;

@@ -1,52 +1,44 @@
 import assert from 'node:assert/strict';
-import { TokenBucket, type BucketClock } from './token-bucket.js';
-
-/** A virtual clock: sleeps are recorded and advance time instantly. */
-function fakeClock(): BucketClock & { sleeps: number[]; time: number } {
-  const clock = {
-    time: 0,
-    sleeps: [] as number[],
-    now: () => clock.time,
-    sleep: async (ms: number, signal?: AbortSignal) => {
-      if (signal?.aborted) throw signal.reason as Error;
-      clock.sleeps.push(ms);
-      clock.time += ms;
-    },
-  };
-  return clock;
-}
+import { ManualClock } from '../../core/index.js';
+import { TokenBucket } from './token-bucket.js';
 
 describe('TokenBucket', () => {
   it('given a full bucket, should let `burst` takes through without waiting', async () => {
-    const clock = fakeClock();
+    const clock = new ManualClock();
     const bucket = new TokenBucket(10, 3, clock);
     for (let i = 0; i < 3; i++) await bucket.take();
-    assert.deepEqual(clock.sleeps, []);
+    assert.equal(clock.pendingTimers, 0, 'no take waited');
   });
 
   it('given an empty bucket, should wait 1/qps per extra token', async () => {
-    const clock = fakeClock();
+    const clock = new ManualClock();
     const bucket = new TokenBucket(10, 1, clock);
     await bucket.take();
-    await bucket.take();
-    assert.deepEqual(clock.sleeps, [100]);
+    let taken = false;
+    const second = bucket.take().then(() => (taken = true));
+    assert.deepEqual(clock.timersDueIn(), [100]);
+    await clock.advance(99);
+    assert.equal(taken, false, 'still waiting after 99 ms');
+    await clock.advance(1);
+    assert.equal(taken, true, 'taken after 100 ms');
+    await second;
   });
 
   it('given time passes, should refill up to burst and no more', () => {
-    const clock = fakeClock();
+    const clock = new ManualClock();
     const bucket = new TokenBucket(2, 4, clock);
     void bucket.take();
     void bucket.take();
     void bucket.take();
     assert.equal(bucket.available(), 1);
-    clock.time += 1000;
+    clock.advanceSync(1000);
     assert.equal(bucket.available(), 3);
-    clock.time += 60_000;
+    clock.advanceSync(60_000);
     assert.equal(bucket.available(), 4);
   });
 
   it('given an aborted wait, should give the token back and reject', async () => {
-    const clock = fakeClock();
+    const clock = new ManualClock();
     const bucket = new TokenBucket(1, 1, clock);
     await bucket.take();
     const controller = new AbortController();

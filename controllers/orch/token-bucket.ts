@@ -1,31 +1,4 @@
-/** A source of time for {@link TokenBucket}, injectable for tests. */
-export interface BucketClock {
-  /** Milliseconds on a monotonic scale. */
-  now(): number;
-  /** Resolves after `ms` milliseconds, or rejects with the signal's reason when it aborts first. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-/** The wall clock: `performance.now()` and `setTimeout`. */
-export const SYSTEM_CLOCK: BucketClock = {
-  now: () => performance.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(signal.reason as Error);
-        return;
-      }
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(signal?.reason as Error);
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
+import { systemClock, type Clock } from '../../core/index.js';
 
 /**
  * A token bucket rate limiter, as client-go's `--kube-api-qps`/`--kube-api-burst`: it holds at most `burst`
@@ -35,16 +8,17 @@ export const SYSTEM_CLOCK: BucketClock = {
 export class TokenBucket {
   readonly #qps: number;
   readonly #burst: number;
-  readonly #clock: BucketClock;
+  readonly #clock: Clock;
   #tokens: number;
   #last: number;
 
   /**
    * @param qps tokens per second, > 0
    * @param burst capacity, >= 1
+   * @param clock time of the refill and the waits; default {@link systemClock}
    * @throws RangeError when qps or burst is out of range
    */
-  constructor(qps: number, burst: number, clock: BucketClock = SYSTEM_CLOCK) {
+  constructor(qps: number, burst: number, clock: Clock = systemClock) {
     if (!(qps > 0) || !Number.isFinite(qps)) throw new RangeError(`token bucket qps must be a number > 0, got ${qps}`);
     if (!(burst >= 1) || !Number.isInteger(burst)) throw new RangeError(`token bucket burst must be an integer >= 1, got ${burst}`);
     this.#qps = qps;
@@ -70,7 +44,8 @@ export class TokenBucket {
     if (this.#tokens >= 0) return;
     const waitMs = (-this.#tokens / this.#qps) * 1000;
     try {
-      await this.#clock.sleep(waitMs, signal);
+      // NOTE: a caller waiting for a token keeps the process alive (a CLI's rate-limited request must finish).
+      await this.#clock.sleep(waitMs, signal, { keepAlive: true });
     } catch (err) {
       this.#tokens += 1;
       throw err;

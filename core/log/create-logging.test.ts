@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ManualClock } from '../clock/index.js';
 import { DEFAULT_LOG_OPTIONS, createLogging, type Logging, type LogOptions } from './create-logging.js';
 import { LogConfigError } from './log-levels.js';
 import { SCOPES } from './scopes.js';
@@ -22,7 +23,7 @@ describe('createLogging', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   const make = (opts: Partial<LogOptions> = {}): Logging =>
-    (logging = createLogging({ ...DEFAULT_LOG_OPTIONS, targets: [file], ...opts }, SCOPES['pilot-discovery'], { now: () => T0 }));
+    (logging = createLogging({ ...DEFAULT_LOG_OPTIONS, targets: [file], ...opts }, SCOPES['pilot-discovery'], { clock: new ManualClock(T0) }));
   const lines = (path = file): string[] => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
 
   it('given console format should write Istio-style tab-separated lines, scope omitted for default', () => {

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import type { Clock } from '../clock/index.js';
 import { callerFrames, shortCaller } from './caller.js';
 import { formatConsoleLine, formatLogTime } from './console-format.js';
 import { openRotating, openTarget, type LogSink } from './log-sinks.js';
@@ -31,9 +32,13 @@ export const DEFAULT_LOG_OPTIONS: Readonly<LogOptions> = Object.freeze({
   rotate: { path: '', maxAgeDays: 30, maxBackups: 1000, maxSizeMB: 104857600 },
 });
 
-/** Seams for tests: the clock (epoch ms) and a rotation size in bytes instead of megabytes. */
+/** Seams for tests: the clock and a rotation size in bytes instead of megabytes. */
 export interface LoggingDeps {
-  now?: () => number;
+  /**
+   * The wall clock of record times and backup names. Default: the system's wall clock at sub-millisecond
+   * resolution (`performance.timeOrigin + performance.now()`), finer than `systemClock.wallNow()`.
+   */
+  clock?: Clock;
   rotateMaxSizeBytes?: number;
 }
 
@@ -74,7 +79,8 @@ export function createLogging(options: LogOptions, scopes: readonly string[], de
   const output = parseScopeLevels(options.outputLevels, scopes);
   const stack = parseScopeLevels(options.stacktraceLevels, scopes);
   const table = new ScopeTable(names, output, stack, parseScopeList(options.callerScopes, scopes));
-  const now = deps.now ?? ((): number => performance.timeOrigin + performance.now());
+  const clock = deps.clock;
+  const now = clock ? (): number => clock.wallNow() : (): number => performance.timeOrigin + performance.now();
   const sinks = openSinks(options, deps, now);
   let closed = false;
 

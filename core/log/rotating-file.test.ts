@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ManualClock } from '../clock/index.js';
 import { DEFAULT_LOG_OPTIONS, createLogging } from './create-logging.js';
 import { RotatingFile } from './rotating-file.js';
 import { SCOPES } from './scopes.js';
@@ -12,11 +13,14 @@ describe('RotatingFile', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('given --log_rotate with a tiny size should rotate and keep at most maxBackups backups', () => {
-    let now = Date.UTC(2026, 10, 22);
+    const clock = new ManualClock(Date.UTC(2026, 10, 22));
     const path = join(dir, 'mesh.log');
     const rotate = { path, maxAgeDays: 0, maxBackups: 2, maxSizeMB: 1 };
-    const logging = createLogging({ ...DEFAULT_LOG_OPTIONS, targets: [], rotate }, SCOPES.operator, { now: () => (now += 1000), rotateMaxSizeBytes: 100 });
-    for (let i = 0; i < 10; i++) logging.root.info({ i }, 'a line of about sixty bytes');
+    const logging = createLogging({ ...DEFAULT_LOG_OPTIONS, targets: [], rotate }, SCOPES.operator, { clock, rotateMaxSizeBytes: 100 });
+    for (let i = 0; i < 10; i++) {
+      clock.advanceSync(1000);
+      logging.root.info({ i }, 'a line of about sixty bytes');
+    }
     logging.close();
     const files = readdirSync(dir).sort();
     assert.equal(files.length, 3, `files: ${files.join(' ')}`);

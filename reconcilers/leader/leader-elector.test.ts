@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
+import { ManualClock } from '../../core/index.js';
 import { FakeObjectStore, type TransportMode } from '../testing/fake-object-store.js';
-import { ManualClock } from '../testing/manual-clock.js';
 import { LeaderElector, leaderIdentity, type LeaderTask } from './leader-elector.js';
 
 const LEASE_PATH = '/apis/coordination.k8s.io/v1/namespaces/mesh-system/leases/mesh-status-leader';
@@ -48,7 +48,7 @@ describe('LeaderElector', () => {
   const leaders = (): string[] => candidates.filter((c) => c.elector.isLeader).map((c) => c.elector.identity);
 
   beforeEach(() => {
-    clock = new ManualClock();
+    clock = new ManualClock(new Date('2030-01-01T00:00:00Z'));
     store = new FakeObjectStore();
     candidates = [];
     maxLeaders = 0;
@@ -63,7 +63,7 @@ describe('LeaderElector', () => {
     }
   });
 
-  it('given no lease, should create it, lead and start the leader-only tasks', async () => {
+  it('given no lease, should create it, lead, start the leader-only tasks and renew at clock times', async () => {
     const a = candidate('meshd-0_aaaa');
     a.elector.start();
     await clock.advance(0);
@@ -72,7 +72,12 @@ describe('LeaderElector', () => {
     const lease = store.get(LEASE_PATH) as unknown as { spec: Record<string, unknown> };
     assert.equal(lease.spec['holderIdentity'], 'meshd-0_aaaa');
     assert.equal(lease.spec['leaseDurationSeconds'], 15);
-    assert.match(String(lease.spec['renewTime']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    assert.equal(lease.spec['acquireTime'], '2030-01-01T00:00:00.000000Z');
+    assert.equal(lease.spec['renewTime'], '2030-01-01T00:00:00.000000Z');
+    await clock.advance(2000);
+    const renewed = store.get(LEASE_PATH) as unknown as { spec: Record<string, unknown> };
+    assert.equal(renewed.spec['acquireTime'], '2030-01-01T00:00:00.000000Z');
+    assert.equal(renewed.spec['renewTime'], '2030-01-01T00:00:02.000000Z', 'renewed one retry period later');
   });
 
   it('given two candidates, should let exactly one lead while the leader keeps renewing', async () => {

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { BehaviorSubject, type Observable } from 'rxjs';
+import { systemClock, type Clock } from '../../core/index.js';
 import { OrchApiError, type OrchTransport } from '../../controllers/index.js';
-import { SYSTEM_RECONCILE_CLOCK, sleepOn, type ReconcileClock } from '../runtime/reconcile-clock.js';
 
 /** The Lease of each leader-only controller (Istio's election names, `istio` renamed `mesh`). */
 export const LEASE_NAMES = {
@@ -43,7 +43,8 @@ export interface LeaderElectorOptions {
   readonly renewDeadlineMs?: number;
   /** Interval between attempts; default 2 s (acquire attempts get up to 20 % jitter). */
   readonly retryPeriodMs?: number;
-  readonly clock?: ReconcileClock;
+  /** Time for retries, renew deadlines (monotonic) and the lease's acquire/renew times (wall); default {@link systemClock}. */
+  readonly clock?: Clock;
   readonly random?: () => number;
   /** Where elections and failures are logged; default: not logged. */
   readonly logger?: Logger;
@@ -95,7 +96,7 @@ export class LeaderElector {
   readonly #leaseDurationMs: number;
   readonly #renewDeadlineMs: number;
   readonly #retryPeriodMs: number;
-  readonly #clock: ReconcileClock;
+  readonly #clock: Clock;
   readonly #random: () => number;
   readonly #logger: Logger | undefined;
   readonly #tasks: LeaderTask[] = [];
@@ -120,7 +121,7 @@ export class LeaderElector {
           `(got ${this.#leaseDurationMs} / ${this.#renewDeadlineMs} / ${this.#retryPeriodMs} ms)`,
       );
     }
-    this.#clock = options.clock ?? SYSTEM_RECONCILE_CLOCK;
+    this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
     this.#logger = options.logger;
   }
@@ -192,7 +193,7 @@ export class LeaderElector {
       if (await this.#tryAcquireOrRenew(signal)) return true;
       const jittered = this.#retryPeriodMs * (1 + 0.2 * this.#random());
       try {
-        await sleepOn(this.#clock, jittered, signal);
+        await this.#clock.sleep(jittered, signal);
       } catch {
         return false;
       }
@@ -204,7 +205,7 @@ export class LeaderElector {
     let lastRenew = this.#clock.now();
     for (;;) {
       try {
-        await sleepOn(this.#clock, this.#retryPeriodMs, signal);
+        await this.#clock.sleep(this.#retryPeriodMs, signal);
       } catch {
         return;
       }
@@ -227,7 +228,7 @@ export class LeaderElector {
   /** One attempt: create the lease, take it when free or expired, or renew it when held; false on any failure. */
   async #tryAcquireOrRenew(signal: AbortSignal, timeoutMs = this.#renewDeadlineMs): Promise<boolean> {
     const now = this.#clock.now();
-    const nowTime = microTime(new Date());
+    const nowTime = microTime(this.#clock.date());
     const durationSeconds = Math.max(1, Math.ceil(this.#leaseDurationMs / 1000));
     try {
       let lease: Lease;
@@ -284,7 +285,7 @@ export class LeaderElector {
     try {
       const lease = await this.#client.request<Lease>('GET', this.#path, { timeoutMs: this.#renewDeadlineMs });
       if (lease.spec?.holderIdentity !== this.identity) return;
-      const nowTime = microTime(new Date());
+      const nowTime = microTime(this.#clock.date());
       const spec: LeaseSpec = {
         holderIdentity: '', leaseDurationSeconds: 1, acquireTime: nowTime, renewTime: nowTime, leaseTransitions: lease.spec.leaseTransitions ?? 0,
       };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { createMetrics } from '../../core/index.js';
-import { ManualClock, settle } from '../testing/manual-clock.js';
+import { ManualClock, createMetrics } from '../../core/index.js';
+import { settle } from '../testing/settle.js';
 import { ReconcileRunner, TerminalError, type ReconcileFunction, type ReconcileResult } from './reconcile-runner.js';
 
 /** A reconcile function whose calls the test completes by hand. */

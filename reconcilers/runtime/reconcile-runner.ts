@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { Metrics } from '../../core/index.js';
-import { SYSTEM_RECONCILE_CLOCK, type ReconcileClock } from './reconcile-clock.js';
+import { systemClock, type Clock, type Metrics } from '../../core/index.js';
 import { WorkQueue } from './work-queue.js';
 
 /** What a reconcile asks for besides success: a timed re-check of the same key. */
@@ -32,7 +31,8 @@ export interface ReconcileRunnerOptions {
   readonly backoffInitialMs?: number;
   /** Largest retry delay; default 60 s. */
   readonly backoffMaxMs?: number;
-  readonly clock?: ReconcileClock;
+  /** Time for queue waits, backoff and `requeueAfterMs`; default {@link systemClock}. */
+  readonly clock?: Clock;
   /** Where failures are logged; default: not logged. */
   readonly logger?: Logger;
   /** Queue metrics (`MESH_ENABLE_CONTROLLER_QUEUE_METRICS`); leave undefined to record none. */
@@ -51,7 +51,7 @@ export class ReconcileRunner {
   readonly #maxConcurrent: number;
   readonly #initialMs: number;
   readonly #maxMs: number;
-  readonly #clock: ReconcileClock;
+  readonly #clock: Clock;
   readonly #logger: Logger | undefined;
   readonly #metrics: Metrics | undefined;
   readonly #queue: WorkQueue;
@@ -74,7 +74,7 @@ export class ReconcileRunner {
     if (!(this.#initialMs > 0 && this.#maxMs >= this.#initialMs)) {
       throw new RangeError(`reconciler ${this.name}: backoff needs 0 < backoffInitialMs <= backoffMaxMs`);
     }
-    this.#clock = options.clock ?? SYSTEM_RECONCILE_CLOCK;
+    this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger;
     this.#metrics = options.metrics;
     this.#queue = new WorkQueue(this.#clock, () => this.#pump());

@@ -1,4 +1,4 @@
-import type { ReconcileClock } from './reconcile-clock.js';
+import type { Clock } from '../../core/index.js';
 
 /** An item handed out by {@link WorkQueue.get}. */
 export interface QueueItem {
@@ -13,7 +13,7 @@ export interface QueueItem {
  * never processed twice at once. Delayed adds keep only the earliest due time per key.
  */
 export class WorkQueue {
-  readonly #clock: ReconcileClock;
+  readonly #clock: Clock;
   readonly #onReady: () => void;
   #queue: string[] = [];
   readonly #dirty = new Map<string, number>();
@@ -22,7 +22,7 @@ export class WorkQueue {
   #closed = false;
 
   /** @param onReady called whenever a key becomes available to {@link WorkQueue.get} */
-  constructor(clock: ReconcileClock, onReady: () => void) {
+  constructor(clock: Clock, onReady: () => void) {
     this.#clock = clock;
     this.#onReady = onReady;
   }

@@ -1,5 +1,5 @@
 import { Observable } from 'rxjs';
-import { sleepOn, type ReconcileClock } from '../runtime/reconcile-clock.js';
+import type { Clock } from '../../core/index.js';
 import { OrchApiError, type OrchQuery, type OrchRequestOptions, type OrchTransport, type RawWatchEvent } from '../../controllers/index.js';
 
 /** How a fake transport treats a request. */
@@ -32,7 +32,7 @@ export class FakeObjectStore {
    * with a network error; `hang` answers nothing until the request's `timeoutMs` has passed on `clock`
    * (or its signal aborts), as a dead connection would.
    */
-  transport(mode: () => TransportMode = () => 'ok', clock?: ReconcileClock): OrchTransport {
+  transport(mode: () => TransportMode = () => 'ok', clock?: Clock): OrchTransport {
     return {
       request: async <T>(method: string, path: string, options: OrchRequestOptions = {}): Promise<T> => {
         await Promise.resolve();
@@ -40,7 +40,7 @@ export class FakeObjectStore {
         if (now === 'fail') throw new Error(`${method} ${path}: connect ECONNREFUSED (test partition)`);
         if (now === 'hang') {
           if (!clock) throw new Error('FakeObjectStore: hang needs a clock');
-          await sleepOn(clock, options.timeoutMs ?? 60_000, options.signal).catch(() => undefined);
+          await clock.sleep(options.timeoutMs ?? 60_000, options.signal).catch(() => undefined);
           throw new Error(`${method} ${path}: no complete answer within ${options.timeoutMs ?? 60_000} ms`);
         }
         return this.#handle(method, path, options.body as StoredObject | undefined) as T;

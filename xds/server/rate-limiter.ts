@@ -5,6 +5,7 @@
  * RESOURCE_EXHAUSTED and the client retries with backoff, perhaps on another meshd).
  */
 import { availableParallelism } from 'node:os';
+import { systemClock, type Clock } from '../../core/index.js';
 
 /** Istio's default when the variable is 0: `min(15 + 5 * cores, 100)` requests per second. */
 export function defaultRequestLimit(cores = availableParallelism()): number {
@@ -17,18 +18,15 @@ export interface RateLimiterOptions {
   readonly ratePerSecond: number;
   /** Bucket size; Istio uses 1. */
   readonly burst?: number;
-  /** Clock in milliseconds. */
-  readonly now?: () => number;
-  /** Timer; injectable for tests. */
-  readonly sleep?: (ms: number) => Promise<void>;
+  /** Time of the bucket and the waits (which do not keep the process alive); default the system clock. */
+  readonly clock?: Clock;
 }
 
 /** A token bucket with bounded waiting. */
 export class RateLimiter {
   readonly #intervalMs: number;
   readonly #burstMs: number;
-  readonly #now: () => number;
-  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #clock: Clock;
   /** The time at which the bucket is full again ("theoretical arrival time"). */
   #tat = -Infinity;
 
@@ -38,8 +36,7 @@ export class RateLimiter {
     if (!(burst >= 1)) throw new RangeError(`burst must be >= 1 (got ${burst})`);
     this.#intervalMs = 1000 / opts.ratePerSecond;
     this.#burstMs = this.#intervalMs * burst;
-    this.#now = opts.now ?? (() => performance.now());
-    this.#sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms).unref()));
+    this.#clock = opts.clock ?? systemClock;
   }
 
   /**
@@ -47,7 +44,7 @@ export class RateLimiter {
    * wait would exceed `maxWaitMs` (nothing is reserved then).
    */
   reserve(maxWaitMs: number): number | undefined {
-    const now = this.#now();
+    const now = this.#clock.now();
     const tat = Math.max(this.#tat, now);
     // NOTE: (tat - now) first, so that an idle bucket gives exactly 0 (no floating-point residue).
     const wait = tat - now + (this.#intervalMs - this.#burstMs);
@@ -60,7 +57,7 @@ export class RateLimiter {
   async wait(maxWaitMs: number): Promise<boolean> {
     const w = this.reserve(maxWaitMs);
     if (w === undefined) return false;
-    if (w > 0) await this.#sleep(w);
+    if (w > 0) await this.#clock.sleep(w);
     return true;
   }
 }

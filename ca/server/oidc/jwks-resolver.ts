@@ -3,6 +3,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { Logger } from 'pino';
+import { systemClock, type CancelTimer, type Clock } from '../../../core/index.js';
 import { importJwks, type VerificationKey } from './jwt-verifier.js';
 
 /** The issuer's keys could not be fetched or read; the message names the URL and the cause. */
@@ -27,8 +28,8 @@ export interface JwksResolverOptions {
   readonly minRefetchIntervalMs?: number;
   /** Per-request timeout. Default 10 s. */
   readonly timeoutMs?: number;
-  /** Milliseconds since the epoch; injectable for tests. */
-  readonly now?: () => number;
+  /** Time of the refetch limit and the periodic refresh; default the system clock. */
+  readonly clock?: Clock;
 }
 
 const MAX_BODY_BYTES = 1 << 20;
@@ -49,8 +50,8 @@ export class JwksResolver {
   #inFlight: Promise<KeySet> | undefined;
   #lastAttempt = -Infinity;
   #lastError: JwksFetchError | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  readonly #now: () => number;
+  #cancelRefresh: CancelTimer | undefined;
+  readonly #clock: Clock;
   readonly #agent: https.Agent;
   /** Network fetches done (discovery + JWKS count as one), for tests and debug pages. */
   fetches = 0;
@@ -59,22 +60,26 @@ export class JwksResolver {
     readonly options: JwksResolverOptions,
     readonly deps: { readonly metrics: JwksMetrics; readonly logger?: Logger },
   ) {
-    this.#now = options.now ?? Date.now;
+    this.#clock = options.clock ?? systemClock;
     this.#agent = new https.Agent({ rejectUnauthorized: !options.insecureSkipVerify, keepAlive: false });
   }
 
   /** Arms the background refresh every `refreshIntervalMs` (unref'd: it never keeps the process alive). */
   start(): void {
-    if (this.#timer || !(this.options.refreshIntervalMs > 0)) return;
-    this.#timer = setInterval(() => {
+    if (this.#cancelRefresh || !(this.options.refreshIntervalMs > 0)) return;
+    this.#armRefresh();
+  }
+
+  #armRefresh(): void {
+    this.#cancelRefresh = this.#clock.setTimer(() => {
+      this.#armRefresh();
       this.#fetch().catch(() => undefined);
     }, this.options.refreshIntervalMs);
-    this.#timer.unref();
   }
 
   close(): void {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#cancelRefresh?.();
+    this.#cancelRefresh = undefined;
     this.#agent.destroy();
   }
 
@@ -82,7 +87,7 @@ export class JwksResolver {
   async keys(): Promise<readonly VerificationKey[]> {
     if (this.#current) return this.#current.keys;
     if (this.#inFlight) return (await this.#inFlight).keys;
-    if (this.#lastError && this.#now() - this.#lastAttempt < this.#minInterval) throw this.#lastError;
+    if (this.#lastError && this.#clock.wallNow() - this.#lastAttempt < this.#minInterval) throw this.#lastError;
     return (await this.#fetch()).keys;
   }
 
@@ -92,7 +97,7 @@ export class JwksResolver {
    */
   async refetchForUnknownKid(): Promise<readonly VerificationKey[]> {
     if (this.#inFlight) return (await this.#inFlight).keys;
-    if (this.#now() - this.#lastAttempt < this.#minInterval) {
+    if (this.#clock.wallNow() - this.#lastAttempt < this.#minInterval) {
       if (this.#current) return this.#current.keys;
       throw this.#lastError ?? new JwksFetchError(`issuer ${this.options.issuer}: no keys fetched yet`);
     }
@@ -110,7 +115,7 @@ export class JwksResolver {
 
   #fetch(): Promise<KeySet> {
     if (this.#inFlight) return this.#inFlight;
-    this.#lastAttempt = this.#now();
+    this.#lastAttempt = this.#clock.wallNow();
     const run = this.#load().then(
       (set) => {
         this.#current = set;
@@ -148,7 +153,7 @@ export class JwksResolver {
     if (imported.skipped.length > 0) this.deps.logger?.warn({ jwksUri, skipped: imported.skipped }, 'JWKS keys skipped');
     if (imported.keys.length === 0) throw new JwksFetchError(`${jwksUri}: no usable RSA or EC signature key`);
     this.deps.logger?.info({ issuer: this.options.issuer, jwksUri, kids: imported.keys.map((k) => k.kid ?? '') }, 'JWKS fetched');
-    return { keys: imported.keys, fetchedAt: this.#now() };
+    return { keys: imported.keys, fetchedAt: this.#clock.wallNow() };
   }
 
   #getJson(url: string): Promise<unknown> {

@@ -3,13 +3,14 @@
 import assert from 'node:assert/strict';
 import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
+import { ManualClock } from '../../../core/index.js';
 import { MemoryCaKeyStore } from '../../authority/ca-key-store.js';
 import { createMeshCa } from '../../authority/create-mesh-ca.js';
 import type { MeshCa } from '../../authority/mesh-ca.js';
 import { CertificateClient, CertificateRequestError } from '../../client/certificate-client.js';
 import { createCsrPem } from '../../pki/csr.js';
 import { FakeNodeLookup } from '../../testing/fake-node-lookup.js';
-import { waitFor } from '../../testing/manual-time.js';
+import { waitFor } from '../../testing/wait-for.js';
 import { createTestCaMetrics, type TestCaMetrics } from '../../testing/test-ca-metrics.js';
 import { startTestCaServer, type TestCaServer } from '../../testing/test-ca-server.js';
 import { startTestOidcIssuer, type TestIssuerKey, type TestOidcIssuer, type TestTokenClaims } from '../../testing/test-oidc-issuer.js';
@@ -189,24 +190,31 @@ describe('OidcTokenAuthenticator through the certificate service over gRPC/TLS',
   });
 
   it('given unknown kids within the refetch interval should fetch the JWKS once more only (rate-limited)', async () => {
-    let now = 1_000_000;
-    const { server } = await startServer({ minRefetchIntervalMs: 30_000, now: () => now });
+    const clock = new ManualClock(1_000_000);
+    const { server } = await startServer({ minRefetchIntervalMs: 30_000, clock });
     await request(server, issuer.sign(claims(), rsa));
     assert.equal(issuer.requests.jwks, 1);
     const stranger = issuer.newKey('RS256', 'stranger');
     for (let i = 0; i < 3; i++) await refusedWith(request(server, issuer.sign(claims(), stranger)), /unknown key/);
     assert.equal(issuer.requests.jwks, 1, 'no refetch within 30s of the first fetch');
-    now += 30_000;
+    clock.advanceSync(30_000);
     issuer.published.push(stranger);
     await request(server, issuer.sign(claims(), stranger));
     assert.equal(issuer.requests.jwks, 2, 'one refetch once the interval passed');
   });
 
   it('given PILOT_JWT_PUB_KEY_REFRESH_INTERVAL should refetch the JWKS periodically', async () => {
-    const { server, resolver } = await startServer({ refreshIntervalMs: 20 });
+    const clock = new ManualClock();
+    const { server, resolver } = await startServer({ refreshIntervalMs: 60_000, clock });
     await request(server, issuer.sign(claims(), rsa));
     resolver.start();
-    await waitFor(() => issuer.requests.jwks >= 3, 'two periodic JWKS refreshes');
+    await clock.advance(59_999);
+    assert.equal(issuer.requests.jwks, 1, 'no refresh before the interval');
+    await clock.advance(1);
+    await waitFor(() => issuer.requests.jwks === 2, 'the first periodic JWKS refresh');
+    await clock.advance(60_000);
+    await waitFor(() => issuer.requests.jwks === 3, 'the second periodic JWKS refresh');
     resolver.close();
+    assert.equal(clock.pendingTimers, 0, 'close disarms the refresh');
   });
 });

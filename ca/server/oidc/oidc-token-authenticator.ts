@@ -1,6 +1,7 @@
 // Authenticates callers by a bearer JWT verified locally against the TOKEN_ISSUER's JWKS (OIDC), the way
 // Istio's JWT authenticator does when an issuer is configured: signature, iss, aud, exp/nbf, then the
 // Kubernetes service-account identity from the claims.
+import { systemClock, type Clock } from '../../../core/index.js';
 import { AuthenticationError, spiffeIdentity, type Authenticator, type CallCredentials, type Caller } from '../authenticator.js';
 import { bearerToken } from '../token-authenticator.js';
 import { JwksFetchError, type JwksResolver } from './jwks-resolver.js';
@@ -15,8 +16,8 @@ export interface OidcTokenAuthenticatorOptions {
   readonly audiences: readonly string[];
   /** Allowed clock skew for exp/nbf. Default 60 s. */
   readonly clockSkewMs?: number;
-  /** Milliseconds since the epoch; injectable for tests. */
-  readonly now?: () => number;
+  /** Wall clock `exp` and `nbf` are judged by; default the system clock. */
+  readonly clock?: Clock;
 }
 
 const SERVICE_ACCOUNT_SUBJECT = /^system:serviceaccount:([^:]+):([^:]+)$/;
@@ -35,13 +36,13 @@ interface KubernetesClaims {
 export class OidcTokenAuthenticator implements Authenticator {
   readonly name = 'oidc';
   readonly absentReason = 'no bearer token in the authorization metadata';
-  readonly #now: () => number;
+  readonly #clock: Clock;
 
   constructor(
     readonly options: OidcTokenAuthenticatorOptions,
     readonly resolver: JwksResolver,
   ) {
-    this.#now = options.now ?? Date.now;
+    this.#clock = options.clock ?? systemClock;
   }
 
   async authenticate(credentials: CallCredentials): Promise<Caller | undefined> {
@@ -82,7 +83,7 @@ export class OidcTokenAuthenticator implements Authenticator {
     if (!tokenAudiences.some((a) => audiences.includes(a))) {
       throw new AuthenticationError(`oidc: audience [${tokenAudiences.join(',')}] includes none of TOKEN_AUDIENCES [${audiences.join(',')}]`);
     }
-    const now = this.#now();
+    const now = this.#clock.wallNow();
     const skew = this.options.clockSkewMs ?? 60_000;
     const exp = claims['exp'];
     if (typeof exp !== 'number') throw new AuthenticationError('oidc: token has no numeric exp claim');
