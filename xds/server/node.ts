@@ -59,7 +59,15 @@ export interface NodeLimits {
   readonly maxNodeMetadataBytes: number;
 }
 
-/** Bounds no real proxy reaches: a 1 KiB id, 1 KiB names, 512 KiB of metadata. */
+/**
+ * Bounds no real proxy reaches: a 1 KiB id, 1 KiB names, 512 KiB of metadata.
+ *
+ * NOTE: a real id is `type~ip~pod.namespace~namespace.svc.domain`, each part a Kubernetes name (pod
+ * <= 253, namespace <= 63, DNS domain <= 253) or an IP, so under 700 bytes: 1 KiB. Metadata carries
+ * labels and annotations (Kubernetes caps a pod's annotations at 256 KiB in total) and a few dozen short
+ * keys: 512 KiB. Cluster, user agent and locality are names: 1 KiB each. A node past these is refused with
+ * INVALID_ARGUMENT before anything of it is logged.
+ */
 export const DEFAULT_NODE_LIMITS: NodeLimits = Object.freeze({ maxNodeIdBytes: 1024, maxNodeFieldBytes: 1024, maxNodeMetadataBytes: 512 * 1024 });
 
 function checkSize(field: string, value: string | undefined, max: number): void {

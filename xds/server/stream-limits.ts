@@ -4,6 +4,7 @@
  * NACK details. None is an environment variable of the spec; the defaults are far beyond what a real
  * proxy reaches, and tests pass smaller ones.
  */
+import { DEFAULT_NODE_LIMITS } from './node.js';
 
 /** The limits of the ADS transport. */
 export interface StreamLimits {
@@ -17,7 +18,11 @@ export interface StreamLimits {
    * stream is then cut off with DEADLINE_EXCEEDED and counted in pilot_xds_write_timeout.
    */
   readonly stallTimeoutMs: number;
-  /** Requests received on one stream and not yet processed before meshd stops reading it (HTTP/2 flow control). */
+  /**
+   * Requests received on one stream and not yet processed before meshd stops reading it (HTTP/2 flow
+   * control then holds the rest at the peer). With grpc-js's own 16-message read buffer, at most
+   * `maxPendingRequests + 16` requests of at most MESH_GPRC_MAXRECVMSGSIZE each are held per stream.
+   */
   readonly maxPendingRequests: number;
   /** Distinct type URLs one stream may hold state for; one more ends the stream with RESOURCE_EXHAUSTED. */
   readonly maxTypesPerStream: number;
@@ -46,20 +51,15 @@ export interface StreamLimits {
  * connection has at most one response waiting for flow control plus `EARLY_RESOLVE_MAX_QUEUED` small
  * ones, because every write waits for the one before it to be taken (see send.ts).
  *
- * NOTE (maxNodeIdBytes): a real id is `type~ip~pod.namespace~namespace.svc.domain`, each part a
- * Kubernetes name (pod <= 253, namespace <= 63, domain <= 253) and an IP, so under 700 bytes; 1 KiB.
- * Metadata carries labels and annotations (Kubernetes caps a pod's annotations at 256 KiB in total) and a
- * few dozen short keys: 512 KiB. Other fields are names: 1 KiB.
+ * NOTE (node fields): see `DEFAULT_NODE_LIMITS` in node.ts.
  */
 export const DEFAULT_STREAM_LIMITS: StreamLimits = Object.freeze({
   pushSlotHoldMs: 1_000,
   stallTimeoutMs: 30_000,
-  maxPendingRequests: 16,
+  maxPendingRequests: 8,
   maxTypesPerStream: 64,
   maxTypeUrlLength: 512,
-  maxNodeIdBytes: 1024,
-  maxNodeFieldBytes: 1024,
-  maxNodeMetadataBytes: 512 * 1024,
+  ...DEFAULT_NODE_LIMITS,
   maxNackDetailChars: 4096,
   nackLogIntervalMs: 30_000,
 });
