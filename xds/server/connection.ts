@@ -125,7 +125,7 @@ export class Connection<P = unknown> {
 
   /**
    * Counts one response handed to the stream until it is flushed; call the returned function (once) when
-   * the write completes or fails. Each completion restarts the stall timer; none outstanding stops it.
+   * the write completes or fails. The stall bound runs from the last completion while any is outstanding.
    */
   trackWrite(): () => void {
     if (this.closed) return () => undefined;
