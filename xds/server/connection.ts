@@ -56,6 +56,10 @@ export interface ConnectionInfo<P = unknown> {
   readonly connectedAt: string;
   readonly protocol: 'sotw' | 'delta';
   readonly types: readonly WatchInfo[];
+  /** Responses written and not yet taken by the proxy (a stuck proxy shows them here until it is cut off). */
+  readonly unflushedWrites: number;
+  /** Requests received and not yet processed (bounded; past the bound meshd stops reading the stream). */
+  readonly pendingRequests: number;
 }
 
 /** Runs async work one piece at a time, in order. */
@@ -84,6 +88,8 @@ export class Connection<P = unknown> {
   readonly connectedAt = new Date();
   readonly watched = new Map<string, WatchState>();
   readonly nackLog: NackLogState = { lastAt: Number.NEGATIVE_INFINITY, suppressed: 0 };
+  /** Requests received and not yet processed; kept by the stream session. */
+  pendingRequests = 0;
   readonly #abort = new AbortController();
   #unflushed = 0;
   #lastProgress = 0;
@@ -198,6 +204,8 @@ export class Connection<P = unknown> {
       peer: this.peer,
       connectedAt: this.connectedAt.toISOString(),
       protocol: this.protocol,
+      unflushedWrites: this.#unflushed,
+      pendingRequests: this.pendingRequests,
       types: [...this.watched.values()].map((w) => ({
         typeUrl: w.typeUrl,
         names: [...w.names].sort(),

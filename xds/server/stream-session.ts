@@ -143,6 +143,7 @@ export function serveStream<P, Req extends AdsRequest>(host: StreamHost<P>, call
     const maxBacklog = Math.max(1, host.limits.maxPendingRequests);
     call.on('data', (bytes: Uint8Array) => {
       backlog++;
+      if (conn) conn.pendingRequests = backlog;
       if (backlog >= maxBacklog && !paused) {
         paused = true;
         call.pause();
@@ -152,6 +153,7 @@ export function serveStream<P, Req extends AdsRequest>(host: StreamHost<P>, call
         .catch(fail)
         .finally(() => {
           backlog--;
+          if (conn) conn.pendingRequests = backlog;
           if (paused && backlog <= maxBacklog / 2 && !ended) {
             paused = false;
             call.resume();

@@ -78,6 +78,22 @@ describe('ADS with proxies that never read (issue 12, section 1)', function () {
     await late.waitFor('change 30 at the late proxy', () => late.latest(CDS)?.resources.some((r) => r.name === 'change-30') || undefined, 15_000);
   });
 
+  it('given a stuck proxy that keeps sending requests, should stop reading them past maxPendingRequests so that flow control holds the rest at the proxy', async () => {
+    const gen = new FakeGenerator();
+    bigMesh(gen);
+    h = await startAdsHarness({ generator: gen, sendTimeoutMs: 0, limits: { stallTimeoutMs: 600_000, maxPendingRequests: 8 } });
+    const s = new StuckClient(h.address, stuckNode(1));
+    stuck.push(s);
+    s.request({ typeUrl: CDS });
+    await eventually('its first response to stall', () => (h!.ads.connections()[0]?.unflushedWrites ?? 0) > 0 || undefined);
+    // 200 requests of ~10 KB (2 MB) while the first answer waits for a proxy that reads nothing.
+    for (let i = 0; i < 200; i++) s.request({ typeUrl: TYPE_URL.endpoint, resourceNames: [`${i}-`.padEnd(10_000, 'n')] });
+    await eventually('meshd to hold 8 requests and the proxy the rest', () => {
+      const c = h!.ads.connections()[0];
+      return c?.pendingRequests === 8 && s.unsentBytes > 1_000_000 ? true : undefined;
+    });
+  });
+
   it('given a stuck proxy and no PILOT_XDS_SEND_TIMEOUT, should cut it off after the stall bound and count pilot_xds_write_timeout', async () => {
     const gen = new FakeGenerator();
     bigMesh(gen);

@@ -54,6 +54,11 @@ export class StuckClient {
     this.#stream.write(frame);
   }
 
+  /** Request bytes the server has not taken yet (HTTP/2 flow control holds them here when it stops reading). */
+  get unsentBytes(): number {
+    return this.#stream.bufferSize;
+  }
+
   /** Tears the connection down (as a proxy that goes away). */
   close(): void {
     this.#stream.destroy();
