@@ -19,6 +19,7 @@ import { RateLimiter } from './rate-limiter.js';
 import { closeCall, SendError, SendTimeoutError, writeWithTimeout, type AdsCall } from './send.js';
 import { effectivePushThrottle, effectiveRequestLimit, type TransportOptions } from './server-options.js';
 import { serveSotw } from './sotw.js';
+import { streamLimits, type StreamLimits } from './stream-limits.js';
 import type { AdsEvent, ConnectionPusher, StreamHost } from './stream-host.js';
 import { StreamError } from './stream-session.js';
 import * as grpc from '@grpc/grpc-js';
@@ -34,11 +35,14 @@ export interface AdsServerOptions<P> extends TransportOptions {
   readonly controlPlaneId?: string;
   /** Longest wait for admission of a new stream before RESOURCE_EXHAUSTED; Istio's 1 s by default. */
   readonly admissionWaitMs?: number;
+  /** Bounds against misbehaving proxies (stuck readers, huge nodes, NACK floods); defaults in stream-limits.ts. */
+  readonly limits?: Partial<StreamLimits>;
 }
 
 /** ADS over gRPC: register on a grpc-js Server, attach a stream of PushRequests. */
 export class AdsServer<P = unknown> {
   readonly #opts: AdsServerOptions<P>;
+  readonly #limits: StreamLimits;
   readonly #metrics: AdsMetrics;
   readonly #limiter: RateLimiter;
   readonly #queue: PushQueue<Connection<P>>;
@@ -57,11 +61,14 @@ export class AdsServer<P = unknown> {
 
   constructor(opts: AdsServerOptions<P>) {
     this.#opts = opts;
+    this.#limits = streamLimits(opts.limits);
     this.#metrics = new AdsMetrics(opts.metrics);
     this.#limiter = new RateLimiter({ ratePerSecond: effectiveRequestLimit(opts) });
     this.#queue = new PushQueue<Connection<P>>({
       concurrency: effectivePushThrottle(opts),
       push: (conn, req) => this.#pushers.get(conn)?.(req) ?? Promise.resolve(),
+      slotHoldMs: this.#limits.pushSlotHoldMs,
+      drained: (conn) => conn.drained(),
       onDequeue: (_c, waitedMs) => this.#metrics.queueTime(waitedMs / 1000),
       onError: (conn, e) => opts.loggers.ads.error({ connection: conn.id, error: String(e) }, 'push failed'),
     });
@@ -151,9 +158,19 @@ export class AdsServer<P = unknown> {
     this.#connections.set(conn.id, conn);
     this.#pushers.set(conn, pusher);
     this.#calls.set(conn, call);
+    if (this.#opts.sendTimeoutMs <= 0) conn.watchStalls(this.#limits.stallTimeoutMs, () => this.#cutOffStalled(conn, call));
     this.#metrics.connected(1);
     this.#events.next({ kind: 'connected', connectionId: conn.id, node, protocol });
     return conn;
+  }
+
+  /** Ends a stream whose proxy has read nothing for the stall bound (PILOT_XDS_SEND_TIMEOUT unset). */
+  #cutOffStalled(conn: Connection<P>, call: AdsCall): void {
+    const ms = this.#limits.stallTimeoutMs;
+    this.#metrics.writeTimeout();
+    this.#opts.loggers.ads.warn({ connection: conn.id, node: conn.node.id, unflushed: conn.unflushed, stallMs: ms }, 'cutting off a proxy that reads nothing');
+    closeCall(call, grpc.status.DEADLINE_EXCEEDED, new SendTimeoutError(ms, 'the proxy read nothing; PILOT_XDS_SEND_TIMEOUT is unset, so the stall bound applies').message, true);
+    this.#host.close(conn);
   }
 
   #makeHost(): StreamHost<P> {
@@ -163,6 +180,7 @@ export class AdsServer<P = unknown> {
       generator: opts.generator,
       metrics,
       log: opts.loggers.ads,
+      limits: this.#limits,
       deltaXds: opts.deltaXds,
       controlPlaneId: opts.controlPlaneId || undefined,
       admit: () => this.#limiter.wait(opts.admissionWaitMs ?? 1000),
@@ -195,7 +213,7 @@ export class AdsServer<P = unknown> {
         if (conn.closed) throw new SendError('connection closed');
         const start = performance.now();
         try {
-          await writeWithTimeout(call, message, opts.sendTimeoutMs, () => metrics.sendError(typeUrl));
+          await writeWithTimeout(call, message, opts.sendTimeoutMs, () => metrics.sendError(typeUrl), { onSettled: conn.trackWrite(), signal: conn.signal });
         } catch (e) {
           if (e instanceof SendTimeoutError) {
             metrics.writeTimeout();

@@ -56,6 +56,10 @@ export interface ConnectionInfo<P = unknown> {
   readonly connectedAt: string;
   readonly protocol: 'sotw' | 'delta';
   readonly types: readonly WatchInfo[];
+  /** Responses written and not yet taken by the proxy (a stuck proxy shows them here until it is cut off). */
+  readonly unflushedWrites: number;
+  /** Requests received and not yet processed (bounded; past the bound meshd stops reading the stream). */
+  readonly pendingRequests: number;
 }
 
 /** Runs async work one piece at a time, in order. */
@@ -73,11 +77,24 @@ export class Serial {
   }
 }
 
+/** NACK warnings of one connection: when the last was logged and how many were held back since. */
+export interface NackLogState {
+  lastAt: number;
+  suppressed: number;
+}
+
 /** A live connection. */
 export class Connection<P = unknown> {
   readonly connectedAt = new Date();
   readonly watched = new Map<string, WatchState>();
-  closed = false;
+  readonly nackLog: NackLogState = { lastAt: Number.NEGATIVE_INFINITY, suppressed: 0 };
+  /** Requests received and not yet processed; kept by the stream session. */
+  pendingRequests = 0;
+  readonly #abort = new AbortController();
+  #unflushed = 0;
+  #lastProgress = 0;
+  #drainWaiters: (() => void)[] = [];
+  #stall: { readonly ms: number; readonly onStall: () => void; timer: NodeJS.Timeout | undefined } | undefined;
 
   constructor(
     readonly id: string,
@@ -86,6 +103,87 @@ export class Connection<P = unknown> {
     readonly peer: string,
     readonly protocol: 'sotw' | 'delta',
   ) {}
+
+  /** True once the stream has ended; setting it aborts `signal` and releases whatever waits on writes. */
+  get closed(): boolean {
+    return this.#abort.signal.aborted;
+  }
+  set closed(v: boolean) {
+    if (!v || this.closed) return;
+    this.#abort.abort();
+    if (this.#stall?.timer) clearTimeout(this.#stall.timer);
+    this.#unflushed = 0;
+    this.#wakeDrainWaiters();
+  }
+
+  /** Aborted when the connection closes (writes waiting on it give up). */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  /**
+   * Calls `onStall` once when writes have been outstanding for `ms` without one of them completing
+   * (the proxy reads nothing). Set once, when the connection is opened.
+   */
+  watchStalls(ms: number, onStall: () => void): void {
+    this.#stall = { ms, onStall, timer: undefined };
+  }
+
+  /**
+   * Counts one response handed to the stream until it is flushed; call the returned function (once) when
+   * the write completes or fails. The stall bound runs from the last completion while any is outstanding.
+   */
+  trackWrite(): () => void {
+    if (this.closed) return () => undefined;
+    this.#unflushed++;
+    if (this.#unflushed === 1) {
+      this.#lastProgress = performance.now();
+      this.#armStall(this.#stall?.ms ?? 0);
+    }
+    let done = false;
+    return () => {
+      if (done || this.closed) return;
+      done = true;
+      this.#unflushed--;
+      this.#lastProgress = performance.now();
+      if (this.#unflushed === 0) {
+        if (this.#stall?.timer) clearTimeout(this.#stall.timer);
+        if (this.#stall) this.#stall.timer = undefined;
+        this.#wakeDrainWaiters();
+      }
+    };
+  }
+
+  /** Responses handed to the stream and not flushed yet. */
+  get unflushed(): number {
+    return this.#unflushed;
+  }
+
+  /** Undefined when every response written so far has been flushed, else a promise for that moment (or the close). */
+  drained(): Promise<void> | undefined {
+    if (this.#unflushed === 0 || this.closed) return undefined;
+    return new Promise((resolve) => this.#drainWaiters.push(resolve));
+  }
+
+  /** Arms the stall timer; when it fires with writes outstanding, it re-arms for the rest of the bound after the last progress. */
+  #armStall(delay: number): void {
+    const s = this.#stall;
+    if (!s || s.timer) return;
+    s.timer = setTimeout(() => {
+      s.timer = undefined;
+      if (this.closed || this.#unflushed === 0) return;
+      const idle = performance.now() - this.#lastProgress;
+      if (idle >= s.ms) s.onStall();
+      else this.#armStall(s.ms - idle);
+    }, delay);
+    s.timer.unref();
+  }
+
+  #wakeDrainWaiters(): void {
+    const w = this.#drainWaiters;
+    this.#drainWaiters = [];
+    for (const f of w) f();
+  }
 
   /** The state of one type, created on first use. */
   watch(typeUrl: string): WatchState {
@@ -106,6 +204,8 @@ export class Connection<P = unknown> {
       peer: this.peer,
       connectedAt: this.connectedAt.toISOString(),
       protocol: this.protocol,
+      unflushedWrites: this.#unflushed,
+      pendingRequests: this.pendingRequests,
       types: [...this.watched.values()].map((w) => ({
         typeUrl: w.typeUrl,
         names: [...w.names].sort(),

@@ -52,13 +52,44 @@ function optionalString(md: Record<string, unknown>, key: string): void {
   if (v !== undefined && typeof v !== 'string') throw new NodeError(`node metadata ${key} must be a string (got ${JSON.stringify(v)})`);
 }
 
+/** Size bounds of a node's fields (see stream-limits.ts for the reasons behind the defaults). */
+export interface NodeLimits {
+  readonly maxNodeIdBytes: number;
+  readonly maxNodeFieldBytes: number;
+  readonly maxNodeMetadataBytes: number;
+}
+
 /**
- * Parses a node. Throws NodeError naming what is wrong: no node, empty or malformed ID, unknown proxy
- * type, bad IP, malformed metadata (LABELS not a string map, INSTANCE_IPS not IPs, ...).
+ * Bounds no real proxy reaches: a 1 KiB id, 1 KiB names, 512 KiB of metadata.
+ *
+ * NOTE: a real id is `type~ip~pod.namespace~namespace.svc.domain`, each part a Kubernetes name (pod
+ * <= 253, namespace <= 63, DNS domain <= 253) or an IP, so under 700 bytes: 1 KiB. Metadata carries
+ * labels and annotations (Kubernetes caps a pod's annotations at 256 KiB in total) and a few dozen short
+ * keys: 512 KiB. Cluster, user agent and locality are names: 1 KiB each. A node past these is refused with
+ * INVALID_ARGUMENT before anything of it is logged.
  */
-export function parseNode(node: NodeMessage | null | undefined): ProxyNode {
+export const DEFAULT_NODE_LIMITS: NodeLimits = Object.freeze({ maxNodeIdBytes: 1024, maxNodeFieldBytes: 1024, maxNodeMetadataBytes: 512 * 1024 });
+
+function checkSize(field: string, value: string | undefined, max: number): void {
+  if (value === undefined || value.length * 3 <= max) return; // NOTE: UTF-8 needs at most 3 bytes per UTF-16 unit
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes > max) throw new NodeError(`${field} is ${bytes} bytes, over the limit of ${max} bytes`);
+}
+
+/**
+ * Parses a node. Throws NodeError naming what is wrong: no node, an absurdly large field (id, cluster,
+ * user agent, locality, metadata over `limits`), empty or malformed ID, unknown proxy type, bad IP,
+ * malformed metadata (LABELS not a string map, INSTANCE_IPS not IPs, ...).
+ */
+export function parseNode(node: NodeMessage | null | undefined, limits: NodeLimits = DEFAULT_NODE_LIMITS): ProxyNode {
   if (!node) throw new NodeError('the first request on the stream has no node');
   const id = node.id ?? '';
+  checkSize('node id', id, limits.maxNodeIdBytes);
+  checkSize('node cluster', node.cluster, limits.maxNodeFieldBytes);
+  checkSize('node user_agent_name', node.userAgentName, limits.maxNodeFieldBytes);
+  checkSize('node locality region', node.locality?.region, limits.maxNodeFieldBytes);
+  checkSize('node locality zone', node.locality?.zone, limits.maxNodeFieldBytes);
+  checkSize('node locality sub_zone', node.locality?.subZone, limits.maxNodeFieldBytes);
   if (id === '') throw new NodeError('node id is empty (want <type>~<ip>~<pod>.<namespace>~<namespace>.svc.<domain>)');
   const parts = id.split('~');
   if (parts.length !== 4) {
@@ -74,6 +105,7 @@ export function parseNode(node: NodeMessage | null | undefined): ProxyNode {
   if (domain === '') throw new NodeError(`node id "${id}": the DNS domain part is empty`);
 
   const metadata = structToJs(node.metadata?.fields);
+  checkSize('node metadata (as JSON)', JSON.stringify(metadata), limits.maxNodeMetadataBytes);
   for (const [k, v] of Object.entries(metadata)) {
     if (k.startsWith('ISTIO_')) {
       const meshKey = `MESH_${k.slice('ISTIO_'.length)}`;

@@ -7,6 +7,7 @@ import { pushRequest, type PushRequest } from '../../core/index.js';
 import { PUSH_ORDER, TYPE_URL } from './contracts.js';
 import type { Connection, WatchState } from './connection.js';
 import type { StreamHost } from './stream-host.js';
+import { truncate } from './stream-limits.js';
 
 /** Types where an empty first request means "everything" (legacy wildcard). */
 export const WILDCARD_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.cluster]);
@@ -23,15 +24,34 @@ export function pushCarries(push: PushRequest, typeUrl: string): boolean {
   return push.full || typeUrl === TYPE_URL.endpoint;
 }
 
-/** Records a NACK: counts it, marks the type as rejecting, logs and emits it. */
-export function recordNack<P>(host: StreamHost<P>, conn: Connection<P>, w: WatchState, nonce: string, code: number, message: string, log: Logger): void {
+/**
+ * Records a NACK: counts it, marks the type as rejecting, logs and emits it.
+ *
+ * NOTE: the error detail is the proxy's text (Envoy's can be long; a hostile one 4 MB): it is cut to
+ * `limits.maxNackDetailChars` with a marker before it is kept (syncz's lastNack), emitted or logged. Per
+ * connection the first NACK is logged at warn, then at most one per `limits.nackLogIntervalMs` carrying
+ * how many were held back since (those go to debug); the counter pilot_total_xds_rejects counts them all.
+ */
+export function recordNack<P>(
+  host: StreamHost<P>, conn: Connection<P>, w: WatchState, nonce: string, code: number, rawMessage: string, log: Logger, now = performance.now(),
+): void {
   host.metrics.rejected(w.typeUrl);
   if (!w.rejecting) {
     w.rejecting = true;
     host.metrics.rejecting(w.typeUrl, 1);
   }
+  const message = truncate(rawMessage, host.limits.maxNackDetailChars);
   w.lastNack = { nonce, code, message, at: new Date() };
-  log.warn({ connection: conn.id, node: conn.node.id, type: w.typeUrl, nonce, error: message }, 'proxy rejected config (NACK)');
+  const fields = { connection: conn.id, node: conn.node.id, type: w.typeUrl, nonce, error: message };
+  const state = conn.nackLog;
+  if (now - state.lastAt >= host.limits.nackLogIntervalMs) {
+    log.warn(state.suppressed > 0 ? { ...fields, suppressedNacks: state.suppressed } : fields, 'proxy rejected config (NACK)');
+    state.lastAt = now;
+    state.suppressed = 0;
+  } else {
+    state.suppressed++;
+    log.debug(fields, 'proxy rejected config (NACK); warning rate-limited');
+  }
   host.emit({ kind: 'nack', connectionId: conn.id, nodeId: conn.node.id, typeUrl: w.typeUrl, nonce, message });
 }
 

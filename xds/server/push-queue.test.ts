@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { pushRequest, type PushRequest } from '../../core/index.js';
-import { PushQueue } from './push-queue.js';
+import { PushQueue, type PushQueueOptions } from './push-queue.js';
+import { eventually } from '../testing/index.js';
 
 /** A push whose completion the test controls. */
 interface Held {
@@ -10,7 +11,7 @@ interface Held {
   fail(e: Error): void;
 }
 
-function harness(concurrency: number): { queue: PushQueue<string>; started: Held[]; waits: number[]; errors: unknown[]; clock: { t: number } } {
+function harness(concurrency: number, extra: Partial<PushQueueOptions<string>> = {}): { queue: PushQueue<string>; started: Held[]; waits: number[]; errors: unknown[]; clock: { t: number } } {
   const started: Held[] = [];
   const waits: number[] = [];
   const errors: unknown[] = [];
@@ -24,6 +25,7 @@ function harness(concurrency: number): { queue: PushQueue<string>; started: Held
       new Promise<void>((resolve, reject) => {
         started.push({ key, request, finish: resolve, fail: reject });
       }),
+    ...extra,
   });
   return { queue, started, waits, errors, clock };
 }
@@ -121,6 +123,61 @@ describe('PushQueue', () => {
     started[1]!.finish();
     await queue.idle();
     assert.deepEqual(waits, [0, 20]);
+  });
+
+  it('given a push that never settles and its connection closes, should free its slot for the next connection', async () => {
+    const { queue, started } = harness(1);
+    queue.enqueue('stuck', pushRequest('config', { full: true }));
+    queue.enqueue('b', pushRequest('config', { full: true }));
+    assert.deepEqual(started.map((s) => s.key), ['stuck']);
+    queue.remove('stuck');
+    await flush();
+    assert.deepEqual(started.map((s) => s.key), ['stuck', 'b']);
+    started[1]!.finish();
+    await queue.idle();
+    // A late settle of the removed push changes nothing.
+    started[0]!.finish();
+    await flush();
+    assert.equal(queue.running, 0);
+  });
+
+  it('given a push that outlives slotHoldMs, should push the others without it and merge its next requests until it ends', async () => {
+    const { queue, started } = harness(1, { slotHoldMs: 5 });
+    queue.enqueue('stuck', pushRequest('config', { full: true }));
+    queue.enqueue('b', pushRequest('config', { full: true }));
+    await eventually('b to start once the stuck push gave its slot back', () => started.some((s) => s.key === 'b'));
+    assert.equal(queue.running, 1);
+    assert.equal(queue.stalled, 1);
+    started[1]!.finish();
+    queue.enqueue('stuck', pushRequest('endpoint', { full: false, configs: ['x'] }));
+    queue.enqueue('stuck', pushRequest('endpoint', { full: false, configs: ['y'] }));
+    queue.enqueue('c', pushRequest('config', { full: true }));
+    await eventually('c to start', () => started.some((s) => s.key === 'c'));
+    assert.equal(started.filter((s) => s.key === 'stuck').length, 1, 'no second push to the stuck connection while its first runs');
+    started[0]!.finish();
+    await eventually('the merged push to the stuck connection', () => started.filter((s) => s.key === 'stuck')[1]);
+    assert.deepEqual([...started.filter((s) => s.key === 'stuck')[1]!.request.configsUpdated].sort(), ['x', 'y']);
+    for (const s of started) s.finish();
+    await queue.idle();
+  });
+
+  it('given a connection whose earlier responses have not drained, should let it wait without a slot and push it once drained', async () => {
+    const drains = new Map<string, () => void>();
+    const pendingDrain = new Map<string, Promise<void>>();
+    const { queue, started } = harness(1, { drained: (k) => pendingDrain.get(k) });
+    pendingDrain.set('slow', new Promise<void>((r) => drains.set('slow', r)));
+    queue.enqueue('slow', pushRequest('config', { full: true }));
+    queue.enqueue('b', pushRequest('config', { full: true }));
+    assert.deepEqual(started.map((s) => s.key), ['b']);
+    assert.equal(queue.stalled, 1);
+    queue.enqueue('slow', pushRequest('endpoint', { full: false, configs: ['x'] }));
+    assert.equal(queue.queuedRequest('slow')?.full, true, 'merged while it waits');
+    started[0]!.finish();
+    pendingDrain.delete('slow');
+    drains.get('slow')!();
+    await eventually('the push to the drained connection', () => started.find((s) => s.key === 'slow'));
+    started[1]!.finish();
+    await queue.idle();
   });
 
   it('given a concurrency below 1, should refuse to start', () => {

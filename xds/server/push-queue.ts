@@ -5,6 +5,11 @@
  *   (`mergePushRequests`) with any others that arrive meanwhile, and is queued when the push ends.
  * - A request for a connection that is already queued merges into the queued one (it keeps its place).
  * - At most `concurrency` pushes run at once (`PILOT_PUSH_THROTTLE`); connections are served in FIFO order.
+ * - A push holds its slot at most `slotHoldMs`; one still running then (its proxy does not read) goes on
+ *   without a slot, and the connection's next requests wait, merged, until it ends, without taking one.
+ *   A connection that `drained` says is still writing earlier responses waits the same way before its push.
+ * - `remove` (the connection closed) frees everything the connection holds, its slot included, even if its
+ *   push never settles.
  * - Pushes whose resources are cached complete in microtasks, so one push ending starts the next without
  *   the event loop turning; once the turn's slice is used up, starting further pushes waits for `setImmediate`, so
  *   reads (ACKs, new requests) and timers get their turn.
@@ -19,6 +24,17 @@ export interface PushQueueOptions<K> {
   readonly push: (key: K, request: PushRequest) => Promise<void>;
   /** Called when a push starts with the milliseconds the connection waited in the queue. */
   readonly onDequeue?: (key: K, waitedMs: number) => void;
+  /**
+   * Longest a push holds a slot (ms); afterwards it runs on without one. Default: no bound.
+   * NOTE: a push waits for its writes to be taken by HTTP/2 (backpressure for slow but healthy proxies); a
+   * proxy that never reads would hold its slot for ever, and PILOT_PUSH_THROTTLE of them stop every push.
+   */
+  readonly slotHoldMs?: number;
+  /**
+   * Undefined when the connection may be pushed now, else a promise that settles once its earlier
+   * responses are taken (it then waits for a slot again, at the back of the queue).
+   */
+  readonly drained?: (key: K) => Promise<void> | undefined;
   /** Called when `push` rejects (the queue itself carries on). */
   readonly onError?: (key: K, error: unknown) => void;
   /** Clock in milliseconds; `performance.now` by default. */
@@ -32,13 +48,22 @@ interface Queued {
   readonly enqueuedAt: number;
 }
 
+/** A push that has started; `slot` while it counts against the concurrency bound. */
+interface Running {
+  slot: boolean;
+  timer: NodeJS.Timeout | undefined;
+}
+
 /** Per-connection push queue with merging and a concurrency bound. `K` identifies a connection. */
 export class PushQueue<K> {
   readonly #opts: PushQueueOptions<K>;
   readonly #now: () => number;
   readonly #queued = new Map<K, Queued>();
-  readonly #inFlight = new Set<K>();
+  readonly #inFlight = new Map<K, Running>();
+  /** Connections waiting for their earlier responses to drain before they may take a slot. */
+  readonly #draining = new Map<K, Queued>();
   readonly #pending = new Map<K, PushRequest>();
+  #slots = 0;
   #idleWaiters: (() => void)[] = [];
   #closed = false;
   readonly #slicer: TurnSlicer;
@@ -60,16 +85,31 @@ export class PushQueue<K> {
       this.#pending.set(key, mergePushRequests(this.#pending.get(key), request));
       return;
     }
+    const d = this.#draining.get(key);
+    if (d) {
+      d.request = mergePushRequests(d.request, request);
+      return;
+    }
     const q = this.#queued.get(key);
     if (q) q.request = mergePushRequests(q.request, request);
     else this.#queued.set(key, { request, enqueuedAt: this.#now() });
     this.#pump();
   }
 
-  /** Forgets a connection (closed): drops its queued and pending requests. An in-flight push runs out. */
+  /**
+   * Forgets a connection (closed): drops its queued and pending requests and frees its slot now. Its
+   * in-flight push may run out, or never settle: either way nothing waits for it any more.
+   */
   remove(key: K): void {
     this.#queued.delete(key);
     this.#pending.delete(key);
+    this.#draining.delete(key);
+    const r = this.#inFlight.get(key);
+    if (r) {
+      this.#inFlight.delete(key);
+      this.#release(r);
+      this.#pump();
+    }
     this.#checkIdle();
   }
 
@@ -78,14 +118,19 @@ export class PushQueue<K> {
     return this.#queued.size;
   }
 
-  /** Pushes running now. */
+  /** Pushes holding a slot now. */
   get running(): number {
-    return this.#inFlight.size;
+    return this.#slots;
+  }
+
+  /** Pushes running without a slot (their proxy was slow to read), and connections waiting to drain. */
+  get stalled(): number {
+    return this.#inFlight.size - this.#slots + this.#draining.size;
   }
 
   /** The request queued for a connection, if any (merged). */
   queuedRequest(key: K): PushRequest | undefined {
-    return this.#queued.get(key)?.request ?? this.#pending.get(key);
+    return this.#queued.get(key)?.request ?? this.#pending.get(key) ?? this.#draining.get(key)?.request;
   }
 
   /** Resolves when nothing is queued, pending or running. */
@@ -99,11 +144,36 @@ export class PushQueue<K> {
     this.#closed = true;
     this.#queued.clear();
     this.#pending.clear();
+    this.#draining.clear();
     this.#checkIdle();
   }
 
   #isIdle(): boolean {
-    return this.#queued.size === 0 && this.#pending.size === 0 && this.#inFlight.size === 0;
+    return this.#queued.size === 0 && this.#pending.size === 0 && this.#inFlight.size === 0 && this.#draining.size === 0;
+  }
+
+  /** Gives a running push's slot back (once). */
+  #release(r: Running): void {
+    if (r.timer) clearTimeout(r.timer);
+    r.timer = undefined;
+    if (r.slot) {
+      r.slot = false;
+      this.#slots--;
+    }
+  }
+
+  /** Parks a connection whose earlier responses have not drained; it queues again when they have. */
+  #park(key: K, q: Queued, drained: Promise<void>): void {
+    this.#draining.set(key, q);
+    const back = (): void => {
+      const d = this.#draining.get(key);
+      if (d !== q) return; // removed (closed) meanwhile
+      this.#draining.delete(key);
+      if (!this.#closed) this.#queued.set(key, d);
+      this.#pump();
+      this.#checkIdle();
+    };
+    drained.then(back, back);
   }
 
   #checkIdle(): void {
@@ -126,10 +196,25 @@ export class PushQueue<K> {
   }
 
   #pump(): void {
-    while (!this.#closed && this.#inFlight.size < this.#opts.concurrency && this.#queued.size > 0 && this.#mayStart()) {
+    while (!this.#closed && this.#slots < this.#opts.concurrency && this.#queued.size > 0 && this.#mayStart()) {
       const [key, q] = this.#queued.entries().next().value as [K, Queued];
       this.#queued.delete(key);
-      this.#inFlight.add(key);
+      const drained = this.#opts.drained?.(key);
+      if (drained) {
+        this.#park(key, q, drained);
+        continue;
+      }
+      const running: Running = { slot: true, timer: undefined };
+      this.#inFlight.set(key, running);
+      this.#slots++;
+      const hold = this.#opts.slotHoldMs;
+      if (hold !== undefined && hold > 0) {
+        running.timer = setTimeout(() => {
+          this.#release(running);
+          this.#pump();
+        }, hold);
+        running.timer.unref();
+      }
       this.#opts.onDequeue?.(key, this.#now() - q.enqueuedAt);
       let p: Promise<void>;
       try {
@@ -137,11 +222,17 @@ export class PushQueue<K> {
       } catch (e) {
         p = Promise.reject(e);
       }
-      void p.catch((e: unknown) => this.#opts.onError?.(key, e)).finally(() => this.#done(key));
+      void p.catch((e: unknown) => this.#opts.onError?.(key, e)).finally(() => this.#done(key, running));
     }
   }
 
-  #done(key: K): void {
+  #done(key: K, running: Running): void {
+    this.#release(running);
+    if (this.#inFlight.get(key) !== running) {
+      // NOTE: the connection was removed while its push ran; its slot was freed then.
+      this.#checkIdle();
+      return;
+    }
     this.#inFlight.delete(key);
     const next = this.#pending.get(key);
     if (next) {

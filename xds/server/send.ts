@@ -6,8 +6,11 @@ import * as grpc from '@grpc/grpc-js';
 
 /** A write did not complete within the send timeout. */
 export class SendTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`timed out after ${timeoutMs}ms writing an xDS response (PILOT_XDS_SEND_TIMEOUT)`);
+  constructor(
+    readonly timeoutMs: number,
+    why = 'PILOT_XDS_SEND_TIMEOUT',
+  ) {
+    super(`timed out after ${timeoutMs}ms writing an xDS response (${why})`);
     this.name = 'SendTimeoutError';
   }
 }
@@ -28,6 +31,14 @@ const EARLY_RESOLVE_MAX_QUEUED = 4;
 /** Largest message that may resolve before its flush. */
 const EARLY_RESOLVE_MAX_BYTES = 64 * 1024;
 
+/** What a write reports beyond its promise. */
+export interface WriteTracking {
+  /** Called once when the write completes, fails, or `signal` aborts (the message left meshd's buffers or never will). */
+  readonly onSettled?: () => void;
+  /** Aborts waiting (the connection closed): the promise rejects with SendError. */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * Writes one message and resolves when grpc-js has handed it to HTTP/2 (flow control permitting).
  * With `timeoutMs` > 0, rejects SendTimeoutError when that takes longer.
@@ -38,14 +49,24 @@ const EARLY_RESOLVE_MAX_BYTES = 64 * 1024;
  * `onLateError` (the stream's own error/close events end the connection). Larger messages, and streams
  * with `EARLY_RESOLVE_MAX_QUEUED` messages still queued, are waited for: at most that many messages of
  * at most `EARLY_RESOLVE_MAX_BYTES` each sit in grpc-js per connection beyond HTTP/2's buffers.
+ *
+ * NOTE: grpc-js never calls a write's callback once the call is cancelled; `tracking.signal` (aborted
+ * when the connection closes) is what ends such a wait.
  */
-export function writeWithTimeout(call: AdsCall, message: Buffer, timeoutMs: number, onLateError?: (e: SendError) => void): Promise<void> {
+export function writeWithTimeout(call: AdsCall, message: Buffer, timeoutMs: number, onLateError?: (e: SendError) => void, tracking: WriteTracking = {}): Promise<void> {
+  const { onSettled, signal } = tracking;
+  if (signal?.aborted) {
+    onSettled?.();
+    return Promise.reject(new SendError('connection closed'));
+  }
   if (timeoutMs <= 0 && message.length <= EARLY_RESOLVE_MAX_BYTES && call.writableLength < EARLY_RESOLVE_MAX_QUEUED && !call.writableEnded && !call.destroyed) {
     try {
       call.write(message, (err?: Error | null) => {
+        onSettled?.();
         if (err) onLateError?.(new SendError(`writing an xDS response failed: ${err.message}`, { cause: err }));
       });
     } catch (e) {
+      onSettled?.();
       return Promise.reject(new SendError(`writing an xDS response failed: ${(e as Error).message}`, { cause: e }));
     }
     return Promise.resolve();
@@ -53,14 +74,18 @@ export function writeWithTimeout(call: AdsCall, message: Buffer, timeoutMs: numb
   return new Promise<void>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
+    const onAbort = (): void => settle(new SendError('connection closed'));
     const settle = (err?: Error): void => {
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      onSettled?.();
       if (err) reject(err);
       else resolve();
     };
     if (timeoutMs > 0) timer = setTimeout(() => settle(new SendTimeoutError(timeoutMs)), timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
     try {
       call.write(message, (err?: Error | null) => settle(err ? new SendError(`writing an xDS response failed: ${err.message}`, { cause: err }) : undefined));
     } catch (e) {

@@ -8,6 +8,7 @@ import type { ProxyNode, ResourceGenerator } from './contracts.js';
 import type { Connection } from './connection.js';
 import type { AdsMetrics } from './metrics.js';
 import type { AdsCall } from './send.js';
+import type { StreamLimits } from './stream-limits.js';
 
 /** What happened on a stream, for subscribers of `AdsServer.events`. */
 export type AdsEvent =
@@ -24,6 +25,7 @@ export interface StreamHost<P> {
   readonly generator: ResourceGenerator<P>;
   readonly metrics: AdsMetrics;
   readonly log: Logger;
+  readonly limits: StreamLimits;
   readonly deltaXds: boolean;
   readonly controlPlaneId: string | undefined;
   /** Waits for admission (PILOT_MAX_REQUESTS_PER_SECOND); false = refuse the stream. */

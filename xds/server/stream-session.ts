@@ -9,6 +9,7 @@ import { Serial, type Connection } from './connection.js';
 import { NodeError, parseNode } from './node.js';
 import { closeCall, SendError, SendTimeoutError, type AdsCall } from './send.js';
 import type { StreamHost } from './stream-host.js';
+import type { StreamLimits } from './stream-limits.js';
 import type { NodeMessage } from './wire.js';
 
 /** An error that ends the stream with a given gRPC status. */
@@ -42,6 +43,25 @@ export interface ProtocolHandler<P, Req extends AdsRequest> {
   decode(bytes: Uint8Array): Req;
   process(conn: Connection<P>, req: Req): Promise<void>;
   push(conn: Connection<P>, push: PushRequest): Promise<void>;
+}
+
+/**
+ * Refuses a request that would make the stream hold state for one type URL too many, or for an absurdly
+ * long one. NOTE: Istio ignores unknown types; meshd answers them empty but must not keep state for any
+ * number of them (20,000 distinct types made every push walk them all), so the count of types one
+ * stream may hold is capped and the stream that passes the cap is ended, naming the limit.
+ */
+function checkTypeLimits(conn: Connection<unknown>, typeUrl: string, limits: StreamLimits): void {
+  if (conn.watched.has(typeUrl)) return;
+  if (typeUrl.length > limits.maxTypeUrlLength) {
+    throw new StreamError(grpc.status.INVALID_ARGUMENT, `type_url of ${typeUrl.length} characters is longer than the limit of ${limits.maxTypeUrlLength}`);
+  }
+  if (conn.watched.size >= limits.maxTypesPerStream) {
+    throw new StreamError(
+      grpc.status.RESOURCE_EXHAUSTED,
+      `too many type URLs on one stream: the limit is ${limits.maxTypesPerStream} (refused "${typeUrl.slice(0, 100)}")`,
+    );
+  }
 }
 
 /** Serves one stream until it ends. Returns at once; everything runs on events. */
@@ -89,7 +109,7 @@ export function serveStream<P, Req extends AdsRequest>(host: StreamHost<P>, call
       throw new StreamError(grpc.status.INVALID_ARGUMENT, `malformed ${handler.protocol === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest'}: ${(e as Error).message}`);
     }
     if (!conn) {
-      const node = parseNode(req.node);
+      const node = parseNode(req.node, host.limits);
       const opened = await host.open(node, peer, handler.protocol, (push) =>
         serial.run(() => (ended ? undefined : handler.push(opened, push))).catch(fail),
       );
@@ -101,6 +121,7 @@ export function serveStream<P, Req extends AdsRequest>(host: StreamHost<P>, call
       log.info({ connection: conn.id, node: node.id, peer, proxyless: node.proxyless }, 'new connection');
     }
     if (req.typeUrl === '') throw new StreamError(grpc.status.INVALID_ARGUMENT, 'request has an empty type_url');
+    checkTypeLimits(conn, req.typeUrl, host.limits);
     await handler.process(conn, req);
   };
 
@@ -115,7 +136,30 @@ export function serveStream<P, Req extends AdsRequest>(host: StreamHost<P>, call
       ended = true;
       return;
     }
-    call.on('data', (bytes: Uint8Array) => void serial.run(() => onData(bytes)).catch(fail));
+    // NOTE: requests wait in `serial` while an earlier one (or a push) is written to a proxy that may not
+    // read; past `maxPendingRequests` the call is paused, so HTTP/2 flow control holds the rest at the peer.
+    let backlog = 0;
+    let paused = false;
+    const maxBacklog = Math.max(1, host.limits.maxPendingRequests);
+    call.on('data', (bytes: Uint8Array) => {
+      backlog++;
+      if (conn) conn.pendingRequests = backlog;
+      if (backlog >= maxBacklog && !paused) {
+        paused = true;
+        call.pause();
+      }
+      void serial
+        .run(() => onData(bytes))
+        .catch(fail)
+        .finally(() => {
+          backlog--;
+          if (conn) conn.pendingRequests = backlog;
+          if (paused && backlog <= maxBacklog / 2 && !ended) {
+            paused = false;
+            call.resume();
+          }
+        });
+    });
     call.on('end', () =>
       void serial.run(() => {
         if (ended) return;

@@ -7,3 +7,4 @@ export * from './eventually.js';
 export * from './fake-generator.js';
 export * from './resource-name.js';
 export { freePort } from './free-port.js';
+export { StuckClient } from './stuck-client.js';
