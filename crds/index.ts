@@ -17,3 +17,6 @@ export {
   SEMANTIC_ANNOTATION,
   type CorpusDocument,
 } from './corpus.js';
+export { DEFAULT_YAML_LIMITS, objectLimitError, type YamlLimits } from './yaml/yaml-limits.js';
+export { parseConfigYaml, type ParsedDocument, type ParsedYaml } from './yaml/parse-config-yaml.js';
+export { YamlWorkerParser, type YamlWorkerParserOptions } from './yaml/yaml-worker-parser.js';
