@@ -5,8 +5,9 @@
  * - Only regular files (and symlinks to them) are read; a FIFO, socket or device named `*.yaml` is one
  *   rejected file, never opened. Reads are asynchronous and opened with O_NONBLOCK, and a file's size is
  *   checked before it is read, so no file can block the process or make it read without bound.
- * - Each file is parsed with crds/ `parseConfigYaml` (small files inline, larger ones on the worker
- *   thread of a `YamlWorkerParser`), then each document is validated with crds/ `validateConfig`.
+ * - Each file is parsed with crds/ `parseConfigYaml` and each document validated with crds/
+ *   `validateConfig`, both on the worker thread of a `YamlWorkerParser` (small files inline: a few
+ *   milliseconds at most), so neither a huge mapping nor its 100,000 schema errors stall the event loop.
  * - A rejected document that is a new version of an object this file defined validly before keeps that
  *   earlier version served ("last good"), until the document is fixed or removed, or the file deleted.
  *   The object is the document's kind/namespace/name when it can be read, else the object the same
@@ -17,7 +18,7 @@ import { constants, readdirSync, statSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { configKeyString, type Config } from '../core/index.js';
-import { parseConfigYaml, validateConfig, type ParsedYaml, type YamlWorkerParser } from '../crds/index.js';
+import { parseConfigYaml, type ParsedYaml, type YamlWorkerParser } from '../crds/index.js';
 
 /** One rejected document (or file, with document 0). */
 export interface RejectedConfig {
@@ -187,9 +188,11 @@ async function readRegularFile(path: string, maxBytes: number): Promise<{ bytes:
   }
 }
 
+/** Parses and validates: on the worker thread unless the file is small (or there is no worker). */
 async function parse(bytes: Buffer, ctx: ScanContext): Promise<ParsedYaml> {
-  if (!ctx.parser || bytes.byteLength < (ctx.inlineBelowBytes ?? 16 * 1024)) return parseConfigYaml(bytes, ctx.parser?.limits);
-  return ctx.parser.parse(bytes);
+  const options = { validate: { defaultNamespace: ctx.defaultNamespace } };
+  if (!ctx.parser || bytes.byteLength < (ctx.inlineBelowBytes ?? 16 * 1024)) return parseConfigYaml(bytes, ctx.parser?.limits, options);
+  return ctx.parser.parse(bytes, options);
 }
 
 /** Parses and validates one file's documents (no last-good yet: see {@link withLastGood}). */
@@ -213,18 +216,14 @@ export async function scanFile(path: string, ctx: ScanContext, stamp: string): P
       rejected.push(rejectDocument(file, d.document, d, ctx.defaultNamespace, [{ path: '', message: d.error }], d.hash));
       continue;
     }
-    const raw = d.value;
-    if (raw === null || raw === undefined) continue; // empty document (e.g. a trailing ---)
-    let obj = raw;
-    if (typeof raw === 'object' && !Array.isArray(raw)) {
-      const r = raw as { metadata?: Record<string, unknown> };
-      if (r.metadata && typeof r.metadata === 'object' && r.metadata['namespace'] === undefined) {
-        obj = { ...r, metadata: { ...r.metadata, namespace: ctx.defaultNamespace } };
-      }
+    const res = d.validation;
+    if (res === undefined) {
+      if (d.value === null || d.value === undefined) continue; // empty document (e.g. a trailing ---)
+      rejected.push(rejectDocument(file, d.document, {}, ctx.defaultNamespace, [{ path: '', message: 'a config object must be a mapping with apiVersion, kind, metadata and spec' }], d.hash));
+      continue;
     }
-    const res = validateConfig(obj);
     if (!res.ok) {
-      rejected.push(rejectDocument(file, d.document, identityOf(obj), ctx.defaultNamespace, res.errors.map((e) => ({ path: e.path, message: e.message })), d.hash));
+      rejected.push(rejectDocument(file, d.document, identityOf(d.value), ctx.defaultNamespace, res.errors.map((e) => ({ path: e.path, message: e.message })), d.hash));
       continue;
     }
     const c = res.config as unknown as Config;

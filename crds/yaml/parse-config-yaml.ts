@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Composer, isAlias, isMap, isScalar, isSeq, Lexer, LineCounter, Parser, type CST, type Document, type Node } from 'yaml';
+import { validateConfig, type ValidationResult } from '../validation/validate-config.js';
 import { DEFAULT_YAML_LIMITS, type YamlLimits } from './yaml-limits.js';
 
 /** One document of a file: its value, or why it was refused. */
@@ -21,14 +22,33 @@ export interface ParsedDocument {
   readonly document: number;
   /** sha256 (hex, 16 chars) of the document's text: tells versions of a document apart. */
   readonly hash: string;
-  /** The parsed value when `error` is undefined (null for an empty document). */
+  /** The parsed value when `error` is undefined (null for an empty document); namespaced when validated. */
   readonly value?: unknown;
+  /** With {@link ParseOptions.validate}: crds/ `validateConfig` of `value`, for a document that is an object. */
+  readonly validation?: ValidationResult;
   /** One line: what is wrong and where (line numbers are 1-based, of the file). */
   readonly error?: string;
   /** For a refused document: its top-level `kind` and `metadata.name`/`namespace`, where readable. */
   readonly kind?: string;
   readonly name?: string;
   readonly namespace?: string;
+}
+
+/** What {@link parseConfigYaml} does besides parsing. */
+export interface ParseOptions {
+  /**
+   * Validate each object document with crds/ `validateConfig`, after giving a document whose metadata
+   * has no namespace this one (so that a parse on a worker thread also validates there).
+   */
+  readonly validate?: { readonly defaultNamespace: string };
+}
+
+/** A document object with `metadata.namespace` set to `ns` when it has metadata without one. */
+export function withDefaultNamespace(raw: unknown, ns: string): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const r = raw as { metadata?: Record<string, unknown> };
+  if (!r.metadata || typeof r.metadata !== 'object' || r.metadata['namespace'] !== undefined) return raw;
+  return { ...r, metadata: { ...r.metadata, namespace: ns } };
 }
 
 /** The outcome of {@link parseConfigYaml}: the documents, or why the whole file was refused. */
@@ -89,17 +109,28 @@ function describeError(e: unknown, limits: YamlLimits): string {
 }
 
 /**
- * Parses every document of one file's bytes or text within `limits` (defaults {@link DEFAULT_YAML_LIMITS}).
+ * Parses every document of one file's bytes or text within `limits` (defaults {@link DEFAULT_YAML_LIMITS}),
+ * and with `opts.validate` validates each.
  * A document that is not valid YAML, has a duplicate or non-scalar key, too many keys, an unresolved
  * alias or too many alias expansions is refused alone (the others are kept); a file over `maxFileBytes`
  * or `maxDocuments` is refused as a whole. Never throws.
  */
-export function parseConfigYaml(input: string | Uint8Array, limits: YamlLimits = DEFAULT_YAML_LIMITS): ParsedYaml {
+export function parseConfigYaml(input: string | Uint8Array, limits: YamlLimits = DEFAULT_YAML_LIMITS, opts: ParseOptions = {}): ParsedYaml {
   const bytes = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
   if (bytes > limits.maxFileBytes) return { ok: false, error: `file is ${bytes} bytes, more than ${limits.maxFileBytes} (limit maxFileBytes)` };
   const text = typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
   try {
-    return parseText(text, limits);
+    const parsed = parseText(text, limits);
+    if (!parsed.ok || !opts.validate) return parsed;
+    const ns = opts.validate.defaultNamespace;
+    return {
+      ok: true,
+      documents: parsed.documents.map((d) => {
+        if (d.error !== undefined || d.value === null || d.value === undefined) return d;
+        const value = withDefaultNamespace(d.value, ns);
+        return { ...d, value, validation: validateConfig(value) };
+      }),
+    };
   } catch (e) {
     // NOTE: the parser's own stack (a document nested hundreds of thousands deep) or any other surprise
     // refuses the file; it never escapes to the caller.

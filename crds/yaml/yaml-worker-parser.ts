@@ -5,7 +5,7 @@
  * file can stall or crash the process that asked.
  */
 import { Worker } from 'node:worker_threads';
-import type { ParsedYaml } from './parse-config-yaml.js';
+import type { ParsedYaml, ParseOptions } from './parse-config-yaml.js';
 import { DEFAULT_YAML_LIMITS, type YamlLimits } from './yaml-limits.js';
 
 /** Options of {@link YamlWorkerParser}. */
@@ -20,6 +20,7 @@ export interface YamlWorkerParserOptions {
 
 interface Job {
   readonly bytes: Uint8Array;
+  readonly options: ParseOptions;
   readonly resolve: (r: ParsedYaml) => void;
 }
 
@@ -45,15 +46,15 @@ export class YamlWorkerParser {
     return this.#limits;
   }
 
-  /** Parses one file's bytes; never rejects (a failure is a refused file). */
-  parse(bytes: Uint8Array): Promise<ParsedYaml> {
+  /** Parses (and with `options.validate` validates) one file's bytes; never rejects (a failure is a refused file). */
+  parse(bytes: Uint8Array, options: ParseOptions = {}): Promise<ParsedYaml> {
     if (this.#closed) return Promise.resolve({ ok: false, error: 'the YAML parser is closed' });
     // NOTE: the size limit is checked here too, so an oversized file is not even copied to the worker.
     if (bytes.byteLength > this.#limits.maxFileBytes) {
       return Promise.resolve({ ok: false, error: `file is ${bytes.byteLength} bytes, more than ${this.#limits.maxFileBytes} (limit maxFileBytes)` });
     }
     return new Promise((resolve) => {
-      this.#queue.push({ bytes, resolve });
+      this.#queue.push({ bytes, options, resolve });
       this.#pump();
     });
   }
@@ -113,6 +114,6 @@ export class YamlWorkerParser {
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
-    worker.postMessage({ id, bytes: job.bytes });
+    worker.postMessage({ id, bytes: job.bytes, options: job.options });
   }
 }
