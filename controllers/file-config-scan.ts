@@ -140,7 +140,7 @@ export function rejectDocument(
   const namespace = id.namespace ?? defaultNamespace;
   const name = id.name !== undefined ? `${namespace}/${id.name}` : 'unknown';
   const detail = errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
-  const where = document === 0 ? 'file' : `document ${document}`;
+
   const key = id.kind !== undefined && id.name !== undefined ? configKeyString({ kind: id.kind, namespace, name: id.name }) : undefined;
   return {
     file,
@@ -148,7 +148,7 @@ export function rejectDocument(
     kind,
     name,
     errors,
-    message: `${file}: ${where} (${kind} ${name}): ${detail}`,
+    message: document === 0 ? `${file}: ${detail}` : `${file}: document ${document} (${kind} ${name}): ${detail}`,
     version: [file, key ?? `#${document}`, contentHash, detail].join('\n'),
     ...(key !== undefined ? { key } : {}),
   };

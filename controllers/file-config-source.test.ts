@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -327,5 +328,26 @@ describe('file config source', () => {
     assert.ok(ticks >= 3, `the event loop ran ${ticks} timer callbacks during the scan`);
     assert.equal(rejected.length, 1);
     assert.match(rejected[0]!.message, /^big\.yaml: document 1 \(VirtualService qs\/big\): spec/);
+  });
+
+  it('given a config file replaced by a FIFO should not block, keep serving what the file defined, report it once, and delete when it goes', async () => {
+    writeFileSync(join(dir, 'vs.yaml'), VS(80));
+    const batches: (readonly ModelInput[])[] = [];
+    const rejected: RejectedConfig[] = [];
+    sub = fileConfigSource({ dir, defaultNamespace: 'qs', fileDebounceMs: 20, rescanIntervalMs: 25, onRejected: (r) => rejected.push(r) }).subscribe((b) => batches.push(b));
+    await until(() => lastWeight(batches) === 80, 'the first scan');
+    rmSync(join(dir, 'vs.yaml'));
+    execFileSync('mkfifo', [join(dir, 'vs.yaml')]);
+    await until(() => rejected.length >= 1, 'the FIFO reported');
+    // NOTE: several periodic rescans pass while the unrelated file below is picked up.
+    writeFileSync(join(dir, 'se.yaml'), SE);
+    await until(() => batches.some((b) => b.some((i) => i.kind === 'config' && i.event.key.kind === 'ServiceEntry')), 'an unrelated file');
+    assert.equal(rejected.length, 1);
+    assert.equal(rejected[0]!.message, 'vs.yaml: a FIFO, not a regular file: not read');
+    assert.deepEqual(rejected[0]!.served && rejected[0]!.served.document, 1);
+    assert.deepEqual(vsEvents(batches), ['added 80']);
+    rmSync(join(dir, 'vs.yaml'));
+    await until(() => vsEvents(batches).length === 2, 'the delete');
+    assert.deepEqual(vsEvents(batches), ['added 80', 'deleted 80']);
   });
 });
