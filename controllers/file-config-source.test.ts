@@ -311,7 +311,8 @@ describe('file config source', () => {
     await until(() => lastWeight(batches) === 60, 'an edit in the recreated dir');
   });
 
-  it('given a file of 30,000 distinct keys should parse it off the event loop', async () => {
+  it('given a file of 30,000 distinct keys should parse it off the event loop', async function () {
+    this.timeout(120_000);
     const keys = Array.from({ length: 30_000 }, (_, i) => `  k${i}: ${i}`).join('\n');
     writeFileSync(join(dir, 'big.yaml'), `apiVersion: networking.mesh.io/v1\nkind: VirtualService\nmetadata: { name: big }\nspec:\n${keys}\n`);
     const rejected: RejectedConfig[] = [];
@@ -320,7 +321,7 @@ describe('file config source', () => {
     const ticker = setInterval(() => ticks++, 1);
     try {
       sub = fileConfigSource({ dir, defaultNamespace: 'qs', fileDebounceMs: 20, rescanIntervalMs: 0, onRejected: (r) => rejected.push(r) }).subscribe(() => (synced = true));
-      await until(() => synced, 'the first scan');
+      await until(() => synced, 'the first scan', 100_000);
     } finally {
       clearInterval(ticker);
     }
