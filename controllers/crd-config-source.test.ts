@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { Subject, type Subscription } from 'rxjs';
 import type { ModelInput } from '../core/index.js';
-import { crdConfigSource, crdResource, isMissingCrd, type CrdStatusReport, type RejectedCrd } from './crd-config-source.js';
+import { DEFAULT_YAML_LIMITS } from '../crds/index.js';
+import { crdConfigSource, crdResource, isMissingCrd, type CrdConfigSourceOptions, type CrdStatusReport, type RejectedCrd } from './crd-config-source.js';
+import { RejectedConfigs } from './rejected-configs.js';
 import { InformerFactory, resourcePath } from './orch/index.js';
 import { PathTransport } from './orch-registry/testing/path-transport.js';
 
@@ -45,11 +47,11 @@ describe('crdConfigSource', () => {
       order.push('batch');
     });
   };
-  const start = (): void => {
+  const start = (more: Partial<CrdConfigSourceOptions> = {}): void => {
     const missing$ = new Subject<string>();
     const informers = new InformerFactory(transport, { onError: (e) => isMissingCrd(e) && missing$.next(e.resource) });
     sub = crdConfigSource(
-      { informers, kinds: ['VirtualService', 'DestinationRule'], onRejected: (r) => rejected.push(r), onEvent: (k, e) => events.push(`${k}:${e}`) },
+      { informers, kinds: ['VirtualService', 'DestinationRule'], onRejected: (r) => rejected.push(r), onEvent: (k, e) => events.push(`${k}:${e}`), ...more },
       missing$,
     ).subscribe((b) => batches.push(b));
   };
@@ -94,26 +96,59 @@ describe('crdConfigSource', () => {
     assert.deepEqual(keysOf(batches[0]), ['added VirtualService/ns/good']);
   });
 
-  it('given watch events after the sync, should emit added, updated and deleted, and delete an object that turns invalid', async () => {
+  it('given watch events after the sync, should emit added, updated and deleted, and keep the last valid version of an object that turns invalid', async () => {
+    const book = new RejectedConfigs();
+    const recovered: RejectedCrd[] = [];
     transport.lists.set(VS, []);
     transport.lists.set(DR, []);
-    start();
+    start({ rejections: book, onRecovered: (r) => recovered.push(r) });
     await settle('the first batch and the watch', () => batches.length === 1 && transport.watching(VS));
-    transport.emit(VS, 'ADDED', vs('a', ['reviews']));
-    transport.emit(VS, 'MODIFIED', vs('a', ['ratings']));
-    transport.emit(VS, 'MODIFIED', vs('a', ['ratings', 'bad host!']));
-    transport.emit(VS, 'MODIFIED', vs('a', ['ratings', 'still bad!']));
+    transport.emit(VS, 'ADDED', vs('a', ['reviews'], { resourceVersion: '10' }));
+    transport.emit(VS, 'MODIFIED', vs('a', ['ratings'], { resourceVersion: '11' }));
+    transport.emit(VS, 'MODIFIED', vs('a', ['ratings', 'bad host!'], { resourceVersion: '12' }));
+    // NOTE: a status-only change (a new resourceVersion, the same content) is not a new bad version.
+    transport.emit(VS, 'MODIFIED', vs('a', ['ratings', 'bad host!'], { resourceVersion: '13' }));
+    transport.emit(VS, 'MODIFIED', vs('a', ['ratings', 'still bad!'], { resourceVersion: '14' }));
     transport.emit(VS, 'ADDED', vs('b', ['reviews']));
     transport.emit(VS, 'DELETED', vs('b', ['reviews']));
-    await settle('six batches', () => batches.length === 6);
+    await settle('five batches', () => batches.length === 5);
     assert.deepEqual(batches.slice(1).map((b) => keysOf(b)), [
       ['added VirtualService/ns/a'],
       ['updated VirtualService/ns/a'],
-      ['deleted VirtualService/ns/a'],
       ['added VirtualService/ns/b'],
       ['deleted VirtualService/ns/b'],
     ]);
-    assert.equal(rejected.length, 2, 'each rejected version is reported once');
+    // NOTE: the transport numbers resourceVersions itself; the last valid one is the update's.
+    const served = (batches[2]![0] as { event: { resourceVersion: string } }).event.resourceVersion;
+    const [bad1, bad2] = rejected.map((r) => r.resourceVersion);
+    assert.deepEqual(rejected.map((r) => r.servedResourceVersion), [served, served], 'each distinct bad version is reported once, with the version still served');
+    assert.equal(Number(bad2) - Number(bad1), 2, 'the status-only change in between is not reported');
+    assert.match(rejected[1]!.message, new RegExp(`still serving resourceVersion ${served}$`));
+    assert.deepEqual(book.list().map((e) => [e.object, e.location, e.served]), [['VirtualService ns/a', `resourceVersion ${bad2}`, `resourceVersion ${served}`]]);
+    transport.emit(VS, 'MODIFIED', vs('a', ['fixed'], { resourceVersion: '15' }));
+    await settle('the fixed version', () => batches.length === 6);
+    assert.deepEqual(keysOf(batches[5]), ['updated VirtualService/ns/a']);
+    assert.equal(recovered.length, 1);
+    assert.deepEqual(book.list(), []);
+    transport.emit(VS, 'MODIFIED', vs('a', ['bad again!'], { resourceVersion: '16' }));
+    transport.emit(VS, 'DELETED', vs('a', ['bad again!'], { resourceVersion: '17' }));
+    await settle('the delete', () => batches.length === 7);
+    assert.deepEqual(keysOf(batches[6]), ['deleted VirtualService/ns/a']);
+    assert.deepEqual(book.list(), [], 'a deleted object has no rejection');
+  });
+
+  it('given an object over the key limit, should reject it without validating and keep the last valid version', async () => {
+    transport.lists.set(VS, []);
+    transport.lists.set(DR, []);
+    start({ limits: { ...DEFAULT_YAML_LIMITS, maxKeys: 40 } });
+    await settle('the first batch and the watch', () => batches.length === 1 && transport.watching(VS));
+    transport.emit(VS, 'ADDED', vs('a', ['reviews'], { resourceVersion: '10' }));
+    const huge = vs('a', ['reviews'], { resourceVersion: '11' });
+    (huge['spec'] as Record<string, unknown>)['http'] = Array.from({ length: 20 }, () => ({ route: [{ destination: { host: 'reviews' } }] }));
+    transport.emit(VS, 'MODIFIED', huge);
+    await settle('the rejection', () => rejected.length === 1);
+    assert.match(rejected[0]!.message, /more than 40 mapping keys \(limit maxKeys\); still serving resourceVersion \d+$/);
+    assert.deepEqual(batches.slice(1).map((b) => keysOf(b)), [['added VirtualService/ns/a']]);
   });
 
   it('given listed objects, should report each generation accepted or rejected with the field path, after the first batch', async () => {

@@ -1,15 +1,19 @@
 /**
  * The CRD config source (when `--configDir` is not set): one shared informer per mesh.io kind, each
- * object validated with crds/ `validateConfig`. A bad object is rejected (told to `onRejected` once per
- * resourceVersion) and left out of the model; if an earlier version of it was valid, that one is
- * removed, so the model always holds exactly the valid objects the API server holds. Emits the same
+ * object checked against the parse limits (crds/ `objectLimitError`) and validated with crds/
+ * `validateConfig`. A bad version is rejected (told to `onRejected` once per distinct content, not again
+ * for a status-only change) and left out of the model; if an earlier version of the object was valid,
+ * that one stays served ("last good", as istiod does) until a valid version or a delete arrives, and the
+ * rejection says so. An object that was never valid is not served. Emits the same
  * `ModelInput` batches as the `--configDir` source. With `onStatus` it also says, per object generation,
  * whether that generation was accepted or rejected (the input of the status writer, PILOT_ENABLE_STATUS).
  */
+import { createHash } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { combineLatest, filter, Observable, Subscription, take } from 'rxjs';
 import { configKeyString, type Config, type ConfigEvent, type ConfigKey, type ModelInput } from '../core/index.js';
-import { KINDS, KIND_NAMES, validateConfig, type KindName } from '../crds/index.js';
+import { DEFAULT_YAML_LIMITS, KINDS, KIND_NAMES, objectLimitError, validateConfig, type KindName, type YamlLimits } from '../crds/index.js';
+import type { RejectedConfigs } from './rejected-configs.js';
 import { OrchApiError, type InformerError, type InformerEvent, type InformerFactory, type OrchResource } from './orch/index.js';
 
 /** Kinds that are installation resources, not mesh config. */
@@ -27,6 +31,8 @@ export interface RejectedCrd {
   readonly errors: readonly { readonly path: string; readonly message: string }[];
   /** One line naming everything above. */
   readonly message: string;
+  /** The resourceVersion of the last valid version, still served instead; undefined when none is. */
+  readonly servedResourceVersion?: string;
 }
 
 /**
@@ -48,8 +54,14 @@ export interface CrdConfigSourceOptions {
   readonly informers: InformerFactory;
   /** Default {@link CRD_CONFIG_KINDS}. */
   readonly kinds?: readonly KindName[];
-  /** Called once per rejected object version (log it, count it in pilot_total_rejected_configs). */
+  /** Called once per distinct rejected object version (log it, count it in pilot_total_rejected_configs). */
   readonly onRejected?: (r: RejectedCrd) => void;
+  /** Called when an object whose last version was rejected has a valid version again. */
+  readonly onRecovered?: (r: RejectedCrd) => void;
+  /** Kept up to date with the current rejections (source `crd`), for `/debug/rejectedz`. */
+  readonly rejections?: RejectedConfigs;
+  /** Only `maxKeys` applies (objects arrive parsed); default crds/ DEFAULT_YAML_LIMITS. */
+  readonly limits?: YamlLimits;
   /**
    * Called once per object generation and outcome (not again for a status-only change, which keeps the
    * generation); objects without `metadata.generation` are not reported. Leave undefined when status
@@ -102,7 +114,6 @@ export function crdConfigSource(opts: CrdConfigSourceOptions, missing$?: Observa
   return new Observable<readonly ModelInput[]>((subscriber) => {
     const kinds = opts.kinds ?? CRD_CONFIG_KINDS;
     const accepted = new Map<string, Config>();
-    const reported = new Set<string>();
     /** Per object key, the generation and outcome last told to `onStatus`. */
     const statusSent = new Map<string, string>();
     /** Reports held until the first batch (an accepted object enters the model with it). */
@@ -122,6 +133,20 @@ export function crdConfigSource(opts: CrdConfigSourceOptions, missing$?: Observa
       if (!synced) pending.push(...inputs);
       else if (inputs.length > 0) subscriber.next(inputs);
     };
+    /** The current rejection of each object (its last version was bad), with its content hash and since when. */
+    const rejections = new Map<string, { r: RejectedCrd; hash: string; since: string }>();
+    const publish = (): void =>
+      opts.rejections?.replace(
+        'crd',
+        [...rejections.values()].map(({ r, since }) => ({
+          source: 'crd',
+          object: `${r.kind} ${r.name}`,
+          location: `resourceVersion ${r.resourceVersion}`,
+          reason: r.errors.map((x) => (x.path ? `${x.path}: ${x.message}` : x.message)).join('; '),
+          since,
+          served: r.servedResourceVersion !== undefined ? `resourceVersion ${r.servedResourceVersion}` : null,
+        })),
+      );
     const handle = (e: InformerEvent<RawObject>): void => {
       opts.onEvent?.(e.object.kind ?? 'unknown', e.type === 'added' ? 'add' : e.type === 'updated' ? 'update' : 'delete');
       const candidate = toCandidate(e.object);
@@ -129,29 +154,49 @@ export function crdConfigSource(opts: CrdConfigSourceOptions, missing$?: Observa
       const ckey = configKeyString({ kind: e.object.kind ?? '', namespace: meta.namespace, name: meta.name });
       const prev = accepted.get(ckey);
       const key = { kind: e.object.kind ?? '', namespace: meta.namespace, name: meta.name };
+      const hadRejection = rejections.get(ckey);
       if (e.type === 'deleted') {
         statusSent.delete(ckey);
+        if (hadRejection) {
+          rejections.delete(ckey);
+          publish();
+        }
         if (!prev) return;
         accepted.delete(ckey);
         emit([{ type: 'deleted', key, object: prev, resourceVersion: e.resourceVersion }]);
         return;
       }
-      const result = validateConfig(candidate);
-      if (!result.ok) {
-        const id = `${ckey}@${e.resourceVersion}`;
-        const errors = result.errors.map((x) => ({ path: x.path, message: x.message }));
+      const tooBig = objectLimitError(e.object, opts.limits ?? DEFAULT_YAML_LIMITS);
+      const result = tooBig === undefined ? validateConfig(candidate) : undefined;
+      if (!result?.ok) {
+        const errors = result ? result.errors.map((x) => ({ path: x.path, message: x.message })) : [{ path: '', message: tooBig! }];
         const detail = (): string => errors.map((x) => (x.path ? `${x.path}: ${x.message}` : x.message)).join('; ');
-        if (!reported.has(id)) {
-          reported.add(id);
-          const name = `${meta.namespace}/${meta.name}`;
-          opts.onRejected?.({ kind: key.kind, name, resourceVersion: e.resourceVersion, errors, message: `${key.kind} ${name} (resourceVersion ${e.resourceVersion}): ${detail()}` });
-        }
+        // NOTE: a distinct bad version is distinct content: a status write (meshd's own, with
+        // PILOT_ENABLE_STATUS) changes the resourceVersion, not what was rejected.
+        const hash = tooBig !== undefined ? tooBig : createHash('sha256').update(JSON.stringify([candidate['spec'], e.object.metadata?.labels, e.object.metadata?.annotations])).digest('hex');
+        const name = `${meta.namespace}/${meta.name}`;
+        const servedResourceVersion = prev?.metadata.resourceVersion;
+        const r: RejectedCrd = {
+          kind: key.kind,
+          name,
+          resourceVersion: e.resourceVersion,
+          errors,
+          message: `${key.kind} ${name} (resourceVersion ${e.resourceVersion}): ${detail()}${prev ? `; still serving resourceVersion ${servedResourceVersion ?? '?'}` : ''}`,
+          ...(servedResourceVersion !== undefined ? { servedResourceVersion } : {}),
+        };
+        if (hadRejection?.hash !== hash) {
+          rejections.set(ckey, { r, hash, since: new Date().toISOString() });
+          opts.onRejected?.(r);
+        } else rejections.set(ckey, { ...hadRejection, r });
+        publish();
         if (opts.onStatus) report(ckey, key, meta.generation, { accepted: false, message: detail() });
-        if (prev) {
-          accepted.delete(ckey);
-          emit([{ type: 'deleted', key, object: prev, resourceVersion: e.resourceVersion }]);
-        }
+        // NOTE: the last valid version (prev) stays in the model: nothing is emitted.
         return;
+      }
+      if (hadRejection) {
+        rejections.delete(ckey);
+        publish();
+        opts.onRecovered?.(hadRejection.r);
       }
       const config = candidate as unknown as Config;
       accepted.set(ckey, config);
@@ -197,6 +242,9 @@ export function crdConfigSource(opts: CrdConfigSourceOptions, missing$?: Observa
           for (const r of held) opts.onStatus?.(r);
         }),
     );
-    return () => subs.unsubscribe();
+    return () => {
+      subs.unsubscribe();
+      opts.rejections?.replace('crd', []);
+    };
   });
 }

@@ -4,7 +4,9 @@
  * `MeshModel.pushes`.
  */
 import { map } from 'rxjs';
+import type { YamlLimits } from '../crds/index.js';
 import { fileConfigSource, type RejectedConfig } from './file-config-source.js';
+import type { RejectedConfigs } from './rejected-configs.js';
 import { meshConfigSource, meshNetworksSource } from './mesh-config-source.js';
 import { selectRegistries } from './registries.js';
 import { mergeSources, type SourceSet } from './source-set.js';
@@ -23,7 +25,14 @@ export interface DiscoverySourcesOptions {
   readonly registries: readonly string[];
   readonly fileDebounceMs?: number;
   readonly rescanIntervalMs?: number;
+  /** Limits of each config file; default crds/ DEFAULT_YAML_LIMITS. */
+  readonly limits?: YamlLimits;
+  /** Once per distinct bad version of a config document or file. */
   readonly onRejected?: (r: RejectedConfig) => void;
+  /** When an object whose version was rejected is valid again. */
+  readonly onRecovered?: (r: RejectedConfig) => void;
+  /** Kept up to date with the current rejections, for `/debug/rejectedz`. */
+  readonly rejections?: RejectedConfigs;
   readonly onError?: (err: Error) => void;
 }
 
@@ -48,7 +57,10 @@ export function discoverySources(opts: DiscoverySourcesOptions): SourceSet {
       defaultNamespace: opts.namespace,
       ...(opts.fileDebounceMs !== undefined ? { fileDebounceMs: opts.fileDebounceMs } : {}),
       ...(opts.rescanIntervalMs !== undefined ? { rescanIntervalMs: opts.rescanIntervalMs } : {}),
+      ...(opts.limits ? { limits: opts.limits } : {}),
       ...(opts.onRejected ? { onRejected: opts.onRejected } : {}),
+      ...(opts.onRecovered ? { onRecovered: opts.onRecovered } : {}),
+      ...(opts.rejections ? { rejections: opts.rejections } : {}),
       ...(opts.onError ? { onScanError: opts.onError } : {}),
     }),
   });

@@ -2,6 +2,7 @@
 export * from './orch/index.js';
 // file config source, mesh config and networks, registries (model/push-pipeline work)
 export * from './file-config-source.js';
+export * from './rejected-configs.js';
 export * from './mesh-config-source.js';
 export * from './registries.js';
 export * from './discovery-sources.js';

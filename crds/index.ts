@@ -4,7 +4,7 @@ export type { KindDefinition, PrinterColumn } from './schema/kind-definition.js'
 export type { SchemaNode } from './schema/builders.js';
 export type { Infer } from './schema/infer.js';
 export * from './types.js';
-export { validateConfig, type ValidationResult } from './validation/validate-config.js';
+export { validateConfig, MAX_ISSUES, type ValidationResult } from './validation/validate-config.js';
 export type { ValidationIssue, IssueLayer } from './validation/issue.js';
 export { kindOf, UnknownKindError, type ResolvedKind } from './validation/kind-of.js';
 export { openApiV3Schema, renderCrd, renderCrds, renderCrdsYaml, type CustomResourceDefinition } from './render-crds.js';
@@ -17,3 +17,6 @@ export {
   SEMANTIC_ANNOTATION,
   type CorpusDocument,
 } from './corpus.js';
+export { DEFAULT_YAML_LIMITS, objectLimitError, type YamlLimits } from './yaml/yaml-limits.js';
+export { parseConfigYaml, withDefaultNamespace, type ParsedDocument, type ParsedYaml, type ParseOptions } from './yaml/parse-config-yaml.js';
+export { YamlWorkerParser, type YamlWorkerParserOptions } from './yaml/yaml-worker-parser.js';

@@ -14,10 +14,11 @@ spec:
   http:
   - route:
     - destination: { host: echo.demo.svc.cluster.local, subset: v1 }
-      weight: 70
+      weight: 0
     - destination: { host: echo.demo.svc.cluster.local, subset: v2 }
-      weight: 20
+      weight: 0
 `;
+const GOOD = VS.replace('weight: 0', 'weight: 70').replace('weight: 0', 'weight: 20');
 const DEPLOYMENT = `apiVersion: apps/v1
 kind: Deployment
 metadata: { name: echo }
@@ -26,27 +27,27 @@ metadata: { name: echo }
 describe('meshctl validate', () => {
   const cases: { name: string; text: string; check: (r: ReturnType<typeof validateText>) => void }[] = [
     {
-      name: 'given weights that do not add up to 100 should name the field',
+      name: 'given weights that add up to 0 should name the field',
       text: VS,
       check: (r) => {
         assert.equal(r.length, 1);
         assert.equal(r[0]!.what, 'VirtualService demo/echo');
-        assert.match(r[0]!.errors.join('\n'), /spec\.http\[0\]/);
+        assert.match(r[0]!.errors.join('\n'), /spec\.http\[0\]\.route: total destination weight = 0/);
       },
     },
     {
-      name: 'given a valid document should report no error',
-      text: VS.replace('weight: 70', 'weight: 80'),
+      name: 'given weights that do not add up to 100 should take them as relative weights (as Istio does)',
+      text: GOOD,
       check: (r) => assert.deepEqual(r.map((d) => d.errors.length), [0]),
     },
     {
       name: 'given a document of another API group should skip it',
-      text: `${DEPLOYMENT}---\n${VS.replace('weight: 70', 'weight: 80')}`,
+      text: `${DEPLOYMENT}---\n${GOOD}`,
       check: (r) => assert.deepEqual(r.map((d) => [d.document, d.skipped]), [[1, true], [2, false]]),
     },
     {
       name: 'given broken YAML should report it with the document number',
-      text: `${VS.replace('weight: 70', 'weight: 80')}---\nkind: [unclosed\n`,
+      text: `${GOOD}---\nkind: [unclosed\n`,
       check: (r) => {
         assert.equal(r[1]!.document, 2);
         assert.match(r[1]!.errors[0]!, /^YAML: /);
@@ -55,11 +56,30 @@ describe('meshctl validate', () => {
   ];
   for (const c of cases) it(c.name, () => c.check(validateText(c.text, 'f.yaml')));
 
+  const limited: { name: string; text: string; error: RegExp; what?: string }[] = [
+    { name: 'given an unresolved alias should report it, not throw', text: `${GOOD.replace('spec:', 'spec: *nope\nx:')}`, error: /^YAML: Unresolved alias.*nope$/, what: 'VirtualService demo/echo' },
+    { name: 'given a billion-laughs document should stop at the alias limit', text: `a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n${'bcdefghi'.split('').map((n, i) => `${n}: &${n} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(', ')}]`).join('\n')}\n`, error: /aliases expand to too many nodes/ },
+    { name: 'given a duplicate key should report it with its line', text: GOOD.replace('kind: VirtualService', 'kind: VirtualService\nkind: Gateway'), error: /^YAML: duplicate key "kind" \(line 3\)$/ },
+  ];
+  for (const c of limited) {
+    it(c.name, () => {
+      const [r, ...rest] = validateText(c.text, 'f.yaml');
+      assert.equal(rest.length, 0);
+      assert.match(r!.errors.join('\n'), c.error);
+      if (c.what) assert.equal(r!.what, c.what);
+    });
+  }
+
+  it('given a file over the size limit should refuse the file as a whole', () => {
+    const r = validateText(GOOD, 'f.yaml', { maxFileBytes: 100, maxDocuments: 10, maxKeys: 100, maxAliasCount: 100 });
+    assert.deepEqual(r.map((d) => [d.document, d.errors[0]]), [[0, `file is ${Buffer.byteLength(GOOD)} bytes, more than 100 (limit maxFileBytes)`]]);
+  });
+
   describe('as a command', () => {
     let dir: string;
     before(() => {
       dir = mkdtempSync(join(tmpdir(), 'meshctl-validate-'));
-      writeFileSync(join(dir, 'good.yaml'), VS.replace('weight: 70', 'weight: 80'));
+      writeFileSync(join(dir, 'good.yaml'), GOOD);
       writeFileSync(join(dir, 'bad.yaml'), VS);
     });
     after(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,12 +2,12 @@
  * `meshctl validate -f FILE...` (alias `v`): checks mesh.io documents with the same validators meshd's
  * config sources, the CRDs and the webhook use, before they reach a cluster. Directories are read
  * recursively (`*.yaml`, `*.yml`, `*.json`); `-` reads standard input. Documents of other API groups
- * (Deployments, Services, ...) are skipped and counted.
+ * (Deployments, Services, ...) are skipped and counted. Files are read with the same parse limits as meshd
+ * (crds/ DEFAULT_YAML_LIMITS: file size, documents, keys, aliases; duplicate keys are errors).
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
-import { validateConfig } from '../../crds/index.js';
+import { DEFAULT_YAML_LIMITS, parseConfigYaml, validateConfig, type YamlLimits } from '../../crds/index.js';
 import { CliError, command, flag, type Command, type RunContext } from '../framework/index.js';
 
 /** What validating one document found. */
@@ -32,15 +32,17 @@ function describe(obj: Record<string, unknown>): string {
   return `${typeof obj['kind'] === 'string' ? obj['kind'] : 'unknown kind'} ${ns}${name}`;
 }
 
-/** Validates every document of one file's text. */
-export function validateText(text: string, file: string): DocumentReport[] {
-  return parseAllDocuments(text).flatMap((doc, i): DocumentReport[] => {
-    const document = i + 1;
-    if (doc.errors.length > 0) {
-      const errors = doc.errors.map((e) => `YAML: ${e.message.split('\n')[0]}`);
-      return [{ file, document, what: 'unparsed document', errors, warnings: [], skipped: false }];
+/** Validates every document of one file's text, within `limits` (default crds/ DEFAULT_YAML_LIMITS). */
+export function validateText(text: string | Uint8Array, file: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): DocumentReport[] {
+  const parsed = parseConfigYaml(text, limits);
+  if (!parsed.ok) return [{ file, document: 0, what: 'file', errors: [parsed.error], warnings: [], skipped: false }];
+  return parsed.documents.flatMap((doc): DocumentReport[] => {
+    const document = doc.document;
+    if (doc.error !== undefined) {
+      const what = doc.kind !== undefined ? `${doc.kind} ${doc.namespace ? `${doc.namespace}/` : ''}${doc.name ?? '?'}` : 'unparsed document';
+      return [{ file, document, what, errors: [doc.error], warnings: [], skipped: false }];
     }
-    const raw = doc.toJSON() as unknown;
+    const raw = doc.value;
     if (raw === null || raw === undefined) return [];
     if (typeof raw !== 'object' || Array.isArray(raw)) {
       return [{ file, document, what: 'document', errors: ['not an object with apiVersion, kind and metadata'], warnings: [], skipped: false }];
@@ -79,11 +81,11 @@ function runValidate(ctx: RunContext): number {
   let invalid = 0;
   let skipped = 0;
   for (const file of inputs.flatMap((p) => (p === '-' ? ['-'] : filesOf(p)))) {
-    const text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+    const text = file === '-' ? readFileSync(0) : readFileSync(file);
     const reports = validateText(text, file === '-' ? '<stdin>' : file);
     for (const r of reports) {
       for (const w of r.warnings) stderr.write(`Warning: ${r.file} document ${r.document} (${r.what}): ${w}\n`);
-      for (const e of r.errors) stderr.write(`Error: ${r.file} document ${r.document} (${r.what}): ${e}\n`);
+      for (const e of r.errors) stderr.write(r.document === 0 ? `Error: ${r.file}: ${e}\n` : `Error: ${r.file} document ${r.document} (${r.what}): ${e}\n`);
     }
     const bad = reports.filter((r) => r.errors.length > 0).length;
     invalid += bad;

@@ -2,14 +2,22 @@
  * Wires the proxyless discovery pipeline into meshd (kept apart from the listener assembly):
  * sources (controllers/: `--configDir`, `--meshConfig`, `--networksConfig`, `--registries`) ->
  * ProxylessDiscovery (xds/: model, generators, cache, ADS) on the discovery gRPC server, and the
- * debug routes on the debug HTTP listener when ENABLE_DEBUG_ON_HTTP.
+ * debug routes on the debug HTTP listener when ENABLE_DEBUG_ON_HTTP (with `/debug/rejectedz`: the
+ * configs the sources currently refuse, and `/debug`: the list of debug routes).
  */
+import type { ServerResponse } from 'node:http';
 import type { Lifecycle, Logging, Metrics } from '../../core/index.js';
-import { discoverySources, readMeshConfig, readMeshNetworks, SourceNotImplementedError, type CrdStatusReport, type OrchClient, type SourceSet } from '../../controllers/index.js';
+import { tap } from 'rxjs';
+import { discoverySources, readMeshConfig, readMeshNetworks, RejectedConfigs, SourceNotImplementedError, type CrdStatusReport, type OrchClient, type SourceSet } from '../../controllers/index.js';
 import { ProxylessDiscovery, proxylessDiscoveryOptionsFromEnv, type XdsStreamAuth } from '../../xds/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
 import type { MeshdServer } from './meshd-server.js';
 import { orchestratorSources } from './orch-sources.js';
+
+function sendJson(res: ServerResponse, body: unknown): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(`${JSON.stringify(body, null, 2)}\n`);
+}
 
 /** The flags this wiring acts on (taken off the "not acted on yet" list). */
 export const PIPELINE_FLAGS = ['configDir', 'meshConfig', 'networksConfig', 'registries', 'orchconfig'] as const;
@@ -57,19 +65,32 @@ export function startDiscoveryPipeline(
   const env = flags.env;
   const fileLog = logging.scope('file');
   const rejected = metrics.counter('pilot_total_rejected_configs');
+  const rejections = new RejectedConfigs();
   // Without --configDir: mesh.io config from the CRDs and the Orchestrator registry (orch-sources.ts).
-  const sources = orch ? orchestratorSources(flags, { logging, metrics }, client, onStatus) : discoverySources({
+  const sources = orch ? orchestratorSources(flags, { logging, metrics }, client, onStatus, rejections) : discoverySources({
     configDir: flags.configDir,
     meshConfigPath: flags.meshConfigFile,
     networksPath: flags.networksConfigFile,
     namespace: flags.namespace,
     registries,
+    rejections,
     onRejected: (r) => {
       rejected.inc({ type: r.kind });
-      fileLog.error({ file: r.file, document: r.document, kind: r.kind, name: r.name, errors: r.errors }, `config rejected: ${r.message}`);
+      const served = r.served ? `; still serving the last valid version (${r.served.file} document ${r.served.document})` : '';
+      fileLog.error({ file: r.file, document: r.document, kind: r.kind, name: r.name, errors: r.errors, served: r.served ?? null }, `config rejected: ${r.message}${served}`);
     },
+    onRecovered: (r) => fileLog.info({ file: r.file, kind: r.kind, name: r.name }, 'config recovered: a valid version replaces the rejected one'),
     onError: (e) => fileLog.error({ error: e.message }, 'config source error'),
   });
+  const configLog = logging.scope(orch ? 'orch' : 'file');
+  // NOTE: one info line per accepted batch, with counts (a batch can hold thousands of configs).
+  const inputs$ = sources.inputs$.pipe(
+    tap((batch) => {
+      const counts = { added: 0, updated: 0, deleted: 0 };
+      for (const i of batch) if (i.kind === 'config') counts[i.event.type]++;
+      if (counts.added + counts.updated + counts.deleted > 0) configLog.info({ ...counts, rejected: rejections.list().length }, 'configs accepted');
+    }),
+  );
   const options = proxylessDiscoveryOptionsFromEnv(env, flags.domain, metrics, { ads: logging.scope('ads'), delta: logging.scope('delta'), model: logging.scope('model') });
   // NOTE: start from the files' mesh config and networks, so the first PushContext is already right.
   const discovery = new ProxylessDiscovery({
@@ -77,13 +98,17 @@ export function startDiscoveryPipeline(
     model: { ...options.model, meshConfig: readMeshConfig(flags.meshConfigFile), networks: readMeshNetworks(flags.networksConfigFile) },
   });
   discovery.ads.register(server.grpc, { auth: plaintextXdsAuth });
-  const sub = discovery.connect(sources.inputs$);
+  const sub = discovery.connect(inputs$);
   lifecycle.add('discovery', () => {
     sub.unsubscribe();
     discovery.ads.close();
   });
   if (env.bool('ENABLE_DEBUG_ON_HTTP')) {
     for (const [path, handler] of discovery.debugRoutes) server.debugRoutes.set(path, handler);
+    server.debugRoutes.set('/debug/rejectedz', (_req, res) => sendJson(res, { rejected: rejections.list() }));
+    if (!server.debugRoutes.has('/debug')) {
+      server.debugRoutes.set('/debug', (_req, res) => sendJson(res, { routes: [...server.debugRoutes.keys()].filter((p) => p.startsWith('/debug/')).sort() }));
+    }
   }
   return { discovery, sources };
 }

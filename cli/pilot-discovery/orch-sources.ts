@@ -4,7 +4,7 @@
  * their metrics and logs. Kept apart from the `--configDir` wiring.
  */
 import type { Logging, Metrics } from '../../core/index.js';
-import { orchDiscoverySources, type CrdStatusReport, type OrchClient, readDiscoverySelectors, readMeshConfig, type SourceSet } from '../../controllers/index.js';
+import { orchDiscoverySources, type CrdStatusReport, type OrchClient, readDiscoverySelectors, readMeshConfig, type RejectedConfigs, type SourceSet } from '../../controllers/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
 
 /**
@@ -17,6 +17,8 @@ export function orchestratorSources(
   deps: { logging: Logging; metrics: Metrics },
   client: OrchClient,
   onStatus?: (r: CrdStatusReport) => void,
+  /** Kept up to date with the objects the CRD source currently refuses (`/debug/rejectedz`). */
+  rejections?: RejectedConfigs,
 ): SourceSet {
   const { logging, metrics } = deps;
   const env = flags.env;
@@ -57,8 +59,10 @@ export function orchestratorSources(
     ...(onStatus ? { onStatus } : {}),
     onRejected: (r) => {
       rejected.inc({ type: r.kind });
-      cfgLog.error({ kind: r.kind, name: r.name, resourceVersion: r.resourceVersion, errors: r.errors }, `config rejected: ${r.message}`);
+      cfgLog.error({ kind: r.kind, name: r.name, resourceVersion: r.resourceVersion, errors: r.errors, servedResourceVersion: r.servedResourceVersion ?? null }, `config rejected: ${r.message}`);
     },
+    onRecovered: (r) => cfgLog.info({ kind: r.kind, name: r.name }, 'config recovered: a valid version replaces the rejected one'),
+    ...(rejections ? { rejections } : {}),
     onInformerError: (e) =>
       regLog.warn({ resource: e.resource, phase: e.phase, retryInMs: e.retryInMs, error: e.error instanceof Error ? e.error.message : String(e.error) }, 'orchestrator list or watch failed'),
     onFileError: (e) => regLog.error({ error: e.message }, 'mesh config source error'),

@@ -8,6 +8,7 @@ import { filter, map, mergeMap, share, Subject } from 'rxjs';
 import { parse } from 'yaml';
 import type { ConfigEvent } from '../../core/index.js';
 import { crdConfigSource, isMissingCrd, type CrdStatusReport, type RejectedCrd } from '../crd-config-source.js';
+import type { RejectedConfigs } from '../rejected-configs.js';
 import { meshConfigSource, meshNetworksSource } from '../mesh-config-source.js';
 import { mergeSources, type SourceSet } from '../source-set.js';
 import { InformerFactory, type InformerError, type OrchTransport } from '../orch/index.js';
@@ -29,6 +30,10 @@ export interface OrchDiscoverySourcesOptions {
   readonly registryMetrics?: OrchRegistryMetrics;
   readonly onCfgEvent?: (kind: string, event: 'add' | 'update' | 'delete') => void;
   readonly onRejected?: (r: RejectedCrd) => void;
+  /** An object whose last version was rejected is valid again. */
+  readonly onRecovered?: (r: RejectedCrd) => void;
+  /** Kept up to date with the current rejections, for `/debug/rejectedz`. */
+  readonly rejections?: RejectedConfigs;
   /** Per object generation, accepted or rejected (see `crdConfigSource`); only when status writing is on. */
   readonly onStatus?: (r: CrdStatusReport) => void;
   /** Failed lists and watches (the informers retry on their own). */
@@ -66,7 +71,13 @@ export function orchDiscoverySources(opts: OrchDiscoverySourcesOptions): SourceS
       opts.onInformerError?.(e);
     },
   });
-  const configs$ = crdConfigSource({ informers, ...(opts.onRejected ? { onRejected: opts.onRejected } : {}), ...(opts.onStatus ? { onStatus: opts.onStatus } : {}), ...(opts.onCfgEvent ? { onEvent: opts.onCfgEvent } : {}) }, missing$).pipe(share());
+  const configs$ = crdConfigSource({
+    informers,
+    ...(opts.onRejected ? { onRejected: opts.onRejected } : {}),
+    ...(opts.onRecovered ? { onRecovered: opts.onRecovered } : {}),
+    ...(opts.rejections ? { rejections: opts.rejections } : {}),
+    ...(opts.onStatus ? { onStatus: opts.onStatus } : {}), ...(opts.onCfgEvent ? { onEvent: opts.onCfgEvent } : {}),
+  }, missing$).pipe(share());
   const workloadEntries$ = configs$.pipe(
     mergeMap((batch) => batch),
     filter((i): i is { kind: 'config'; event: ConfigEvent } => i.kind === 'config' && i.event.key.kind === 'WorkloadEntry'),

@@ -14,8 +14,18 @@ export type ValidationResult =
 
 const schemaValidator = new SchemaValidator();
 
+/** The most errors (and warnings) one result lists; the rest are summed up in one last issue. */
+export const MAX_ISSUES = 50;
+
+/** NOTE: a hostile object can hold 100,000 unknown fields: every caller would log, count and send them all. */
+function capped(issues: ValidationIssue[]): ValidationIssue[] {
+  if (issues.length <= MAX_ISSUES) return issues;
+  const rest = issues.length - MAX_ISSUES;
+  return [...issues.slice(0, MAX_ISSUES), { path: '', message: `and ${rest} more`, layer: issues[MAX_ISSUES]!.layer }];
+}
+
 function fail(errors: ValidationIssue[], warnings: ValidationIssue[] = []): ValidationResult {
-  return { ok: false, errors, warnings };
+  return { ok: false, errors: capped(errors), warnings: capped(warnings) };
 }
 
 function schemaError(path: string, message: string): ValidationIssue {
@@ -41,7 +51,8 @@ function metadataIssues(metadata: unknown): ValidationIssue[] {
  * Validates one mesh.io object (a parsed YAML/JSON document): apiVersion and kind must name a served
  * mesh.io kind; metadata name is a DNS-1123 subdomain and namespace a DNS-1123 label; the object must
  * match the kind's structural schema (unknown fields are errors); then the kind's semantic checks run
- * (as Istio's validation does). Never throws for bad input.
+ * (as Istio's validation does). Lists at most {@link MAX_ISSUES} errors and warnings (then `and N more`).
+ * Never throws for bad input.
  */
 export function validateConfig(obj: unknown): ValidationResult {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
@@ -69,7 +80,7 @@ export function validateConfig(obj: unknown): ValidationResult {
   runSchemaChecks(resolved.definition.spec, config.spec, 'spec', issues);
   runSemantic(resolved.name, config.spec, issues);
   if (issues.errors.length > 0) return fail(issues.errors, issues.warnings);
-  return { ok: true, config, warnings: issues.warnings };
+  return { ok: true, config, warnings: capped([...issues.warnings]) };
 }
 
 function runSemantic<K extends KindName>(kind: K, spec: unknown, issues: IssueCollector): void {

@@ -3,21 +3,28 @@ import { useEffect, useState, type ReactElement } from 'react';
 import { Box, Text } from 'ink';
 import type { Traffic } from './traffic.js';
 import { bar, trafficRows } from './traffic-table.js';
+import { formatRejections, type Rejections } from './rejections.js';
 
 export interface LiveTableProps {
   readonly traffic: Traffic;
+  /** Edits meshd refused, shown under the table. */
+  readonly rejections: Rejections;
   readonly target: string;
   readonly hints: readonly string[];
   readonly refreshMs: number;
 }
 
 /** Redraws the table every `refreshMs`. */
-export function LiveTable({ traffic, target, hints, refreshMs }: LiveTableProps): ReactElement {
+export function LiveTable({ traffic, rejections, target, hints, refreshMs }: LiveTableProps): ReactElement {
   const [snap, setSnap] = useState(() => traffic.snapshot());
+  const [refused, setRefused] = useState(() => rejections.snapshot());
   useEffect(() => {
-    const t = setInterval(() => setSnap(traffic.snapshot()), refreshMs);
+    const t = setInterval(() => {
+      setSnap(traffic.snapshot());
+      setRefused(rejections.snapshot());
+    }, refreshMs);
     return () => clearInterval(t);
-  }, [traffic, refreshMs]);
+  }, [traffic, rejections, refreshMs]);
   const rows = trafficRows(snap);
   return (
     <Box flexDirection="column">
@@ -35,6 +42,11 @@ export function LiveTable({ traffic, target, hints, refreshMs }: LiveTableProps)
       ))}
       {rows.length === 0 ? <Text dimColor>(no calls answered yet)</Text> : null}
       {snap.lastError !== undefined && snap.errors.size > 0 ? <Text color="red">last error: {snap.lastError}</Text> : null}
+      {formatRejections(refused).map((line) => (
+        <Text key={line} color="yellow">
+          {line}
+        </Text>
+      ))}
       <Text> </Text>
       {hints.map((h) => (
         <Text key={h} dimColor>

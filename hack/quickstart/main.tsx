@@ -1,7 +1,8 @@
 /**
  * `npm start`: the quick start. Runs meshd on `examples/quickstart` with no cluster, two versions of an
  * Echo gRPC service, and a proxyless gRPC client, and shows a live table of where the client's calls go.
- * Editing `examples/quickstart/virtual-service.yaml` moves the traffic.
+ * Editing `examples/quickstart/virtual-service.yaml` moves the traffic; an edit meshd rejects shows in the
+ * table with its reason, while the last good version keeps being served.
  *
  *   npm start                      live table until Ctrl-C
  *   npm start -- --duration 10     run 10 s, print the table, exit (for scripts and tests)
@@ -17,6 +18,7 @@ import { startEchoBackend, type EchoBackend } from './echo-backend.js';
 import { startMeshd } from './meshd-process.js';
 import { startTraffic } from './traffic.js';
 import { formatTraffic } from './traffic-table.js';
+import { formatRejections, watchRejections } from './rejections.js';
 import { LiveTable } from './live-table.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -90,10 +92,12 @@ async function main(): Promise<void> {
     callsPerSecond: 100,
     windowMs: 2000,
   });
+  const rejections = watchRejections(httpAddr);
   let stopping = false;
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    rejections.stop();
     traffic.stop();
     await meshd.stop();
     await Promise.all(backends.map((b) => b.close()));
@@ -107,17 +111,18 @@ async function main(): Promise<void> {
     // No terminal to redraw: print the table every two seconds, and once more at the end.
     const seconds = Number(values.duration ?? '0');
     console.log(hints.join('\n') + '\n');
-    const printer = setInterval(() => console.log(formatTraffic(traffic.snapshot(), target).join('\n') + '\n'), 2000);
+    const table = (): string => [...formatTraffic(traffic.snapshot(), target), ...formatRejections(rejections.snapshot())].join('\n');
+    const printer = setInterval(() => console.log(table() + '\n'), 2000);
     await new Promise<void>((done) => {
       process.once('SIGINT', done).once('SIGTERM', done);
       if (seconds > 0) setTimeout(done, seconds * 1000);
     });
     clearInterval(printer);
-    console.log(formatTraffic(traffic.snapshot(), target).join('\n'));
+    console.log(table());
     await stop();
     process.exit(0);
   }
-  const app = render(<LiveTable traffic={traffic} target={target} hints={hints} refreshMs={250} />, { exitOnCtrlC: false });
+  const app = render(<LiveTable traffic={traffic} rejections={rejections} target={target} hints={hints} refreshMs={250} />, { exitOnCtrlC: false });
   const onSignal = (): void => {
     app.unmount();
     void stop().then(() => process.exit(0));

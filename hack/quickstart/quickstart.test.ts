@@ -30,7 +30,7 @@ async function until<T>(what: string, deadlineMs: number, probe: () => T | undef
 }
 
 describe('quick start (npm start)', function () {
-  this.timeout(90_000);
+  this.timeout(150_000);
   let dir: string;
   let child: ChildProcess | undefined;
   let output = '';
@@ -47,13 +47,13 @@ describe('quick start (npm start)', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('given the example config should split 80/20, follow an edit of the VirtualService, and stop cleanly', async () => {
+  it('given the example config should split 80/20, follow an edit of the VirtualService, show a rejected edit while serving the last good one, and stop cleanly', async () => {
     const ports = { grpc: await freePort(), http: await freePort(), monitoring: await freePort(), ctrlz: await freePort() };
     child = spawn(
       process.execPath,
       [
         join(REPO, 'dist', 'hack', 'quickstart', 'main.js'),
-        '--config-dir', dir, '--duration', '80',
+        '--config-dir', dir, '--duration', '140',
         '--grpc-port', String(ports.grpc), '--http-port', String(ports.http),
         '--monitoring-port', String(ports.monitoring), '--ctrlz-port', String(ports.ctrlz),
       ],
@@ -78,6 +78,17 @@ describe('quick start (npm start)', function () {
       const t = lastShares(output);
       return t && t.total >= 50 && t.shares.get('v2') === 1 ? t : undefined;
     }, () => output);
+
+    // An edit meshd rejects (all weights 0): the table says so, and the traffic stays on the last good version.
+    writeFileSync(vsPath, edited.replace('weight: 100', 'weight: 0'));
+    const rejectedLine = /^rejected: the edit of virtual-service\.yaml \(VirtualService quickstart\/echo\): spec\.http\[0\]\.route: total destination weight = 0; the last good version is still served$/m;
+    await until('the rejected edit in the table', 30_000, () => (rejectedLine.test(output.split(/^echo\.quickstart\.svc\.cluster\.local:50051: /m).at(-1) ?? '') ? true : undefined), () => output);
+    const after = output.length;
+    await until('a full table printed after the rejection', 30_000, () => {
+      const t = lastShares(output.slice(after));
+      return t && t.total >= 50 ? t : undefined;
+    }, () => output);
+    assert.equal(lastShares(output)?.shares.get('v2'), 1, 'the last good version (all on v2) is still served');
 
     child.kill('SIGTERM');
     assert.equal(await exited, 0, output);

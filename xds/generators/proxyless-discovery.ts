@@ -64,8 +64,10 @@ export class ProxylessDiscovery {
   readonly ads: AdsServer<GrpcProxyState>;
   readonly pushStatus = new PushStatus();
   readonly debugRoutes: Map<string, DebugHandler>;
+  readonly #log: ProxylessDiscoveryOptions['loggers']['ads'] | undefined;
 
   constructor(o: ProxylessDiscoveryOptions) {
+    this.#log = o.loggers.ads;
     const modelLog = o.loggers.model;
     this.model = new MeshModel({
       ...o.model,
@@ -92,6 +94,8 @@ export class ProxylessDiscovery {
       this.model.pushes(inputs$).pipe(
         tap((req) => this.generator.invalidate(req)),
         this.pushStatus.track(),
+        // NOTE: one info line per push (debounced), with counts, never one per proxy.
+        tap((req) => this.#log?.info({ full: req.full, configs: req.configsUpdated.size, reasons: Object.fromEntries(req.reasons), proxies: this.ads.connections().length }, 'push')),
       ),
     );
   }

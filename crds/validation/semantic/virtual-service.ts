@@ -17,7 +17,11 @@ function checkDestination(d: Destination, path: string, issues: IssueCollector):
   if (d.port?.number !== undefined) report(issues, childPath(childPath(path, 'port'), 'number'), checkPort(d.port.number));
 }
 
-/** Checks weights of a route list: non-negative and, with more than one destination, summing to 100. */
+/**
+ * Checks weights of a route list: non-negative and, with more than one destination, not all 0. As in
+ * Istio, weights are relative (a destination gets weight/sum of the traffic): 30/80 is accepted, and only
+ * a total of 0 is refused (no destination would get any traffic).
+ */
 function checkWeights(route: readonly { weight?: number }[], path: string, issues: IssueCollector): void {
   let total = 0;
   route.forEach((r, i) => {
@@ -25,8 +29,8 @@ function checkWeights(route: readonly { weight?: number }[], path: string, issue
     if (w < 0) issues.error(childPath(childPath(path, i), 'weight'), `weight ${w} must not be negative`);
     total += w;
   });
-  if (route.length > 1 && total !== 100) {
-    issues.error(path, `total destination weight ${total} != 100`);
+  if (route.length > 1 && total === 0) {
+    issues.error(path, 'total destination weight = 0');
   }
 }
 

@@ -64,4 +64,20 @@ describe('buildRouteConfiguration', () => {
     const r = routes(`  hosts: [echo]\n  http:\n  - { name: posts, match: [{ method: { exact: POST } }], route: [{ destination: { host: echo } }] }\n`);
     assert.deepEqual(r?.[0]?.match, { prefix: '/', headers: [{ name: ':method', stringMatch: { exact: 'POST' } }] });
   });
+
+  it('given weights that do not sum to 100 should send them as relative weights of weighted clusters', () => {
+    const m = testModel();
+    const yaml = `${SE}---\napiVersion: networking.mesh.io/v1\nkind: VirtualService\nmetadata: { name: echo, namespace: qs }\nspec:\n  hosts: [echo]\n  http:\n  - route:\n    - { destination: { host: echo, subset: v1 }, weight: 30 }\n    - { destination: { host: echo, subset: v2 }, weight: 80 }\n`;
+    m.apply(configsFromYaml(yaml).map((c) => configEvent(c)));
+    m.rebuild();
+    const proxy = proxyFromNode(grpcNode('qs', { metadata: { GENERATOR: 'grpc' } }));
+    const built = buildRouteConfiguration(m.pushContext, proxy, 'outbound|80||echo.qs.svc.cluster.local');
+    const route = (built?.resource['virtualHosts'] as { routes: { route: { weightedClusters?: unknown } }[] }[])[0]!.routes[0]!;
+    assert.deepEqual(route.route.weightedClusters, {
+      clusters: [
+        { name: 'outbound|80|v1|echo.qs.svc.cluster.local', weight: { value: 30 } },
+        { name: 'outbound|80|v2|echo.qs.svc.cluster.local', weight: { value: 80 } },
+      ],
+    });
+  });
 });
