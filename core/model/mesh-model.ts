@@ -10,13 +10,13 @@
  */
 import { Observable, filter, map, tap, type SchedulerLike } from 'rxjs';
 import { ConfigStore } from '../collections/config-store.js';
-import { ServiceEntryView, type ServiceRegistrySnapshot } from '../collections/service-entry-view.js';
+import { ServiceEntryView } from '../collections/service-entry-view.js';
 import { debouncePushes } from '../rx/debounce.js';
 import type { ConfigEvent } from './config.js';
 import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetworks } from './mesh-config.js';
 import { PushContext } from './push-context.js';
 import { mergePushRequests, pushRequest, PUSH_REASONS, type PushReason, type PushRequest } from './push-request.js';
-import type { ServiceInstance } from './service.js';
+import type { EndpointIndex } from './endpoint-shards.js';
 import type { Env } from '../env/index.js';
 
 /** One input event. All are plain JSON, so a log of them can be recorded and replayed. */
@@ -66,15 +66,6 @@ export interface MeshModelOptions {
   readonly onError?: (err: unknown, inputs: readonly ModelInput[]) => void;
 }
 
-/** The endpoints of every service as of the latest event (not debounced, not part of PushContext). */
-export class EndpointIndex {
-  constructor(readonly snapshot: ServiceRegistrySnapshot['instances']) {}
-  /** Instances of a host across every ServiceEntry that declares it, in a stable order. */
-  instances(hostname: string): readonly ServiceInstance[] {
-    return this.snapshot.byIndex('host', hostname).flat();
-  }
-}
-
 /** See the file comment. */
 export class MeshModel {
   readonly #opts: MeshModelOptions;
@@ -84,6 +75,9 @@ export class MeshModel {
   #networks: MeshNetworks;
   #context: PushContext;
   #builds = 0;
+  /** Hosts of `#emptyOf`'s services with no instance (for pilot_eds_no_instances). */
+  #empty = new Set<string>();
+  #emptyOf: PushContext | undefined;
 
   constructor(opts: MeshModelOptions) {
     this.#opts = opts;
@@ -99,9 +93,12 @@ export class MeshModel {
     return this.#context;
   }
 
-  /** The live endpoint index. */
+  /**
+   * The endpoints as of the latest applied batch (not debounced, not part of PushContext): an immutable
+   * snapshot that later batches do not change. Taking it is O(1).
+   */
   get endpoints(): EndpointIndex {
-    return new EndpointIndex(this.#services.snapshot.instances);
+    return this.#services.snapshot.endpoints;
   }
 
   /** The current mesh config (applied at once, published with the next full push). */
@@ -149,7 +146,8 @@ export class MeshModel {
       const seConfigs = [...change.touched].filter((k) => k.startsWith('ServiceEntry/'));
       req = mergePushRequests(req, pushRequest('service', { full: true, configs: [...configs, ...seConfigs], start: now }));
     }
-    if (svc.servicesChanged.size > 0 || svc.endpointsChanged.size > 0) this.#reportServicesWithoutInstances();
+    if (svc.servicesChanged.size > 0) this.#reportServicesWithoutInstances();
+    else if (svc.endpointsChanged.size > 0) this.#reportServicesWithoutInstances(svc.endpointsChanged);
     const edsOnly = [...svc.endpointsChanged].filter((h) => !svc.servicesChanged.has(h));
     if (edsOnly.length > 0) {
       this.#opts.metrics?.inboundUpdate?.('eds');
@@ -204,11 +202,25 @@ export class MeshModel {
     return this.#context;
   }
 
-  #reportServicesWithoutInstances(): void {
+  /**
+   * pilot_eds_no_instances: recounts every service of the PushContext, or, given the hosts whose
+   * endpoints changed, only those (an endpoint change costs what it changes).
+   */
+  #reportServicesWithoutInstances(changedHosts?: ReadonlySet<string>): void {
     const report = this.#opts.metrics?.servicesWithoutInstances;
     if (!report) return;
     const endpoints = this.endpoints;
-    report(this.#context.services.filter((s) => endpoints.instances(s.hostname).length === 0).length);
+    if (!changedHosts || this.#emptyOf !== this.#context) {
+      this.#empty = new Set(this.#context.services.filter((s) => endpoints.instances(s.hostname).length === 0).map((s) => s.hostname));
+      this.#emptyOf = this.#context;
+    } else {
+      for (const h of changedHosts) {
+        if (!this.#context.service(h)) continue;
+        if (endpoints.instances(h).length === 0) this.#empty.add(h);
+        else this.#empty.delete(h);
+      }
+    }
+    report(this.#empty.size);
   }
 
   #now(): number {
