@@ -137,3 +137,67 @@ describe('MeshModel', () => {
     assert.deepEqual(seen.map(summary), ['full config VirtualService/qs/echo']);
   });
 });
+
+describe('MeshModel endpoint shards', () => {
+  const se = (name: string, ns = 'qs'): Config =>
+    cfg('ServiceEntry', name, { hosts: [`${name}.${ns}.svc.cluster.local`], location: 'MESH_INTERNAL', ports: [{ number: 80, name: 'grpc', protocol: 'GRPC' }], workloadSelector: { labels: { app: name } } }, ns);
+  const we = (name: string, app: string, address: string, ns = 'qs'): Config => cfg('WorkloadEntry', name, { address, labels: { app } }, ns);
+  const host = (name: string, ns = 'qs'): string => `${name}.${ns}.svc.cluster.local`;
+
+  function loaded(): MeshModel {
+    const m = model();
+    const inputs: ModelInput[] = [];
+    for (let i = 0; i < 20; i++) inputs.push(ev(se(`s${i}`)), ev(we(`s${i}-0`, `s${i}`, `10.0.${i}.1`)), ev(we(`s${i}-1`, `s${i}`, `10.0.${i}.2`)));
+    m.apply(inputs);
+    return m;
+  }
+
+  it('given one WorkloadEntry change should rebuild only its service shard and keep every other host object', () => {
+    const m = loaded();
+    const before = m.endpoints;
+    const req = m.apply([ev(we('s3-0', 's3', '10.9.9.9'), 'updated')]);
+    const after = m.endpoints;
+    assert.equal(summary(req), `eds endpoint ServiceEntry/qs/${host('s3')}`);
+    for (let i = 0; i < 20; i++) {
+      if (i === 3) continue;
+      assert.equal(after.shards(host(`s${i}`)), before.shards(host(`s${i}`)), `s${i} was rebuilt`);
+    }
+    assert.notEqual(after.shards(host('s3')), before.shards(host('s3')));
+    assert.deepEqual([...after.shards(host('s3'))!.shards.keys()], ['ServiceEntry/qs/s3']);
+    assert.equal(after.shards(host('s3'))!.version, after.version);
+  });
+
+  it('given a snapshot taken before later changes should not change', () => {
+    const m = loaded();
+    const taken = m.endpoints;
+    const version = taken.version;
+    const want = taken.instances(host('s1')).map((i) => i.address);
+    m.apply([ev(we('s1-0', 's1', '10.9.9.9'), 'updated')]);
+    m.apply([ev(we('s1-1', 's1', '10.9.9.9'), 'deleted')]);
+    m.apply([ev(se('s1'), 'deleted')]);
+    assert.deepEqual(taken.instances(host('s1')).map((i) => i.address), want);
+    assert.equal(taken.version, version);
+    assert.equal(m.endpoints.version, version + 3, 'one version per batch that changed endpoints');
+    assert.deepEqual(m.endpoints.instances(host('s1')), []);
+  });
+
+  const detection: { name: string; change: ModelInput[]; hosts: string[]; want: string }[] = [
+    { name: 'a moved endpoint', change: [ev(we('s2-1', 's2', '10.8.0.1'), 'updated')], hosts: ['s2'], want: 'eds' },
+    { name: 'an endpoint relabelled from one service to another', change: [ev(we('s2-1', 's5', '10.0.2.2'), 'updated')], hosts: ['s2', 's5'], want: 'eds' },
+    { name: 'an endpoint deleted', change: [ev(we('s7-0', 's7', '10.0.7.1'), 'deleted')], hosts: ['s7'], want: 'eds' },
+    { name: 'two endpoints of two services in one batch', change: [ev(we('s1-0', 's1', '10.8.0.1'), 'updated'), ev(we('s9-0', 's9', '10.8.0.2'), 'updated')], hosts: ['s1', 's9'], want: 'eds' },
+    { name: 'an endpoint re-sent unchanged', change: [ev(we('s4-0', 's4', '10.0.4.1'), 'updated')], hosts: [], want: 'none' },
+    { name: 'an endpoint whose labels match no service', change: [ev(we('lonely', 'nobody', '10.8.0.3'))], hosts: [], want: 'none' },
+  ];
+  for (const c of detection) {
+    it(`given ${c.name} should report exactly the changed services`, () => {
+      const m = loaded();
+      const before = m.endpoints;
+      const req = m.apply(c.change);
+      const changed = [];
+      for (let i = 0; i < 20; i++) if (m.endpoints.shards(host(`s${i}`)) !== before.shards(host(`s${i}`))) changed.push(`s${i}`);
+      assert.deepEqual(changed, c.hosts);
+      assert.equal(summary(req), c.want === 'none' ? 'none' : `eds endpoint ${c.hosts.map((h) => `ServiceEntry/qs/${host(h)}`).sort().join(' ')}`);
+    });
+  }
+});
