@@ -138,7 +138,7 @@ function trafficDelta(before: WorkerStats, after: WorkerStats): TypeTraffic {
 export async function runBench(opts: BenchOptions, log: (line: string) => void, cwd = process.cwd()): Promise<BenchResult> {
   const startedAt = new Date().toISOString();
   const runId = randomRunId();
-  const plan = planEdits(runId, opts.rounds);
+  const plan = planEdits(runId, opts.rounds, opts.scenarios);
   const size: MeshSize = { services: opts.services, namespaces: opts.namespaces, endpointsPerService: opts.endpointsPerService };
   const target = benchService(0, opts.namespaces);
   let targetEdits: ServiceEdits = { ...NO_EDITS, plannedSubsets: plan.edits.filter((e) => e.scenario === 'new-subset').map((e) => e.marker) };
