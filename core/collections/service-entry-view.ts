@@ -162,6 +162,30 @@ function instancesOf(hostname: string, e: EntryState, opts: ServiceEntryViewOpti
   return instances;
 }
 
+/**
+ * The instances of a ServiceEntry's inline `endpoints` (its workload selector is not applied), by host:
+ * what the view would serve for it, for registries that keep their endpoints in shards of their own.
+ */
+export function entryEndpointInstances(se: Config, opts: ServiceEntryViewOptions): Map<string, ServiceInstance[]> {
+  const spec = se.spec as SEShape;
+  const seKey = keyStringOf(se);
+  const e: EntryState = {
+    namespace: se.metadata.namespace,
+    hosts: [],
+    ports: portsOf(spec),
+    selector: undefined,
+    selectorKey: undefined,
+    inline: (spec.endpoints ?? []).map((ep) => ({ spec: ep, source: seKey })),
+    selected: new Map(),
+  };
+  const out = new Map<string, ServiceInstance[]>();
+  for (const raw of spec.hosts ?? []) {
+    const host = resolveShortName(raw, se.metadata.namespace, opts.domain);
+    out.set(host, instancesOf(host, e, opts));
+  }
+  return out;
+}
+
 function selectorKeyOf(selector: Readonly<Record<string, string>> | undefined): string | undefined {
   if (!selector) return undefined;
   const first = Object.keys(selector).sort()[0];
@@ -198,12 +222,13 @@ export class ServiceEntryView {
 
   /**
    * Recomputes after a config change. `touched` are the config keys that changed; `before` and
-   * `after` the config snapshots around the change.
+   * `after` the config snapshots around the change. `shards` are endpoint shards that other registries
+   * (the orchestrator's) replace directly; they are folded in the same batch (one endpoint version).
    */
-  update(before: ConfigSnapshot, after: ConfigSnapshot, touched: ReadonlySet<string>): ServiceChange {
+  update(before: ConfigSnapshot, after: ConfigSnapshot, touched: ReadonlySet<string>, shards: readonly ShardUpdate[] = []): ServiceChange {
     void before; // NOTE: what a WorkloadEntry was selected by is kept in #selectedBy, not read back.
     const svcUpdates: { key: string; value?: Service }[] = [];
-    const shardUpdates: ShardUpdate[] = [];
+    const shardUpdates: ShardUpdate[] = shards.map((u) => this.#drained(u));
     const redone = new Set<string>();
     for (const key of touched) if (key.startsWith('WorkloadEntry/')) this.#fileWorkload(key, after.get(key));
     for (const key of touched) {
@@ -290,6 +315,13 @@ export class ServiceEntryView {
     if (!byLabel) return;
     yield* byLabel.get('') ?? [];
     for (const k in labels) yield* byLabel.get(`${k}=${labels[k]}`) ?? [];
+  }
+
+  /** PILOT_DRAINING_LABEL on a registry's own shard: instances carrying the label are DRAINING. */
+  #drained(u: ShardUpdate): ShardUpdate {
+    const label = this.#opts.drainingLabel;
+    if (!label || !u.instances?.some((i) => i.labels[label] !== undefined && i.health !== 'DRAINING')) return u;
+    return { ...u, instances: u.instances.map((i) => (i.labels[label] !== undefined ? Object.freeze({ ...i, health: 'DRAINING' as const }) : i)) };
   }
 
   /** Refiles a WorkloadEntry in the label index under its current labels (none when deleted). */

@@ -16,12 +16,19 @@ import type { ConfigEvent } from './config.js';
 import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetworks } from './mesh-config.js';
 import { PushContext } from './push-context.js';
 import { mergePushRequests, pushRequest, PUSH_REASONS, type PushReason, type PushRequest } from './push-request.js';
-import type { EndpointIndex } from './endpoint-shards.js';
+import type { EndpointIndex, ShardUpdate } from './endpoint-shards.js';
+import type { ServiceInstance } from './service.js';
 import type { Env } from '../env/index.js';
 
 /** One input event. All are plain JSON, so a log of them can be recorded and replayed. */
 export type ModelInput =
   | { readonly kind: 'config'; readonly event: ConfigEvent }
+  /**
+   * The new instances of one endpoint shard (a registry's endpoints of one service host, e.g. the
+   * orchestrator's `Orchestrator/<cluster>` shard); empty removes the shard. Folded in place, without
+   * passing through a config.
+   */
+  | { readonly kind: 'endpoints'; readonly hostname: string; readonly shard: string; readonly instances: readonly ServiceInstance[] }
   | { readonly kind: 'meshConfig'; readonly meshConfig: MeshConfig }
   | { readonly kind: 'networks'; readonly networks: MeshNetworks };
 
@@ -114,10 +121,13 @@ export class MeshModel {
     const now = this.#now();
     let req: PushRequest | undefined;
     const events: ConfigEvent[] = [];
+    const shards: ShardUpdate[] = [];
     for (const i of inputs) {
       if (i.kind === 'config') {
         events.push(i.event);
         this.#opts.metrics?.inboundUpdate?.('config');
+      } else if (i.kind === 'endpoints') {
+        shards.push({ hostname: i.hostname, shard: i.shard, instances: i.instances });
       } else if (i.kind === 'meshConfig') {
         this.#meshConfig = i.meshConfig;
         this.#opts.metrics?.inboundUpdate?.('mesh');
@@ -128,22 +138,24 @@ export class MeshModel {
         req = mergePushRequests(req, pushRequest('networks', { full: true, start: now }));
       }
     }
-    if (events.length === 0) return req;
-    const change = this.#configs.apply(events);
-    if (change.touched.size === 0) return req;
-    const svc = this.#services.update(change.previous, change.snapshot, change.touched);
+    if (events.length === 0 && shards.length === 0) return req;
+    const change = events.length > 0 ? this.#configs.apply(events) : undefined;
+    const touched: ReadonlySet<string> = change?.touched ?? new Set<string>();
+    if (touched.size === 0 && shards.length === 0) return req;
+    const current = this.#configs.snapshot;
+    const svc = this.#services.update(change?.previous ?? current, change?.snapshot ?? current, touched, shards);
     const seKey = (host: string): string => {
       const s = this.#services.snapshot.services.byIndex('host', host)[0];
       return `ServiceEntry/${s?.namespace ?? ''}/${host}`;
     };
-    const other = [...change.touched].filter((k) => !k.startsWith('ServiceEntry/') && !k.startsWith('WorkloadEntry/'));
+    const other = [...touched].filter((k) => !k.startsWith('ServiceEntry/') && !k.startsWith('WorkloadEntry/'));
     if (other.length > 0) req = mergePushRequests(req, pushRequest('config', { full: true, configs: other, start: now }));
-    const anyServiceEntry = this.#opts.optimizedServicePush === false && [...change.touched].some((k) => k.startsWith('ServiceEntry/'));
+    const anyServiceEntry = this.#opts.optimizedServicePush === false && [...touched].some((k) => k.startsWith('ServiceEntry/'));
     if (svc.servicesChanged.size > 0 || anyServiceEntry) {
       this.#opts.metrics?.inboundUpdate?.('svc');
       const configs = [...svc.servicesChanged].map(seKey);
       // NOTE: a removed service has no namespace left; the config key of its ServiceEntry names it too.
-      const seConfigs = [...change.touched].filter((k) => k.startsWith('ServiceEntry/'));
+      const seConfigs = [...touched].filter((k) => k.startsWith('ServiceEntry/'));
       req = mergePushRequests(req, pushRequest('service', { full: true, configs: [...configs, ...seConfigs], start: now }));
     }
     if (svc.servicesChanged.size > 0) this.#reportServicesWithoutInstances();
