@@ -24,6 +24,8 @@ export interface FoldRow {
   readonly foldMs: Summary;
   /** Taking `model.endpoints` and reading the changed host's instances from it. */
   readonly snapshotMs: Summary;
+  /** `apply` of one `endpoints` input (a registry's shard of one host, as the orchestrator registry sends). */
+  readonly shardFoldMs: Summary;
 }
 
 const USAGE = 'usage: npm run bench:fold -- [--sizes 1000,10000,50000] [--changes 200] [--endpoints 2]';
@@ -91,6 +93,7 @@ export function runFold(opts: FoldOptions): FoldRow[] {
     const loadMs = performance.now() - t0;
     const fold: number[] = [];
     const snap: number[] = [];
+    const shard: number[] = [];
     const warmup = 20;
     for (let k = 0; k < warmup + opts.changes; k++) {
       const svc = (k * 7919) % services;
@@ -103,12 +106,21 @@ export function runFold(opts: FoldOptions): FoldRow[] {
       const n = model.endpoints.instances(host).length;
       const c = performance.now();
       if (!req || req.full || n === 0) throw new Error(`change ${k}: want an EDS-only push request and instances of ${host}`);
+      const instances = [0, 1].map((e) => ({
+        hostname: host, servicePort: 8080, servicePortName: 'grpc', address: `10.251.${k & 255}.${e}`, port: 8080, labels: { app: `svc-${svc}` },
+        locality: { region: '', zone: '', subZone: '' }, weight: 1, serviceAccount: '', network: '', health: 'HEALTHY' as const, source: `ServiceEntry/${ns}/orch:svc-${svc}`,
+      }));
+      const d = performance.now();
+      const shardReq = model.apply([{ kind: 'endpoints', hostname: host, shard: 'Orchestrator/bench', instances }]);
+      const e = performance.now();
+      if (!shardReq || shardReq.full) throw new Error(`shard change ${k}: want an EDS-only push request`);
       if (k >= warmup) {
         fold.push(b - a);
         snap.push(c - b);
+        shard.push(e - d);
       }
     }
-    rows.push({ configs, services, loadMs, foldMs: summarize(fold), snapshotMs: summarize(snap) });
+    rows.push({ configs, services, loadMs, foldMs: summarize(fold), snapshotMs: summarize(snap), shardFoldMs: summarize(shard) });
   }
   return rows;
 }
@@ -116,10 +128,10 @@ export function runFold(opts: FoldOptions): FoldRow[] {
 /** The printed table. */
 export function formatFold(rows: readonly FoldRow[]): string {
   const f = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(3));
-  const lines = ['configs  services  load ms   fold p50  fold p99  fold max  snapshot p50  snapshot p99   (ms)'];
+  const lines = ['configs  services  load ms   fold p50  fold p99  fold max  snapshot p50  snapshot p99  shard p50  shard p99   (ms; fold: one WorkloadEntry; shard: one endpoints input)'];
   for (const r of rows) {
     lines.push(
-      [String(r.configs).padStart(7), String(r.services).padStart(9), r.loadMs.toFixed(0).padStart(8), f(r.foldMs.p50).padStart(9), f(r.foldMs.p99).padStart(9), f(r.foldMs.max).padStart(9), f(r.snapshotMs.p50).padStart(13), f(r.snapshotMs.p99).padStart(13)].join(' '),
+      [String(r.configs).padStart(7), String(r.services).padStart(9), r.loadMs.toFixed(0).padStart(8), f(r.foldMs.p50).padStart(9), f(r.foldMs.p99).padStart(9), f(r.foldMs.max).padStart(9), f(r.snapshotMs.p50).padStart(13), f(r.snapshotMs.p99).padStart(13), f(r.shardFoldMs.p50).padStart(10), f(r.shardFoldMs.p99).padStart(10)].join(' '),
     );
   }
   return lines.join('\n');
