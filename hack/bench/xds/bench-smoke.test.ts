@@ -67,5 +67,7 @@ describe('bench:xds smoke (meshd as a child process)', function () {
     assert.deepEqual(Object.keys(r.edits[0]!.arrivedIn), ['EDS']);
     assert.equal(r.edits[0]!.missing, 0);
     assert.match(run.stdout, /large mesh: server CPU per endpoint change/);
+    assert.equal(r.fold?.configs, 20 * (3 + 5), 'the fold was measured on a mesh of the same size');
+    assert.equal(r.fold?.foldMs.n, 200);
   });
 });
