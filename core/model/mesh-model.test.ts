@@ -5,6 +5,7 @@ import type { Config, ConfigEvent } from './config.js';
 import { MeshModel, type ModelInput } from './mesh-model.js';
 import { modelMetricsFrom } from './model-metrics.js';
 import type { PushRequest } from './push-request.js';
+import type { ServiceInstance } from './service.js';
 
 function cfg(kind: string, name: string, spec: Record<string, unknown>, namespace = 'qs'): Config {
   return { apiVersion: 'networking.mesh.io/v1', kind, metadata: { name, namespace }, spec };
@@ -200,4 +201,32 @@ describe('MeshModel endpoint shards', () => {
       assert.equal(summary(req), c.want === 'none' ? 'none' : `eds endpoint ${c.hosts.map((h) => `ServiceEntry/qs/${host(h)}`).sort().join(' ')}`);
     });
   }
+});
+
+describe('MeshModel endpoints inputs', () => {
+  const host = 'web.a.svc.cluster.local';
+  const instance = (address: string, labels: Record<string, string> = { app: 'web' }): ServiceInstance => ({
+    hostname: host, servicePort: 80, servicePortName: 'grpc', address, port: 8080, labels, locality: { region: '', zone: '', subZone: '' },
+    weight: 1, serviceAccount: '', network: '', health: 'HEALTHY', source: 'ServiceEntry/a/orch:web',
+  });
+  const shard = (instances: ServiceInstance[], key = 'Orchestrator/c1'): ModelInput => ({ kind: 'endpoints', hostname: host, shard: key, instances });
+
+  it('given shard inputs should fold them in place, merge shards of one host and push EDS only for real changes', () => {
+    const m = model();
+    m.apply([ev(cfg('ServiceEntry', 'orch:web', { hosts: [host], location: 'MESH_INTERNAL', ports: [{ number: 80, name: 'grpc', protocol: 'GRPC' }] }, 'a'))]);
+    assert.equal(summary(m.apply([shard([instance('10.1.0.1')])])), `eds endpoint ServiceEntry/a/${host}`);
+    const other = m.endpoints.shards(host)!.shards.get('Orchestrator/c1');
+    m.apply([shard([instance('10.2.0.1')], 'Orchestrator/c2')]);
+    assert.equal(m.endpoints.shards(host)!.shards.get('Orchestrator/c1'), other, 'the other cluster shard is the same object');
+    assert.deepEqual(m.endpoints.instances(host).map((i) => i.address), ['10.1.0.1', '10.2.0.1']);
+    assert.equal(summary(m.apply([shard([instance('10.1.0.1')])])), 'none', 'the same instances again');
+    assert.equal(summary(m.apply([shard([])])), `eds endpoint ServiceEntry/a/${host}`);
+    assert.deepEqual(m.endpoints.instances(host).map((i) => i.address), ['10.2.0.1']);
+  });
+
+  it('given PILOT_DRAINING_LABEL on an instance of a shard input should serve it DRAINING', () => {
+    const m = model();
+    m.apply([shard([instance('10.1.0.1', { app: 'web', 'mesh.io/draining': '' }), instance('10.1.0.2')])]);
+    assert.deepEqual(m.endpoints.instances(host).map((i) => i.health), ['DRAINING', 'HEALTHY']);
+  });
 });
