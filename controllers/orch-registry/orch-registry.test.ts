@@ -106,6 +106,18 @@ describe('orchRegistry (path transport)', () => {
     assert.equal(gauges['pending'], 0);
   });
 
+  it('given informer events of one turn for two services, should fold them into one batch', async () => {
+    transport.lists.set(P.pods, [pod('p1', 'a', '10.1.0.1'), pod('p3', 'b', '10.2.0.3')]);
+    start();
+    await synced();
+    transport.emit(P.pods, 'ADDED', pod('p2', 'a', '10.1.0.2'));
+    transport.emit(P.slices, 'ADDED', { ...slice('b', 'p3', '10.2.0.3'), metadata: { name: 'web-p3', namespace: 'b', labels: { 'kubernetes.io/service-name': 'web' } } });
+    await settle('a second batch', () => batches.length >= 2);
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(batches.length, 2, 'one batch for both events');
+    assert.deepEqual(events(batches[1]).sort(), [EP_A, 'endpoints web.b.svc.cluster.local Orchestrator/c1', 'updated ServiceEntry/b/orch:web']);
+  });
+
   it('given a node update that changes nothing the registry uses, should emit nothing; a zone change should update', async () => {
     start();
     await synced();
