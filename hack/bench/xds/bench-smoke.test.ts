@@ -69,5 +69,6 @@ describe('bench:xds smoke (meshd as a child process)', function () {
     assert.match(run.stdout, /large mesh: server CPU per endpoint change/);
     assert.equal(r.fold?.configs, 20 * (3 + 5), 'the fold was measured on a mesh of the same size');
     assert.equal(r.fold?.foldMs.n, 200);
+    assert.equal(r.fold?.foldCpuMs.n, 200);
   });
 });

@@ -34,9 +34,13 @@ export function targetChecks(r: BenchResult): [string, string, boolean | undefin
     const cpuMs = r.edits.filter((e) => e.scenario === 'endpoint').map((e) => e.serverCpuSeconds * 1000);
     const worst = cpuMs.length > 0 ? Math.max(...cpuMs) : undefined;
     const p50 = summarize(endpoint).p50;
-    const fold = r.fold?.foldMs.p99;
+    const fold = r.fold?.foldCpuMs.p99;
     return [
-      [`large mesh: fold of one endpoint change p99 <= ${TARGETS.largeMeshEndpointCpuMs} ms (in-process, same size)`, fold === undefined ? '-' : `${fold.toFixed(2)} ms`, fold === undefined ? undefined : fold <= TARGETS.largeMeshEndpointCpuMs],
+      [
+        `large mesh: CPU of the fold of one endpoint change p99 <= ${TARGETS.largeMeshEndpointCpuMs} ms (in-process, same size)`,
+        fold === undefined ? '-' : `${fold.toFixed(2)} ms (wall p50 ${r.fold!.foldMs.p50?.toFixed(2)} / p99 ${r.fold!.foldMs.p99?.toFixed(2)} ms)`,
+        fold === undefined ? undefined : fold <= TARGETS.largeMeshEndpointCpuMs,
+      ],
       ['large mesh: server CPU per endpoint change (file read and diff, fold, EDS build, encode, send)', worst === undefined ? '-' : `${worst.toFixed(1)} ms (worst of ${cpuMs.length})`, undefined],
       ['large mesh: change to EDS bytes at the clients (p50 / p99)', missingEndpoint ? `${fmtMs(p50)} / ${fmtMs(p99)} (some clients missed it)` : `${fmtMs(p50)} / ${fmtMs(p99)}`, undefined],
       [`server peak RSS < ${fmtBytes(TARGETS.peakRssBytes)}`, fmtBytes(r.server.peakRssBytes), r.server.peakRssBytes < TARGETS.peakRssBytes],
