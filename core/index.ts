@@ -11,6 +11,8 @@ export * from './model/proxy.js';
 export * from './model/mesh-config.js';
 export * from './model/push-context.js';
 export * from './model/mesh-model.js';
+export * from './model/endpoint-shards.js';
+export * from './collections/persistent-map.js';
 export * from './model/event-log.js';
 export * from './collections/indexed-collection.js';
 export * from './collections/config-store.js';

@@ -29,6 +29,7 @@ export { workloadEntryFromPod } from './workload-entry-from-pod.js';
 export {
   orchRegistry,
   orchEventName,
+  orchShardKey,
   REGISTRY_EVENT_TYPES,
   type RegistryEventType,
   type OrchEventName,

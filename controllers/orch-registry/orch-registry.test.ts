@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Subject, type Subscription } from 'rxjs';
-import type { ConfigEvent, ModelInput } from '../../core/index.js';
+import type { ConfigEvent, ModelInput, ServiceInstance } from '../../core/index.js';
 import { InformerFactory, ORCH_RESOURCES, resourcePath } from '../orch/index.js';
 import { parseLabelSelectors, namespaceSelected, type LabelSelector } from './label-selector.js';
 import { orchRegistry, type OrchRegistryOptions } from './orch-registry.js';
@@ -63,11 +63,14 @@ describe('orchRegistry (path transport)', () => {
     }).subscribe((b) => batches.push(b));
   };
   const events = (b: readonly ModelInput[] | undefined): string[] =>
-    (b ?? []).map((i) => (i.kind === 'config' ? `${i.event.type} ${i.event.key.kind}/${i.event.key.namespace}/${i.event.key.name}` : i.kind));
-  const endpointsOf = (b: readonly ModelInput[] | undefined): unknown[] => {
-    const i = b?.find((x) => x.kind === 'config' && x.event.key.kind === 'ServiceEntry');
-    return i?.kind === 'config' ? ((i.event.object?.spec as { endpoints: unknown[] }).endpoints ?? []) : [];
+    (b ?? []).map((i) =>
+      i.kind === 'config' ? `${i.event.type} ${i.event.key.kind}/${i.event.key.namespace}/${i.event.key.name}` : i.kind === 'endpoints' ? `endpoints ${i.hostname} ${i.shard}` : i.kind,
+    );
+  const endpointsOf = (b: readonly ModelInput[] | undefined, hostname = 'web.a.svc.cluster.local'): readonly ServiceInstance[] => {
+    const i = b?.find((x) => x.kind === 'endpoints' && x.hostname === hostname);
+    return i?.kind === 'endpoints' ? i.instances : [];
   };
+  const EP_A = 'endpoints web.a.svc.cluster.local Orchestrator/c1';
   const synced = async (): Promise<void> => settle('the first batch and every watch', () => batches.length === 1 && Object.values(P).every((p) => transport.watching(p)));
 
   beforeEach(() => {
@@ -82,23 +85,37 @@ describe('orchRegistry (path transport)', () => {
   });
   afterEach(() => sub?.unsubscribe());
 
-  it('given the first list, should emit one batch with a ServiceEntry per Service, holding back the endpoint whose pod is unknown', async () => {
+  it('given the first list, should emit one batch with a ServiceEntry per Service and the endpoint shard of a, holding back the endpoint whose pod is unknown', async () => {
     start();
     await synced();
-    assert.deepEqual(events(batches[0]).sort(), ['added ServiceEntry/a/orch:web', 'added ServiceEntry/b/orch:web']);
-    const eps = endpointsOf(batches[0]?.filter((i) => i.kind === 'config' && i.event.key.namespace === 'a')) as { address: string; locality: string }[];
-    assert.deepEqual(eps.map((e) => [e.address, e.locality]), [['10.1.0.1', '/z1']]);
+    assert.deepEqual(events(batches[0]).sort(), ['added ServiceEntry/a/orch:web', 'added ServiceEntry/b/orch:web', EP_A]);
+    const se = batches[0]!.find((i) => i.kind === 'config' && i.event.key.namespace === 'a');
+    assert.equal(se?.kind === 'config' && 'endpoints' in (se.event.object?.spec ?? {}), false, 'endpoints stay out of the generated config');
+    const eps = endpointsOf(batches[0]);
+    assert.deepEqual(eps.map((e) => [e.address, e.port, e.locality.zone, e.serviceAccount, e.source]), [['10.1.0.1', 8080, 'z1', 'spiffe://td/ns/a/sa/sa', 'ServiceEntry/a/orch:web']]);
     assert.equal(gauges['pending'], 1);
   });
 
-  it('given the pending pod arrives, should emit an update of its service only', async () => {
+  it('given the pending pod arrives, should emit the endpoint shard of its service only', async () => {
     start();
     await synced();
     transport.emit(P.pods, 'ADDED', pod('p2', 'a', '10.1.0.2'));
     await settle('a second batch', () => batches.length === 2);
-    assert.deepEqual(events(batches[1]), ['updated ServiceEntry/a/orch:web']);
+    assert.deepEqual(events(batches[1]), [EP_A]);
     assert.equal(endpointsOf(batches[1]).length, 2);
     assert.equal(gauges['pending'], 0);
+  });
+
+  it('given informer events of one turn for two services, should fold them into one batch', async () => {
+    transport.lists.set(P.pods, [pod('p1', 'a', '10.1.0.1'), pod('p3', 'b', '10.2.0.3')]);
+    start();
+    await synced();
+    transport.emit(P.pods, 'ADDED', pod('p2', 'a', '10.1.0.2'));
+    transport.emit(P.slices, 'ADDED', { ...slice('b', 'p3', '10.2.0.3'), metadata: { name: 'web-p3', namespace: 'b', labels: { 'kubernetes.io/service-name': 'web' } } });
+    await settle('a second batch', () => batches.length >= 2);
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(batches.length, 2, 'one batch for both events');
+    assert.deepEqual(events(batches[1]).sort(), [EP_A, 'endpoints web.b.svc.cluster.local Orchestrator/c1', 'updated ServiceEntry/b/orch:web']);
   });
 
   it('given a node update that changes nothing the registry uses, should emit nothing; a zone change should update', async () => {
@@ -107,14 +124,14 @@ describe('orchRegistry (path transport)', () => {
     transport.emit(P.nodes, 'MODIFIED', node('z1', { heartbeat: 'x' }));
     transport.emit(P.nodes, 'MODIFIED', node('z2'));
     await settle('a second batch', () => batches.length === 2);
-    assert.deepEqual(events(batches[1]), ['updated ServiceEntry/a/orch:web']);
-    assert.equal((endpointsOf(batches[1])[0] as { locality: string }).locality, '/z2');
+    assert.deepEqual(events(batches[1]), [EP_A]);
+    assert.equal(endpointsOf(batches[1])[0]?.locality.zone, 'z2');
   });
 
   it('given discovery selectors, should serve only selected namespaces and follow namespace label changes', async () => {
     start({ discoverySelectors: parseLabelSelectors([{ matchLabels: { mesh: 'on' } }], 'test') });
     await synced();
-    assert.deepEqual(events(batches[0]), ['added ServiceEntry/a/orch:web']);
+    assert.deepEqual(events(batches[0]), ['added ServiceEntry/a/orch:web', EP_A]);
     transport.emit(P.namespaces, 'MODIFIED', ns('b', { mesh: 'on' }));
     await settle('a second batch', () => batches.length === 2);
     assert.deepEqual(events(batches[1]), ['added ServiceEntry/b/orch:web']);
@@ -136,7 +153,8 @@ describe('orchRegistry (path transport)', () => {
     assert.ok(events(batches[0]).includes('added WorkloadEntry/a/orch:p1'));
     transport.emit(P.pods, 'DELETED', pod('p1', 'a', '10.1.0.1'));
     await settle('a second batch', () => batches.length === 2);
-    assert.deepEqual(events(batches[1]).sort(), ['deleted WorkloadEntry/a/orch:p1', 'updated ServiceEntry/a/orch:web']);
+    assert.deepEqual(events(batches[1]).sort(), ['deleted WorkloadEntry/a/orch:p1', EP_A, 'updated ServiceEntry/a/orch:web']);
+    assert.deepEqual(endpointsOf(batches[1]), [], 'the endpoint of the deleted pod is held back');
   });
 
   it('given a WorkloadEntry the service selects, should add it as an endpoint', async () => {
@@ -144,24 +162,22 @@ describe('orchRegistry (path transport)', () => {
     await synced();
     we$.next({ type: 'added', key: { kind: 'WorkloadEntry', namespace: 'b', name: 'vm' }, object: { apiVersion: 'networking.mesh.io/v1', kind: 'WorkloadEntry', metadata: { name: 'vm', namespace: 'b' }, spec: { address: '10.9.0.1', labels: { app: 'web' } } }, resourceVersion: '1' });
     await settle('a second batch', () => batches.length === 2);
-    assert.deepEqual(events(batches[1]), ['updated ServiceEntry/b/orch:web']);
-    assert.equal((endpointsOf(batches[1])[0] as { address: string }).address, '10.9.0.1');
+    assert.deepEqual(events(batches[1]), ['endpoints web.b.svc.cluster.local Orchestrator/c1']);
+    assert.equal(endpointsOf(batches[1], 'web.b.svc.cluster.local')[0]?.address, '10.9.0.1');
   });
 
   it('given an ExternalName service naming a mesh service, should alias its endpoints and follow their changes', async () => {
     transport.lists.set(P.services, [service('a'), { metadata: { name: 'alias', namespace: 'a' }, spec: { type: 'ExternalName', externalName: 'web.a.svc.cluster.local', ports: [{ name: 'grpc', port: 80 }] } }]);
     start();
     await synced();
-    const aliasOf = (b: readonly ModelInput[] | undefined): { resolution: string; endpoints: { address: string }[] } | undefined => {
-      const i = b?.find((x) => x.kind === 'config' && x.event.key.name === 'orch:alias');
-      return i?.kind === 'config' ? (i.event.object?.spec as { resolution: string; endpoints: { address: string }[] }) : undefined;
-    };
-    assert.equal(aliasOf(batches[0])?.resolution, 'STATIC');
-    assert.deepEqual(aliasOf(batches[0])?.endpoints.map((e) => e.address), ['10.1.0.1']);
+    const alias = batches[0]!.find((x) => x.kind === 'config' && x.event.key.name === 'orch:alias');
+    assert.equal(alias?.kind === 'config' && (alias.event.object?.spec as { resolution: string }).resolution, 'STATIC');
+    const aliasHost = 'alias.a.svc.cluster.local';
+    assert.deepEqual(endpointsOf(batches[0], aliasHost).map((e) => [e.hostname, e.address]), [[aliasHost, '10.1.0.1']]);
     transport.emit(P.pods, 'ADDED', pod('p2', 'a', '10.1.0.2'));
     await settle('a second batch', () => batches.length === 2);
-    assert.deepEqual(events(batches[1]).sort(), ['updated ServiceEntry/a/orch:alias', 'updated ServiceEntry/a/orch:web']);
-    assert.deepEqual(aliasOf(batches[1])?.endpoints.map((e) => e.address), ['10.1.0.1', '10.1.0.2']);
+    assert.deepEqual(events(batches[1]).sort(), [`endpoints ${aliasHost} Orchestrator/c1`, EP_A]);
+    assert.deepEqual(endpointsOf(batches[1], aliasHost).map((e) => e.address), ['10.1.0.1', '10.1.0.2']);
   });
 
   it('given the service deleted, should delete its ServiceEntry', async () => {

@@ -1,15 +1,25 @@
 /**
  * The Orchestrator service registry: Services, EndpointSlices, Pods, Nodes and Namespaces from shared
- * informers, folded into generated ServiceEntry (and, with PILOT_ENABLE_SERVICEENTRY_SELECT_PODS,
- * WorkloadEntry) config events that feed the model exactly like any other config source. Each change
- * recomputes only the Services (and Pods) it can affect, and emits only configs whose content changed.
+ * informers. A Service becomes a generated ServiceEntry config holding its definition (hosts, ports,
+ * addresses; no endpoints), and its endpoints go straight into the model's endpoint shard
+ * `Orchestrator/<cluster>` of its host as `endpoints` inputs, so an endpoint change never passes
+ * through the config store. With PILOT_ENABLE_SERVICEENTRY_SELECT_PODS pods also become WorkloadEntry
+ * configs. Each change recomputes only the Services (and Pods) it can affect, and emits only what changed.
  *
+ * Informer events that arrive together (in one turn of the event loop) are folded into one batch.
  * The first batch waits until every informer has listed once, so the first PushContext is complete.
  */
-import { createHash } from 'node:crypto';
 import type { KubernetesObject, V1EndpointSlice, V1Namespace, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import { combineLatest, filter, Observable, Subscription, take } from 'rxjs';
-import { configKeyString, type Config, type ConfigEvent, type ModelInput } from '../../core/index.js';
+import {
+  configKeyString,
+  entryEndpointInstances,
+  sameInstances,
+  type Config,
+  type ConfigEvent,
+  type ModelInput,
+  type ServiceInstance,
+} from '../../core/index.js';
 import { ORCH_RESOURCES, type Informer, type InformerEvent, type InformerFactory } from '../orch/index.js';
 import { namespaceSelected, type LabelSelector } from './label-selector.js';
 import {
@@ -66,8 +76,18 @@ export interface OrchRegistryOptions extends OrchTranslationOptions {
 
 const nsOf = (key: string): string => key.slice(0, key.indexOf('/'));
 
-function versionOf(c: Config): string {
-  return createHash('sha256').update(JSON.stringify(c)).digest('hex').slice(0, 16);
+/** The shard key of this registry's endpoints of a host. */
+export function orchShardKey(clusterId: string): string {
+  return `Orchestrator/${clusterId}`;
+}
+
+/** A ServiceEntry endpoint as the translation wrote it (kept for ExternalName aliases). */
+type EndpointSpec = Readonly<Record<string, unknown>>;
+
+/** The config without its inline endpoints (they go to the endpoint shard instead). */
+function withoutEndpoints(c: Config): { config: Config; endpoints: readonly EndpointSpec[] } {
+  const { endpoints, ...spec } = c.spec as { endpoints?: EndpointSpec[] };
+  return { config: { ...c, spec }, endpoints: endpoints ?? [] };
 }
 
 function localityKey(node: V1Node | undefined): string {
@@ -89,6 +109,9 @@ class RegistryState implements OrchLookup {
   readonly dirtyServices = new Set<string>();
   readonly dirtyPods = new Set<string>();
   readonly emitted = new Map<string, { config: Config; json: string }>();
+  /** Host -> the endpoints last emitted for it (instances in the shard, specs for aliases). */
+  readonly endpointsByHost = new Map<string, { instances: readonly ServiceInstance[]; specs: readonly EndpointSpec[] }>();
+  #resourceVersion = 0;
   readonly stats = new Map<string, TranslationStats>();
   /** Slice key -> the pods and addresses it names; `pod:<ns>/<name>` / `ip:<address>` -> slice key -> service key. */
   readonly sliceRefs = new Map<string, readonly string[]>();
@@ -121,9 +144,7 @@ class RegistryState implements OrchLookup {
   }
   serviceEndpoints(hostname: string): readonly Readonly<Record<string, unknown>>[] | undefined {
     this.#aliasTarget = hostname;
-    const ckey = this.byHost.get(hostname);
-    const spec = ckey ? this.emitted.get(ckey)?.config.spec : undefined;
-    return spec ? ((spec as { endpoints?: Record<string, unknown>[] }).endpoints ?? []) : undefined;
+    return this.byHost.has(hostname) ? (this.endpointsByHost.get(hostname)?.specs ?? []) : undefined;
   }
 
   selected(namespace: string): boolean {
@@ -245,9 +266,9 @@ class RegistryState implements OrchLookup {
     if (this.opts.selectWorkloadEntries) this.dirtyNamespace(e.key.namespace);
   }
 
-  /** Recomputes what is dirty and returns the config events of what changed. */
-  flush(): ConfigEvent[] {
-    const events: ConfigEvent[] = [];
+  /** Recomputes what is dirty and returns the inputs (config events, endpoint shards) of what changed. */
+  flush(): ModelInput[] {
+    const events: ModelInput[] = [];
     let noPodSeen = 0;
     // NOTE: a changed service dirties the ExternalName services aliasing it; rounds are bounded (alias cycles).
     for (let round = 0; round < 8 && this.dirtyServices.size > 0; round++) {
@@ -269,14 +290,16 @@ class RegistryState implements OrchLookup {
     return events;
   }
 
-  /** Recomputes one Service's config; returns its endpoints without a pod. */
-  #recomputeService(key: string, events: ConfigEvent[]): number {
+  /** Recomputes one Service's config and endpoint shard; returns its endpoints without a pod. */
+  #recomputeService(key: string, events: ModelInput[]): number {
     let noPodSeen = 0;
     const svc = this.services.get(key);
     const ns = nsOf(key);
     const name = key.slice(ns.length + 1);
     const ckey = configKeyString({ kind: 'ServiceEntry', namespace: ns, name: `orch:${name}` });
     let next: Config | undefined;
+    let specs: readonly EndpointSpec[] = [];
+    let instances: readonly ServiceInstance[] = [];
     for (const set of this.aliasesOf.values()) set.delete(key);
     if (svc && this.selected(ns)) {
       const slices = [...(this.slicesByService.get(key) ?? [])].map((k) => this.slices.get(k)!).filter((s) => s !== undefined);
@@ -287,33 +310,44 @@ class RegistryState implements OrchLookup {
         if (!set) this.aliasesOf.set(this.#aliasTarget, (set = new Set()));
         set.add(key);
       }
-      next = t.config;
+      const host = serviceHostname(name, ns, this.opts.domain);
+      instances = entryEndpointInstances(t.config, { domain: this.opts.domain, drainingLabel: '' }).get(host) ?? [];
+      ({ config: next, endpoints: specs } = withoutEndpoints(t.config));
       this.stats.set(key, t.stats);
       noPodSeen += t.stats.noPod;
     } else this.stats.delete(key);
     const host = serviceHostname(name, ns, this.opts.domain);
-    if (this.diff(ckey, next, events)) {
+    const configChanged = this.diff(ckey, next, events);
+    if (configChanged) {
       if (next) this.byHost.set(host, ckey);
       else this.byHost.delete(host);
-      for (const alias of this.aliasesOf.get(host) ?? []) this.dirtyServices.add(alias);
     }
+    // NOTE: the one comparison of this service's endpoints; the model folds only shards that changed.
+    const prev = this.endpointsByHost.get(host);
+    const endpointsChanged = !sameInstances(prev?.instances ?? [], instances);
+    if (endpointsChanged) events.push({ kind: 'endpoints', hostname: host, shard: orchShardKey(this.opts.clusterId), instances });
+    if (next) this.endpointsByHost.set(host, { instances, specs });
+    else this.endpointsByHost.delete(host);
+    if (configChanged || endpointsChanged) for (const alias of this.aliasesOf.get(host) ?? []) this.dirtyServices.add(alias);
     return noPodSeen;
   }
 
   /** Records `next` as the config of `ckey` and adds the event that says so; false when nothing changed. */
-  diff(ckey: string, next: Config | undefined, events: ConfigEvent[]): boolean {
+  diff(ckey: string, next: Config | undefined, events: ModelInput[]): boolean {
     const prev = this.emitted.get(ckey);
     const key = (c: Config): ConfigEvent['key'] => ({ kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name });
+    // NOTE: generated configs carry a counter as their resourceVersion: a new value per emitted change.
+    const resourceVersion = String(++this.#resourceVersion);
     if (!next) {
       if (!prev) return false;
       this.emitted.delete(ckey);
-      events.push({ type: 'deleted', key: key(prev.config), object: prev.config, resourceVersion: versionOf(prev.config) });
+      events.push({ kind: 'config', event: { type: 'deleted', key: key(prev.config), object: prev.config, resourceVersion } });
       return true;
     }
     const json = JSON.stringify(next);
     if (prev?.json === json) return false;
     this.emitted.set(ckey, { config: next, json });
-    events.push({ type: prev ? 'updated' : 'added', key: key(next), object: next, resourceVersion: versionOf(next) });
+    events.push({ kind: 'config', event: { type: prev ? 'updated' : 'added', key: key(next), object: next, resourceVersion } });
     return true;
   }
 
@@ -355,9 +389,17 @@ export function orchRegistry(opts: OrchRegistryOptions): Observable<readonly Mod
       ['EndpointSlice', f.informer(ORCH_RESOURCES.endpointSlices), (e) => state.applySlice(e as InformerEvent<V1EndpointSlice>)],
     ];
     let synced = false;
+    let pending: NodeJS.Immediate | undefined;
     const flush = (always: boolean): void => {
-      const events = state.flush();
-      if (always || events.length > 0) subscriber.next(events.map((event) => ({ kind: 'config', event })));
+      if (pending) clearImmediate(pending);
+      pending = undefined;
+      const inputs = state.flush();
+      if (always || inputs.length > 0) subscriber.next(inputs);
+    };
+    // NOTE: events that arrive in one turn (a watch chunk, a relist) are folded together: one recompute
+    // per dirty service and one batch for the model, not one per event.
+    const later = (): void => {
+      if (synced) pending ??= setImmediate(() => flush(false));
     };
     const subs = new Subscription();
     for (const [type, informer, apply] of sources) {
@@ -365,7 +407,7 @@ export function orchRegistry(opts: OrchRegistryOptions): Observable<readonly Mod
         informer.subscribe((e) => {
           opts.metrics?.event?.(type, orchEventName(e.type));
           apply(e);
-          if (synced) flush(false);
+          later();
         }),
       );
     }
@@ -373,7 +415,7 @@ export function orchRegistry(opts: OrchRegistryOptions): Observable<readonly Mod
       subs.add(
         opts.workloadEntries$.subscribe((e) => {
           state.applyWorkloadEntry(e);
-          if (synced) flush(false);
+          later();
         }),
       );
     }
@@ -383,7 +425,7 @@ export function orchRegistry(opts: OrchRegistryOptions): Observable<readonly Mod
           if (JSON.stringify(selectors) === JSON.stringify(state.selectors)) return;
           state.selectors = selectors;
           state.dirtyAll();
-          if (synced) flush(false);
+          later();
         }),
       );
     }
@@ -399,6 +441,9 @@ export function orchRegistry(opts: OrchRegistryOptions): Observable<readonly Mod
           flush(true);
         }),
     );
-    return () => subs.unsubscribe();
+    return () => {
+      subs.unsubscribe();
+      if (pending) clearImmediate(pending);
+    };
   });
 }

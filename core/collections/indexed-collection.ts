@@ -2,9 +2,12 @@
  * A keyed collection folded from changes into immutable snapshots with secondary indexes.
  *
  * `apply` takes a batch of upserts/deletes and returns a new snapshot; earlier snapshots stay valid
- * and unchanged (copy-on-write: the item map is copied, and only the index buckets a change touched).
- * The result names the keys it touched, so later stages recompute only those.
+ * and unchanged. Items and index buckets are persistent maps (see persistent-map.ts), so a batch costs
+ * what it touches: a one-key change copies a few small trie nodes, never the whole collection, and
+ * taking a snapshot is one pointer. The result names the keys it touched, so later stages recompute
+ * only those.
  */
+import { PersistentMap } from './persistent-map.js';
 
 /** One change to a collection: an upsert when `value` is given, a delete otherwise. */
 export interface CollectionUpdate<T> {
@@ -39,11 +42,21 @@ export interface CollectionChange<T> {
   readonly touched: ReadonlySet<string>;
 }
 
+type Bucket = PersistentMap<true>;
+
+// NOTE: an index bucket is sorted when it is read, once per bucket version (buckets never change).
+const sortedKeys = new WeakMap<Bucket, readonly string[]>();
+function keysInOrder(bucket: Bucket): readonly string[] {
+  let keys = sortedKeys.get(bucket);
+  if (!keys) sortedKeys.set(bucket, (keys = Object.freeze([...bucket.keys()].sort())));
+  return keys;
+}
+
 class Snapshot<T> implements CollectionSnapshot<T> {
   constructor(
     readonly version: number,
-    readonly items: ReadonlyMap<string, T>,
-    readonly indexes: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>,
+    readonly items: PersistentMap<T>,
+    readonly indexes: ReadonlyMap<string, PersistentMap<Bucket>>,
   ) {
     Object.freeze(this);
   }
@@ -68,7 +81,8 @@ class Snapshot<T> implements CollectionSnapshot<T> {
   byIndex(index: string, value: string): readonly T[] {
     const idx = this.indexes.get(index);
     if (!idx) throw new Error(`collection has no index "${index}"`);
-    return (idx.get(value) ?? []).map((k) => this.items.get(k)!);
+    const bucket = idx.get(value);
+    return bucket ? keysInOrder(bucket).map((k) => this.items.get(k)!) : [];
   }
   indexValues(index: string): IterableIterator<string> {
     const idx = this.indexes.get(index);
@@ -89,9 +103,9 @@ export class IndexedCollection<T> {
   constructor(indexes: IndexFunctions<T> = {}, equals?: (a: T, b: T) => boolean) {
     this.#indexFns = indexes;
     this.#equals = equals ?? ((a, b) => a === b || JSON.stringify(a) === JSON.stringify(b));
-    const idx = new Map<string, ReadonlyMap<string, readonly string[]>>();
-    for (const name of Object.keys(indexes)) idx.set(name, new Map());
-    this.#current = new Snapshot<T>(0, new Map(), idx);
+    const idx = new Map<string, PersistentMap<Bucket>>();
+    for (const name of Object.keys(indexes)) idx.set(name, PersistentMap.empty());
+    this.#current = new Snapshot<T>(0, PersistentMap.empty(), idx);
   }
 
   /** The latest snapshot. */
@@ -102,50 +116,44 @@ export class IndexedCollection<T> {
   /** Applies a batch (later updates of the same key win) and returns the new snapshot and touched keys. */
   apply(updates: Iterable<CollectionUpdate<T>>): CollectionChange<T> {
     const prev = this.#current;
-    const items = new Map(prev.items);
+    const last = new Map<string, T | undefined>();
+    for (const u of updates) last.set(u.key, u.value);
     const touched = new Set<string>();
-    const old = new Map<string, T | undefined>();
-    for (const u of updates) {
-      const before = items.get(u.key);
-      if (!old.has(u.key)) old.set(u.key, prev.items.get(u.key));
-      if (u.value === undefined) {
-        if (before !== undefined) items.delete(u.key);
-      } else {
-        items.set(u.key, u.value);
-      }
-    }
-    for (const [key, was] of old) {
-      const now = items.get(key);
+    const itemUpdates: [string, T | undefined][] = [];
+    for (const [key, now] of last) {
+      const was = prev.items.get(key);
       if (was === undefined && now === undefined) continue;
-      if (was !== undefined && now !== undefined && this.#equals(was, now)) {
-        items.set(key, was); // keep the old object: identical content
-        continue;
-      }
+      // NOTE: an identical upsert keeps the old object, so readers holding it see no change.
+      if (was !== undefined && now !== undefined && this.#equals(was, now)) continue;
       touched.add(key);
+      itemUpdates.push([key, now]);
     }
     if (touched.size === 0) return { snapshot: prev, previous: prev, touched };
-    const indexes = new Map<string, ReadonlyMap<string, readonly string[]>>();
+    const indexes = new Map<string, PersistentMap<Bucket>>();
     for (const [name, fn] of Object.entries(this.#indexFns)) {
-      const idx = new Map(prev.indexes.get(name));
-      const changedBuckets = new Map<string, Set<string>>();
-      const bucket = (v: string): Set<string> => {
-        let b = changedBuckets.get(v);
-        if (!b) changedBuckets.set(v, (b = new Set(idx.get(v) ?? [])));
-        return b;
+      const idx = prev.indexes.get(name)!;
+      const changes = new Map<string, [string, true | undefined][]>();
+      const change = (v: string, key: string, value: true | undefined): void => {
+        let l = changes.get(v);
+        if (!l) changes.set(v, (l = []));
+        l.push([key, value]);
       };
-      for (const key of touched) {
-        const was = old.get(key);
-        const now = items.get(key);
-        if (was !== undefined) for (const v of fn(was)) bucket(v).delete(key);
-        if (now !== undefined) for (const v of fn(now)) bucket(v).add(key);
+      for (const [key, now] of itemUpdates) {
+        const was = prev.items.get(key);
+        const before = was !== undefined ? fn(was) : [];
+        const after = now !== undefined ? fn(now) : [];
+        // NOTE: only moves between buckets change a bucket; an update filed as before leaves them all alone.
+        for (const v of before) if (!after.includes(v)) change(v, key, undefined);
+        for (const v of after) if (!before.includes(v)) change(v, key, true);
       }
-      for (const [v, keys] of changedBuckets) {
-        if (keys.size === 0) idx.delete(v);
-        else idx.set(v, Object.freeze([...keys].sort()));
+      const bucketUpdates: [string, Bucket | undefined][] = [];
+      for (const [v, list] of changes) {
+        const next = (idx.get(v) ?? PersistentMap.empty<true>()).withUpdates(list);
+        bucketUpdates.push([v, next.size === 0 ? undefined : next]);
       }
-      indexes.set(name, idx);
+      indexes.set(name, idx.withUpdates(bucketUpdates));
     }
-    this.#current = new Snapshot(prev.version + 1, items, indexes);
+    this.#current = new Snapshot(prev.version + 1, prev.items.withUpdates(itemUpdates), indexes);
     return { snapshot: this.#current, previous: prev, touched };
   }
 }

@@ -46,8 +46,8 @@ export function readEventLog(path: string): ModelInput[][] {
     if (!Array.isArray(inputs)) throw new EventLogError(`${path}:${i + 1}: want {"seq":N,"inputs":[...]}`);
     for (const [j, input] of inputs.entries()) {
       const kind = (input as { kind?: unknown }).kind;
-      if (kind !== 'config' && kind !== 'meshConfig' && kind !== 'networks') {
-        throw new EventLogError(`${path}:${i + 1}: inputs[${j}].kind: want config, meshConfig or networks`);
+      if (kind !== 'config' && kind !== 'endpoints' && kind !== 'meshConfig' && kind !== 'networks') {
+        throw new EventLogError(`${path}:${i + 1}: inputs[${j}].kind: want config, endpoints, meshConfig or networks`);
       }
     }
     out.push(inputs as ModelInput[]);

@@ -5,6 +5,7 @@ import type { Config, ConfigEvent } from './config.js';
 import { MeshModel, type ModelInput } from './mesh-model.js';
 import { modelMetricsFrom } from './model-metrics.js';
 import type { PushRequest } from './push-request.js';
+import type { ServiceInstance } from './service.js';
 
 function cfg(kind: string, name: string, spec: Record<string, unknown>, namespace = 'qs'): Config {
   return { apiVersion: 'networking.mesh.io/v1', kind, metadata: { name, namespace }, spec };
@@ -135,5 +136,97 @@ describe('MeshModel', () => {
     sub.unsubscribe();
     assert.equal(errors.length, 1);
     assert.deepEqual(seen.map(summary), ['full config VirtualService/qs/echo']);
+  });
+});
+
+describe('MeshModel endpoint shards', () => {
+  const se = (name: string, ns = 'qs'): Config =>
+    cfg('ServiceEntry', name, { hosts: [`${name}.${ns}.svc.cluster.local`], location: 'MESH_INTERNAL', ports: [{ number: 80, name: 'grpc', protocol: 'GRPC' }], workloadSelector: { labels: { app: name } } }, ns);
+  const we = (name: string, app: string, address: string, ns = 'qs'): Config => cfg('WorkloadEntry', name, { address, labels: { app } }, ns);
+  const host = (name: string, ns = 'qs'): string => `${name}.${ns}.svc.cluster.local`;
+
+  function loaded(): MeshModel {
+    const m = model();
+    const inputs: ModelInput[] = [];
+    for (let i = 0; i < 20; i++) inputs.push(ev(se(`s${i}`)), ev(we(`s${i}-0`, `s${i}`, `10.0.${i}.1`)), ev(we(`s${i}-1`, `s${i}`, `10.0.${i}.2`)));
+    m.apply(inputs);
+    return m;
+  }
+
+  it('given one WorkloadEntry change should rebuild only its service shard and keep every other host object', () => {
+    const m = loaded();
+    const before = m.endpoints;
+    const req = m.apply([ev(we('s3-0', 's3', '10.9.9.9'), 'updated')]);
+    const after = m.endpoints;
+    assert.equal(summary(req), `eds endpoint ServiceEntry/qs/${host('s3')}`);
+    for (let i = 0; i < 20; i++) {
+      if (i === 3) continue;
+      assert.equal(after.shards(host(`s${i}`)), before.shards(host(`s${i}`)), `s${i} was rebuilt`);
+    }
+    assert.notEqual(after.shards(host('s3')), before.shards(host('s3')));
+    assert.deepEqual([...after.shards(host('s3'))!.shards.keys()], ['ServiceEntry/qs/s3']);
+    assert.equal(after.shards(host('s3'))!.version, after.version);
+  });
+
+  it('given a snapshot taken before later changes should not change', () => {
+    const m = loaded();
+    const taken = m.endpoints;
+    const version = taken.version;
+    const want = taken.instances(host('s1')).map((i) => i.address);
+    m.apply([ev(we('s1-0', 's1', '10.9.9.9'), 'updated')]);
+    m.apply([ev(we('s1-1', 's1', '10.9.9.9'), 'deleted')]);
+    m.apply([ev(se('s1'), 'deleted')]);
+    assert.deepEqual(taken.instances(host('s1')).map((i) => i.address), want);
+    assert.equal(taken.version, version);
+    assert.equal(m.endpoints.version, version + 3, 'one version per batch that changed endpoints');
+    assert.deepEqual(m.endpoints.instances(host('s1')), []);
+  });
+
+  const detection: { name: string; change: ModelInput[]; hosts: string[]; want: string }[] = [
+    { name: 'a moved endpoint', change: [ev(we('s2-1', 's2', '10.8.0.1'), 'updated')], hosts: ['s2'], want: 'eds' },
+    { name: 'an endpoint relabelled from one service to another', change: [ev(we('s2-1', 's5', '10.0.2.2'), 'updated')], hosts: ['s2', 's5'], want: 'eds' },
+    { name: 'an endpoint deleted', change: [ev(we('s7-0', 's7', '10.0.7.1'), 'deleted')], hosts: ['s7'], want: 'eds' },
+    { name: 'two endpoints of two services in one batch', change: [ev(we('s1-0', 's1', '10.8.0.1'), 'updated'), ev(we('s9-0', 's9', '10.8.0.2'), 'updated')], hosts: ['s1', 's9'], want: 'eds' },
+    { name: 'an endpoint re-sent unchanged', change: [ev(we('s4-0', 's4', '10.0.4.1'), 'updated')], hosts: [], want: 'none' },
+    { name: 'an endpoint whose labels match no service', change: [ev(we('lonely', 'nobody', '10.8.0.3'))], hosts: [], want: 'none' },
+  ];
+  for (const c of detection) {
+    it(`given ${c.name} should report exactly the changed services`, () => {
+      const m = loaded();
+      const before = m.endpoints;
+      const req = m.apply(c.change);
+      const changed = [];
+      for (let i = 0; i < 20; i++) if (m.endpoints.shards(host(`s${i}`)) !== before.shards(host(`s${i}`))) changed.push(`s${i}`);
+      assert.deepEqual(changed, c.hosts);
+      assert.equal(summary(req), c.want === 'none' ? 'none' : `eds endpoint ${c.hosts.map((h) => `ServiceEntry/qs/${host(h)}`).sort().join(' ')}`);
+    });
+  }
+});
+
+describe('MeshModel endpoints inputs', () => {
+  const host = 'web.a.svc.cluster.local';
+  const instance = (address: string, labels: Record<string, string> = { app: 'web' }): ServiceInstance => ({
+    hostname: host, servicePort: 80, servicePortName: 'grpc', address, port: 8080, labels, locality: { region: '', zone: '', subZone: '' },
+    weight: 1, serviceAccount: '', network: '', health: 'HEALTHY', source: 'ServiceEntry/a/orch:web',
+  });
+  const shard = (instances: ServiceInstance[], key = 'Orchestrator/c1'): ModelInput => ({ kind: 'endpoints', hostname: host, shard: key, instances });
+
+  it('given shard inputs should fold them in place, merge shards of one host and push EDS only for real changes', () => {
+    const m = model();
+    m.apply([ev(cfg('ServiceEntry', 'orch:web', { hosts: [host], location: 'MESH_INTERNAL', ports: [{ number: 80, name: 'grpc', protocol: 'GRPC' }] }, 'a'))]);
+    assert.equal(summary(m.apply([shard([instance('10.1.0.1')])])), `eds endpoint ServiceEntry/a/${host}`);
+    const other = m.endpoints.shards(host)!.shards.get('Orchestrator/c1');
+    m.apply([shard([instance('10.2.0.1')], 'Orchestrator/c2')]);
+    assert.equal(m.endpoints.shards(host)!.shards.get('Orchestrator/c1'), other, 'the other cluster shard is the same object');
+    assert.deepEqual(m.endpoints.instances(host).map((i) => i.address), ['10.1.0.1', '10.2.0.1']);
+    assert.equal(summary(m.apply([shard([instance('10.1.0.1')])])), 'none', 'the same instances again');
+    assert.equal(summary(m.apply([shard([])])), `eds endpoint ServiceEntry/a/${host}`);
+    assert.deepEqual(m.endpoints.instances(host).map((i) => i.address), ['10.2.0.1']);
+  });
+
+  it('given PILOT_DRAINING_LABEL on an instance of a shard input should serve it DRAINING', () => {
+    const m = model();
+    m.apply([shard([instance('10.1.0.1', { app: 'web', 'mesh.io/draining': '' }), instance('10.1.0.2')])]);
+    assert.deepEqual(m.endpoints.instances(host).map((i) => i.health), ['DRAINING', 'HEALTHY']);
   });
 });

@@ -10,18 +10,25 @@
  */
 import { Observable, filter, map, tap, type SchedulerLike } from 'rxjs';
 import { ConfigStore } from '../collections/config-store.js';
-import { ServiceEntryView, type ServiceRegistrySnapshot } from '../collections/service-entry-view.js';
+import { ServiceEntryView } from '../collections/service-entry-view.js';
 import { debouncePushes } from '../rx/debounce.js';
 import type { ConfigEvent } from './config.js';
 import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetworks } from './mesh-config.js';
 import { PushContext } from './push-context.js';
 import { mergePushRequests, pushRequest, PUSH_REASONS, type PushReason, type PushRequest } from './push-request.js';
+import type { EndpointIndex, ShardUpdate } from './endpoint-shards.js';
 import type { ServiceInstance } from './service.js';
 import type { Env } from '../env/index.js';
 
 /** One input event. All are plain JSON, so a log of them can be recorded and replayed. */
 export type ModelInput =
   | { readonly kind: 'config'; readonly event: ConfigEvent }
+  /**
+   * The new instances of one endpoint shard (a registry's endpoints of one service host, e.g. the
+   * orchestrator's `Orchestrator/<cluster>` shard); empty removes the shard. Folded in place, without
+   * passing through a config.
+   */
+  | { readonly kind: 'endpoints'; readonly hostname: string; readonly shard: string; readonly instances: readonly ServiceInstance[] }
   | { readonly kind: 'meshConfig'; readonly meshConfig: MeshConfig }
   | { readonly kind: 'networks'; readonly networks: MeshNetworks };
 
@@ -66,15 +73,6 @@ export interface MeshModelOptions {
   readonly onError?: (err: unknown, inputs: readonly ModelInput[]) => void;
 }
 
-/** The endpoints of every service as of the latest event (not debounced, not part of PushContext). */
-export class EndpointIndex {
-  constructor(readonly snapshot: ServiceRegistrySnapshot['instances']) {}
-  /** Instances of a host across every ServiceEntry that declares it, in a stable order. */
-  instances(hostname: string): readonly ServiceInstance[] {
-    return this.snapshot.byIndex('host', hostname).flat();
-  }
-}
-
 /** See the file comment. */
 export class MeshModel {
   readonly #opts: MeshModelOptions;
@@ -84,6 +82,9 @@ export class MeshModel {
   #networks: MeshNetworks;
   #context: PushContext;
   #builds = 0;
+  /** Hosts of `#emptyOf`'s services with no instance (for pilot_eds_no_instances). */
+  #empty = new Set<string>();
+  #emptyOf: PushContext | undefined;
 
   constructor(opts: MeshModelOptions) {
     this.#opts = opts;
@@ -99,9 +100,12 @@ export class MeshModel {
     return this.#context;
   }
 
-  /** The live endpoint index. */
+  /**
+   * The endpoints as of the latest applied batch (not debounced, not part of PushContext): an immutable
+   * snapshot that later batches do not change. Taking it is O(1).
+   */
   get endpoints(): EndpointIndex {
-    return new EndpointIndex(this.#services.snapshot.instances);
+    return this.#services.snapshot.endpoints;
   }
 
   /** The current mesh config (applied at once, published with the next full push). */
@@ -117,10 +121,13 @@ export class MeshModel {
     const now = this.#now();
     let req: PushRequest | undefined;
     const events: ConfigEvent[] = [];
+    const shards: ShardUpdate[] = [];
     for (const i of inputs) {
       if (i.kind === 'config') {
         events.push(i.event);
         this.#opts.metrics?.inboundUpdate?.('config');
+      } else if (i.kind === 'endpoints') {
+        shards.push({ hostname: i.hostname, shard: i.shard, instances: i.instances });
       } else if (i.kind === 'meshConfig') {
         this.#meshConfig = i.meshConfig;
         this.#opts.metrics?.inboundUpdate?.('mesh');
@@ -131,25 +138,28 @@ export class MeshModel {
         req = mergePushRequests(req, pushRequest('networks', { full: true, start: now }));
       }
     }
-    if (events.length === 0) return req;
-    const change = this.#configs.apply(events);
-    if (change.touched.size === 0) return req;
-    const svc = this.#services.update(change.previous, change.snapshot, change.touched);
+    if (events.length === 0 && shards.length === 0) return req;
+    const change = events.length > 0 ? this.#configs.apply(events) : undefined;
+    const touched: ReadonlySet<string> = change?.touched ?? new Set<string>();
+    if (touched.size === 0 && shards.length === 0) return req;
+    const current = this.#configs.snapshot;
+    const svc = this.#services.update(change?.previous ?? current, change?.snapshot ?? current, touched, shards);
     const seKey = (host: string): string => {
       const s = this.#services.snapshot.services.byIndex('host', host)[0];
       return `ServiceEntry/${s?.namespace ?? ''}/${host}`;
     };
-    const other = [...change.touched].filter((k) => !k.startsWith('ServiceEntry/') && !k.startsWith('WorkloadEntry/'));
+    const other = [...touched].filter((k) => !k.startsWith('ServiceEntry/') && !k.startsWith('WorkloadEntry/'));
     if (other.length > 0) req = mergePushRequests(req, pushRequest('config', { full: true, configs: other, start: now }));
-    const anyServiceEntry = this.#opts.optimizedServicePush === false && [...change.touched].some((k) => k.startsWith('ServiceEntry/'));
+    const anyServiceEntry = this.#opts.optimizedServicePush === false && [...touched].some((k) => k.startsWith('ServiceEntry/'));
     if (svc.servicesChanged.size > 0 || anyServiceEntry) {
       this.#opts.metrics?.inboundUpdate?.('svc');
       const configs = [...svc.servicesChanged].map(seKey);
       // NOTE: a removed service has no namespace left; the config key of its ServiceEntry names it too.
-      const seConfigs = [...change.touched].filter((k) => k.startsWith('ServiceEntry/'));
+      const seConfigs = [...touched].filter((k) => k.startsWith('ServiceEntry/'));
       req = mergePushRequests(req, pushRequest('service', { full: true, configs: [...configs, ...seConfigs], start: now }));
     }
-    if (svc.servicesChanged.size > 0 || svc.endpointsChanged.size > 0) this.#reportServicesWithoutInstances();
+    if (svc.servicesChanged.size > 0) this.#reportServicesWithoutInstances();
+    else if (svc.endpointsChanged.size > 0) this.#reportServicesWithoutInstances(svc.endpointsChanged);
     const edsOnly = [...svc.endpointsChanged].filter((h) => !svc.servicesChanged.has(h));
     if (edsOnly.length > 0) {
       this.#opts.metrics?.inboundUpdate?.('eds');
@@ -204,11 +214,25 @@ export class MeshModel {
     return this.#context;
   }
 
-  #reportServicesWithoutInstances(): void {
+  /**
+   * pilot_eds_no_instances: recounts every service of the PushContext, or, given the hosts whose
+   * endpoints changed, only those (an endpoint change costs what it changes).
+   */
+  #reportServicesWithoutInstances(changedHosts?: ReadonlySet<string>): void {
     const report = this.#opts.metrics?.servicesWithoutInstances;
     if (!report) return;
     const endpoints = this.endpoints;
-    report(this.#context.services.filter((s) => endpoints.instances(s.hostname).length === 0).length);
+    if (!changedHosts || this.#emptyOf !== this.#context) {
+      this.#empty = new Set(this.#context.services.filter((s) => endpoints.instances(s.hostname).length === 0).map((s) => s.hostname));
+      this.#emptyOf = this.#context;
+    } else {
+      for (const h of changedHosts) {
+        if (!this.#context.service(h)) continue;
+        if (endpoints.instances(h).length === 0) this.#empty.add(h);
+        else this.#empty.delete(h);
+      }
+    }
+    report(this.#empty.size);
   }
 
   #now(): number {

@@ -1,9 +1,24 @@
 /** Command line of `npm run bench:xds`, parsed once into typed options. */
 import { DEFAULT_SERVER_CMD } from './server-process.js';
 import type { ProxyType } from './bench-client.js';
+import { SCENARIOS, type Scenario } from './markers.js';
+
+/** Named cases: `default` (S services, N clients, the four edits) and `large-mesh` (see LARGE_MESH). */
+export const BENCH_CASES = ['default', 'large-mesh'] as const;
+export type BenchCase = (typeof BENCH_CASES)[number];
+
+/**
+ * The large-mesh case: 10,000 services with 5 endpoints each (50,000 WorkloadEntries) and a few clients,
+ * then endpoint changes only; it measures what one endpoint change costs the server at that size (server
+ * CPU per change, and the time from the change to the EDS bytes at the clients). Flags given explicitly win.
+ */
+export const LARGE_MESH = { services: 10_000, endpointsPerService: 5, proxies: 10, scenarios: ['endpoint'] as readonly Scenario[] } as const;
 
 /** Every option of a run. Durations in milliseconds. */
 export interface BenchOptions {
+  readonly case: BenchCase;
+  /** The edits of each round, in order (the large-mesh case: endpoint changes only). */
+  readonly scenarios: readonly Scenario[];
   readonly services: number;
   readonly proxies: number;
   readonly proxyType: ProxyType;
@@ -35,7 +50,7 @@ export interface BenchOptions {
   readonly writeMode: 'inplace' | 'rename';
 }
 
-export const USAGE = `usage: npm run bench:xds -- --services S --proxies N [--proxy-type grpc|sidecar] [--server-cmd "..."]
+export const USAGE = `usage: npm run bench:xds -- [--case default|large-mesh] --services S --proxies N [--proxy-type grpc|sidecar] [--server-cmd "..."]
   [--namespaces 10] [--endpoints 2] [--listeners 3] [--rounds 3] [--workers 1] [--max-connecting 200]
   [--server-env K=V]... [--out FILE] [--quick] [--timeout-ms 300000] [--converge-timeout-ms 30000] [--quiet-ms 500] [--keep-dir]
   [--write-mode inplace|rename]
@@ -55,7 +70,10 @@ export class BenchUsageError extends Error {
 /** Parses the arguments after `--`. */
 export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick');
+  const given = new Set<string>();
   const o = {
+    case: 'default' as BenchCase,
+    scenarios: SCENARIOS as readonly Scenario[],
     services: 100,
     proxies: 100,
     proxyType: 'grpc' as ProxyType,
@@ -77,6 +95,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
+    given.add(flag);
     const value = (): string => {
       const v = argv[++i];
       if (v === undefined) throw new BenchUsageError(`${flag}: missing value`);
@@ -89,6 +108,12 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       return v;
     };
     switch (flag) {
+      case '--case': {
+        const v = value();
+        if (!(BENCH_CASES as readonly string[]).includes(v)) throw new BenchUsageError(`--case: expected ${BENCH_CASES.join(' or ')}, got "${v}"`);
+        o.case = v as BenchCase;
+        break;
+      }
       case '--services': o.services = int(1); break;
       case '--proxies': o.proxies = int(1); break;
       case '--proxy-type': {
@@ -127,5 +152,11 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     }
   }
   if (o.rounds > 200) throw new BenchUsageError(`--rounds: at most 200, got ${o.rounds}`);
+  if (o.case === 'large-mesh') {
+    if (!given.has('--services')) o.services = LARGE_MESH.services;
+    if (!given.has('--endpoints')) o.endpointsPerService = LARGE_MESH.endpointsPerService;
+    if (!given.has('--proxies')) o.proxies = LARGE_MESH.proxies;
+    o.scenarios = LARGE_MESH.scenarios;
+  }
   return o;
 }

@@ -56,4 +56,19 @@ describe('bench:xds smoke (meshd as a child process)', function () {
     assert.ok(r.server.peakRssBytes > 0);
     assert.match(run.stdout, /target \(reported, not asserted\)/);
   });
+
+  it('given --case large-mesh at a small size should make endpoint changes only and report the large-mesh targets', async () => {
+    const out = join(dir, 'large.json');
+    const run = await runBenchCli(['--case', 'large-mesh', '--services', '20', '--proxies', '2', '--quick', '--out', out]);
+    assert.equal(run.code, 0, `bench:xds failed:\n${run.stderr.slice(-4000)}`);
+    const r = JSON.parse(readFileSync(out, 'utf8')) as BenchResult;
+    assert.equal(r.options.endpointsPerService, 5);
+    assert.deepEqual(r.edits.map((e) => e.scenario), ['endpoint']);
+    assert.deepEqual(Object.keys(r.edits[0]!.arrivedIn), ['EDS']);
+    assert.equal(r.edits[0]!.missing, 0);
+    assert.match(run.stdout, /large mesh: server CPU per endpoint change/);
+    assert.equal(r.fold?.configs, 20 * (3 + 5), 'the fold was measured on a mesh of the same size');
+    assert.equal(r.fold?.foldMs.n, 200);
+    assert.equal(r.fold?.foldCpuMs.n, 200);
+  });
 });

@@ -18,6 +18,7 @@ import { freePort } from '../../../xds/testing/free-port.js';
 import { fillCommand, ServerProcess } from './server-process.js';
 import { summarize, type Summary } from '../stats.js';
 import { WorkerPool } from './worker-pool.js';
+import { runFold, type FoldRow } from '../fold/fold-bench.js';
 
 const TYPE_URL_OF = { LDS: TYPES.lds, RDS: TYPES.rds, CDS: TYPES.cds, EDS: TYPES.eds } as const;
 
@@ -75,6 +76,12 @@ export interface BenchResult {
   readonly refused: number;
   readonly endReasons: Record<string, number>;
   readonly machine: { readonly cpus: number; readonly loadAverage: readonly number[] };
+  /**
+   * Large-mesh case: the model's fold of one endpoint change on a mesh of the same size, measured
+   * in-process after the run (bench:fold), since the server's CPU per change also holds the config
+   * source's file handling and the pushes.
+   */
+  readonly fold?: FoldRow;
 }
 
 /** Thrown when the run cannot go on; carries the server's output for diagnosis. */
@@ -138,7 +145,7 @@ function trafficDelta(before: WorkerStats, after: WorkerStats): TypeTraffic {
 export async function runBench(opts: BenchOptions, log: (line: string) => void, cwd = process.cwd()): Promise<BenchResult> {
   const startedAt = new Date().toISOString();
   const runId = randomRunId();
-  const plan = planEdits(runId, opts.rounds);
+  const plan = planEdits(runId, opts.rounds, opts.scenarios);
   const size: MeshSize = { services: opts.services, namespaces: opts.namespaces, endpointsPerService: opts.endpointsPerService };
   const target = benchService(0, opts.namespaces);
   let targetEdits: ServiceEdits = { ...NO_EDITS, plannedSubsets: plan.edits.filter((e) => e.scenario === 'new-subset').map((e) => e.marker) };
@@ -275,7 +282,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     const final = await p.stats();
     const peak = server.peakRss();
     server.sampleRss();
-    return {
+    const result: BenchResult = {
       startedAt,
       options: { ...opts, out: undefined } as Omit<BenchOptions, 'out'>,
       serverCommand: command,
@@ -298,6 +305,14 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       endReasons: final.endReasons,
       machine: { cpus: (await import('node:os')).availableParallelism(), loadAverage: (await import('node:os')).loadavg() },
     };
+    if (opts.case !== 'large-mesh') return result;
+    // NOTE: measured after the server and clients are gone, so they do not share the CPUs with it.
+    await pool.close();
+    pool = undefined;
+    await server.stop();
+    log('fold: one endpoint change on a model of the same size, in-process');
+    const fold: FoldRow | undefined = runFold({ sizes: [configDocuments], changes: 200, endpoints: opts.endpointsPerService })[0];
+    return fold ? { ...result, fold } : result;
   } finally {
     clearInterval(rssTimer);
     await pool?.close();
