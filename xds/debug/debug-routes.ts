@@ -2,7 +2,8 @@
  * The debug HTTP interface of meshd (`--httpAddr`, when ENABLE_DEBUG_ON_HTTP): `/debug/syncz`,
  * `/debug/configz`, `/debug/adsz`, `/debug/connections`, `/debug/registryz`, `/debug/endpointz`,
  * `/debug/push_status` and `/debug/config_dump?proxyID=...` (Envoy ConfigDump JSON). Returned as a
- * route table that the CLI assembly mounts next to `/ready` and `/version`.
+ * route table that the CLI assembly mounts next to `/ready` and `/version` (which bounds how many run at
+ * once). Node metadata and NACK details are shown with credentials redacted (`redact.ts`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConnectionInfo } from '../server/connection.js';
@@ -10,6 +11,7 @@ import { TYPE_URL } from '../server/contracts.js';
 import type { GrpcProxyState, ModelView, ProxylessGrpcGenerator } from '../generators/grpc-generator.js';
 import { toJson } from '../protos/json.js';
 import type { PushStatus } from './push-status.js';
+import { redactCredentials } from './redact.js';
 
 /** A route handler (the shape of core's RouteHandler). */
 export type DebugHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -75,7 +77,13 @@ export function debugRoutes(deps: DebugDeps): Map<string, DebugHandler> {
     sendJson(
       res,
       200,
-      deps.connections().map((c) => ({ id: c.id, node: c.node, peer: c.peer, connectedAt: c.connectedAt, watches: c.types })),
+      deps.connections().map((c) => ({
+        id: c.id,
+        node: { ...c.node, metadata: redactCredentials(c.node.metadata) },
+        peer: c.peer,
+        connectedAt: c.connectedAt,
+        watches: c.types.map((t) => (t.lastNack ? { ...t, lastNack: redactCredentials(t.lastNack) } : t)),
+      })),
     ),
   );
   routes.set('/debug/syncz', (_req, res) =>
@@ -90,7 +98,7 @@ export function debugRoutes(deps: DebugDeps): Map<string, DebugHandler> {
           sent: t.versionSent,
           acked: t.versionAcked,
           status: t.lastNack && t.nonceAcked !== t.nonceSent ? 'NACKED' : t.nonceSent === '' ? 'NOT SENT' : t.nonceAcked === t.nonceSent ? 'SYNCED' : 'STALE',
-          ...(t.lastNack ? { lastNack: t.lastNack } : {}),
+          ...(t.lastNack ? { lastNack: redactCredentials(t.lastNack) } : {}),
         })),
       })),
     ),
