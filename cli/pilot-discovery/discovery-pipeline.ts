@@ -84,6 +84,9 @@ export function startDiscoveryPipeline(
   });
   if (env.bool('ENABLE_DEBUG_ON_HTTP')) {
     for (const [path, handler] of discovery.debugRoutes) server.debugRoutes.set(path, handler);
+    // NOTE: pushes come first: a debug request starts only when no push is queued or running (or after the
+    // limiter's maxYieldMs), so a stream of config dumps cannot hold pushes back (work-limiter.ts).
+    server.debugWork.yieldTo(() => discovery.ads.idle());
   }
   return { discovery, sources };
 }

@@ -39,6 +39,22 @@ describe('WorkLimiter', () => {
     assert.equal(limiter.running, 0);
   });
 
+  it('given work to yield to should start granted work only when it is idle, or after maxYieldMs', async () => {
+    const limiter = new WorkLimiter({ maxConcurrent: 1, maxQueued: 0, maxYieldMs: 60_000 });
+    let idle!: () => void;
+    limiter.yieldTo(() => new Promise<void>((r) => (idle = r)));
+    let started = false;
+    const run = limiter.yielded().then(() => (started = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(started, false, 'waits while the other work is busy');
+    idle();
+    await run;
+    assert.equal(started, true);
+    const bounded = new WorkLimiter({ maxYieldMs: 10 });
+    bounded.yieldTo(() => new Promise<void>(() => undefined));
+    await bounded.yielded();
+  });
+
   it('given a limit that is not a positive integer should throw RangeError naming it', () => {
     assert.throws(() => new WorkLimiter({ maxConcurrent: 0 }), /maxConcurrent must be a positive integer, got 0/);
   });

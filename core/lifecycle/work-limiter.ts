@@ -13,10 +13,12 @@ export interface WorkLimits {
   readonly maxQueued: number;
   /** Seconds a refused client is told to wait (`Retry-After`). */
   readonly retryAfterSeconds: number;
+  /** Longest wait for the work that comes first (`yieldTo`) before a granted request starts anyway. */
+  readonly maxYieldMs: number;
 }
 
 /** Defaults for meshd's debug endpoints: the machine has few cores and pushes come first. */
-export const DEFAULT_DEBUG_WORK_LIMITS: WorkLimits = { maxConcurrent: 2, maxQueued: 8, retryAfterSeconds: 1 };
+export const DEFAULT_DEBUG_WORK_LIMITS: WorkLimits = { maxConcurrent: 2, maxQueued: 8, retryAfterSeconds: 1, maxYieldMs: 2_000 };
 
 /** A place in the limiter: `granted` resolves true when the work may start, false when released first. */
 export interface WorkSlot {
@@ -31,14 +33,39 @@ export class WorkLimiter {
   #running = 0;
   readonly #waiting: ((granted: boolean) => void)[] = [];
   #refused = 0;
+  #yieldTo: (() => Promise<void>) | undefined;
 
   /** Throws RangeError for a limit that is not a positive integer (a queue of 0 is allowed). */
   constructor(limits: Partial<WorkLimits> = {}) {
     this.limits = { ...DEFAULT_DEBUG_WORK_LIMITS, ...limits };
-    const { maxConcurrent, maxQueued, retryAfterSeconds } = this.limits;
+    const { maxConcurrent, maxQueued, retryAfterSeconds, maxYieldMs } = this.limits;
     if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) throw new RangeError(`work limiter: maxConcurrent must be a positive integer, got ${maxConcurrent}`);
     if (!Number.isInteger(maxQueued) || maxQueued < 0) throw new RangeError(`work limiter: maxQueued must be a non-negative integer, got ${maxQueued}`);
     if (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 1) throw new RangeError(`work limiter: retryAfterSeconds must be a positive integer, got ${retryAfterSeconds}`);
+    if (!Number.isInteger(maxYieldMs) || maxYieldMs < 0) throw new RangeError(`work limiter: maxYieldMs must be a non-negative integer, got ${maxYieldMs}`);
+  }
+
+  /**
+   * Gives other work priority: each granted request first waits (at most `maxYieldMs`) for `idle` to resolve.
+   * meshd passes the push queue's idle, so config dumps start between pushes, never ahead of them.
+   * NOTE: measured (3,000 clusters, 20 clients looping config_dump): without it, a steady stream of dumps
+   * handed from slot to slot kept a queued EDS push waiting for over 60 s; the push path's turn slicing lets
+   * whichever chain checks first each turn run its slice, and a dump always checked first.
+   */
+  yieldTo(idle: (() => Promise<void>) | undefined): void {
+    this.#yieldTo = idle;
+  }
+
+  /** Waits for the work that comes first (see `yieldTo`), at most `maxYieldMs`. */
+  async yielded(): Promise<void> {
+    const idle = this.#yieldTo;
+    if (!idle) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.limits.maxYieldMs)))]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Work running now. */
@@ -102,8 +129,8 @@ export class WorkLimiter {
 
 /**
  * Wraps an HTTP handler so it runs within `limiter`: it waits for a slot (leaving the queue if the client
- * goes away), holds it until the response is finished or closed, and answers 503 with `Retry-After` and a
- * JSON `{error}` when the queue is full.
+ * goes away), then for the work that comes first (`yieldTo`), holds the slot until the response is finished
+ * or closed, and answers 503 with `Retry-After` and a JSON `{error}` when the queue is full.
  */
 export function limitHttpWork(
   limiter: WorkLimiter,
@@ -120,6 +147,8 @@ export function limitHttpWork(
     }
     res.once('close', slot.release);
     if (!(await slot.granted)) return;
+    await limiter.yielded();
+    if (res.destroyed) return;
     await handler(req, res);
   };
 }

@@ -36,9 +36,16 @@ const DUMP_TYPES = [
   { typeUrl: TYPE_URL.endpoint, dump: 'envoy.admin.v3.EndpointsConfigDump', message: 'envoy.config.endpoint.v3.ClusterLoadAssignment', wrap: (j: unknown) => ({ endpoint_config: j }), field: 'dynamic_endpoint_configs' },
 ] as const;
 
-/** Envoy's ConfigDump of what meshd would send a connected proxy for everything it watches. */
+/** Longest stretch of converting resources to JSON before a dump lets the event loop turn. */
+const DUMP_SLICE_MS = 10;
+
+/**
+ * Envoy's ConfigDump of what meshd would send a connected proxy for everything it watches. Converting
+ * thousands of resources to JSON yields the event loop every ~10 ms, so pushes run in between.
+ */
 export async function configDump(deps: DebugDeps, conn: ConnectionInfo<GrpcProxyState>): Promise<unknown> {
   const configs: unknown[] = [];
+  let sliceStart = performance.now();
   for (const t of DUMP_TYPES) {
     const watch = conn.types.find((w) => w.typeUrl === t.typeUrl);
     const entries: unknown[] = [];
@@ -46,6 +53,12 @@ export async function configDump(deps: DebugDeps, conn: ConnectionInfo<GrpcProxy
       const res = await deps.generator.generate(conn.proxy, { typeUrl: t.typeUrl, names: new Set(watch.names), wildcard: watch.wildcard });
       for (const r of res?.resources ?? []) {
         entries.push({ version_info: watch.versionSent, ...t.wrap(toJson(t.message, r.body)) });
+        // NOTE: its own budget and setImmediate, not the push path's TurnSlicer: a dump must not use up the
+        // slice pushes start in.
+        if (performance.now() - sliceStart > DUMP_SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
       }
     }
     configs.push({ '@type': `type.googleapis.com/${t.dump}`, [t.field]: entries });
