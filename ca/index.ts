@@ -35,3 +35,4 @@ export {
 } from './client/certificate-client.js';
 export { generateWorkloadKey, workloadKeyOptionsFromEnv, type WorkloadKey, type WorkloadKeyOptions } from './client/workload-key.js';
 export { createCsrPem, CsrError, decodeCsrPem, verifyCsrProof, type CsrProof, type DecodedCsr } from './pki/csr.js';
+export { ALLOWED_EC_CURVES, checkKeyStrength, KeyStrengthError, MIN_RSA_KEY_BITS, type SubjectKey } from './pki/key-strength.js';

@@ -8,12 +8,16 @@ import {
 import { encodeName, extension, signatureAlgorithmFor, subjectAltNameValue } from './certificate-builder.js';
 import { OID, SIGNATURE_HASH } from './oids.js';
 import { parseSubjectAltNames, type SubjectAltNames } from './certificate-info.js';
+import { checkKeyStrength, KeyStrengthError } from './key-strength.js';
 
-/** Why a CSR was refused: the request could not be decoded, or its signature does not verify. */
+/**
+ * Why a CSR was refused: the request could not be decoded, its signature does not verify, it uses an algorithm
+ * the CA does not support, or its key is weaker than the CA's floor (`key-strength.ts`).
+ */
 export class CsrError extends Error {
   override readonly name = 'CsrError';
   constructor(
-    readonly reason: 'malformed' | 'bad-signature' | 'unsupported',
+    readonly reason: 'malformed' | 'bad-signature' | 'unsupported' | 'weak-key',
     message: string,
   ) {
     super(message);
@@ -57,7 +61,8 @@ function extensionRequestSans(attributes: DerElement): SubjectAltNames {
 
 /**
  * Decodes a PEM CSR without checking its signature. Throws `CsrError` with reason `malformed` (not a single
- * PEM CERTIFICATE REQUEST, bad DER) or `unsupported` (unknown signature algorithm).
+ * PEM CERTIFICATE REQUEST, bad DER), `unsupported` (unknown signature or key algorithm) or `weak-key` (an RSA
+ * key below 2048 bits or an EC curve below P-256; the message names the size and the minimum).
  */
 export function decodeCsrPem(pem: string): DecodedCsr {
   const blocks = fromPemAll(pem, 'CERTIFICATE REQUEST');
@@ -71,6 +76,12 @@ export function decodeCsrPem(pem: string): DecodedCsr {
     const algorithmOid = decodeOid(children(algorithm, 'signatureAlgorithm')[0]!, 'signatureAlgorithm');
     const hash = SIGNATURE_HASH.get(algorithmOid);
     if (!hash) throw new CsrError('unsupported', `csr: unsupported signature algorithm ${algorithmOid} (use RSA or ECDSA with SHA-2)`);
+    try {
+      checkKeyStrength(spki.raw);
+    } catch (err) {
+      if (err instanceof KeyStrengthError) throw new CsrError(err.reason, `csr: ${err.message}`);
+      throw err;
+    }
     return {
       subjectPublicKeyInfo: Buffer.from(spki.raw),
       subjectAltNames: attributes && attributes.tag === 0xa0 ? extensionRequestSans(attributes) : { uris: [], dns: [], ips: [], emails: [], other: 0 },

@@ -109,6 +109,9 @@ export function startDiscoveryPipeline(
     if (!server.debugRoutes.has('/debug')) {
       server.debugRoutes.set('/debug', (_req, res) => sendJson(res, { routes: [...server.debugRoutes.keys()].filter((p) => p.startsWith('/debug/')).sort() }));
     }
+    // NOTE: pushes come first: a debug request starts only when no push is queued or running (or after the
+    // limiter's maxYieldMs), so a stream of config dumps cannot hold pushes back (work-limiter.ts).
+    server.debugWork.yieldTo(() => discovery.ads.idle());
   }
   return { discovery, sources };
 }

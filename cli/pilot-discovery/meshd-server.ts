@@ -10,6 +10,7 @@ import {
   buildInfo,
   closeGrpcServer,
   formatListenAddress,
+  limitHttpWork,
   listenHttp,
   ListenError,
   parseListenAddress,
@@ -17,11 +18,14 @@ import {
   startMonitoringServer,
   type Env,
   type HttpListener,
+  type HttpListenerLimits,
   type Lifecycle,
   type ListenAddress,
   type Logging,
   type Metrics,
   type RouteHandler,
+  WorkLimiter,
+  type WorkLimits,
 } from '../../core/index.js';
 import { HEALTH_SERVICE_DEFINITION, HealthService } from './health-service.js';
 
@@ -46,6 +50,10 @@ export interface MeshdServerOptions {
   readonly shutdownMs: number;
   /** Extra services on the discovery gRPC server, registered before it binds. */
   readonly grpcServices?: readonly GrpcServiceRegistration[];
+  /** Connection bounds of the monitoring, debug and introspection listeners (defaults `DEFAULT_HTTP_LIMITS`). */
+  readonly httpLimits?: Partial<HttpListenerLimits>;
+  /** Bounds on concurrent `/debug/*` requests (defaults `DEFAULT_DEBUG_WORK_LIMITS`). */
+  readonly debugWork?: Partial<WorkLimits>;
 }
 
 /** The shared parts the assembly serves from. */
@@ -60,12 +68,17 @@ export interface MeshdServerDeps {
 export interface MeshdServer {
   readonly monitoring: HttpListener;
   readonly http: HttpListener;
-  /** Routes of the debug HTTP listener; add to it to serve more paths (looked up per request). */
+  /**
+   * Routes of the debug HTTP listener; add to it to serve more paths (looked up per request). Paths under
+   * `/debug/` run within `debugWork`; `/ready` and `/version` are never limited (probes must not be refused).
+   */
   readonly debugRoutes: Map<string, RouteHandler>;
+  /** The bound on concurrent `/debug/*` requests (503 with Retry-After beyond its queue). */
+  readonly debugWork: WorkLimiter;
   readonly grpc: grpc.Server;
   readonly grpcAddress: ListenAddress;
   readonly health: HealthService;
-  readonly ctrlz: { readonly close: () => Promise<void> };
+  readonly ctrlz: HttpListener;
   /**
    * Decides `/ready`: `notReady` returns why meshd is not ready yet (answered with 503), or undefined (200).
    * Until it is called, `/ready` answers 503: start-up is still wiring meshd together.
@@ -127,7 +140,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 export async function startMeshdServer(o: MeshdServerOptions, deps: MeshdServerDeps): Promise<MeshdServer> {
   const { lifecycle, metrics, logging, env } = deps;
 
-  const monitoring = await startMonitoringServer({ address: o.monitoringAddr, flagName: 'monitoringAddr', metrics });
+  const monitoring = await startMonitoringServer({ address: o.monitoringAddr, flagName: 'monitoringAddr', metrics, limits: o.httpLimits });
   lifecycle.add('monitoring', () => monitoring.close());
 
   let notReady = (): string | undefined => 'meshd is starting';
@@ -143,17 +156,19 @@ export async function startMeshdServer(o: MeshdServerOptions, deps: MeshdServerD
     ],
     ['/version', (_req, res) => sendJson(res, 200, buildInfo())],
   ]);
+  const debugWork = new WorkLimiter(o.debugWork);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const route = debugRoutes.get(new URL(req.url ?? '/', 'http://localhost').pathname);
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const route = debugRoutes.get(path);
     if (!route) return sendJson(res, 404, { error: `no route for ${req.url ?? '/'}` });
     try {
-      await route(req, res);
+      await (path.startsWith('/debug/') ? limitHttpWork(debugWork, route)(req, res) : route(req, res));
     } catch (e) {
       if (!res.headersSent) sendJson(res, 500, { error: (e as Error).message });
       else res.end();
     }
   };
-  const http = await listenHttp((req, res) => void handle(req, res), o.httpAddr, 'httpAddr');
+  const http = await listenHttp((req, res) => void handle(req, res), o.httpAddr, 'httpAddr', o.httpLimits);
   lifecycle.add('http', () => http.close());
 
   const health = new HealthService();
@@ -166,8 +181,8 @@ export async function startMeshdServer(o: MeshdServerOptions, deps: MeshdServerD
   });
   const grpcAddress = await bindGrpc(server, o.grpcAddr, 'grpcAddr');
 
-  const ctrlz = await startCtrlz({ address: o.ctrlz.address, port: o.ctrlz.port, logging, metrics, program: 'pilot-discovery', env });
+  const ctrlz = await startCtrlz({ address: o.ctrlz.address, port: o.ctrlz.port, logging, metrics, program: 'pilot-discovery', env, limits: o.httpLimits });
   lifecycle.add('ctrlz', () => ctrlz.close());
 
-  return { monitoring, http, debugRoutes, grpc: server, grpcAddress, health, ctrlz, setReadiness: (check) => void (notReady = check) };
+  return { monitoring, http, debugRoutes, debugWork, grpc: server, grpcAddress, health, ctrlz, setReadiness: (check) => void (notReady = check) };
 }

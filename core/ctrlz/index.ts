@@ -3,3 +3,4 @@
 export * from './topics.js';
 export * from './ctrlz-page.js';
 export * from './start-ctrlz.js';
+export * from './request-guard.js';

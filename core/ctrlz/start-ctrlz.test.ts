@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { request, type OutgoingHttpHeaders } from 'node:http';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEnv } from '../env/index.js';
 import type { HttpListener } from '../lifecycle/index.js';
@@ -79,6 +80,53 @@ describe('startCtrlz', () => {
       assert.equal(res.status, c.status);
       assert.match(await res.text(), c.message);
       assert.ok(logging.levels().every((s) => s.outputLevel === 'info'));
+    });
+  }
+
+  /** A request with exactly these headers (fetch cannot set Host); resolves to status and body. */
+  const raw = (method: string, path: string, headers: OutgoingHttpHeaders, body?: string): Promise<{ status: number; text: string }> =>
+    new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: listener.address.port, method, path, headers, setHost: false }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const json = { 'content-type': 'application/json' };
+  const port = (): number => listener.address.port;
+  const guarded: { name: string; method: string; path: string; headers: () => OutgoingHttpHeaders; body?: string; status: number; message: RegExp }[] = [
+    { name: 'a PUT naming another host (DNS rebinding)', method: 'PUT', path: '/scopej/all', headers: () => ({ host: `rebind.attacker.example:${port()}`, origin: `http://rebind.attacker.example:${port()}`, ...json }), body: '{"output_level":"none"}', status: 403, message: /Host "rebind\.attacker\.example:\d+" is not a name of this server/ },
+    { name: 'a GET naming another host (DNS rebinding reading the environment)', method: 'GET', path: '/envj/', headers: () => ({ host: 'rebind.attacker.example' }), status: 403, message: /is not a name of this server/ },
+    { name: 'a PUT from a page of another origin', method: 'PUT', path: '/scopej/all', headers: () => ({ host: `localhost:${port()}`, origin: 'http://attacker.example', ...json }), body: '{"output_level":"none"}', status: 403, message: /cross-origin PUT refused: Origin "http:\/\/attacker\.example" is not this server/ },
+    { name: 'a PUT from an opaque origin', method: 'PUT', path: '/scopej/all', headers: () => ({ host: `127.0.0.1:${port()}`, origin: 'null', ...json }), body: '{"output_level":"none"}', status: 403, message: /cross-origin PUT refused/ },
+    { name: 'a PUT marked cross-site by the browser', method: 'PUT', path: '/scopej/ads', headers: () => ({ host: `127.0.0.1:${port()}`, 'sec-fetch-site': 'cross-site', ...json }), body: '{"output_level":"none"}', status: 403, message: /cross-site PUT refused \(Sec-Fetch-Site: cross-site\)/ },
+    { name: 'a PUT with a form content type', method: 'PUT', path: '/scopej/all', headers: () => ({ host: `127.0.0.1:${port()}`, 'content-type': 'text/plain' }), body: '{"output_level":"none"}', status: 415, message: /PUT needs a JSON body with content-type: application\/json \(got "text\/plain"\)/ },
+    { name: 'a PUT without a content type', method: 'PUT', path: '/scopej/all', headers: () => ({ host: `127.0.0.1:${port()}` }), body: '{"output_level":"none"}', status: 415, message: /content-type: application\/json/ },
+    { name: 'a malformed Host', method: 'GET', path: '/versionj/', headers: () => ({ host: 'a b' }), status: 400, message: /malformed Host header/ },
+  ];
+  for (const c of guarded) {
+    it(`given ${c.name} should answer ${c.status} and change nothing`, async () => {
+      const res = await raw(c.method, c.path, c.headers(), c.body);
+      assert.equal(res.status, c.status, res.text);
+      assert.match(res.text, c.message);
+      assert.ok(logging.levels().every((s) => s.outputLevel === 'info'));
+    });
+  }
+
+  const allowed: { name: string; headers: () => OutgoingHttpHeaders }[] = [
+    { name: 'a curl-style PUT to the IP address', headers: () => ({ host: `127.0.0.1:${port()}`, ...json }) },
+    { name: 'a PUT through a port-forward on localhost', headers: () => ({ host: `localhost:${port() + 1}`, ...json }) },
+    { name: 'a PUT from the introspection page itself', headers: () => ({ host: `localhost:${port()}`, origin: `http://localhost:${port()}`, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json; charset=utf-8' }) },
+    { name: 'a PUT naming the machine\'s host name', headers: () => ({ host: `${hostname()}:${port()}`, ...json }) },
+  ];
+  for (const c of allowed) {
+    it(`given ${c.name} should set the level`, async () => {
+      const res = await raw('PUT', '/scopej/ads', c.headers(), '{"output_level":"debug"}');
+      assert.equal(res.status, 202, res.text);
+      assert.equal(logging.levels().find((s) => s.name === 'ads')?.outputLevel, 'debug');
     });
   }
 

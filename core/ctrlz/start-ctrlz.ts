@@ -1,10 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import { hostname } from 'node:os';
 import type { Env } from '../env/index.js';
 import { DEFAULT_SCOPE, LogConfigError, type Logging } from '../log/index.js';
-import { listenHttp, type HttpListener } from '../lifecycle/index.js';
+import { listenHttp, type HttpListener, type HttpListenerLimits } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { ProgramName } from '../program.js';
 import { renderCtrlzPage, type CtrlzPageData } from './ctrlz-page.js';
+import { checkRequest } from './request-guard.js';
 import { envInfo, memInfo, metricInfo, procInfo, scopeInfo, scopesInfo, versionInfo } from './topics.js';
 
 /** Options of `startCtrlz`, from `--ctrlz_address` and `--ctrlz_port`. */
@@ -16,6 +19,10 @@ export interface CtrlzOptions {
   metrics: Metrics;
   program: ProgramName;
   env: Env;
+  /** More names the Host header may carry (besides IP literals, localhost, the address and the host name). */
+  allowedHosts?: readonly string[];
+  /** Connection bounds of the listener (defaults `DEFAULT_HTTP_LIMITS`). */
+  limits?: Partial<HttpListenerLimits>;
 }
 
 const MAX_BODY = 64 * 1024;
@@ -34,10 +41,20 @@ class HttpError extends Error {
  * `GET /scopej/`, `GET|PUT /scopej/<scope>` (PUT `{output_level?, stack_trace_level?}` answers 202 with
  * the scope; `all` sets every scope; 400 bad level or body, 404 unknown scope), `GET /procj/`, `/memj/`,
  * `/envj/`, `/metricj/`, `/versionj/`. Bind errors are ListenErrors naming `--ctrlz_port`.
+ *
+ * Every request's Host must be an IP literal, localhost or a name of this server (403 otherwise: DNS
+ * rebinding); a PUT must carry `content-type: application/json` (415) and no foreign Origin (403): see
+ * `request-guard.ts`.
  */
 export function startCtrlz(options: CtrlzOptions): Promise<HttpListener> {
   const host = options.address === '*' ? '' : options.address;
+  const guard = { allowedHosts: [...(host !== '' && isIP(host) === 0 ? [host] : []), hostname(), ...(options.allowedHosts ?? [])] };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const refusal = checkRequest(req, guard);
+    if (refusal) {
+      req.resume();
+      return send(res, refusal.status, `${refusal.message}\n`, 'text/plain; charset=utf-8');
+    }
     route(options, req)
       .then(({ status, body, type }) => send(res, status, body, type))
       .catch((err: unknown) => {
@@ -45,7 +62,7 @@ export function startCtrlz(options: CtrlzOptions): Promise<HttpListener> {
         send(res, status, `${(err as Error).message}\n`, 'text/plain; charset=utf-8');
       });
   };
-  return listenHttp(handler, { host, port: options.port }, 'ctrlz_port');
+  return listenHttp(handler, { host, port: options.port }, 'ctrlz_port', options.limits);
 }
 
 interface Reply {

@@ -5,3 +5,4 @@ export * from './listen.js';
 export * from './lifecycle.js';
 export * from './monitoring-server.js';
 export * from './grpc-shutdown.js';
+export * from './work-limiter.js';

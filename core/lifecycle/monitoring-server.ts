@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Metrics } from '../metrics/index.js';
 import type { ListenAddress } from './listen-address.js';
-import { listenHttp, type HttpListener } from './listen.js';
+import { listenHttp, type HttpListener, type HttpListenerLimits } from './listen.js';
 
 /** A route handler of the monitoring server. */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -15,6 +15,8 @@ export interface MonitoringServerOptions {
   metrics: Metrics;
   /** More routes by exact path, e.g. `{ '/ready': handler }`. */
   extraRoutes?: Readonly<Record<string, RouteHandler>>;
+  /** Connection bounds of the listener (defaults `DEFAULT_HTTP_LIMITS`). */
+  limits?: Partial<HttpListenerLimits>;
 }
 
 /**
@@ -34,7 +36,7 @@ export function startMonitoringServer(options: MonitoringServerOptions): Promise
       else res.end();
     }
   };
-  return listenHttp((req, res) => void handle(req, res), options.address, options.flagName);
+  return listenHttp((req, res) => void handle(req, res), options.address, options.flagName, options.limits);
 }
 
 async function serveMetrics(metrics: Metrics, req: IncomingMessage, res: ServerResponse): Promise<void> {

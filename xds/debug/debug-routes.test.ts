@@ -22,6 +22,9 @@ describe('debug routes', function () {
   let http: Server;
   let base: string;
   let client: grpc.Client;
+  let leaky: grpc.Client;
+  /** Values a proxy put into its node metadata that /debug output must never show. */
+  const SECRETS = ['tok-very-secret-1', 'hunter2-db', 'AKIA-secret-access', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzYSJ9.c2ln'];
 
   before(async () => {
     xds.register();
@@ -32,6 +35,18 @@ describe('debug routes', function () {
       'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': bootstrapJson(mesh.xdsAddress, 'qs'),
     });
     await until(async () => (await callOnce(client)).ok, 'a served call');
+    // A second proxy whose environment leaked credentials into its node metadata (MESH_META_* variables).
+    const bootstrap = JSON.parse(bootstrapJson(mesh.xdsAddress, 'qs', { pod: 'leaky' })) as { node: { metadata: Record<string, unknown> } };
+    Object.assign(bootstrap.node.metadata, {
+      TEST_TOKEN: SECRETS[0],
+      PROXY_CONFIG: { proxyMetadata: { DB_PASSWORD: SECRETS[1], REGION: 'eu' } },
+      AWS_SECRET_ACCESS_KEY: SECRETS[2],
+      NOTE: `token ${SECRETS[3]}`,
+    });
+    leaky = new grpc.Client('xds:///echo.qs.svc.cluster.local:50051', grpc.credentials.createInsecure(), {
+      'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap),
+    });
+    await until(async () => (await callOnce(leaky)).ok, 'a served call for the leaky proxy');
     const routes = mesh.discovery.debugRoutes;
     http = createServer((req, res) => {
       const route = routes.get(new URL(req.url ?? '/', 'http://x').pathname);
@@ -43,6 +58,7 @@ describe('debug routes', function () {
   });
   after(async () => {
     client.close();
+    leaky.close();
     await new Promise<void>((r) => http.close(() => r()));
     await mesh.close();
     await backend.close();
@@ -67,6 +83,20 @@ describe('debug routes', function () {
       c.check(body);
     });
   }
+
+  it('given a proxy with credentials in its node metadata should redact them in every debug output and keep the rest', async () => {
+    const adsz = await get('/debug/adsz');
+    const node = adsz.body.find((c: any) => /~leaky\.qs~/.test(c.node.id)).node;
+    assert.equal(node.metadata.TEST_TOKEN, '[redacted]');
+    assert.equal(node.metadata.AWS_SECRET_ACCESS_KEY, '[redacted]');
+    assert.deepEqual(node.metadata.PROXY_CONFIG, { proxyMetadata: { DB_PASSWORD: '[redacted]', REGION: 'eu' } });
+    assert.equal(node.metadata.NOTE, '[redacted]');
+    assert.equal(node.metadata.GENERATOR, 'grpc');
+    for (const path of ['/debug/adsz', '/debug/connections', '/debug/syncz', '/debug/configz', '/debug/registryz', '/debug/endpointz', '/debug/push_status']) {
+      const text = await (await fetch(base + path)).text();
+      for (const secret of SECRETS) assert.ok(!text.includes(secret), `${path} shows ${secret}`);
+    }
+  });
 
   it('given an ACKing client should report every type SYNCED in /debug/syncz', async () => {
     let last: unknown;

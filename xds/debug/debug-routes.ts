@@ -2,7 +2,8 @@
  * The debug HTTP interface of meshd (`--httpAddr`, when ENABLE_DEBUG_ON_HTTP): `/debug/syncz`,
  * `/debug/configz`, `/debug/adsz`, `/debug/connections`, `/debug/registryz`, `/debug/endpointz`,
  * `/debug/push_status` and `/debug/config_dump?proxyID=...` (Envoy ConfigDump JSON). Returned as a
- * route table that the CLI assembly mounts next to `/ready` and `/version`.
+ * route table that the CLI assembly mounts next to `/ready` and `/version` (which bounds how many run at
+ * once). Node metadata and NACK details are shown with credentials redacted (`redact.ts`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConnectionInfo } from '../server/connection.js';
@@ -10,6 +11,7 @@ import { TYPE_URL } from '../server/contracts.js';
 import type { GrpcProxyState, ModelView, ProxylessGrpcGenerator } from '../generators/grpc-generator.js';
 import { toJson } from '../protos/json.js';
 import type { PushStatus } from './push-status.js';
+import { redactCredentials } from './redact.js';
 
 /** A route handler (the shape of core's RouteHandler). */
 export type DebugHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -34,9 +36,16 @@ const DUMP_TYPES = [
   { typeUrl: TYPE_URL.endpoint, dump: 'envoy.admin.v3.EndpointsConfigDump', message: 'envoy.config.endpoint.v3.ClusterLoadAssignment', wrap: (j: unknown) => ({ endpoint_config: j }), field: 'dynamic_endpoint_configs' },
 ] as const;
 
-/** Envoy's ConfigDump of what meshd would send a connected proxy for everything it watches. */
+/** Longest stretch of converting resources to JSON before a dump lets the event loop turn. */
+const DUMP_SLICE_MS = 10;
+
+/**
+ * Envoy's ConfigDump of what meshd would send a connected proxy for everything it watches. Converting
+ * thousands of resources to JSON yields the event loop every ~10 ms, so pushes run in between.
+ */
 export async function configDump(deps: DebugDeps, conn: ConnectionInfo<GrpcProxyState>): Promise<unknown> {
   const configs: unknown[] = [];
+  let sliceStart = performance.now();
   for (const t of DUMP_TYPES) {
     const watch = conn.types.find((w) => w.typeUrl === t.typeUrl);
     const entries: unknown[] = [];
@@ -44,6 +53,12 @@ export async function configDump(deps: DebugDeps, conn: ConnectionInfo<GrpcProxy
       const res = await deps.generator.generate(conn.proxy, { typeUrl: t.typeUrl, names: new Set(watch.names), wildcard: watch.wildcard });
       for (const r of res?.resources ?? []) {
         entries.push({ version_info: watch.versionSent, ...t.wrap(toJson(t.message, r.body)) });
+        // NOTE: its own budget and setImmediate, not the push path's TurnSlicer: a dump must not use up the
+        // slice pushes start in.
+        if (performance.now() - sliceStart > DUMP_SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
       }
     }
     configs.push({ '@type': `type.googleapis.com/${t.dump}`, [t.field]: entries });
@@ -75,7 +90,13 @@ export function debugRoutes(deps: DebugDeps): Map<string, DebugHandler> {
     sendJson(
       res,
       200,
-      deps.connections().map((c) => ({ id: c.id, node: c.node, peer: c.peer, connectedAt: c.connectedAt, watches: c.types })),
+      deps.connections().map((c) => ({
+        id: c.id,
+        node: { ...c.node, metadata: redactCredentials(c.node.metadata) },
+        peer: c.peer,
+        connectedAt: c.connectedAt,
+        watches: c.types.map((t) => (t.lastNack ? { ...t, lastNack: redactCredentials(t.lastNack) } : t)),
+      })),
     ),
   );
   routes.set('/debug/syncz', (_req, res) =>
@@ -90,7 +111,7 @@ export function debugRoutes(deps: DebugDeps): Map<string, DebugHandler> {
           sent: t.versionSent,
           acked: t.versionAcked,
           status: t.lastNack && t.nonceAcked !== t.nonceSent ? 'NACKED' : t.nonceSent === '' ? 'NOT SENT' : t.nonceAcked === t.nonceSent ? 'SYNCED' : 'STALE',
-          ...(t.lastNack ? { lastNack: t.lastNack } : {}),
+          ...(t.lastNack ? { lastNack: redactCredentials(t.lastNack) } : {}),
         })),
       })),
     ),
