@@ -3,7 +3,7 @@
  * published PushContext and the live endpoint index of a model, builds LDS/RDS/CDS/EDS with the
  * builders in `grpc/`, encodes each resource once and shares the bytes through the XdsCache.
  */
-import { nextTurn, proxyFromNode, pushPathSlicer, type EndpointIndex, type PushContext, type Proxy, type PushRequest } from '../../core/index.js';
+import { nextTurn, proxyFromNode, pushPathSlicer, type TurnSlicer, type EndpointIndex, type PushContext, type Proxy, type PushRequest } from '../../core/index.js';
 import { XdsCache } from '../cache/xds-cache.js';
 import { encode } from '../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type ProxyNode, type ResourceGenerator, type WatchedResource } from '../server/contracts.js';
@@ -43,6 +43,11 @@ export interface GrpcGeneratorOptions {
   readonly cache?: XdsCache;
   /** PILOT_XDS_CACHE_SIZE, used when no cache is given. */
   readonly cacheSize?: number;
+  /**
+   * Decides when generation yields the event loop between resources; default the process-wide
+   * `pushPathSlicer`. Tests pass one that yields at chosen points to interleave config changes.
+   */
+  readonly slicer?: Pick<TurnSlicer, 'overBudget'>;
 }
 
 /** Thrown for a proxy kind this generator does not serve yet. */
@@ -176,7 +181,7 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
     for (const name of names) {
       // NOTE: keep the event loop responsive: many connections generating one after another in promise
       // chains share one slice of the turn (see TurnSlicer).
-      if (pushPathSlicer.overBudget()) await nextTurn();
+      if ((this.#opts.slicer ?? pushPathSlicer).overBudget()) await nextTurn();
       const cacheKey = this.#opts.enableCache ? how.key(name) : undefined;
       const hit = cacheKey !== undefined ? this.cache.get(cacheKey) : undefined;
       if (hit) {
