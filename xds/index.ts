@@ -2,7 +2,7 @@
 export * from './server/contracts.js';
 // proxyless gRPC generators, cache, debug routes and their assembly (model/push-pipeline work)
 export * from './generators/proxyless-discovery.js';
-export { ProxylessGrpcGenerator, type GrpcGeneratorOptions, type GrpcProxyState, type ModelView } from './generators/grpc-generator.js';
+export { MissingSnapshotError, ProxylessGrpcGenerator, type GrpcGeneratorOptions, type GrpcProxyState } from './generators/grpc-generator.js';
 export { XdsCache, type XdsCacheOptions, type XdsCacheMetrics } from './cache/xds-cache.js';
 export { cacheMetricsFrom } from './cache/cache-metrics.js';
 export { debugRoutes, configDump, type DebugDeps, type DebugHandler } from './debug/debug-routes.js';

@@ -5,17 +5,18 @@
  *
  * ```
  * inputs$ -> fold (ConfigStore, ServiceEntryView) -> PushRequest pieces -> debouncePushes
- *         -> (full? rebuild + publish PushContext) -> push requests$
+ *         -> (full? rebuild PushContext) -> publish a PushSnapshot -> push requests$ (each carrying it)
  * ```
  */
-import { Observable, filter, map, tap, type SchedulerLike } from 'rxjs';
+import { Observable, filter, map, type SchedulerLike } from 'rxjs';
 import { ConfigStore } from '../collections/config-store.js';
 import { ServiceEntryView, type ServiceRegistrySnapshot } from '../collections/service-entry-view.js';
 import { debouncePushes } from '../rx/debounce.js';
 import type { ConfigEvent } from './config.js';
 import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetworks } from './mesh-config.js';
 import { PushContext } from './push-context.js';
-import { mergePushRequests, pushRequest, PUSH_REASONS, type PushReason, type PushRequest } from './push-request.js';
+import { mergePushRequests, pushRequest, PUSH_REASONS, withSnapshot, type PushReason, type PushRequest } from './push-request.js';
+import type { EndpointView, PushSnapshot } from './push-snapshot.js';
 import type { ServiceInstance } from './service.js';
 import type { Env } from '../env/index.js';
 
@@ -66,8 +67,8 @@ export interface MeshModelOptions {
   readonly onError?: (err: unknown, inputs: readonly ModelInput[]) => void;
 }
 
-/** The endpoints of every service as of the latest event (not debounced, not part of PushContext). */
-export class EndpointIndex {
+/** The endpoints of every service as of one moment (an immutable view of the collections). */
+export class EndpointIndex implements EndpointView {
   constructor(readonly snapshot: ServiceRegistrySnapshot['instances']) {}
   /** Instances of a host across every ServiceEntry that declares it, in a stable order. */
   instances(hostname: string): readonly ServiceInstance[] {
@@ -84,6 +85,7 @@ export class MeshModel {
   #networks: MeshNetworks;
   #context: PushContext;
   #builds = 0;
+  #snapshot: PushSnapshot;
 
   constructor(opts: MeshModelOptions) {
     this.#opts = opts;
@@ -92,6 +94,15 @@ export class MeshModel {
     this.#meshConfig = opts.meshConfig ?? defaultMeshConfig();
     this.#networks = opts.networks ?? defaultMeshNetworks();
     this.#context = this.#build();
+    this.#snapshot = { token: 0, pushContext: this.#context, endpoints: this.endpoints };
+  }
+
+  /**
+   * The newest published snapshot: the one the latest emitted push carries (or the one `rebuild` made).
+   * A proxy's own request (first request, new subscription) is answered from it.
+   */
+  get snapshot(): PushSnapshot {
+    return this.#snapshot;
   }
 
   /** The latest published PushContext (frozen). */
@@ -99,7 +110,7 @@ export class MeshModel {
     return this.#context;
   }
 
-  /** The live endpoint index. */
+  /** The endpoints as of now (not yet published: pushes read their snapshot's). */
   get endpoints(): EndpointIndex {
     return new EndpointIndex(this.#services.snapshot.instances);
   }
@@ -160,7 +171,8 @@ export class MeshModel {
 
   /**
    * The pipeline: applies each input batch as it arrives and emits debounced PushRequests, having
-   * rebuilt the PushContext first when the request is full. Unsubscribing stops everything.
+   * rebuilt the PushContext first when the request is full; each emitted request carries the snapshot
+   * published with it (the PushContext and the endpoints at that moment). Unsubscribing stops everything.
    */
   pushes(inputs$: Observable<readonly ModelInput[] | ModelInput>): Observable<PushRequest> {
     const m = this.#opts.metrics;
@@ -191,17 +203,25 @@ export class MeshModel {
           },
         },
       }),
-      tap((req) => {
+      map((req) => {
         if (req.full) this.rebuild();
+        else this.#publish();
+        return withSnapshot(req, this.#snapshot);
       }),
     );
   }
 
-  /** Rebuilds and publishes the PushContext from the current collections. */
+  /** Rebuilds the PushContext from the current collections and publishes it in a new snapshot. */
   rebuild(): PushContext {
     this.#context = this.#build();
     this.#reportServicesWithoutInstances();
+    this.#publish();
     return this.#context;
+  }
+
+  /** Publishes a snapshot of the current PushContext and endpoints. */
+  #publish(): void {
+    this.#snapshot = { token: this.#snapshot.token + 1, pushContext: this.#context, endpoints: this.endpoints };
   }
 
   #reportServicesWithoutInstances(): void {

@@ -1,9 +1,10 @@
 /**
  * ProxylessGrpcGenerator: the `ResourceGenerator` for proxyless gRPC clients and servers. It reads the
- * published PushContext and the live endpoint index of a model, builds LDS/RDS/CDS/EDS with the
- * builders in `grpc/`, encodes each resource once and shares the bytes through the XdsCache.
+ * snapshot each push carries (PushContext and endpoints), never the newest model, builds LDS/RDS/CDS/EDS
+ * with the builders in `grpc/`, encodes each resource once and shares the bytes through the XdsCache
+ * (which refuses bytes built from a snapshot older than the entry's last invalidation).
  */
-import { nextTurn, proxyFromNode, pushPathSlicer, type TurnSlicer, type EndpointIndex, type PushContext, type Proxy, type PushRequest } from '../../core/index.js';
+import { nextTurn, proxyFromNode, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../core/index.js';
 import { XdsCache } from '../cache/xds-cache.js';
 import { encode } from '../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type ProxyNode, type ResourceGenerator, type WatchedResource } from '../server/contracts.js';
@@ -17,12 +18,6 @@ import { buildClientListener, buildServerListener, isServerListenerName } from '
 import { buildRouteConfiguration } from './grpc/route-builder.js';
 import { ldsNeedsPush } from './lds.js';
 import { rdsNeedsPush } from './rds.js';
-
-/** What the generator reads: MeshModel satisfies it. */
-export interface ModelView {
-  readonly pushContext: PushContext;
-  readonly endpoints: EndpointIndex;
-}
 
 /** Options of the generator, read once from env by the caller. */
 export interface GrpcGeneratorOptions {
@@ -55,6 +50,17 @@ export class NotImplementedError extends Error {
   override readonly name = 'NotImplementedError';
 }
 
+/** Thrown for a push that carries no snapshot (a bug in the caller: the model and transport always attach one). */
+export class MissingSnapshotError extends Error {
+  override readonly name = 'MissingSnapshotError';
+}
+
+/** The snapshot a push reads; throws MissingSnapshotError without one. */
+export function snapshotOf(push: PushRequest): PushSnapshot {
+  if (!push.snapshot) throw new MissingSnapshotError('push request carries no snapshot: generators read only the snapshot a push carries');
+  return push.snapshot;
+}
+
 /** Per-connection state: the model's view of the proxy. */
 export interface GrpcProxyState {
   readonly proxy: Proxy;
@@ -67,13 +73,11 @@ interface Built {
 
 /** See the file comment. */
 export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState> {
-  readonly #model: ModelView;
   readonly #opts: GrpcGeneratorOptions;
   readonly cache: XdsCache;
   readonly #keys = new CacheKeys();
 
-  constructor(model: ModelView, opts: GrpcGeneratorOptions) {
-    this.#model = model;
+  constructor(opts: GrpcGeneratorOptions) {
     this.#opts = opts;
     this.cache = opts.cache ?? new XdsCache({ maxSize: opts.cacheSize ?? 60000 });
   }
@@ -108,40 +112,42 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
   }
 
   /**
-   * Drops cached bytes a push invalidates. Call once per debounced push, after the model published
-   * its PushContext and before the transport generates (see `connectModel`).
+   * Drops cached bytes a push invalidates, and refuses later writes built from older snapshots. Call once
+   * per debounced push, as it leaves the model and before the transport generates (see ProxylessDiscovery).
    */
   invalidate(push: PushRequest): void {
+    const token = snapshotOf(push).token;
     const everything = push.full && (push.configsUpdated.size === 0 || this.#opts.optimizedConfigRebuild === false);
-    if (everything) this.cache.clearAll();
-    else this.cache.clear(push.configsUpdated);
+    if (everything) this.cache.clearAll(token);
+    else this.cache.clear(push.configsUpdated, token);
   }
 
-  generate(state: GrpcProxyState, watched: WatchedResource): Promise<GenerateResult> | undefined {
-    const ctx = this.#model.pushContext;
+  generate(state: GrpcProxyState, watched: WatchedResource, push: PushRequest): Promise<GenerateResult> | undefined {
+    const snap = snapshotOf(push);
+    const ctx = snap.pushContext;
     const p = state.proxy;
     const o = this.#opts;
     switch (watched.typeUrl) {
       case TYPE_URL.listener:
-        return this.#each(watched, noNames, ENVOY.listener, {
+        return this.#each(snap.token, watched, noNames, ENVOY.listener, {
           key: (name) => (isServerListenerName(name) ? undefined : `lds|${name}|${p.namespace}`),
           build: (name) => (isServerListenerName(name) ? buildServerListener(ctx, p, name) : buildClientListener(ctx, p, name)),
         });
       case TYPE_URL.route:
-        return this.#each(watched, noNames, ENVOY.route, {
+        return this.#each(snap.token, watched, noNames, ENVOY.route, {
           key: (name) => (o.enableRdsCache ? this.#keys.route(ctx, p, name) : undefined),
           build: (name) => buildRouteConfiguration(ctx, p, name),
         });
       case TYPE_URL.cluster: {
-        const sas = (host: string): string[] => this.#model.endpoints.instances(host).map((i) => i.serviceAccount);
-        return this.#each(watched, () => allClusterNames(ctx, p), ENVOY.cluster, {
+        const sas = (host: string): string[] => snap.endpoints.instances(host).map((i) => i.serviceAccount);
+        return this.#each(snap.token, watched, () => allClusterNames(ctx, p), ENVOY.cluster, {
           key: (name) => (o.enableCdsCache ? this.#keys.cluster(ctx, p, name) : undefined),
           build: (name) => buildCluster(ctx, p, name, { serviceAccounts: sas }),
         });
       }
       case TYPE_URL.endpoint: {
-        const index = this.#model.endpoints;
-        return this.#each(watched, () => allClusterNames(ctx, p), ENVOY.endpoint, {
+        const index = snap.endpoints;
+        return this.#each(snap.token, watched, () => allClusterNames(ctx, p), ENVOY.endpoint, {
           key: (name) => this.#keys.endpoints(ctx, p, name),
           build: (name) => buildLoadAssignment(ctx, p, name, index, { sendUnhealthyEndpoints: o.sendUnhealthyEndpoints }),
         });
@@ -151,9 +157,9 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
     }
   }
 
-  /** The decoded-free build of one resource (for debug config dumps and tests). */
-  buildObject(state: GrpcProxyState, typeUrl: string, name: string): Record<string, unknown> | undefined {
-    const ctx = this.#model.pushContext;
+  /** The plain-object build of one resource from a snapshot, not encoded nor cached (for tests and debugging). */
+  buildObject(state: GrpcProxyState, typeUrl: string, name: string, snap: PushSnapshot): Record<string, unknown> | undefined {
+    const ctx = snap.pushContext;
     const p = state.proxy;
     switch (typeUrl) {
       case TYPE_URL.listener:
@@ -161,15 +167,17 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
       case TYPE_URL.route:
         return buildRouteConfiguration(ctx, p, name)?.resource;
       case TYPE_URL.cluster:
-        return buildCluster(ctx, p, name, { serviceAccounts: (h) => this.#model.endpoints.instances(h).map((i) => i.serviceAccount) })?.resource;
+        return buildCluster(ctx, p, name, { serviceAccounts: (h) => snap.endpoints.instances(h).map((i) => i.serviceAccount) })?.resource;
       case TYPE_URL.endpoint:
-        return buildLoadAssignment(ctx, p, name, this.#model.endpoints, { sendUnhealthyEndpoints: this.#opts.sendUnhealthyEndpoints })?.resource;
+        return buildLoadAssignment(ctx, p, name, snap.endpoints, { sendUnhealthyEndpoints: this.#opts.sendUnhealthyEndpoints })?.resource;
       default:
         return undefined;
     }
   }
 
   async #each(
+    /** The token of the snapshot the resources are built from (cache writes carry it). */
+    token: number,
     watched: WatchedResource,
     /** The names a wildcard request gets; only called for wildcard requests (it can cost a pass over all services). */
     wildcardNames: () => readonly string[],
@@ -191,7 +199,8 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
       const built = how.build(name);
       if (!built) continue;
       const body = encode(typeName, built.resource);
-      if (cacheKey !== undefined) this.cache.set(cacheKey, body, built.dependencies);
+      // NOTE: refused when a change invalidated the key or its inputs while this push was being built.
+      if (cacheKey !== undefined) this.cache.set(cacheKey, body, built.dependencies, token);
       resources.push({ name, body });
     }
     return { resources };

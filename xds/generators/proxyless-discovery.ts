@@ -72,20 +72,27 @@ export class ProxylessDiscovery {
       ...(modelLog ? { onError: (e: unknown, inputs: readonly ModelInput[]) => modelLog.error({ error: String(e), inputs: inputs.length }, 'model update failed; batch dropped') } : {}),
     });
     const cache = new XdsCache({ maxSize: o.generator.cacheSize ?? 60000, metrics: cacheMetricsFrom(o.metrics) });
-    this.generator = new ProxylessGrpcGenerator(this.model, { ...o.generator, cache });
+    this.generator = new ProxylessGrpcGenerator({ ...o.generator, cache });
     this.ads = new AdsServer<GrpcProxyState>({
       ...o.transport,
       generator: this.generator,
       metrics: o.metrics,
       loggers: { ads: o.loggers.ads, delta: o.loggers.delta },
+      latestSnapshot: () => this.model.snapshot,
       ...(o.controlPlaneId ? { controlPlaneId: o.controlPlaneId } : {}),
     });
-    this.debugRoutes = debugRoutes({ model: this.model, generator: this.generator, connections: () => this.ads.connections(), pushStatus: this.pushStatus });
+    this.debugRoutes = debugRoutes<GrpcProxyState>({
+      snapshot: () => this.model.snapshot,
+      generator: this.generator,
+      cacheSize: () => cache.size,
+      connections: () => this.ads.connections(),
+      pushStatus: this.pushStatus,
+    });
   }
 
   /**
-   * Feeds the sources into the model and the resulting pushes into the transport. Each push first
-   * clears the cache entries it invalidates. Unsubscribe to stop.
+   * Feeds the sources into the model and the resulting pushes (each carrying its snapshot) into the
+   * transport. Each push first clears the cache entries it invalidates. Unsubscribe to stop.
    */
   connect(inputs$: Observable<readonly ModelInput[] | ModelInput>): Subscription {
     return this.ads.attach(

@@ -3,7 +3,7 @@
  * push order, which types a push carries, ACK/NACK bookkeeping, and the push a proxy's own request forces.
  */
 import type { Logger } from 'pino';
-import { pushRequest, type PushRequest } from '../../core/index.js';
+import { proxyRequestPush, type PushRequest, type PushSnapshot } from '../../core/index.js';
 import { PUSH_ORDER, TYPE_URL } from './contracts.js';
 import type { Connection, WatchState } from './connection.js';
 import type { StreamHost } from './stream-host.js';
@@ -46,7 +46,10 @@ export function recordAck<P>(host: StreamHost<P>, conn: Connection<P>, w: WatchS
   host.emit({ kind: 'ack', connectionId: conn.id, nodeId: conn.node.id, typeUrl: w.typeUrl, version, nonce });
 }
 
-/** The push a proxy's own request calls for: full, and forced (sent even when nothing changed). */
-export function forcedPush(): PushRequest {
-  return { ...pushRequest('proxyrequest', { full: true }), forced: true };
+/**
+ * The push a proxy's own request calls for: full, forced (sent even when nothing changed), reading the
+ * newest published snapshot.
+ */
+export function forcedPush(snapshot: PushSnapshot | undefined): PushRequest {
+  return proxyRequestPush(snapshot);
 }
