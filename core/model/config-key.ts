@@ -11,3 +11,4 @@ export interface ConfigKey {
 export function configKeyString(k: ConfigKey): string {
   return `${k.kind}/${k.namespace}/${k.name}`;
 }
+

@@ -14,6 +14,8 @@
  * the old config back, to be served until that config changed again.
  */
 
+import { configKeyString, type ConfigKey } from '../../core/index.js';
+
 /** Metric hooks: xds_cache_reads{type=hit|miss}, xds_cache_evictions, xds_cache_size. */
 export interface XdsCacheMetrics {
   read?(type: 'hit' | 'miss'): void;
@@ -120,11 +122,10 @@ export class XdsCache {
    * entries naming that key and entries depending on the whole kind (`kind:Kind`). `token` is the
    * snapshot that has the change: later writes built from older snapshots that depend on it are refused.
    */
-  clear(changed: Iterable<string>, token: number): void {
+  clear(changed: Iterable<ConfigKey>, token: number): void {
     for (const key of changed) {
-      this.#clearDep(key, token);
-      const kind = key.split('/')[0];
-      if (kind) this.#clearDep(`kind:${kind}`, token);
+      this.#clearDep(configKeyString(key), token);
+      this.#clearDep(`kind:${key.kind}`, token);
     }
     this.#report();
   }

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk decoded Envoy JSON */
 import assert from 'node:assert/strict';
-import { proxyRequestPush, type MeshModel, type PushRequest } from '../../core/index.js';
+import { proxyFromNode, proxyRequestPush, type MeshModel, type Proxy, type PushRequest } from '../../core/index.js';
 import { decode } from '../protos/codec.js';
 import { protoRoot } from '../protos/root.js';
 import { validate } from '../protos/validate.js';
@@ -74,13 +74,13 @@ function watch(typeUrl: string, ...names: string[]): WatchedResource {
 /** The push the generator reads in a test: a proxy's request reading the model's newest snapshot (set by setup). */
 let push: PushRequest;
 
-function setup(optimizedConfigRebuild = true): { gen: ProxylessGrpcGenerator; state: ReturnType<ProxylessGrpcGenerator['initProxy']>; model: MeshModel } {
+function setup(optimizedConfigRebuild = true): { gen: ProxylessGrpcGenerator; state: Proxy; model: MeshModel } {
   const model = testModel();
   model.apply(configsFromYaml(YAML).map((c) => configEvent(c)));
   model.rebuild();
   push = proxyRequestPush(model.snapshot);
   const gen = new ProxylessGrpcGenerator({ enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false, optimizedConfigRebuild });
-  const state = gen.initProxy(grpcNode('qs', { locality: { region: 'r1', zone: 'z1' } }));
+  const state = proxyFromNode(grpcNode('qs', { locality: { region: 'r1', zone: 'z1' } }));
   return { gen, state, model };
 }
 
@@ -90,7 +90,7 @@ function configPush(model: MeshModel, configs: string[]): PushRequest {
   return { full: true, reasons: new Map([['config', 1]]), configsUpdated: new Set(configs), start: 0, snapshot: model.snapshot };
 }
 
-async function one(gen: ProxylessGrpcGenerator, state: ReturnType<ProxylessGrpcGenerator['initProxy']>, typeUrl: string, name: string): Promise<Record<string, unknown>> {
+async function one(gen: ProxylessGrpcGenerator, state: Proxy, typeUrl: string, name: string): Promise<Record<string, unknown>> {
   const res = await gen.generate(state, watch(typeUrl, name), push);
   assert.ok(res, 'a result');
   assert.equal(res.resources.length, 1, `one ${typeUrl} named ${name}`);
@@ -250,7 +250,7 @@ describe('ProxylessGrpcGenerator', () => {
 
   it('given proxies in two namespaces that see the same DestinationRule should share the encoded cluster bytes', async () => {
     const { gen, state } = setup();
-    const other = gen.initProxy(grpcNode('elsewhere'));
+    const other = proxyFromNode(grpcNode('elsewhere'));
     const name = 'outbound|50051|v1|echo.qs.svc.cluster.local';
     const a = (await gen.generate(state, watch(TYPE_URL.cluster, name), push))!.resources[0]!.body;
     const b = (await gen.generate(other, watch(TYPE_URL.cluster, name), push))!.resources[0]!.body;
@@ -274,8 +274,8 @@ spec:
     model.rebuild();
     push = proxyRequestPush(model.snapshot);
     const gen = new ProxylessGrpcGenerator({ enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false });
-    const canary = gen.initProxy(grpcNode('qs', { metadata: { GENERATOR: 'grpc', LABELS: { track: 'canary' } } }));
-    const stable = gen.initProxy(grpcNode('qs', { metadata: { GENERATOR: 'grpc', LABELS: { track: 'stable' } } }));
+    const canary = proxyFromNode(grpcNode('qs', { metadata: { GENERATOR: 'grpc', LABELS: { track: 'canary' } } }));
+    const stable = proxyFromNode(grpcNode('qs', { metadata: { GENERATOR: 'grpc', LABELS: { track: 'stable' } } }));
     const name = 'outbound|50051||echo.qs.svc.cluster.local';
     const first = (await one(gen, canary, TYPE_URL.route, name)) as any;
     const second = (await one(gen, stable, TYPE_URL.route, name)) as any;
@@ -283,8 +283,4 @@ spec:
     assert.deepEqual(second.virtualHosts[0].routes.map((r: any) => r.name), ['rest']);
   });
 
-  it('given a dataplane sidecar node should refuse it, saying it is not implemented yet', () => {
-    const { gen } = setup();
-    assert.throws(() => gen.initProxy(grpcNode('qs', { proxyless: false, metadata: {} })), /^NotImplementedError: not implemented yet: xDS generation for dataplane sidecar proxies/);
-  });
 });

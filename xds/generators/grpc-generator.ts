@@ -4,20 +4,21 @@
  * with the builders in `grpc/`, encodes each resource once and shares the bytes through the XdsCache
  * (which refuses bytes built from a snapshot older than the entry's last invalidation).
  */
-import { nextTurn, proxyFromNode, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../core/index.js';
+import { nextTurn, parseConfigKey, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../core/index.js';
 import { XdsCache } from '../cache/xds-cache.js';
 import { encode } from '../protos/codec.js';
-import { TYPE_URL, type GenerateResult, type GeneratedResource, type ProxyNode, type ResourceGenerator, type WatchedResource } from '../server/contracts.js';
-import { cdsNeedsPush } from './cds.js';
-import { edsNeedsPush } from './eds.js';
+import { TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../server/contracts.js';
+import type { GeneratorRegistry } from '../server/generator-registry.js';
+import { PROXYLESS_CDS_UNAFFECTED_KINDS } from './cds.js';
+import { PROXYLESS_EDS_UNAFFECTED_KINDS } from './eds.js';
 import { CacheKeys } from './cache-keys.js';
 import { allClusterNames, buildCluster } from './grpc/cluster-builder.js';
 import { buildLoadAssignment } from './grpc/endpoint-builder.js';
 import { ENVOY } from './grpc/envoy.js';
 import { buildClientListener, buildServerListener, isServerListenerName } from './grpc/listener-builder.js';
 import { buildRouteConfiguration } from './grpc/route-builder.js';
-import { ldsNeedsPush } from './lds.js';
-import { rdsNeedsPush } from './rds.js';
+import { PROXYLESS_LDS_UNAFFECTED_KINDS } from './lds.js';
+import { PROXYLESS_RDS_UNAFFECTED_KINDS } from './rds.js';
 
 /** Options of the generator, read once from env by the caller. */
 export interface GrpcGeneratorOptions {
@@ -45,11 +46,6 @@ export interface GrpcGeneratorOptions {
   readonly slicer?: Pick<TurnSlicer, 'overBudget'>;
 }
 
-/** Thrown for a proxy kind this generator does not serve yet. */
-export class NotImplementedError extends Error {
-  override readonly name = 'NotImplementedError';
-}
-
 /** Thrown for a push that carries no snapshot (a bug in the caller: the model and transport always attach one). */
 export class MissingSnapshotError extends Error {
   override readonly name = 'MissingSnapshotError';
@@ -61,18 +57,13 @@ export function snapshotOf(push: PushRequest): PushSnapshot {
   return push.snapshot;
 }
 
-/** Per-connection state: the model's view of the proxy. */
-export interface GrpcProxyState {
-  readonly proxy: Proxy;
-}
-
 interface Built {
   readonly resource: Record<string, unknown>;
   readonly dependencies: readonly string[];
 }
 
 /** See the file comment. */
-export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState> {
+export class ProxylessGrpcGenerator {
   readonly #opts: GrpcGeneratorOptions;
   readonly cache: XdsCache;
   readonly #keys = new CacheKeys();
@@ -82,50 +73,44 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
     this.cache = opts.cache ?? new XdsCache({ maxSize: opts.cacheSize ?? 60000 });
   }
 
-  /**
-   * Accepts proxyless gRPC nodes (metadata `GENERATOR: grpc`). Other nodes (dataplane sidecars and
-   * gateways) are refused: their generator is not built yet, and proxyless resources would
-   * silently misconfigure them.
-   */
-  initProxy(node: ProxyNode): GrpcProxyState {
-    if (!node.proxyless) {
-      throw new NotImplementedError(
-        `not implemented yet: xDS generation for dataplane ${node.type} proxies (meshd serves proxyless gRPC clients, node metadata GENERATOR=grpc)`,
-      );
-    }
-    return { proxy: proxyFromNode(node) };
+  /** The node metadata `GENERATOR` value of the proxies this generator serves. */
+  static readonly GENERATOR = 'grpc';
+
+  /** One TypeGenerator per type this generator serves, each with the kinds that cannot change it for proxyless clients. */
+  typeGenerators(): TypeGenerator[] {
+    const of = (typeUrl: string, unaffectedKinds: ReadonlySet<string>): TypeGenerator => ({
+      typeUrl,
+      unaffectedKinds,
+      generate: (proxy, watched, push) => this.generate(proxy, watched, push),
+    });
+    return [
+      of(TYPE_URL.cluster, PROXYLESS_CDS_UNAFFECTED_KINDS),
+      of(TYPE_URL.endpoint, PROXYLESS_EDS_UNAFFECTED_KINDS),
+      of(TYPE_URL.listener, PROXYLESS_LDS_UNAFFECTED_KINDS),
+      of(TYPE_URL.route, PROXYLESS_RDS_UNAFFECTED_KINDS),
+    ];
   }
 
-  needsPush(_state: GrpcProxyState, typeUrl: string, push: PushRequest): boolean {
-    switch (typeUrl) {
-      case TYPE_URL.listener:
-        return ldsNeedsPush(push);
-      case TYPE_URL.route:
-        return rdsNeedsPush(push);
-      case TYPE_URL.cluster:
-        return cdsNeedsPush(push);
-      case TYPE_URL.endpoint:
-        return edsNeedsPush(push);
-      default:
-        return false;
-    }
+  /** Registers the type generators for proxyless gRPC nodes (metadata `GENERATOR: grpc`). */
+  register(registry: GeneratorRegistry): void {
+    for (const g of this.typeGenerators()) registry.register({ generator: ProxylessGrpcGenerator.GENERATOR }, g);
   }
 
   /**
    * Drops cached bytes a push invalidates, and refuses later writes built from older snapshots. Call once
-   * per debounced push, as it leaves the model and before the transport generates (see ProxylessDiscovery).
+   * per debounced push, as it leaves the model and before the transport generates (see MeshDiscovery).
    */
   invalidate(push: PushRequest): void {
     const token = snapshotOf(push).token;
     const everything = push.full && (push.configsUpdated.size === 0 || this.#opts.optimizedConfigRebuild === false);
     if (everything) this.cache.clearAll(token);
-    else this.cache.clear(push.configsUpdated, token);
+    else this.cache.clear([...push.configsUpdated].map(parseConfigKey), token);
   }
 
-  generate(state: GrpcProxyState, watched: WatchedResource, push: PushRequest): Promise<GenerateResult> | undefined {
+  /** Builds (or reads cached) resources of one type for a proxyless proxy; undefined for a type it does not serve. */
+  generate(p: Proxy, watched: WatchedResource, push: PushRequest): Promise<GenerateResult> | undefined {
     const snap = snapshotOf(push);
     const ctx = snap.pushContext;
-    const p = state.proxy;
     const o = this.#opts;
     switch (watched.typeUrl) {
       case TYPE_URL.listener:
@@ -158,9 +143,8 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
   }
 
   /** The plain-object build of one resource from a snapshot, not encoded nor cached (for tests and debugging). */
-  buildObject(state: GrpcProxyState, typeUrl: string, name: string, snap: PushSnapshot): Record<string, unknown> | undefined {
+  buildObject(p: Proxy, typeUrl: string, name: string, snap: PushSnapshot): Record<string, unknown> | undefined {
     const ctx = snap.pushContext;
-    const p = state.proxy;
     switch (typeUrl) {
       case TYPE_URL.listener:
         return (isServerListenerName(name) ? buildServerListener(ctx, p, name) : buildClientListener(ctx, p, name))?.resource;

@@ -4,12 +4,11 @@
  */
 import type { Logger } from 'pino';
 import { proxyRequestPush, type PushRequest, type PushSnapshot } from '../../core/index.js';
-import { PUSH_ORDER, TYPE_URL } from './contracts.js';
+import { PUSH_ORDER, WILDCARD_TYPES, xdsType } from './xds-types.js';
 import type { Connection, WatchState } from './connection.js';
 import type { StreamHost } from './stream-host.js';
 
-/** Types where an empty first request means "everything" (legacy wildcard). */
-export const WILDCARD_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.cluster]);
+export { WILDCARD_TYPES };
 
 /** The watched types of a connection in push order: CDS, EDS, LDS, RDS, then the rest as first asked. */
 export function typesInPushOrder(conn: Connection<unknown>): string[] {
@@ -18,9 +17,9 @@ export function typesInPushOrder(conn: Connection<unknown>): string[] {
   return order;
 }
 
-/** True when a push may carry this type: full pushes everything, endpoint-only pushes only EDS. */
+/** True when a push may carry this type: full pushes everything, endpoint-only pushes only EDS (see XDS_TYPES). */
 export function pushCarries(push: PushRequest, typeUrl: string): boolean {
-  return push.full || typeUrl === TYPE_URL.endpoint;
+  return push.full || (xdsType(typeUrl)?.endpointPush ?? false);
 }
 
 /** Records a NACK: counts it, marks the type as rejecting, logs and emits it. */

@@ -7,7 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { Subject, type Subscription } from 'rxjs';
 import { closeGrpcServer, createMetrics, type Config, type MeshModel, type ModelInput } from '../../../core/index.js';
-import { ProxylessDiscovery } from '../proxyless-discovery.js';
+import { MeshDiscovery } from '../../discovery/mesh-discovery.js';
 import type { GrpcGeneratorOptions } from '../grpc-generator.js';
 import { configEvent, configsFromYaml } from './model-fixtures.js';
 import { freePort } from '../../testing/free-port.js';
@@ -134,9 +134,9 @@ export async function until(cond: () => boolean | Promise<boolean>, what: string
   }
 }
 
-/** The in-process control plane: ProxylessDiscovery with debounce off, on 127.0.0.1:0. */
+/** The in-process control plane: MeshDiscovery with debounce off, on 127.0.0.1:0. */
 export class MeshHarness {
-  readonly discovery: ProxylessDiscovery;
+  readonly discovery: MeshDiscovery;
   readonly #server: grpc.Server;
   readonly #inputs = new Subject<readonly ModelInput[]>();
   readonly #sub: Subscription;
@@ -145,7 +145,7 @@ export class MeshHarness {
 
   private constructor(generator: Partial<GrpcGeneratorOptions>) {
     const log = pino({ level: 'silent' });
-    this.discovery = new ProxylessDiscovery({
+    this.discovery = new MeshDiscovery({
       model: { domain: 'cluster.local', drainingLabel: 'mesh.io/draining', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true },
       generator: { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false, cacheSize: 1000, ...generator },
       transport: { pushThrottle: 10, maxRequestsPerSecond: 1000, sendTimeoutMs: 0, deltaXds: false },
