@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { labelsMatch, localityString, type EndpointView, type Locality, type PushContext, type Proxy, type ServiceInstance } from '../../../core/index.js';
 import { effectivePolicy } from './cluster-builder.js';
 import { parseOutboundClusterName } from './envoy.js';
-import type { DestinationRuleSpec } from './specs.js';
+import type { DestinationRuleSpec } from '../../../crds/index.js';
 
 /** Options of the endpoint builder. */
 export interface EndpointBuildOptions {
