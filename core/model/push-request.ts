@@ -24,8 +24,10 @@ export const PUSH_REASONS = [
 ] as const;
 export type PushReason = (typeof PUSH_REASONS)[number];
 
+import { parseConfigKey } from './config.js';
 // NOTE: ConfigKey lives in config-key.ts (no imports), so that config.ts and the collections need not
 // import this file, which imports the snapshot and through it the PushContext.
+import type { ConfigKey } from './config-key.js';
 export { configKeyString, type ConfigKey } from './config-key.js';
 
 /** What changed, why, and since when. Immutable once built; `mergePushRequests` makes a new one. */
@@ -70,6 +72,21 @@ export function pushRequest(
 /** The request a proxy's own request calls for (first request, new subscription): full, forced, reading `snapshot`. */
 export function proxyRequestPush(snapshot: PushSnapshot | undefined): PushRequest {
   return { ...pushRequest('proxyrequest', { full: true }), forced: true, ...(snapshot ? { snapshot } : {}) };
+}
+
+const parsedKeys = new WeakMap<PushRequest, readonly ConfigKey[]>();
+
+/**
+ * The configs a request names, as ConfigKey objects (parsed once per request object, however many
+ * connections and types ask).
+ */
+export function configKeysOf(req: PushRequest): readonly ConfigKey[] {
+  let keys = parsedKeys.get(req);
+  if (!keys) {
+    keys = Object.freeze([...req.configsUpdated].map(parseConfigKey));
+    parsedKeys.set(req, keys);
+  }
+  return keys;
 }
 
 /** A copy of `req` reading `snapshot`. */

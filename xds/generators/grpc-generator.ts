@@ -1,10 +1,11 @@
 /**
- * ProxylessGrpcGenerator: the `ResourceGenerator` for proxyless gRPC clients and servers. It reads the
- * snapshot each push carries (PushContext and endpoints), never the newest model, builds LDS/RDS/CDS/EDS
+ * ProxylessGrpcGenerator: the generators of proxyless gRPC clients and servers (one TypeGenerator per type,
+ * registered for nodes with metadata `GENERATOR: grpc`). It reads the snapshot each push carries
+ * (PushContext and endpoints), never the newest model, builds LDS/RDS/CDS/EDS
  * with the builders in `grpc/`, encodes each resource once and shares the bytes through the XdsCache
  * (which refuses bytes built from a snapshot older than the entry's last invalidation).
  */
-import { nextTurn, parseConfigKey, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../core/index.js';
+import { configKeysOf, nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../core/index.js';
 import { XdsCache } from '../cache/xds-cache.js';
 import { encode } from '../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../server/contracts.js';
@@ -104,7 +105,7 @@ export class ProxylessGrpcGenerator {
     const token = snapshotOf(push).token;
     const everything = push.full && (push.configsUpdated.size === 0 || this.#opts.optimizedConfigRebuild === false);
     if (everything) this.cache.clearAll(token);
-    else this.cache.clear([...push.configsUpdated].map(parseConfigKey), token);
+    else this.cache.clear(configKeysOf(push), token);
   }
 
   /** Builds (or reads cached) resources of one type for a proxyless proxy; undefined for a type it does not serve. */

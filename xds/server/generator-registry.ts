@@ -6,7 +6,7 @@
  * `needsPush` asks the generator that serves this proxy. A proxy that no generator serves is refused when
  * it connects: "not implemented yet", not resources meant for another kind of proxy.
  */
-import { parseConfigKey, proxyFromNode, type Proxy, type ProxyNode, type PushRequest } from '../../core/index.js';
+import { configKeysOf, proxyFromNode, type Proxy, type ProxyNode, type PushRequest } from '../../core/index.js';
 import type { GenerateResult, GeneratorScope, ResourceGenerator, TypeGenerator, WatchedResource } from './contracts.js';
 import { xdsType } from './xds-types.js';
 
@@ -19,6 +19,8 @@ export class NotImplementedError extends Error {
 export interface RegisteredProxy {
   readonly node: ProxyNode;
   readonly proxy: Proxy;
+  /** The proxy's generator per type URL, looked up once (pushes ask per connection and type). */
+  readonly generators: Map<string, TypeGenerator | undefined>;
 }
 
 /** The lookup keys of a node for a type, most specific first. */
@@ -52,8 +54,7 @@ export function defaultNeedsPush(typeUrl: string, push: PushRequest, extra: Read
   const d = xdsType(typeUrl);
   if (!push.full) return d?.endpointPush ?? false;
   if (push.configsUpdated.size === 0) return true;
-  for (const key of push.configsUpdated) {
-    const { kind } = parseConfigKey(key);
+  for (const { kind } of configKeysOf(push)) {
     if (!d?.unaffectedKinds.has(kind) && !extra.has(kind)) return true;
   }
   return false;
@@ -65,7 +66,10 @@ export class GeneratorRegistry implements ResourceGenerator<RegisteredProxy> {
   /** What the registered generators serve, for the refusal message. */
   readonly #served = new Set<string>();
 
-  /** Registers a generator for the proxies of `scope`; a second one for the same scope and type throws. */
+  /**
+   * Registers a generator for the proxies of `scope`; a second one for the same scope and type throws.
+   * Register before serving: a connection keeps the generators it looked up.
+   */
   register(scope: GeneratorScope, generator: TypeGenerator): this {
     const key = scopeKey(scope, generator.typeUrl);
     if (this.#byKey.has(key)) throw new Error(`a generator is already registered for ${key}`);
@@ -89,17 +93,24 @@ export class GeneratorRegistry implements ResourceGenerator<RegisteredProxy> {
     if (![...types].some((t) => this.lookup(node, t))) {
       throw new NotImplementedError(`not implemented yet: xDS generation for ${describe(node)} (meshd serves ${[...this.#served].sort().join(', ') || 'nothing'})`);
     }
-    return { node, proxy: proxyFromNode(node) };
+    return { node, proxy: proxyFromNode(node), generators: new Map() };
+  }
+
+  #of(state: RegisteredProxy, typeUrl: string): TypeGenerator | undefined {
+    if (state.generators.has(typeUrl)) return state.generators.get(typeUrl);
+    const g = this.lookup(state.node, typeUrl);
+    state.generators.set(typeUrl, g);
+    return g;
   }
 
   needsPush(state: RegisteredProxy, typeUrl: string, push: PushRequest): boolean {
-    const g = this.lookup(state.node, typeUrl);
+    const g = this.#of(state, typeUrl);
     if (!g) return false;
     return g.needsPush ? g.needsPush(state.proxy, push) : defaultNeedsPush(typeUrl, push, g.unaffectedKinds);
   }
 
   /** Generates with the proxy's generator of the type; a type it has none for is not served (empty answer). */
   generate(state: RegisteredProxy, watched: WatchedResource, push: PushRequest): GenerateResult | undefined | Promise<GenerateResult | undefined> {
-    return this.lookup(state.node, watched.typeUrl)?.generate(state.proxy, watched, push);
+    return this.#of(state, watched.typeUrl)?.generate(state.proxy, watched, push);
   }
 }
