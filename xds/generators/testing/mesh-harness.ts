@@ -1,5 +1,5 @@
 /**
- * An in-process meshd for integration tests: MeshModel -> ProxylessGrpcGenerator -> AdsServer on
+ * An in-process meshd for integration tests: MeshDiscovery (MeshModel -> GeneratorRegistry -> AdsServer) on
  * 127.0.0.1:0 (real gRPC), plus echo backends and proxyless clients built on real
  * @grpc/grpc-js-xds. Configs are given as YAML; the harness turns them into model events.
  */
