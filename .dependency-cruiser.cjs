@@ -11,12 +11,36 @@ const allowed = {
   ca: ['core'],
   agent: ['core', 'ca'],
 };
+// Folders that may import parts of another beyond its row above: agent/ uses xds/'s proto layer
+// (type URLs, proto root, codec) for its xDS proxy and SDS server, and nothing else of xds/.
+const alsoAllowed = { agent: { only: '^xds/protos/index\\.ts$' } };
 const forbidden = Object.entries(allowed).map(([from, to]) => ({
   name: `${from}-imports-only-${to.join('-') || 'nothing-of-ours'}`,
   severity: 'error',
   from: { path: `^${from}/` },
-  to: { path: `^(${folders.filter((f) => f !== from && !to.includes(f)).join('|')})/` },
+  to: {
+    path: `^(${folders.filter((f) => f !== from && !to.includes(f)).join('|')})/`,
+    ...(alsoAllowed[from] ? { pathNot: alsoAllowed[from].only } : {}),
+  },
 }));
+// Inside xds/: the transport (server/) and the proto layer know no generator; debug routes see only the
+// generator contract; the assembly (discovery/) is the one place that joins server, generators and debug.
+const xdsParts = [
+  { from: 'xds/protos', not: ['xds/(server|cache|generators|debug|discovery|testing)/'], why: 'the proto layer stands alone (agent/ imports it)' },
+  { from: 'xds/server', not: ['xds/(cache|generators|debug|discovery)/'], why: 'the transport knows generators only by their contract' },
+  { from: 'xds/cache', not: ['xds/(server|generators|debug|discovery)/'], why: 'the cache holds bytes, nothing more' },
+  { from: 'xds/debug', not: ['xds/(generators|cache|discovery)/'], why: 'debug routes depend on the generator contract, not a concrete generator' },
+  { from: 'xds/generators', not: ['xds/(debug|discovery)/'], why: 'generators are assembled by xds/discovery, not the other way round' },
+];
+for (const p of xdsParts) {
+  forbidden.push({
+    name: `${p.from.replace('/', '-')}-layering`,
+    comment: p.why,
+    severity: 'error',
+    from: { path: `^${p.from}/`, pathNot: '(\\.test\\.ts$|/testing/)' },
+    to: { path: `^(${p.not.join('|')})` },
+  });
+}
 forbidden.push({
   name: 'only-through-index',
   comment: "Another folder's internals are reached only through its index.ts.",
@@ -24,7 +48,7 @@ forbidden.push({
   from: { path: '^(cli|controllers|reconcilers|xds|ca|agent)/' },
   to: {
     path: '^(core|crds|controllers|ca|xds)/',
-    pathNot: ['^(core|crds|controllers|ca|xds)/index\\.ts$', '^$1/'],
+    pathNot: ['^(core|crds|controllers|ca|xds)/index\\.ts$', '^xds/protos/index\\.ts$', '^$1/'],
   },
 });
 forbidden.push({ name: 'no-circular', severity: 'error', from: {}, to: { circular: true } });

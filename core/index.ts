@@ -3,6 +3,7 @@ export * from './duration.js';
 export * from './clock/index.js';
 export * from './program.js';
 export * from './model/push-request.js';
+export * from './model/push-snapshot.js';
 export * from './env/index.js';
 // model, collections, rx (owned by the model/push-pipeline work)
 export * from './model/config.js';

@@ -1,8 +1,10 @@
 // The public surface of xds/.
 export * from './server/contracts.js';
-// proxyless gRPC generators, cache, debug routes and their assembly (model/push-pipeline work)
-export * from './generators/proxyless-discovery.js';
-export { ProxylessGrpcGenerator, type GrpcGeneratorOptions, type GrpcProxyState, type ModelView } from './generators/grpc-generator.js';
+// the assembled pipeline (model -> generator registry -> ADS server, debug routes)
+export * from './discovery/mesh-discovery.js';
+// generators by proxy kind and type URL; the proxyless gRPC generators and the cache
+export { GeneratorRegistry, NotImplementedError, defaultNeedsPush, type RegisteredProxy } from './server/generator-registry.js';
+export { MissingSnapshotError, ProxylessGrpcGenerator, type GrpcGeneratorOptions } from './generators/grpc-generator.js';
 export { XdsCache, type XdsCacheOptions, type XdsCacheMetrics } from './cache/xds-cache.js';
 export { cacheMetricsFrom } from './cache/cache-metrics.js';
 export { debugRoutes, configDump, type DebugDeps, type DebugHandler } from './debug/debug-routes.js';

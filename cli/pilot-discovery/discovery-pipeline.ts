@@ -1,7 +1,7 @@
 /**
  * Wires the proxyless discovery pipeline into meshd (kept apart from the listener assembly):
  * sources (controllers/: `--configDir`, `--meshConfig`, `--networksConfig`, `--registries`) ->
- * ProxylessDiscovery (xds/: model, generators, cache, ADS) on the discovery gRPC server, and the
+ * MeshDiscovery (xds/: model, generators, cache, ADS) on the discovery gRPC server, and the
  * debug routes on the debug HTTP listener when ENABLE_DEBUG_ON_HTTP (with `/debug/rejectedz`: the
  * configs the sources currently refuse, and `/debug`: the list of debug routes).
  */
@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type { Lifecycle, Logging, Metrics } from '../../core/index.js';
 import { tap } from 'rxjs';
 import { discoverySources, readMeshConfig, readMeshNetworks, RejectedConfigs, SourceNotImplementedError, type CrdStatusReport, type OrchClient, type SourceSet } from '../../controllers/index.js';
-import { ProxylessDiscovery, proxylessDiscoveryOptionsFromEnv, type XdsStreamAuth } from '../../xds/index.js';
+import { MeshDiscovery, meshDiscoveryOptionsFromEnv, type XdsStreamAuth } from '../../xds/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
 import type { MeshdServer } from './meshd-server.js';
 import { orchestratorSources } from './orch-sources.js';
@@ -24,7 +24,7 @@ export const PIPELINE_FLAGS = ['configDir', 'meshConfig', 'networksConfig', 'reg
 
 /** The running pipeline and its sources (whose first sync gates /ready). */
 export interface DiscoveryPipeline {
-  readonly discovery: ProxylessDiscovery;
+  readonly discovery: MeshDiscovery;
   readonly sources: SourceSet;
 }
 
@@ -91,9 +91,9 @@ export function startDiscoveryPipeline(
       if (counts.added + counts.updated + counts.deleted > 0) configLog.info({ ...counts, rejected: rejections.list().length }, 'configs accepted');
     }),
   );
-  const options = proxylessDiscoveryOptionsFromEnv(env, flags.domain, metrics, { ads: logging.scope('ads'), delta: logging.scope('delta'), model: logging.scope('model') });
+  const options = meshDiscoveryOptionsFromEnv(env, flags.domain, metrics, { ads: logging.scope('ads'), delta: logging.scope('delta'), model: logging.scope('model') });
   // NOTE: start from the files' mesh config and networks, so the first PushContext is already right.
-  const discovery = new ProxylessDiscovery({
+  const discovery = new MeshDiscovery({
     ...options,
     model: { ...options.model, meshConfig: readMeshConfig(flags.meshConfigFile), networks: readMeshNetworks(flags.networksConfigFile) },
   });

@@ -6,7 +6,7 @@
  * resolved against the object's namespace).
  */
 import type { Config, ConfigEvent } from '../model/config.js';
-import { configKeyString } from '../model/push-request.js';
+import { configKeyString } from '../model/config-key.js';
 import { resolveShortName } from '../model/service.js';
 import { IndexedCollection, type CollectionChange, type CollectionSnapshot } from './indexed-collection.js';
 

@@ -3,8 +3,7 @@
  * DestinationRule, ServiceEntry, ...) is held as a `Config`: its identity, metadata and its spec as
  * validated by crds/. Sources emit `ConfigEvent`s; collections fold them into immutable views.
  */
-import type { ConfigKey } from './push-request.js';
-import { configKeyString } from './push-request.js';
+import { configKeyString, type ConfigKey } from './config-key.js';
 
 /** The event types every source emits. */
 export const EVENT_TYPES = ['added', 'updated', 'deleted'] as const;

@@ -4,7 +4,7 @@ import { createMetrics } from '../metrics/index.js';
 import type { Config, ConfigEvent } from './config.js';
 import { MeshModel, type ModelInput } from './mesh-model.js';
 import { modelMetricsFrom } from './model-metrics.js';
-import type { PushRequest } from './push-request.js';
+import { mergePushRequests, type PushRequest } from './push-request.js';
 import type { ServiceInstance } from './service.js';
 
 function cfg(kind: string, name: string, spec: Record<string, unknown>, namespace = 'qs'): Config {
@@ -79,6 +79,29 @@ describe('MeshModel', () => {
     assert.equal(seen[1]!.full, false);
     assert.equal(m.pushContext, ctx, 'the same PushContext object');
     assert.deepEqual(m.endpoints.instances('echo.qs.svc.cluster.local').map((i) => i.address), ['10.0.0.2']);
+  });
+
+  it('given a full and then an endpoint-only push should carry snapshots frozen at emission, with increasing tokens', () => {
+    const m = model();
+    const inputs = new Subject<ModelInput[]>();
+    const seen: PushRequest[] = [];
+    const sub = m.pushes(inputs).subscribe((r) => seen.push(r));
+    inputs.next([ev(SE), ev(WE('10.0.0.1'))]);
+    inputs.next([ev(WE('10.0.0.2'), 'updated')]);
+    // Folded at once, but not yet published: the pushes keep reading what they were emitted with.
+    m.apply([ev(WE('10.0.0.3'), 'updated'), ev(VS)]);
+    sub.unsubscribe();
+    const [full, eds] = seen.map((r) => r.snapshot!);
+    assert.ok(full && eds, 'every emitted push carries a snapshot');
+    assert.ok(eds.token > full.token && full.token > 0, `tokens increase (${full.token}, ${eds.token})`);
+    assert.equal(eds.pushContext, full.pushContext, 'an endpoint-only push reuses the PushContext');
+    assert.equal(m.snapshot, eds, 'the newest published snapshot is the last push\'s');
+    const at = (s: typeof full, host = 'echo.qs.svc.cluster.local'): string[] => s.endpoints.instances(host).map((i) => i.address);
+    assert.deepEqual([at(full), at(eds)], [['10.0.0.1'], ['10.0.0.2']]);
+    assert.equal(eds.pushContext.virtualServiceCount, 0, 'the VirtualService folded later is not in the snapshot');
+    assert.deepEqual(m.endpoints.instances('echo.qs.svc.cluster.local').map((i) => i.address), ['10.0.0.3'], 'the model itself moved on');
+    assert.equal(mergePushRequests(seen[1], seen[0]!).snapshot, eds, 'a merged request reads the newer snapshot');
+    assert.equal(mergePushRequests(seen[0], seen[1]!).snapshot, eds);
   });
 
   it('given pushes should record the pipeline metrics', async () => {

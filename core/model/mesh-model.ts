@@ -5,18 +5,19 @@
  *
  * ```
  * inputs$ -> fold (ConfigStore, ServiceEntryView) -> PushRequest pieces -> debouncePushes
- *         -> (full? rebuild + publish PushContext) -> push requests$
+ *         -> (full? rebuild PushContext) -> publish a PushSnapshot -> push requests$ (each carrying it)
  * ```
  */
-import { Observable, filter, map, tap, type SchedulerLike } from 'rxjs';
+import { Observable, filter, map, type SchedulerLike } from 'rxjs';
 import { ConfigStore } from '../collections/config-store.js';
 import { ServiceEntryView } from '../collections/service-entry-view.js';
 import { debouncePushes } from '../rx/debounce.js';
 import type { ConfigEvent } from './config.js';
 import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetworks } from './mesh-config.js';
 import { PushContext } from './push-context.js';
-import { mergePushRequests, pushRequest, PUSH_REASONS, type PushReason, type PushRequest } from './push-request.js';
+import { mergePushRequests, pushRequest, PUSH_REASONS, withSnapshot, type PushReason, type PushRequest } from './push-request.js';
 import type { EndpointIndex, ShardUpdate } from './endpoint-shards.js';
+import type { PushSnapshot } from './push-snapshot.js';
 import type { ServiceInstance } from './service.js';
 import type { Env } from '../env/index.js';
 
@@ -85,6 +86,7 @@ export class MeshModel {
   /** Hosts of `#emptyOf`'s services with no instance (for pilot_eds_no_instances). */
   #empty = new Set<string>();
   #emptyOf: PushContext | undefined;
+  #snapshot: PushSnapshot;
 
   constructor(opts: MeshModelOptions) {
     this.#opts = opts;
@@ -93,6 +95,15 @@ export class MeshModel {
     this.#meshConfig = opts.meshConfig ?? defaultMeshConfig();
     this.#networks = opts.networks ?? defaultMeshNetworks();
     this.#context = this.#build();
+    this.#snapshot = { token: 0, pushContext: this.#context, endpoints: this.endpoints };
+  }
+
+  /**
+   * The newest published snapshot: the one the latest emitted push carries (or the one `rebuild` made).
+   * A proxy's own request (first request, new subscription) is answered from it.
+   */
+  get snapshot(): PushSnapshot {
+    return this.#snapshot;
   }
 
   /** The latest published PushContext (frozen). */
@@ -170,7 +181,8 @@ export class MeshModel {
 
   /**
    * The pipeline: applies each input batch as it arrives and emits debounced PushRequests, having
-   * rebuilt the PushContext first when the request is full. Unsubscribing stops everything.
+   * rebuilt the PushContext first when the request is full; each emitted request carries the snapshot
+   * published with it (the PushContext and the endpoints at that moment). Unsubscribing stops everything.
    */
   pushes(inputs$: Observable<readonly ModelInput[] | ModelInput>): Observable<PushRequest> {
     const m = this.#opts.metrics;
@@ -201,17 +213,25 @@ export class MeshModel {
           },
         },
       }),
-      tap((req) => {
+      map((req) => {
         if (req.full) this.rebuild();
+        else this.#publish();
+        return withSnapshot(req, this.#snapshot);
       }),
     );
   }
 
-  /** Rebuilds and publishes the PushContext from the current collections. */
+  /** Rebuilds the PushContext from the current collections and publishes it in a new snapshot. */
   rebuild(): PushContext {
     this.#context = this.#build();
     this.#reportServicesWithoutInstances();
+    this.#publish();
     return this.#context;
+  }
+
+  /** Publishes a snapshot of the current PushContext and endpoints. */
+  #publish(): void {
+    this.#snapshot = { token: this.#snapshot.token + 1, pushContext: this.#context, endpoints: this.endpoints };
   }
 
   /**

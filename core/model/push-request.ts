@@ -2,8 +2,10 @@
  * A PushRequest says that proxies need new configuration, and why.
  *
  * Requests merge: the debounce stage folds every change that arrives inside one window into a single
- * request, and the push queue folds requests that arrive while a proxy is still being pushed.
+ * request, and the push queue folds requests that arrive while a proxy is still being pushed. A request
+ * the model emits carries the snapshot it was emitted with; a merged request carries the newer one.
  */
+import { newerSnapshot, type PushSnapshot } from './push-snapshot.js';
 
 /** Why a push happened. A closed set, so it can label metrics (`pilot_push_triggers{type}`). */
 export const PUSH_REASONS = [
@@ -22,17 +24,11 @@ export const PUSH_REASONS = [
 ] as const;
 export type PushReason = (typeof PUSH_REASONS)[number];
 
-/** Identifies one config object: `kind/namespace/name` (namespace empty for cluster-scoped). */
-export interface ConfigKey {
-  readonly kind: string;
-  readonly namespace: string;
-  readonly name: string;
-}
-
-/** The string form of a ConfigKey, used as a map key: `kind/namespace/name`. */
-export function configKeyString(k: ConfigKey): string {
-  return `${k.kind}/${k.namespace}/${k.name}`;
-}
+import { parseConfigKey } from './config.js';
+// NOTE: ConfigKey lives in config-key.ts (no imports), so that config.ts and the collections need not
+// import this file, which imports the snapshot and through it the PushContext.
+import type { ConfigKey } from './config-key.js';
+export { configKeyString, type ConfigKey } from './config-key.js';
 
 /** What changed, why, and since when. Immutable once built; `mergePushRequests` makes a new one. */
 export interface PushRequest {
@@ -52,6 +48,12 @@ export interface PushRequest {
   readonly start: number;
   /** True when this request came from the proxy itself (a request on its stream), not a config change. */
   readonly forced?: boolean;
+  /**
+   * What generators read for this push: taken when the debounced request was emitted (for a proxy's own
+   * request: the newest published snapshot at that moment). Absent only on requests that have not left
+   * the model yet (before debounce) or that a transport test makes without a model.
+   */
+  readonly snapshot?: PushSnapshot;
 }
 
 /** Builds a PushRequest with one reason. */
@@ -67,7 +69,35 @@ export function pushRequest(
   };
 }
 
-/** Merges two requests: full if either is, reasons added, configs united, the earliest start kept. */
+/** The request a proxy's own request calls for (first request, new subscription): full, forced, reading `snapshot`. */
+export function proxyRequestPush(snapshot: PushSnapshot | undefined): PushRequest {
+  return { ...pushRequest('proxyrequest', { full: true }), forced: true, ...(snapshot ? { snapshot } : {}) };
+}
+
+const parsedKeys = new WeakMap<PushRequest, readonly ConfigKey[]>();
+
+/**
+ * The configs a request names, as ConfigKey objects (parsed once per request object, however many
+ * connections and types ask).
+ */
+export function configKeysOf(req: PushRequest): readonly ConfigKey[] {
+  let keys = parsedKeys.get(req);
+  if (!keys) {
+    keys = Object.freeze([...req.configsUpdated].map(parseConfigKey));
+    parsedKeys.set(req, keys);
+  }
+  return keys;
+}
+
+/** A copy of `req` reading `snapshot`. */
+export function withSnapshot(req: PushRequest, snapshot: PushSnapshot): PushRequest {
+  return { ...req, snapshot };
+}
+
+/**
+ * Merges two requests: full if either is, reasons added, configs united, the earliest start kept, the
+ * newer snapshot read.
+ */
 export function mergePushRequests(a: PushRequest | undefined, b: PushRequest): PushRequest {
   if (!a) return b;
   const reasons = new Map(a.reasons);
@@ -80,5 +110,10 @@ export function mergePushRequests(a: PushRequest | undefined, b: PushRequest): P
     configsUpdated: everything ? new Set() : new Set([...a.configsUpdated, ...b.configsUpdated]),
     start: Math.min(a.start, b.start),
     forced: (a.forced ?? false) || (b.forced ?? false),
+    ...snapshotField(newerSnapshot(a.snapshot, b.snapshot)),
   };
+}
+
+function snapshotField(s: PushSnapshot | undefined): { snapshot?: PushSnapshot } {
+  return s ? { snapshot: s } : {};
 }

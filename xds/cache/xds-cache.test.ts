@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createMetrics } from '../../core/index.js';
+import { createMetrics, parseConfigKey } from '../../core/index.js';
 import { cacheMetricsFrom } from './cache-metrics.js';
 import { XdsCache } from './xds-cache.js';
 
@@ -9,10 +9,10 @@ describe('XdsCache', () => {
   it('given more entries than the bound should evict the least recently used and count it', async () => {
     const metrics = createMetrics('pilot-discovery', { processMetrics: false });
     const c = new XdsCache({ maxSize: 2, metrics: cacheMetricsFrom(metrics) });
-    c.set('a', bytes('a'), []);
-    c.set('b', bytes('b'), []);
+    c.set('a', bytes('a'), [], 1);
+    c.set('b', bytes('b'), [], 1);
     assert.ok(c.get('a'), 'a is now the most recent');
-    c.set('c', bytes('c'), []);
+    c.set('c', bytes('c'), [], 1);
     assert.deepEqual(c.keys(), ['a', 'c']);
     assert.equal(c.get('b'), undefined);
     const text = await metrics.text();
@@ -31,12 +31,47 @@ describe('XdsCache', () => {
   for (const c of clears) {
     it(c.name, () => {
       const cache = new XdsCache({ maxSize: 10 });
-      cache.set('eds', bytes('1'), ['ServiceEntry/qs/echo.qs.svc.cluster.local', 'kind:DestinationRule']);
-      cache.set('other', bytes('2'), ['ServiceEntry/qs/other.qs.svc.cluster.local']);
-      cache.clear(c.changed);
+      cache.set('eds', bytes('1'), ['ServiceEntry/qs/echo.qs.svc.cluster.local', 'kind:DestinationRule'], 1);
+      cache.set('other', bytes('2'), ['ServiceEntry/qs/other.qs.svc.cluster.local'], 1);
+      cache.clear(c.changed.map(parseConfigKey), 2);
       assert.deepEqual(cache.keys().sort(), c.left);
     });
   }
+
+  const VS = ['kind:VirtualService', 'ServiceEntry/qs/echo'];
+  const writes: { name: string; setup: (c: XdsCache) => void; token: number; stored: boolean }[] = [
+    { name: 'given a write built before an invalidation of one of its dependencies should refuse it', setup: (c) => c.clear(['VirtualService/qs/echo'].map(parseConfigKey), 5), token: 4, stored: false },
+    { name: 'given a write built from the invalidating snapshot should store it', setup: (c) => c.clear(['VirtualService/qs/echo'].map(parseConfigKey), 5), token: 5, stored: true },
+    { name: 'given a write built before an invalidation of an unrelated config should store it', setup: (c) => c.clear(['AuthorizationPolicy/qs/deny'].map(parseConfigKey), 5), token: 4, stored: true },
+    { name: 'given a write built before a clearAll should refuse it', setup: (c) => c.clearAll(5), token: 4, stored: false },
+    { name: 'given a write built from an older snapshot than the entry held should keep the newer entry', setup: (c) => c.set('rds', bytes('new'), VS, 6), token: 4, stored: false },
+    {
+      name: 'given a write of a key whose entry an invalidation dropped, built before it, with other dependencies should refuse it',
+      setup: (c) => {
+        c.set('rds', bytes('held'), ['ServiceEntry/qs/other'], 3);
+        c.clear(['ServiceEntry/qs/other'].map(parseConfigKey), 5);
+      },
+      token: 4,
+      stored: false,
+    },
+  ];
+  for (const w of writes) {
+    it(w.name, () => {
+      const c = new XdsCache({ maxSize: 10 });
+      w.setup(c);
+      const wrote = c.set('rds', bytes('built'), VS, w.token);
+      assert.equal(wrote, w.stored);
+      assert.equal(c.get('rds') !== undefined && Buffer.from(c.get('rds')!).toString() === 'built', w.stored);
+    });
+  }
+
+  it('given more invalidated configs than it remembers should fold them into a floor and still refuse older writes', () => {
+    const c = new XdsCache({ maxSize: 10, maxTokens: 2 });
+    c.clear(['VirtualService/qs/a'].map(parseConfigKey), 3);
+    c.clear(['VirtualService/qs/b', 'VirtualService/qs/c', 'VirtualService/qs/d'].map(parseConfigKey), 7);
+    assert.equal(c.set('x', bytes('x'), ['VirtualService/qs/a'], 6), false, 'older than a forgotten invalidation');
+    assert.equal(c.set('x', bytes('x'), ['VirtualService/qs/a'], 7), true);
+  });
 
   it('given a bad bound should throw naming PILOT_XDS_CACHE_SIZE', () => {
     assert.throws(() => new XdsCache({ maxSize: 0 }), /PILOT_XDS_CACHE_SIZE=0/);

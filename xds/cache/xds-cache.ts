@@ -5,7 +5,16 @@
  * a push clears the entries that depend on what it changed. Bounded: least recently used entries
  * are evicted beyond `maxSize` (recency is tracked approximately: a hit on an entry that is still in
  * the newer half of the cache does not move it, which spares a map delete+insert on most hits).
+ *
+ * Stale writes are refused (as istiod's typed cache refuses writes older than its token). Every write
+ * and every invalidation carries the token of the snapshot it comes from (`PushSnapshot.token`). An
+ * invalidation remembers its token per dependency it names and per key it drops; a write built from an
+ * older snapshot than any of those, or older than the entry already held, is dropped: otherwise a build
+ * that started before a config change and finished after the change's invalidation would put bytes of
+ * the old config back, to be served until that config changed again.
  */
+
+import { configKeyString, type ConfigKey } from '../../core/index.js';
 
 /** Metric hooks: xds_cache_reads{type=hit|miss}, xds_cache_evictions, xds_cache_size. */
 export interface XdsCacheMetrics {
@@ -22,11 +31,18 @@ export interface XdsCacheOptions {
   /** PILOT_XDS_CACHE_SIZE; at least 1. */
   readonly maxSize: number;
   readonly metrics?: XdsCacheMetrics;
+  /**
+   * How many invalidation tokens (per dependency and per dropped key) are remembered before they are
+   * folded into one floor (every write older than the floor is refused); default max(4096, maxSize).
+   */
+  readonly maxTokens?: number;
 }
 
 interface Entry {
   readonly bytes: Uint8Array;
   readonly deps: readonly string[];
+  /** The snapshot token the bytes were built from. */
+  readonly token: number;
   /** The insertion tick when the entry was last (re-)inserted. */
   order: number;
 }
@@ -41,12 +57,20 @@ export class XdsCache {
   /** Counts insertions; an entry with fewer than `#refreshAfter` insertions since its own is in the newer half. */
   #tick = 0;
   readonly #refreshAfter: number;
+  /** The latest invalidation token of each dependency (`Kind/ns/name` and `kind:Kind`). */
+  readonly #depTokens = new Map<string, number>();
+  /** The latest invalidation token of each key dropped by an invalidation. */
+  readonly #keyTokens = new Map<string, number>();
+  /** Writes built from a token below this are refused (clearAll, and folded token maps). */
+  #floor = 0;
+  readonly #maxTokens: number;
 
   constructor(opts: XdsCacheOptions) {
     if (!Number.isInteger(opts.maxSize) || opts.maxSize < 1) throw new RangeError(`PILOT_XDS_CACHE_SIZE=${opts.maxSize}: want a positive integer`);
     this.#max = opts.maxSize;
     this.#refreshAfter = Math.max(1, Math.floor(opts.maxSize / 2));
     this.#metrics = opts.metrics;
+    this.#maxTokens = opts.maxTokens ?? Math.max(4096, opts.maxSize);
   }
 
   get size(): number {
@@ -69,10 +93,16 @@ export class XdsCache {
     return e.bytes;
   }
 
-  /** Stores bytes with their dependencies, evicting the least recently used entries beyond the bound. */
-  set(key: string, bytes: Uint8Array, deps: readonly string[]): void {
+  /**
+   * Stores bytes built from the snapshot numbered `token` with their dependencies, evicting the least
+   * recently used entries beyond the bound. Returns false (and stores nothing) when the bytes are stale:
+   * built from a snapshot older than an invalidation of the key or of one of `deps`, or older than the
+   * bytes already held for the key.
+   */
+  set(key: string, bytes: Uint8Array, deps: readonly string[], token: number): boolean {
+    if (this.#stale(key, deps, token)) return false;
     this.#remove(key);
-    this.#entries.set(key, { bytes, deps, order: ++this.#tick });
+    this.#entries.set(key, { bytes, deps, token, order: ++this.#tick });
     for (const d of deps) {
       let s = this.#byDep.get(d);
       if (!s) this.#byDep.set(d, (s = new Set()));
@@ -84,26 +114,53 @@ export class XdsCache {
       this.#metrics?.eviction?.('size');
     }
     this.#report();
+    return true;
   }
 
   /**
    * Clears the entries that depend on any of the changed configs: each `Kind/ns/name` key clears
-   * entries naming that key and entries depending on the whole kind (`kind:Kind`).
+   * entries naming that key and entries depending on the whole kind (`kind:Kind`). `token` is the
+   * snapshot that has the change: later writes built from older snapshots that depend on it are refused.
    */
-  clear(changed: Iterable<string>): void {
+  clear(changed: Iterable<ConfigKey>, token: number): void {
     for (const key of changed) {
-      this.#clearDep(key);
-      const kind = key.split('/')[0];
-      if (kind) this.#clearDep(`kind:${kind}`);
+      this.#clearDep(configKeyString(key), token);
+      this.#clearDep(`kind:${key.kind}`, token);
     }
     this.#report();
   }
 
-  /** Clears everything (full pushes that name no configs, mesh config changes). */
-  clearAll(): void {
+  /**
+   * Clears everything (full pushes that name no configs, mesh config changes); writes built from
+   * snapshots older than `token` are refused from now on.
+   */
+  clearAll(token: number): void {
     this.#entries.clear();
     this.#byDep.clear();
+    this.#depTokens.clear();
+    this.#keyTokens.clear();
+    this.#floor = Math.max(this.#floor, token);
     this.#report();
+  }
+
+  #stale(key: string, deps: readonly string[], token: number): boolean {
+    if (token < this.#floor) return true;
+    const held = this.#entries.get(key);
+    if (held && held.token >= token) return true;
+    if ((this.#keyTokens.get(key) ?? -1) > token) return true;
+    for (const d of deps) if ((this.#depTokens.get(d) ?? -1) > token) return true;
+    return false;
+  }
+
+  /** Remembers an invalidation token, folding the map into the floor when it grows past the bound. */
+  #remember(tokens: Map<string, number>, name: string, token: number): void {
+    if ((tokens.get(name) ?? -1) >= token) return;
+    tokens.set(name, token);
+    if (tokens.size <= this.#maxTokens) return;
+    // NOTE: forgetting which names were invalidated is safe only if every write older than the newest
+    // forgotten token is refused: a few fresh writes are then not cached, never a stale one.
+    for (const t of tokens.values()) this.#floor = Math.max(this.#floor, t);
+    tokens.clear();
   }
 
   #report(): void {
@@ -116,11 +173,13 @@ export class XdsCache {
     return [...this.#entries.keys()];
   }
 
-  #clearDep(dep: string): void {
+  #clearDep(dep: string, token: number): void {
+    this.#remember(this.#depTokens, dep, token);
     const keys = this.#byDep.get(dep);
     if (!keys) return;
     for (const k of [...keys]) {
       this.#remove(k);
+      this.#remember(this.#keyTokens, k, token);
       this.#metrics?.eviction?.('clear');
     }
   }

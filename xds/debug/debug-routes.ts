@@ -6,9 +6,9 @@
  * once). Node metadata and NACK details are shown with credentials redacted (`redact.ts`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { proxyRequestPush, type PushSnapshot } from '../../core/index.js';
 import type { ConnectionInfo } from '../server/connection.js';
-import { TYPE_URL } from '../server/contracts.js';
-import type { GrpcProxyState, ModelView, ProxylessGrpcGenerator } from '../generators/grpc-generator.js';
+import { TYPE_URL, type ResourceGenerator } from '../server/contracts.js';
 import { toJson } from '../protos/json.js';
 import type { PushStatus } from './push-status.js';
 import { redactCredentials } from './redact.js';
@@ -16,11 +16,14 @@ import { redactCredentials } from './redact.js';
 /** A route handler (the shape of core's RouteHandler). */
 export type DebugHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
-/** What the debug routes read. */
-export interface DebugDeps {
-  readonly model: ModelView;
-  readonly generator: ProxylessGrpcGenerator;
-  readonly connections: () => readonly ConnectionInfo<GrpcProxyState>[];
+/** What the debug routes read: the generator contract and the newest published snapshot, nothing concrete. */
+export interface DebugDeps<P = unknown> {
+  /** The newest published snapshot (what a proxy connecting now would be served from). */
+  readonly snapshot: () => PushSnapshot;
+  readonly generator: ResourceGenerator<P>;
+  /** Entries in the xDS cache. */
+  readonly cacheSize: () => number;
+  readonly connections: () => readonly ConnectionInfo<P>[];
   readonly pushStatus: PushStatus;
 }
 
@@ -43,14 +46,15 @@ const DUMP_SLICE_MS = 10;
  * Envoy's ConfigDump of what meshd would send a connected proxy for everything it watches. Converting
  * thousands of resources to JSON yields the event loop every ~10 ms, so pushes run in between.
  */
-export async function configDump(deps: DebugDeps, conn: ConnectionInfo<GrpcProxyState>): Promise<unknown> {
+export async function configDump<P>(deps: DebugDeps<P>, conn: ConnectionInfo<P>): Promise<unknown> {
   const configs: unknown[] = [];
+  const push = proxyRequestPush(deps.snapshot());
   let sliceStart = performance.now();
   for (const t of DUMP_TYPES) {
     const watch = conn.types.find((w) => w.typeUrl === t.typeUrl);
     const entries: unknown[] = [];
     if (watch) {
-      const res = await deps.generator.generate(conn.proxy, { typeUrl: t.typeUrl, names: new Set(watch.names), wildcard: watch.wildcard });
+      const res = await deps.generator.generate(conn.proxy, { typeUrl: t.typeUrl, names: new Set(watch.names), wildcard: watch.wildcard }, push);
       for (const r of res?.resources ?? []) {
         entries.push({ version_info: watch.versionSent, ...t.wrap(toJson(t.message, r.body)) });
         // NOTE: its own budget and setImmediate, not the push path's TurnSlicer: a dump must not use up the
@@ -67,16 +71,17 @@ export async function configDump(deps: DebugDeps, conn: ConnectionInfo<GrpcProxy
 }
 
 /** The debug routes, keyed by path. */
-export function debugRoutes(deps: DebugDeps): Map<string, DebugHandler> {
+export function debugRoutes<P>(deps: DebugDeps<P>): Map<string, DebugHandler> {
   const routes = new Map<string, DebugHandler>();
   routes.set('/debug/configz', (_req, res) => {
-    const snap = deps.model.pushContext.configs;
+    const snap = deps.snapshot().pushContext.configs;
     sendJson(res, 200, [...snap.values()]);
   });
-  routes.set('/debug/registryz', (_req, res) => sendJson(res, 200, deps.model.pushContext.services));
+  routes.set('/debug/registryz', (_req, res) => sendJson(res, 200, deps.snapshot().pushContext.services));
   routes.set('/debug/endpointz', (_req, res) => {
     const out: Record<string, unknown> = {};
-    for (const s of deps.model.pushContext.services) out[s.hostname] = deps.model.endpoints.instances(s.hostname);
+    const snap = deps.snapshot();
+    for (const s of snap.pushContext.services) out[s.hostname] = snap.endpoints.instances(s.hostname);
     sendJson(res, 200, out);
   });
   routes.set('/debug/connections', (_req, res) =>
@@ -117,12 +122,14 @@ export function debugRoutes(deps: DebugDeps): Map<string, DebugHandler> {
     ),
   );
   routes.set('/debug/push_status', (_req, res) => {
-    const ctx = deps.model.pushContext;
+    const snap = deps.snapshot();
+    const ctx = snap.pushContext;
     sendJson(res, 200, {
       pushContextVersion: ctx.version,
+      snapshot: snap.token,
       services: ctx.services.length,
       virtualServices: ctx.virtualServiceCount,
-      cacheSize: deps.generator.cache.size,
+      cacheSize: deps.cacheSize(),
       pushes: deps.pushStatus.total,
       recent: deps.pushStatus.recent(),
     });

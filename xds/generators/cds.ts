@@ -1,21 +1,15 @@
 /** CDS for proxyless gRPC: which pushes need it. Building lives in grpc/cluster-builder.ts. */
 import type { PushRequest } from '../../core/index.js';
-import { fullPushAffects } from './needs-push.js';
+import { TYPE_URL } from '../server/contracts.js';
+import { defaultNeedsPush } from '../server/generator-registry.js';
 
-/** Config kinds that cannot change a proxyless client's clusters. */
-export const CDS_UNAFFECTED_KINDS: ReadonlySet<string> = new Set([
-  'VirtualService',
-  'AuthorizationPolicy',
-  'RequestAuthentication',
-  'WorkloadEntry',
-  'WorkloadGroup',
-  'Gateway',
-  'Telemetry',
-  'WasmPlugin',
-  'Sidecar',
-]);
+/**
+ * Config kinds that cannot change a proxyless client's clusters, on top of those the CDS descriptor
+ * (XDS_TYPES) names for every proxy: a proxyless client has no Sidecar scope, and its routes (RDS) pick clusters, not VirtualServices.
+ */
+export const PROXYLESS_CDS_UNAFFECTED_KINDS: ReadonlySet<string> = new Set(['VirtualService', 'Sidecar']);
 
-/** Whether a push may change CDS. */
+/** Whether a push may change a proxyless client's CDS. */
 export function cdsNeedsPush(push: PushRequest): boolean {
-  return fullPushAffects(push, CDS_UNAFFECTED_KINDS);
+  return defaultNeedsPush(TYPE_URL.cluster, push, PROXYLESS_CDS_UNAFFECTED_KINDS);
 }

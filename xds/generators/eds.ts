@@ -1,21 +1,15 @@
 /** EDS for proxyless gRPC: which pushes need it. Building lives in grpc/endpoint-builder.ts. */
 import type { PushRequest } from '../../core/index.js';
-import { fullPushAffects } from './needs-push.js';
+import { TYPE_URL } from '../server/contracts.js';
+import { defaultNeedsPush } from '../server/generator-registry.js';
 
-/** Config kinds that cannot change endpoints. */
-export const EDS_UNAFFECTED_KINDS: ReadonlySet<string> = new Set([
-  'VirtualService',
-  'AuthorizationPolicy',
-  'RequestAuthentication',
-  'PeerAuthentication',
-  'Gateway',
-  'Telemetry',
-  'WasmPlugin',
-  'Sidecar',
-]);
+/**
+ * Config kinds that cannot change a proxyless client's endpoints, on top of those the EDS descriptor
+ * (XDS_TYPES) names for every proxy: a proxyless client has no Sidecar scope.
+ */
+export const PROXYLESS_EDS_UNAFFECTED_KINDS: ReadonlySet<string> = new Set(['Sidecar']);
 
-/** Whether a push may change EDS: every endpoint-only push, and full pushes touching endpoint inputs. */
+/** Whether a push may change a proxyless client's EDS. */
 export function edsNeedsPush(push: PushRequest): boolean {
-  if (!push.full) return true;
-  return fullPushAffects(push, EDS_UNAFFECTED_KINDS);
+  return defaultNeedsPush(TYPE_URL.endpoint, push, PROXYLESS_EDS_UNAFFECTED_KINDS);
 }

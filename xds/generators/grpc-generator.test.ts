@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk decoded Envoy JSON */
 import assert from 'node:assert/strict';
+import { proxyFromNode, proxyRequestPush, type MeshModel, type Proxy, type PushRequest } from '../../core/index.js';
 import { decode } from '../protos/codec.js';
 import { protoRoot } from '../protos/root.js';
 import { validate } from '../protos/validate.js';
@@ -70,17 +71,27 @@ function watch(typeUrl: string, ...names: string[]): WatchedResource {
   return { typeUrl, names: new Set(names), wildcard: names.length === 0 };
 }
 
-function setup(optimizedConfigRebuild = true): { gen: ProxylessGrpcGenerator; state: ReturnType<ProxylessGrpcGenerator['initProxy']> } {
+/** The push the generator reads in a test: a proxy's request reading the model's newest snapshot (set by setup). */
+let push: PushRequest;
+
+function setup(optimizedConfigRebuild = true): { gen: ProxylessGrpcGenerator; state: Proxy; model: MeshModel } {
   const model = testModel();
   model.apply(configsFromYaml(YAML).map((c) => configEvent(c)));
   model.rebuild();
-  const gen = new ProxylessGrpcGenerator(model, { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false, optimizedConfigRebuild });
-  const state = gen.initProxy(grpcNode('qs', { locality: { region: 'r1', zone: 'z1' } }));
-  return { gen, state };
+  push = proxyRequestPush(model.snapshot);
+  const gen = new ProxylessGrpcGenerator({ enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false, optimizedConfigRebuild });
+  const state = proxyFromNode(grpcNode('qs', { locality: { region: 'r1', zone: 'z1' } }));
+  return { gen, state, model };
 }
 
-async function one(gen: ProxylessGrpcGenerator, state: ReturnType<ProxylessGrpcGenerator['initProxy']>, typeUrl: string, name: string): Promise<Record<string, unknown>> {
-  const res = await gen.generate(state, watch(typeUrl, name));
+/** A config push for `configs`, reading a snapshot the model publishes now (after the change). */
+function configPush(model: MeshModel, configs: string[]): PushRequest {
+  model.rebuild();
+  return { full: true, reasons: new Map([['config', 1]]), configsUpdated: new Set(configs), start: 0, snapshot: model.snapshot };
+}
+
+async function one(gen: ProxylessGrpcGenerator, state: Proxy, typeUrl: string, name: string): Promise<Record<string, unknown>> {
+  const res = await gen.generate(state, watch(typeUrl, name), push);
   assert.ok(res, 'a result');
   assert.equal(res.resources.length, 1, `one ${typeUrl} named ${name}`);
   return decode(typeUrl, res.resources[0]!.body);
@@ -104,7 +115,7 @@ describe('ProxylessGrpcGenerator', () => {
 
   it('given an unknown listener name should serve nothing for it', async () => {
     const { gen, state } = setup();
-    assert.equal((await gen.generate(state, watch(TYPE_URL.listener, 'nope.qs:1')))!.resources.length, 0);
+    assert.equal((await gen.generate(state, watch(TYPE_URL.listener, 'nope.qs:1'), push))!.resources.length, 0);
   });
 
   it('given the VirtualService should serve header, prefix, weighted, retry, timeout and fault routes', async () => {
@@ -141,12 +152,12 @@ describe('ProxylessGrpcGenerator', () => {
     assert.deepEqual(tls['commonTlsContext']['validationContext']['matchSubjectAltNames'], [{ exact: 'spiffe://cluster.local/ns/qs/sa/echo' }]);
     const v1 = await one(gen, state, TYPE_URL.cluster, 'outbound|50051|v1|echo.qs.svc.cluster.local');
     assert.equal(v1['lbPolicy'] ?? 'ROUND_ROBIN', 'ROUND_ROBIN', 'ROUND_ROBIN is the zero value');
-    assert.equal((await gen.generate(state, watch(TYPE_URL.cluster, 'outbound|50051|v9|echo.qs.svc.cluster.local')))!.resources.length, 0);
+    assert.equal((await gen.generate(state, watch(TYPE_URL.cluster, 'outbound|50051|v9|echo.qs.svc.cluster.local'), push))!.resources.length, 0);
   });
 
   it('given a wildcard CDS request should serve the plain and every subset cluster', async () => {
     const { gen, state } = setup();
-    const names = (await gen.generate(state, watch(TYPE_URL.cluster)))!.resources.map((r) => r.name);
+    const names = (await gen.generate(state, watch(TYPE_URL.cluster), push))!.resources.map((r) => r.name);
     assert.deepEqual(names, [
       'outbound|50051||echo.qs.svc.cluster.local',
       'outbound|50051|v1|echo.qs.svc.cluster.local',
@@ -183,24 +194,26 @@ describe('ProxylessGrpcGenerator', () => {
   });
 
   it('given a second identical request should serve the cached bytes, and a DestinationRule change should clear them', async () => {
-    const { gen, state } = setup();
+    const { gen, state, model } = setup();
     const name = 'outbound|50051|v1|echo.qs.svc.cluster.local';
-    const a = (await gen.generate(state, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
-    const b = (await gen.generate(state, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
+    const a = (await gen.generate(state, watch(TYPE_URL.cluster, name), push))!.resources[0]!.body;
+    const b = (await gen.generate(state, watch(TYPE_URL.cluster, name), push))!.resources[0]!.body;
     assert.equal(a, b, 'the same bytes object (cache hit)');
-    gen.invalidate({ full: true, reasons: new Map([['config', 1]]), configsUpdated: new Set(['DestinationRule/qs/echo']), start: 0 });
-    const c = (await gen.generate(state, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
+    push = configPush(model, ['DestinationRule/qs/echo']);
+    gen.invalidate(push);
+    const c = (await gen.generate(state, watch(TYPE_URL.cluster, name), push))!.resources[0]!.body;
     assert.notEqual(a, c, 'rebuilt after the clear');
     assert.deepEqual(c, a, 'same content: the rule did not really change');
   });
 
   for (const optimized of [true, false]) {
     it(`given ENABLE_OPTIMIZED_CONFIG_REBUILD=${optimized} and a full push for an unrelated config should ${optimized ? 'keep' : 'drop'} the cached cluster`, async () => {
-      const { gen, state } = setup(optimized);
+      const { gen, state, model } = setup(optimized);
       const name = 'outbound|50051|v1|echo.qs.svc.cluster.local';
-      const a = (await gen.generate(state, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
-      gen.invalidate({ full: true, reasons: new Map([['config', 1]]), configsUpdated: new Set(['AuthorizationPolicy/other/deny']), start: 0 });
-      const b = (await gen.generate(state, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
+      const a = (await gen.generate(state, watch(TYPE_URL.cluster, name), push))!.resources[0]!.body;
+      push = configPush(model, ['AuthorizationPolicy/other/deny']);
+      gen.invalidate(push);
+      const b = (await gen.generate(state, watch(TYPE_URL.cluster, name), push))!.resources[0]!.body;
       assert.equal(a === b, optimized);
     });
   }
@@ -211,7 +224,7 @@ describe('ProxylessGrpcGenerator', () => {
       [TYPE_URL.listener, 'envoy.config.listener.v3.Listener', ['echo.qs.svc.cluster.local:50051', 'xds.mesh.io/grpc/lds/inbound/127.0.0.11:50051']],
       [TYPE_URL.route, 'envoy.config.route.v3.RouteConfiguration', ['outbound|50051||echo.qs.svc.cluster.local']],
     ] as const;
-    const clusters = (await gen.generate(state, watch(TYPE_URL.cluster)))!.resources.map((r) => r.name);
+    const clusters = (await gen.generate(state, watch(TYPE_URL.cluster), push))!.resources.map((r) => r.name);
     const all: [string, string, string][] = [];
     for (const [url, type, names] of types) for (const n of names) all.push([url, type, n]);
     for (const n of clusters) {
@@ -219,7 +232,7 @@ describe('ProxylessGrpcGenerator', () => {
       all.push([TYPE_URL.endpoint, 'envoy.config.endpoint.v3.ClusterLoadAssignment', n]);
     }
     for (const [url, type, name] of all) {
-      const obj = gen.buildObject(state, url, name);
+      const obj = gen.buildObject(state, url, name, push.snapshot!);
       assert.ok(obj, `${name} builds`);
       assert.deepEqual(validate(type, obj), [], `${type} ${name} is valid`);
     }
@@ -237,10 +250,10 @@ describe('ProxylessGrpcGenerator', () => {
 
   it('given proxies in two namespaces that see the same DestinationRule should share the encoded cluster bytes', async () => {
     const { gen, state } = setup();
-    const other = gen.initProxy(grpcNode('elsewhere'));
+    const other = proxyFromNode(grpcNode('elsewhere'));
     const name = 'outbound|50051|v1|echo.qs.svc.cluster.local';
-    const a = (await gen.generate(state, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
-    const b = (await gen.generate(other, watch(TYPE_URL.cluster, name)))!.resources[0]!.body;
+    const a = (await gen.generate(state, watch(TYPE_URL.cluster, name), push))!.resources[0]!.body;
+    const b = (await gen.generate(other, watch(TYPE_URL.cluster, name), push))!.resources[0]!.body;
     assert.equal(a, b, 'one encoding shared by both');
   });
 
@@ -259,9 +272,10 @@ spec:
 `).map((c) => configEvent(c, 'updated')),
     );
     model.rebuild();
-    const gen = new ProxylessGrpcGenerator(model, { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false });
-    const canary = gen.initProxy(grpcNode('qs', { metadata: { GENERATOR: 'grpc', LABELS: { track: 'canary' } } }));
-    const stable = gen.initProxy(grpcNode('qs', { metadata: { GENERATOR: 'grpc', LABELS: { track: 'stable' } } }));
+    push = proxyRequestPush(model.snapshot);
+    const gen = new ProxylessGrpcGenerator({ enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false });
+    const canary = proxyFromNode(grpcNode('qs', { metadata: { GENERATOR: 'grpc', LABELS: { track: 'canary' } } }));
+    const stable = proxyFromNode(grpcNode('qs', { metadata: { GENERATOR: 'grpc', LABELS: { track: 'stable' } } }));
     const name = 'outbound|50051||echo.qs.svc.cluster.local';
     const first = (await one(gen, canary, TYPE_URL.route, name)) as any;
     const second = (await one(gen, stable, TYPE_URL.route, name)) as any;
@@ -269,8 +283,4 @@ spec:
     assert.deepEqual(second.virtualHosts[0].routes.map((r: any) => r.name), ['rest']);
   });
 
-  it('given a dataplane sidecar node should refuse it, saying it is not implemented yet', () => {
-    const { gen } = setup();
-    assert.throws(() => gen.initProxy(grpcNode('qs', { proxyless: false, metadata: {} })), /^NotImplementedError: not implemented yet: xDS generation for dataplane sidecar proxies/);
-  });
 });

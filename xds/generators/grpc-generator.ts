@@ -1,28 +1,25 @@
 /**
- * ProxylessGrpcGenerator: the `ResourceGenerator` for proxyless gRPC clients and servers. It reads the
- * published PushContext and the live endpoint index of a model, builds LDS/RDS/CDS/EDS with the
- * builders in `grpc/`, encodes each resource once and shares the bytes through the XdsCache.
+ * ProxylessGrpcGenerator: the generators of proxyless gRPC clients and servers (one TypeGenerator per type,
+ * registered for nodes with metadata `GENERATOR: grpc`). It reads the snapshot each push carries
+ * (PushContext and endpoints), never the newest model, builds LDS/RDS/CDS/EDS
+ * with the builders in `grpc/`, encodes each resource once and shares the bytes through the XdsCache
+ * (which refuses bytes built from a snapshot older than the entry's last invalidation).
  */
-import { nextTurn, proxyFromNode, pushPathSlicer, type EndpointIndex, type PushContext, type Proxy, type PushRequest } from '../../core/index.js';
+import { configKeysOf, nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../core/index.js';
 import { XdsCache } from '../cache/xds-cache.js';
 import { encode } from '../protos/codec.js';
-import { TYPE_URL, type GenerateResult, type GeneratedResource, type ProxyNode, type ResourceGenerator, type WatchedResource } from '../server/contracts.js';
-import { cdsNeedsPush } from './cds.js';
-import { edsNeedsPush } from './eds.js';
+import { TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../server/contracts.js';
+import type { GeneratorRegistry } from '../server/generator-registry.js';
+import { PROXYLESS_CDS_UNAFFECTED_KINDS } from './cds.js';
+import { PROXYLESS_EDS_UNAFFECTED_KINDS } from './eds.js';
 import { CacheKeys } from './cache-keys.js';
 import { allClusterNames, buildCluster } from './grpc/cluster-builder.js';
 import { buildLoadAssignment } from './grpc/endpoint-builder.js';
 import { ENVOY } from './grpc/envoy.js';
 import { buildClientListener, buildServerListener, isServerListenerName } from './grpc/listener-builder.js';
 import { buildRouteConfiguration } from './grpc/route-builder.js';
-import { ldsNeedsPush } from './lds.js';
-import { rdsNeedsPush } from './rds.js';
-
-/** What the generator reads: MeshModel satisfies it. */
-export interface ModelView {
-  readonly pushContext: PushContext;
-  readonly endpoints: EndpointIndex;
-}
+import { PROXYLESS_LDS_UNAFFECTED_KINDS } from './lds.js';
+import { PROXYLESS_RDS_UNAFFECTED_KINDS } from './rds.js';
 
 /** Options of the generator, read once from env by the caller. */
 export interface GrpcGeneratorOptions {
@@ -43,16 +40,22 @@ export interface GrpcGeneratorOptions {
   readonly cache?: XdsCache;
   /** PILOT_XDS_CACHE_SIZE, used when no cache is given. */
   readonly cacheSize?: number;
+  /**
+   * Decides when generation yields the event loop between resources; default the process-wide
+   * `pushPathSlicer`. Tests pass one that yields at chosen points to interleave config changes.
+   */
+  readonly slicer?: Pick<TurnSlicer, 'overBudget'>;
 }
 
-/** Thrown for a proxy kind this generator does not serve yet. */
-export class NotImplementedError extends Error {
-  override readonly name = 'NotImplementedError';
+/** Thrown for a push that carries no snapshot (a bug in the caller: the model and transport always attach one). */
+export class MissingSnapshotError extends Error {
+  override readonly name = 'MissingSnapshotError';
 }
 
-/** Per-connection state: the model's view of the proxy. */
-export interface GrpcProxyState {
-  readonly proxy: Proxy;
+/** The snapshot a push reads; throws MissingSnapshotError without one. */
+export function snapshotOf(push: PushRequest): PushSnapshot {
+  if (!push.snapshot) throw new MissingSnapshotError('push request carries no snapshot: generators read only the snapshot a push carries');
+  return push.snapshot;
 }
 
 interface Built {
@@ -61,82 +64,76 @@ interface Built {
 }
 
 /** See the file comment. */
-export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState> {
-  readonly #model: ModelView;
+export class ProxylessGrpcGenerator {
   readonly #opts: GrpcGeneratorOptions;
   readonly cache: XdsCache;
   readonly #keys = new CacheKeys();
 
-  constructor(model: ModelView, opts: GrpcGeneratorOptions) {
-    this.#model = model;
+  constructor(opts: GrpcGeneratorOptions) {
     this.#opts = opts;
     this.cache = opts.cache ?? new XdsCache({ maxSize: opts.cacheSize ?? 60000 });
   }
 
-  /**
-   * Accepts proxyless gRPC nodes (metadata `GENERATOR: grpc`). Other nodes (dataplane sidecars and
-   * gateways) are refused: their generator is not built yet, and proxyless resources would
-   * silently misconfigure them.
-   */
-  initProxy(node: ProxyNode): GrpcProxyState {
-    if (!node.proxyless) {
-      throw new NotImplementedError(
-        `not implemented yet: xDS generation for dataplane ${node.type} proxies (meshd serves proxyless gRPC clients, node metadata GENERATOR=grpc)`,
-      );
-    }
-    return { proxy: proxyFromNode(node) };
+  /** The node metadata `GENERATOR` value of the proxies this generator serves. */
+  static readonly GENERATOR = 'grpc';
+
+  /** One TypeGenerator per type this generator serves, each with the kinds that cannot change it for proxyless clients. */
+  typeGenerators(): TypeGenerator[] {
+    const of = (typeUrl: string, unaffectedKinds: ReadonlySet<string>): TypeGenerator => ({
+      typeUrl,
+      unaffectedKinds,
+      generate: (proxy, watched, push) => this.generate(proxy, watched, push),
+    });
+    return [
+      of(TYPE_URL.cluster, PROXYLESS_CDS_UNAFFECTED_KINDS),
+      of(TYPE_URL.endpoint, PROXYLESS_EDS_UNAFFECTED_KINDS),
+      of(TYPE_URL.listener, PROXYLESS_LDS_UNAFFECTED_KINDS),
+      of(TYPE_URL.route, PROXYLESS_RDS_UNAFFECTED_KINDS),
+    ];
   }
 
-  needsPush(_state: GrpcProxyState, typeUrl: string, push: PushRequest): boolean {
-    switch (typeUrl) {
-      case TYPE_URL.listener:
-        return ldsNeedsPush(push);
-      case TYPE_URL.route:
-        return rdsNeedsPush(push);
-      case TYPE_URL.cluster:
-        return cdsNeedsPush(push);
-      case TYPE_URL.endpoint:
-        return edsNeedsPush(push);
-      default:
-        return false;
-    }
+  /** Registers the type generators for proxyless gRPC nodes (metadata `GENERATOR: grpc`). */
+  register(registry: GeneratorRegistry): void {
+    for (const g of this.typeGenerators()) registry.register({ generator: ProxylessGrpcGenerator.GENERATOR }, g);
   }
 
   /**
-   * Drops cached bytes a push invalidates. Call once per debounced push, after the model published
-   * its PushContext and before the transport generates (see `connectModel`).
+   * Drops cached bytes a push invalidates, and refuses later writes built from older snapshots. Call once
+   * per debounced push, as it leaves the model and before the transport generates (see MeshDiscovery).
    */
   invalidate(push: PushRequest): void {
+    const token = snapshotOf(push).token;
     const everything = push.full && (push.configsUpdated.size === 0 || this.#opts.optimizedConfigRebuild === false);
-    if (everything) this.cache.clearAll();
-    else this.cache.clear(push.configsUpdated);
+    if (everything) this.cache.clearAll(token);
+    else this.cache.clear(configKeysOf(push), token);
   }
 
-  generate(state: GrpcProxyState, watched: WatchedResource): Promise<GenerateResult> | undefined {
-    const ctx = this.#model.pushContext;
-    const p = state.proxy;
+  /** Builds (or reads cached) resources of one type for a proxyless proxy; undefined for a type it does not serve. */
+  generate(p: Proxy, watched: WatchedResource, push: PushRequest): Promise<GenerateResult> | undefined {
+    const snap = snapshotOf(push);
+    const ctx = snap.pushContext;
     const o = this.#opts;
     switch (watched.typeUrl) {
       case TYPE_URL.listener:
-        return this.#each(watched, noNames, ENVOY.listener, {
+        return this.#each(snap.token, watched, noNames, ENVOY.listener, {
           key: (name) => (isServerListenerName(name) ? undefined : `lds|${name}|${p.namespace}`),
           build: (name) => (isServerListenerName(name) ? buildServerListener(ctx, p, name) : buildClientListener(ctx, p, name)),
         });
       case TYPE_URL.route:
-        return this.#each(watched, noNames, ENVOY.route, {
+        return this.#each(snap.token, watched, noNames, ENVOY.route, {
           key: (name) => (o.enableRdsCache ? this.#keys.route(ctx, p, name) : undefined),
           build: (name) => buildRouteConfiguration(ctx, p, name),
         });
       case TYPE_URL.cluster: {
-        const sas = (host: string): string[] => this.#model.endpoints.instances(host).map((i) => i.serviceAccount);
-        return this.#each(watched, () => allClusterNames(ctx, p), ENVOY.cluster, {
+        const sas = (host: string): string[] => snap.endpoints.instances(host).map((i) => i.serviceAccount);
+        return this.#each(snap.token, watched, () => allClusterNames(ctx, p), ENVOY.cluster, {
           key: (name) => (o.enableCdsCache ? this.#keys.cluster(ctx, p, name) : undefined),
           build: (name) => buildCluster(ctx, p, name, { serviceAccounts: sas }),
         });
       }
       case TYPE_URL.endpoint: {
-        const index = this.#model.endpoints;
-        return this.#each(watched, () => allClusterNames(ctx, p), ENVOY.endpoint, {
+        const index = snap.endpoints;
+        return this.#each(snap.token, watched, () => allClusterNames(ctx, p), ENVOY.endpoint, {
           key: (name) => this.#keys.endpoints(ctx, p, name),
           build: (name) => buildLoadAssignment(ctx, p, name, index, { sendUnhealthyEndpoints: o.sendUnhealthyEndpoints }),
         });
@@ -146,25 +143,26 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
     }
   }
 
-  /** The decoded-free build of one resource (for debug config dumps and tests). */
-  buildObject(state: GrpcProxyState, typeUrl: string, name: string): Record<string, unknown> | undefined {
-    const ctx = this.#model.pushContext;
-    const p = state.proxy;
+  /** The plain-object build of one resource from a snapshot, not encoded nor cached (for tests and debugging). */
+  buildObject(p: Proxy, typeUrl: string, name: string, snap: PushSnapshot): Record<string, unknown> | undefined {
+    const ctx = snap.pushContext;
     switch (typeUrl) {
       case TYPE_URL.listener:
         return (isServerListenerName(name) ? buildServerListener(ctx, p, name) : buildClientListener(ctx, p, name))?.resource;
       case TYPE_URL.route:
         return buildRouteConfiguration(ctx, p, name)?.resource;
       case TYPE_URL.cluster:
-        return buildCluster(ctx, p, name, { serviceAccounts: (h) => this.#model.endpoints.instances(h).map((i) => i.serviceAccount) })?.resource;
+        return buildCluster(ctx, p, name, { serviceAccounts: (h) => snap.endpoints.instances(h).map((i) => i.serviceAccount) })?.resource;
       case TYPE_URL.endpoint:
-        return buildLoadAssignment(ctx, p, name, this.#model.endpoints, { sendUnhealthyEndpoints: this.#opts.sendUnhealthyEndpoints })?.resource;
+        return buildLoadAssignment(ctx, p, name, snap.endpoints, { sendUnhealthyEndpoints: this.#opts.sendUnhealthyEndpoints })?.resource;
       default:
         return undefined;
     }
   }
 
   async #each(
+    /** The token of the snapshot the resources are built from (cache writes carry it). */
+    token: number,
     watched: WatchedResource,
     /** The names a wildcard request gets; only called for wildcard requests (it can cost a pass over all services). */
     wildcardNames: () => readonly string[],
@@ -176,7 +174,7 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
     for (const name of names) {
       // NOTE: keep the event loop responsive: many connections generating one after another in promise
       // chains share one slice of the turn (see TurnSlicer).
-      if (pushPathSlicer.overBudget()) await nextTurn();
+      if ((this.#opts.slicer ?? pushPathSlicer).overBudget()) await nextTurn();
       const cacheKey = this.#opts.enableCache ? how.key(name) : undefined;
       const hit = cacheKey !== undefined ? this.cache.get(cacheKey) : undefined;
       if (hit) {
@@ -186,7 +184,8 @@ export class ProxylessGrpcGenerator implements ResourceGenerator<GrpcProxyState>
       const built = how.build(name);
       if (!built) continue;
       const body = encode(typeName, built.resource);
-      if (cacheKey !== undefined) this.cache.set(cacheKey, body, built.dependencies);
+      // NOTE: refused when a change invalidated the key or its inputs while this push was being built.
+      if (cacheKey !== undefined) this.cache.set(cacheKey, body, built.dependencies, token);
       resources.push({ name, body });
     }
     return { resources };

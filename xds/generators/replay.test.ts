@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastValueFrom, Subject, toArray } from 'rxjs';
-import { EventLogRecorder, replayEventLog, type MeshModel, type ModelInput } from '../../core/index.js';
+import { EventLogRecorder, proxyFromNode, proxyRequestPush, replayEventLog, type MeshModel, type ModelInput } from '../../core/index.js';
 import { protoRoot } from '../protos/root.js';
 import { TYPE_URL } from '../server/contracts.js';
 import { ProxylessGrpcGenerator } from './grpc-generator.js';
@@ -52,8 +52,8 @@ spec: { address: 10.0.0.3, labels: { app: echo, version: v2 }, locality: r/z }
 
 /** Every resource a proxyless client and server in `qs` would get, encoded. */
 async function snapshot(model: MeshModel): Promise<Map<string, Buffer>> {
-  const gen = new ProxylessGrpcGenerator(model, { enableCache: false, enableCdsCache: false, enableRdsCache: false, sendUnhealthyEndpoints: false });
-  const state = gen.initProxy(grpcNode('qs'));
+  const gen = new ProxylessGrpcGenerator({ enableCache: false, enableCdsCache: false, enableRdsCache: false, sendUnhealthyEndpoints: false });
+  const state = proxyFromNode(grpcNode('qs'));
   const out = new Map<string, Buffer>();
   const want: [string, string[]][] = [
     [TYPE_URL.listener, ['echo.qs.svc.cluster.local:50051', 'xds.mesh.io/grpc/lds/inbound/10.0.0.1:50051']],
@@ -62,7 +62,7 @@ async function snapshot(model: MeshModel): Promise<Map<string, Buffer>> {
     [TYPE_URL.endpoint, []],
   ];
   for (const [typeUrl, names] of want) {
-    const res = (await gen.generate(state, { typeUrl, names: new Set(names), wildcard: names.length === 0 }))!;
+    const res = (await gen.generate(state, { typeUrl, names: new Set(names), wildcard: names.length === 0 }, proxyRequestPush(model.snapshot)))!;
     for (const r of res.resources) out.set(`${typeUrl}|${r.name}`, Buffer.from(r.body));
   }
   return out;

@@ -20,6 +20,8 @@
  * (71 files already took 10-15 s), the shipped validate.proto is older than the Envoy protos (buf rejects
  * `ignore_empty` without a patched copy), and validation and JSON need the descriptors anyway.
  */
+/* The proto layer: pilot-agent may import this index (and only it) of xds/. */
+export { TYPE_URL, type TypeUrl } from './type-urls.js';
 export { anyOf, decode, decodeMessage, encode, ProtoCodecError, typeUrlOf, type AnyObject } from './codec.js';
 export { anyToJson, toJson, type JsonValue, type ToJsonOptions } from './json.js';
 export { lookupType, protoRoot, typeNameOf, UnknownTypeError } from './root.js';

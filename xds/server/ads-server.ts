@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { Subject, type Observable, type Subscription } from 'rxjs';
-import type { PushRequest } from '../../core/index.js';
+import { withSnapshot, type PushRequest, type PushSnapshot } from '../../core/index.js';
 import { protoRoot } from '../protos/index.js';
 import { ADS_SERVICE } from './ads-service.js';
 import type { XdsStreamAuth } from './auth.js';
@@ -37,6 +37,11 @@ export interface AdsServerOptions<P> extends TransportOptions {
   readonly admissionWaitMs?: number;
   /** Bounds against misbehaving proxies (stuck readers, huge nodes, NACK floods); defaults in stream-limits.ts. */
   readonly limits?: Partial<StreamLimits>;
+  /**
+   * The newest published snapshot (the model's): what a proxy's own request (first request, new
+   * subscription) is answered from, and what a push without a snapshot (e.g. a debug push) reads.
+   */
+  readonly latestSnapshot?: () => PushSnapshot;
 }
 
 /** ADS over gRPC: register on a grpc-js Server, attach a stream of PushRequests. */
@@ -98,6 +103,8 @@ export class AdsServer<P = unknown> {
 
   /** Queues a push to every connection, or to those `filter` selects (e.g. /debug/push for one proxy). */
   push(request: PushRequest, filter?: (c: ConnectionInfo<P>) => boolean): void {
+    const latest = request.snapshot ? undefined : this.#opts.latestSnapshot?.();
+    if (latest) request = withSnapshot(request, latest);
     for (const conn of this.#connections.values()) {
       if (filter && !filter(conn.info())) continue;
       this.#queue.enqueue(conn, request);
@@ -201,6 +208,7 @@ export class AdsServer<P = unknown> {
         if (!this.#closed) this.#events.next({ kind: 'disconnected', connectionId: conn.id, node: conn.node });
       },
       nonce: () => randomUUID(),
+      latestSnapshot: () => opts.latestSnapshot?.(),
       version: (push) => {
         let v = this.#versions.get(push);
         if (v === undefined) {

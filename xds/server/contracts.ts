@@ -5,21 +5,11 @@
  * nothing of mesh config: it asks a `ResourceGenerator` for the resources of one type for one proxy,
  * and learns that proxies need new config from a stream of `PushRequest`s.
  */
-import type { ProxyNode, PushRequest } from '../../core/index.js';
+import type { NodeType, Proxy, ProxyNode, PushRequest } from '../../core/index.js';
 
-/** Full type URLs of the xDS types meshd serves. */
-export const TYPE_URL = {
-  cluster: 'type.googleapis.com/envoy.config.cluster.v3.Cluster',
-  endpoint: 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
-  listener: 'type.googleapis.com/envoy.config.listener.v3.Listener',
-  route: 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
-  secret: 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret',
-  extensionConfig: 'type.googleapis.com/envoy.config.core.v3.TypedExtensionConfig',
-} as const;
-export type TypeUrl = (typeof TYPE_URL)[keyof typeof TYPE_URL];
-
-/** Envoy's push order: clusters before endpoints before listeners before routes. */
-export const PUSH_ORDER: readonly TypeUrl[] = [TYPE_URL.cluster, TYPE_URL.endpoint, TYPE_URL.listener, TYPE_URL.route];
+// Type URLs live in the proto layer (pilot-agent uses them too); push order and wildcards in xds-types.ts.
+export { TYPE_URL, type TypeUrl } from '../protos/index.js';
+export { PUSH_ORDER, WILDCARD_TYPES, XDS_TYPES, xdsType, type XdsTypeDescriptor } from './xds-types.js';
 
 // The parsed node lives in core's model, which both the transport and the generators read.
 export { NODE_TYPES, type NodeType, type ProxyNode } from '../../core/index.js';
@@ -70,3 +60,26 @@ export interface ResourceGenerator<P = unknown> {
    */
   generate(proxy: P, watched: WatchedResource, push: PushRequest): GenerateResult | undefined | Promise<GenerateResult | undefined>;
 }
+
+/**
+ * Builds the resources of one xDS type for one kind of proxy, registered in a `GeneratorRegistry` under
+ * the kind it serves. Reads only the snapshot the push carries.
+ */
+export interface TypeGenerator {
+  readonly typeUrl: string;
+  /**
+   * Config kinds that cannot change this generator's resources, on top of its type's descriptor (e.g. a
+   * Sidecar resource does not shape a proxyless client's clusters). Used by the default `needsPush`.
+   */
+  readonly unaffectedKinds?: ReadonlySet<string>;
+  /** Replaces the default rule (descriptor + `unaffectedKinds`) of whether a push may change this type for this proxy. */
+  needsPush?(proxy: Proxy, push: PushRequest): boolean;
+  /** As `ResourceGenerator.generate`, for this type; `undefined` = not served. */
+  generate(proxy: Proxy, watched: WatchedResource, push: PushRequest): GenerateResult | undefined | Promise<GenerateResult | undefined>;
+}
+
+/**
+ * Which proxies a TypeGenerator serves, as istiod keys its generators: by the node's `GENERATOR` metadata
+ * (e.g. `grpc` for proxyless gRPC), else by proxy type (`sidecar`, `router`), else for every proxy.
+ */
+export type GeneratorScope = { readonly generator: string } | { readonly proxyType: NodeType } | { readonly any: true };

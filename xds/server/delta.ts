@@ -76,8 +76,8 @@ class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest> {
       }
     }
     // NOTE: a first request always gets an answer (even empty) so that the proxy can finish warming.
-    if (w.wildcard && (first || wildcardAdded)) await this.#respond(conn, w, forcedPush(), { kind: 'request' });
-    else if (first || added.size > 0) await this.#respond(conn, w, forcedPush(), { kind: 'request', only: added });
+    if (w.wildcard && (first || wildcardAdded)) await this.#respond(conn, w, forcedPush(this.host.latestSnapshot()), { kind: 'request' });
+    else if (first || added.size > 0) await this.#respond(conn, w, forcedPush(this.host.latestSnapshot()), { kind: 'request', only: added });
   }
 
   async push(conn: Connection<P>, push: PushRequest): Promise<void> {

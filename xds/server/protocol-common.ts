@@ -3,14 +3,13 @@
  * push order, which types a push carries, ACK/NACK bookkeeping, and the push a proxy's own request forces.
  */
 import type { Logger } from 'pino';
-import { pushRequest, type PushRequest } from '../../core/index.js';
-import { PUSH_ORDER, TYPE_URL } from './contracts.js';
+import { proxyRequestPush, type PushRequest, type PushSnapshot } from '../../core/index.js';
+import { PUSH_ORDER, WILDCARD_TYPES, xdsType } from './xds-types.js';
 import type { Connection, WatchState } from './connection.js';
 import type { StreamHost } from './stream-host.js';
 import { truncate } from './stream-limits.js';
 
-/** Types where an empty first request means "everything" (legacy wildcard). */
-export const WILDCARD_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.cluster]);
+export { WILDCARD_TYPES };
 
 /** The watched types of a connection in push order: CDS, EDS, LDS, RDS, then the rest as first asked. */
 export function typesInPushOrder(conn: Connection<unknown>): string[] {
@@ -19,9 +18,9 @@ export function typesInPushOrder(conn: Connection<unknown>): string[] {
   return order;
 }
 
-/** True when a push may carry this type: full pushes everything, endpoint-only pushes only EDS. */
+/** True when a push may carry this type: full pushes everything, endpoint-only pushes only EDS (see XDS_TYPES). */
 export function pushCarries(push: PushRequest, typeUrl: string): boolean {
-  return push.full || typeUrl === TYPE_URL.endpoint;
+  return push.full || (xdsType(typeUrl)?.endpointPush ?? false);
 }
 
 /**
@@ -66,7 +65,10 @@ export function recordAck<P>(host: StreamHost<P>, conn: Connection<P>, w: WatchS
   host.emit({ kind: 'ack', connectionId: conn.id, nodeId: conn.node.id, typeUrl: w.typeUrl, version, nonce });
 }
 
-/** The push a proxy's own request calls for: full, and forced (sent even when nothing changed). */
-export function forcedPush(): PushRequest {
-  return { ...pushRequest('proxyrequest', { full: true }), forced: true };
+/**
+ * The push a proxy's own request calls for: full, forced (sent even when nothing changed), reading the
+ * newest published snapshot.
+ */
+export function forcedPush(snapshot: PushSnapshot | undefined): PushRequest {
+  return proxyRequestPush(snapshot);
 }

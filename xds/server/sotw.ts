@@ -34,7 +34,7 @@ class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
       // A first request for this type (or a reconnect that carries a nonce of another meshd).
       const w = conn.watch(typeUrl);
       this.#setNames(w, req.resourceNames);
-      await this.#respond(conn, w, forcedPush(), true);
+      await this.#respond(conn, w, forcedPush(this.host.latestSnapshot()), true);
       return;
     }
     if (req.responseNonce !== prev.nonceSent) {
@@ -49,7 +49,7 @@ class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     const before = new Set(prev.names);
     this.#setNames(prev, req.resourceNames);
     const added = [...prev.names].some((n) => !before.has(n)) || (prev.wildcard && !wasWildcard);
-    if (added) await this.#respond(conn, prev, forcedPush(), true);
+    if (added) await this.#respond(conn, prev, forcedPush(this.host.latestSnapshot()), true);
   }
 
   async push(conn: Connection<P>, push: PushRequest): Promise<void> {

@@ -3,7 +3,7 @@
  * options, and connection bookkeeping. Internal to xds/server.
  */
 import type { Logger } from 'pino';
-import type { PushRequest } from '../../core/index.js';
+import type { PushRequest, PushSnapshot } from '../../core/index.js';
 import type { ProxyNode, ResourceGenerator } from './contracts.js';
 import type { Connection } from './connection.js';
 import type { AdsMetrics } from './metrics.js';
@@ -35,6 +35,8 @@ export interface StreamHost<P> {
   /** Unregisters a connection (idempotent). */
   close(conn: Connection<P>): void;
   nonce(): string;
+  /** The newest published snapshot, read by the answer to a proxy's own request (undefined without a model). */
+  latestSnapshot(): PushSnapshot | undefined;
   /** The version string of a push (stable for one PushRequest object). */
   version(push: PushRequest): string;
   /** Writes one response, counting it; throws SendTimeoutError / SendError. */

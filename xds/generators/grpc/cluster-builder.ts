@@ -5,7 +5,7 @@
  */
 import type { Config, PushContext, Proxy, Service } from '../../../core/index.js';
 import { ADS_SOURCE, any, CERT_PROVIDER, duration, ENVOY, outboundClusterName, parseOutboundClusterName } from './envoy.js';
-import type { DestinationRuleSpec, TrafficPolicy } from './specs.js';
+import type { DestinationRuleSpec, TrafficPolicy } from '../../../crds/index.js';
 
 /** A built cluster and what it depends on. */
 export interface BuiltCluster {
@@ -105,7 +105,7 @@ export function buildCluster(ctx: PushContext, proxy: Proxy, name: string, opts:
   if (maxRequests !== undefined) cluster['circuitBreakers'] = { thresholds: [{ maxRequests: { value: maxRequests } }] };
   const od = policy.outlierDetection;
   if (od) {
-    const consecutive = od.consecutive5xxErrors ?? od.consecutiveErrors;
+    const consecutive = od.consecutive5xxErrors;
     cluster['outlierDetection'] = {
       ...(consecutive !== undefined ? { consecutive_5xx: { value: consecutive } } : {}),
       ...(od.consecutiveGatewayErrors !== undefined ? { consecutiveGatewayFailure: { value: od.consecutiveGatewayErrors } } : {}),

@@ -6,10 +6,10 @@
  * and UNHEALTHY ones left out unless PILOT_SEND_UNHEALTHY_ENDPOINTS.
  */
 import { isIP } from 'node:net';
-import { labelsMatch, localityString, type EndpointIndex, type Locality, type PushContext, type Proxy, type ServiceInstance } from '../../../core/index.js';
+import { labelsMatch, localityString, type EndpointView, type Locality, type PushContext, type Proxy, type ServiceInstance } from '../../../core/index.js';
 import { effectivePolicy } from './cluster-builder.js';
 import { parseOutboundClusterName } from './envoy.js';
-import type { DestinationRuleSpec } from './specs.js';
+import type { DestinationRuleSpec } from '../../../crds/index.js';
 
 /** Options of the endpoint builder. */
 export interface EndpointBuildOptions {
@@ -41,7 +41,7 @@ export function buildLoadAssignment(
   ctx: PushContext,
   proxy: Proxy,
   name: string,
-  index: EndpointIndex,
+  index: EndpointView,
   opts: EndpointBuildOptions,
 ): BuiltEndpoints | undefined {
   const parsed = parseOutboundClusterName(name);

@@ -7,7 +7,7 @@
  */
 import type { Config } from '../../../core/index.js';
 import { any, ENVOY } from './envoy.js';
-import type { AuthorizationPolicySpec, AuthzCondition, AuthzOperation, AuthzSource } from './specs.js';
+import type { AuthorizationCondition, AuthorizationOperation, AuthorizationPolicySpec, AuthorizationSource } from '../../../crds/index.js';
 
 type Obj = Record<string, unknown>;
 
@@ -43,7 +43,7 @@ const ipId = (c: string): Obj => ({ directRemoteIp: cidr(c) });
 /** Marks a rule that uses something gRPC cannot evaluate. */
 class Unsupported extends Error {}
 
-function sourceIds(s: AuthzSource): Obj[] {
+function sourceIds(s: AuthorizationSource): Obj[] {
   if (s.requestPrincipals || s.remoteIpBlocks) throw new Unsupported('request principals / remote IPs');
   const and: Obj[] = [];
   if (s.principals?.length) and.push(orIds(s.principals.map(principalName)));
@@ -59,7 +59,7 @@ function header(name: string, value: string): Obj {
   return { header: { name, stringMatch: wildcardMatcher(value) } };
 }
 
-function operationRules(o: AuthzOperation): Obj[] {
+function operationRules(o: AuthorizationOperation): Obj[] {
   const and: Obj[] = [];
   const path = (p: string): Obj => ({ urlPath: { path: wildcardMatcher(p) } });
   const port = (p: string): Obj => ({ destinationPort: Number(p) });
@@ -75,7 +75,7 @@ function operationRules(o: AuthzOperation): Obj[] {
 }
 
 /** Splits a `when` condition into the principal side or the permission side. */
-function condition(c: AuthzCondition): { id?: Obj; rule?: Obj } {
+function condition(c: AuthorizationCondition): { id?: Obj; rule?: Obj } {
   const values = c.values ?? [];
   const notValues = c.notValues ?? [];
   const both = <T extends Obj>(f: (v: string) => T, wrapNot: (x: Obj) => Obj, or: (x: Obj[]) => Obj): Obj => {

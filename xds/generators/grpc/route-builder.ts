@@ -6,7 +6,7 @@
  */
 import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy } from '../../../core/index.js';
 import { any, duration, ENVOY, fractionalPercent, GRPC_STATUS, outboundClusterName, parseOutboundClusterName } from './envoy.js';
-import type { DestinationRuleSpec, HttpRoute, HttpRouteDestination, StringMatch, VirtualServiceSpec } from './specs.js';
+import type { DestinationRuleSpec, HTTPRoute, HTTPRouteDestination, StringMatch, VirtualServiceSpec } from '../../../crds/index.js';
 
 /** The retry conditions gRPC clients understand (grpc-js-xds); others in `retryOn` are dropped. */
 const GRPC_RETRY_ON = new Set(['cancelled', 'deadline-exceeded', 'internal', 'resource-exhausted', 'unavailable']);
@@ -40,7 +40,7 @@ function pathMatch(uri: StringMatch | undefined): Record<string, unknown> {
  * port, other source labels or another source namespace are left out (a route with none left is
  * skipped). `method` and `authority` match the `:method` and `:authority` headers.
  */
-function routeMatches(route: HttpRoute, proxy: Proxy, port: number): Record<string, unknown>[] {
+function routeMatches(route: HTTPRoute, proxy: Proxy, port: number): Record<string, unknown>[] {
   const given = route.match && route.match.length > 0 ? route.match : [{}];
   const matches = given.filter(
     (m) =>
@@ -72,7 +72,7 @@ function percentOf(p: { value?: number } | undefined, legacy?: number): number {
   return 100;
 }
 
-function faultConfig(route: HttpRoute): Record<string, unknown> | undefined {
+function faultConfig(route: HTTPRoute): Record<string, unknown> | undefined {
   const f = route.fault;
   if (!f || (!f.delay && !f.abort)) return undefined;
   const out: Record<string, unknown> = {};
@@ -156,11 +156,11 @@ function routeAction(
   ctx: PushContext,
   proxy: Proxy,
   vs: Config,
-  r: HttpRoute,
+  r: HTTPRoute,
   listenerPort: number,
   deps: Set<string>,
 ): Record<string, unknown> | undefined {
-  const dests = (r.route ?? []).filter((d: HttpRouteDestination) => d.destination?.host);
+  const dests = (r.route ?? []).filter((d: HTTPRouteDestination) => d.destination?.host);
   if (dests.length === 0) return undefined;
   const clusters = dests.map((d) => {
     const host = resolveShortName(d.destination.host, vs.metadata.namespace, ctx.domain);

@@ -1,5 +1,5 @@
 /**
- * An in-process meshd for integration tests: MeshModel -> ProxylessGrpcGenerator -> AdsServer on
+ * An in-process meshd for integration tests: MeshDiscovery (MeshModel -> GeneratorRegistry -> AdsServer) on
  * 127.0.0.1:0 (real gRPC), plus echo backends and proxyless clients built on real
  * @grpc/grpc-js-xds. Configs are given as YAML; the harness turns them into model events.
  */
@@ -7,7 +7,8 @@ import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { Subject, type Subscription } from 'rxjs';
 import { closeGrpcServer, createMetrics, type Config, type MeshModel, type ModelInput } from '../../../core/index.js';
-import { ProxylessDiscovery } from '../proxyless-discovery.js';
+import { MeshDiscovery } from '../../discovery/mesh-discovery.js';
+import type { GrpcGeneratorOptions } from '../grpc-generator.js';
 import { configEvent, configsFromYaml } from './model-fixtures.js';
 import { freePort } from '../../testing/free-port.js';
 
@@ -133,20 +134,20 @@ export async function until(cond: () => boolean | Promise<boolean>, what: string
   }
 }
 
-/** The in-process control plane: ProxylessDiscovery with debounce off, on 127.0.0.1:0. */
+/** The in-process control plane: MeshDiscovery with debounce off, on 127.0.0.1:0. */
 export class MeshHarness {
-  readonly discovery: ProxylessDiscovery;
+  readonly discovery: MeshDiscovery;
   readonly #server: grpc.Server;
   readonly #inputs = new Subject<readonly ModelInput[]>();
   readonly #sub: Subscription;
   readonly #applied = new Map<string, Config>();
   xdsAddress = '';
 
-  private constructor() {
+  private constructor(generator: Partial<GrpcGeneratorOptions>) {
     const log = pino({ level: 'silent' });
-    this.discovery = new ProxylessDiscovery({
+    this.discovery = new MeshDiscovery({
       model: { domain: 'cluster.local', drainingLabel: 'mesh.io/draining', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true },
-      generator: { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false, cacheSize: 1000 },
+      generator: { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false, cacheSize: 1000, ...generator },
       transport: { pushThrottle: 10, maxRequestsPerSecond: 1000, sendTimeoutMs: 0, deltaXds: false },
       metrics: createMetrics('pilot-discovery', { processMetrics: false }),
       loggers: { ads: log, delta: log },
@@ -160,9 +161,9 @@ export class MeshHarness {
     return this.discovery.model;
   }
 
-  /** Starts the harness on 127.0.0.1:0. */
-  static async start(): Promise<MeshHarness> {
-    const h = new MeshHarness();
+  /** Starts the harness on 127.0.0.1:0; `generator` overrides generator options (e.g. a test slicer). */
+  static async start(generator: Partial<GrpcGeneratorOptions> = {}): Promise<MeshHarness> {
+    const h = new MeshHarness(generator);
     const port = await new Promise<number>((resolve, reject) =>
       h.#server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
     );

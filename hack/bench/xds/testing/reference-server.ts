@@ -1,6 +1,6 @@
 // node dist/hack/bench/xds/testing/reference-server.js --configDir DIR --grpcAddr 127.0.0.1:PORT [--rescanIntervalMs 5000]
 // A bare xDS server for checking the benchmark itself and for comparison with meshd: the config-dir
-// source, the model and the proxyless generator with the transport (xds/ ProxylessDiscovery) on one
+// source, the model and the proxyless generator with the transport (xds/ MeshDiscovery) on one
 // insecure gRPC port, options from the same environment variables meshd reads, and nothing else
 // (no CA, no debug HTTP, no monitoring). Plug it in with
 //   --server-cmd "node dist/hack/bench/xds/testing/reference-server.js --configDir {configDir} --grpcAddr {grpcAddr}"
@@ -8,7 +8,7 @@ import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { fileConfigSource } from '../../../../controllers/index.js';
 import { closeGrpcServer, createMetrics, loadEnv } from '../../../../core/index.js';
-import { ProxylessDiscovery, proxylessDiscoveryOptionsFromEnv } from '../../../../xds/index.js';
+import { MeshDiscovery, meshDiscoveryOptionsFromEnv } from '../../../../xds/index.js';
 
 function flagValue(argv: readonly string[], name: string, fallback?: string): string {
   const i = argv.indexOf(name);
@@ -26,7 +26,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const env = loadEnv('pilot-discovery');
   const log = pino({ level: 'warn' });
   const metrics = createMetrics('pilot-discovery');
-  const discovery = new ProxylessDiscovery(proxylessDiscoveryOptionsFromEnv(env, 'cluster.local', metrics, { ads: log, delta: log }));
+  const discovery = new MeshDiscovery(meshDiscoveryOptionsFromEnv(env, 'cluster.local', metrics, { ads: log, delta: log }));
   const server = new grpc.Server({ 'grpc.max_send_message_length': -1, 'grpc.max_concurrent_streams': 100_000 });
   discovery.ads.register(server);
   const sub = discovery.connect(

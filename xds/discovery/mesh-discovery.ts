@@ -1,7 +1,8 @@
 /**
- * The discovery pipeline of meshd for proxyless gRPC, assembled: MeshModel (collections, debounce,
- * PushContext) -> ProxylessGrpcGenerator (+ XdsCache) -> AdsServer, plus the debug routes. The CLI
- * creates it, registers `ads` on the discovery gRPC server, mounts `debugRoutes`, and connects the
+ * The discovery pipeline of meshd, assembled: MeshModel (collections, debounce, PushContext snapshots)
+ * -> GeneratorRegistry (the proxyless gRPC generators + XdsCache; Envoy sidecars and routers get theirs
+ * when they are built) -> AdsServer, plus the debug routes (which see only the generator contract). The
+ * CLI creates it, registers `ads` on the discovery gRPC server, mounts `debugRoutes`, and connects the
  * sources (controllers/) with `connect`.
  */
 import type { Logger } from 'pino';
@@ -11,9 +12,10 @@ import { cacheMetricsFrom } from '../cache/cache-metrics.js';
 import { XdsCache } from '../cache/xds-cache.js';
 import { debugRoutes, type DebugHandler } from '../debug/debug-routes.js';
 import { PushStatus } from '../debug/push-status.js';
+import { ProxylessGrpcGenerator, type GrpcGeneratorOptions } from '../generators/grpc-generator.js';
 import { AdsServer } from '../server/ads-server.js';
+import { GeneratorRegistry, type RegisteredProxy } from '../server/generator-registry.js';
 import { transportOptionsFromEnv, type TransportOptions } from '../server/server-options.js';
-import { ProxylessGrpcGenerator, type GrpcGeneratorOptions, type GrpcProxyState } from './grpc-generator.js';
 
 /** Generator options from env, read once. */
 export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
@@ -31,7 +33,7 @@ export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
 }
 
 /** Everything the assembly needs. */
-export interface ProxylessDiscoveryOptions {
+export interface MeshDiscoveryOptions {
   readonly model: MeshModelOptions;
   readonly generator: GrpcGeneratorOptions;
   readonly transport: TransportOptions;
@@ -42,12 +44,12 @@ export interface ProxylessDiscoveryOptions {
 }
 
 /** Options from env and the `--domain` flag. */
-export function proxylessDiscoveryOptionsFromEnv(
+export function meshDiscoveryOptionsFromEnv(
   env: Env,
   domain: string,
   metrics: Metrics,
-  loggers: ProxylessDiscoveryOptions['loggers'],
-): ProxylessDiscoveryOptions {
+  loggers: MeshDiscoveryOptions['loggers'],
+): MeshDiscoveryOptions {
   return {
     model: { ...modelOptionsFromEnv(env, domain), metrics: modelMetricsFrom(metrics) },
     generator: generatorOptionsFromEnv(env),
@@ -58,15 +60,18 @@ export function proxylessDiscoveryOptionsFromEnv(
 }
 
 /** The assembled pipeline. */
-export class ProxylessDiscovery {
+export class MeshDiscovery {
   readonly model: MeshModel;
+  /** The proxyless gRPC generator (and its cache). */
   readonly generator: ProxylessGrpcGenerator;
-  readonly ads: AdsServer<GrpcProxyState>;
+  /** Generators by proxy kind and type URL; what the ADS server generates with. */
+  readonly registry = new GeneratorRegistry();
+  readonly ads: AdsServer<RegisteredProxy>;
   readonly pushStatus = new PushStatus();
   readonly debugRoutes: Map<string, DebugHandler>;
-  readonly #log: ProxylessDiscoveryOptions['loggers']['ads'] | undefined;
+  readonly #log: MeshDiscoveryOptions['loggers']['ads'] | undefined;
 
-  constructor(o: ProxylessDiscoveryOptions) {
+  constructor(o: MeshDiscoveryOptions) {
     this.#log = o.loggers.ads;
     const modelLog = o.loggers.model;
     this.model = new MeshModel({
@@ -74,20 +79,28 @@ export class ProxylessDiscovery {
       ...(modelLog ? { onError: (e: unknown, inputs: readonly ModelInput[]) => modelLog.error({ error: String(e), inputs: inputs.length }, 'model update failed; batch dropped') } : {}),
     });
     const cache = new XdsCache({ maxSize: o.generator.cacheSize ?? 60000, metrics: cacheMetricsFrom(o.metrics) });
-    this.generator = new ProxylessGrpcGenerator(this.model, { ...o.generator, cache });
-    this.ads = new AdsServer<GrpcProxyState>({
+    this.generator = new ProxylessGrpcGenerator({ ...o.generator, cache });
+    this.generator.register(this.registry);
+    this.ads = new AdsServer<RegisteredProxy>({
       ...o.transport,
-      generator: this.generator,
+      generator: this.registry,
       metrics: o.metrics,
       loggers: { ads: o.loggers.ads, delta: o.loggers.delta },
+      latestSnapshot: () => this.model.snapshot,
       ...(o.controlPlaneId ? { controlPlaneId: o.controlPlaneId } : {}),
     });
-    this.debugRoutes = debugRoutes({ model: this.model, generator: this.generator, connections: () => this.ads.connections(), pushStatus: this.pushStatus });
+    this.debugRoutes = debugRoutes<RegisteredProxy>({
+      snapshot: () => this.model.snapshot,
+      generator: this.registry,
+      cacheSize: () => cache.size,
+      connections: () => this.ads.connections(),
+      pushStatus: this.pushStatus,
+    });
   }
 
   /**
-   * Feeds the sources into the model and the resulting pushes into the transport. Each push first
-   * clears the cache entries it invalidates. Unsubscribe to stop.
+   * Feeds the sources into the model and the resulting pushes (each carrying its snapshot) into the
+   * transport. Each push first clears the cache entries it invalidates. Unsubscribe to stop.
    */
   connect(inputs$: Observable<readonly ModelInput[] | ModelInput>): Subscription {
     return this.ads.attach(
