@@ -12,3 +12,4 @@ export { createPatch, applyPatch, JsonPatchError, type JsonPatchOperation } from
 export * from './admission-review.js';
 export * from './webhook-handler.js';
 export * from './workload-inject.js';
+export * from './webhook-configurations.js';
