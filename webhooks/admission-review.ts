@@ -25,7 +25,8 @@ export interface AdmissionResponse {
   readonly patchType?: 'JSONPatch';
   /** base64 of the JSON Patch. */
   readonly patch?: string;
-  readonly result?: { readonly code?: number; readonly message: string };
+  /** metav1.Status: the JSON name is `status` in admission.k8s.io/v1. */
+  readonly status?: { readonly code?: number; readonly message: string };
   readonly warnings?: readonly string[];
 }
 
@@ -56,9 +57,9 @@ export function admissionReview(response: AdmissionResponse): JsonObject {
   return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response };
 }
 
-/** A refusal with `message` (HTTP-like `code` in `result`). */
+/** A refusal with `message` (HTTP-like `code` in `status`). */
 export function refuse(uid: string, message: string, code = 400): AdmissionResponse {
-  return { uid, allowed: false, result: { code, message } };
+  return { uid, allowed: false, status: { code, message } };
 }
 
 /** What an injection review came to, for the metrics. */

@@ -9,7 +9,7 @@ import { createWebhookHandler } from './webhook-handler.js';
 
 interface Answer {
   status: number;
-  body: { response?: { uid: string; allowed: boolean; patch?: string; patchType?: string; result?: { message: string } } };
+  body: { response?: { uid: string; allowed: boolean; patch?: string; patchType?: string; status?: { message: string } } };
 }
 
 const pod = (annotations: Record<string, string> = {}) => ({
@@ -109,7 +109,7 @@ describe('webhook handler (/inject, /validate) over HTTP', () => {
       const a = await post(c.path, c.body);
       assert.equal(a.status, c.status);
       assert.equal(a.body.response?.allowed, false);
-      assert.match(a.body.response?.result?.message ?? '', c.want);
+      assert.match(a.body.response?.status?.message ?? '', c.want);
       assert.equal(await count('sidecar_injection_failure_total'), 1);
     });
   }
@@ -123,7 +123,7 @@ describe('webhook handler (/inject, /validate) over HTTP', () => {
     const vs = { apiVersion: 'networking.mesh.io/v1', kind: 'VirtualService', metadata: { name: 'r', namespace: 'app' }, spec: { hosts: ['reviews'], http: [{ route: [{ destination: { host: '' } }] }] } };
     const a = await post('/validate', review(vs, { group: 'networking.mesh.io', version: 'v1', kind: 'VirtualService' }, { group: 'networking.mesh.io', version: 'v1', resource: 'virtualservices' }));
     assert.equal(a.body.response?.allowed, false);
-    assert.match(a.body.response?.result?.message ?? '', /spec\.http\[0\]\.route\[0\]\.destination\.host/);
+    assert.match(a.body.response?.status?.message ?? '', /spec\.http\[0\]\.route\[0\]\.destination\.host/);
     const failed = await metrics.registry.getSingleMetric('webhook_validation_failed')!.get();
     assert.deepEqual(failed.values.map((v) => v.labels), [{ group: 'networking.mesh.io', version: 'v1', resource: 'virtualservices', reason: 'invalid_resource' }]);
   });

@@ -96,7 +96,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       else if (out.outcome === 'skip') m.skip.inc();
       else {
         m.failure.inc();
-        logger.warn({ uid: review.uid, message: out.response.result?.message }, 'injection refused');
+        logger.warn({ uid: review.uid, message: out.response.status?.message }, 'injection refused');
       }
       send(res, 200, admissionReview(out.response));
     } catch (e) {
@@ -123,7 +123,10 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     const kind = review.kind?.kind ?? '';
     const labels = { group: review.resource?.group ?? '', version: review.resource?.version ?? '', resource: kinds.has(kind) ? (review.resource?.resource ?? '') : 'unknown' };
     if (outcome.passed) m.passed.inc(labels);
-    else m.failed.inc({ ...labels, reason: outcome.reason });
+    else {
+      m.failed.inc({ ...labels, reason: outcome.reason });
+      logger.info({ kind, namespace: review.namespace, reason: outcome.reason, message: response.status?.message }, 'resource refused');
+    }
     send(res, 200, admissionReview(response));
   };
 

@@ -7,7 +7,7 @@ import { createSelfSignedRoot } from '../../ca/index.js';
 import { freePorts, programEnv, startProgram, waitForHttp, type ProgramProcess } from '../testing/program-process.js';
 
 interface Review {
-  response?: { allowed: boolean; patch?: string; result?: { message: string } };
+  response?: { allowed: boolean; patch?: string; status?: { message: string } };
 }
 
 function post(port: number, ca: string, path: string, body: unknown): Promise<{ status: number; body: Review }> {
@@ -73,7 +73,7 @@ describe('pilot-discovery discovery: the webhooks on the HTTPS listener (process
       const vs = { apiVersion: 'networking.mesh.io/v1', kind: 'VirtualService', metadata: { name: 'v', namespace: 'app' }, spec: { hosts: ['r'], http: [{ route: [{ destination: { host: '' } }] }] } };
       const refused = await post(m.https, rootPem, '/validate', review(vs, 'VirtualService', 'networking.mesh.io'));
       assert.equal(refused.body.response?.allowed, false);
-      assert.match(refused.body.response?.result?.message ?? '', /spec\.http\[0\]\.route\[0\]\.destination\.host/);
+      assert.match(refused.body.response?.status?.message ?? '', /spec\.http\[0\]\.route\[0\]\.destination\.host/);
       const metrics = await (await fetch(`http://127.0.0.1:${m.monitoring}/metrics`)).text();
       assert.match(metrics, /^sidecar_injection_success_total 1$/m);
       assert.match(metrics, /^webhook_validation_failed\{group="networking.mesh.io",version="v1",resource="virtualservices",reason="invalid_resource"\} 1$/m);
