@@ -1,8 +1,9 @@
 /**
  * Merges a rendered template (a partial pod) into a pod the way Kubernetes' strategic merge patch does for
  * the fields templates touch: maps merge key by key, lists of named things (containers, volumes, env,
- * mounts, ports, image pull secrets) merge by their key, other lists and scalars are replaced, and `null`
- * removes a field.
+ * mounts, ports, image pull secrets) merge by their key, other lists and scalars are replaced. A `null`
+ * (an empty YAML section such as `containers:` with no items) changes nothing: Istio decodes rendered
+ * templates into a Pod, where an empty section is simply absent.
  */
 
 /** A JSON object. */
@@ -31,8 +32,8 @@ export function overlay(base: unknown, patch: unknown, field = ''): unknown {
   if (!isObject(patch) || !isObject(base)) return structuredClone(patch);
   const out: JsonObject = structuredClone(base);
   for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = k in out ? overlay(out[k], v, k) : structuredClone(v);
+    if (v === null) continue;
+    out[k] = k in out ? overlay(out[k], v, k) : structuredClone(v);
   }
   return out;
 }

@@ -3,11 +3,15 @@
  * injector follows ConfigMaps `mesh-sidecar-injector[-<REVISION>]` (`config`, `values`) and
  * `mesh[-<REVISION>]` (`mesh`) in meshd's namespace when a cluster is configured; otherwise it uses the
  * built-in templates and the `--meshConfig` file. Native sidecars: ENABLE_NATIVE_SIDECARS when set, else
- * the cluster's version (1.29 or later turns them on, as Istio decides).
+ * the cluster's version (1.29 or later turns them on, as Istio decides). With a cluster and meshd's CA, the
+ * caBundle patcher keeps INJECTION_WEBHOOK_CONFIG_NAME and VALIDATION_WEBHOOK_CONFIG_NAME on the CA's roots.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { Subscription } from 'rxjs';
-import { Informer, ORCH_RESOURCES, type OrchClient } from '../../controllers/index.js';
+import { Informer, InformerFactory, ORCH_RESOURCES, type OrchClient } from '../../controllers/index.js';
+import { WebhookCaBundleReconciler } from '../../reconcilers/index.js';
+import { caRootBundle$ } from './leader-controllers.js';
+import { secureSideCa } from './secure-side.js';
 import type { Lifecycle, Logging, Metrics } from '../../core/index.js';
 import { createWebhookHandler, injectorSettingsFrom, SidecarInjector, type InjectorTexts } from '../../webhooks/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
@@ -94,6 +98,23 @@ export async function startMeshdWebhooks(flags: DiscoveryOptions, deps: MeshdWeb
     deps.lifecycle.add('injection-config', () => subs.forEach((s) => s.unsubscribe()));
   }
   secure.mountHttps(createWebhookHandler({ injector: () => (enabled ? current : undefined), metrics: deps.metrics, logger: log }));
+  const ca = secureSideCa(secure);
+  if (orch && ca) {
+    // NOTE: not leader-elected: each revision's meshd patches its own configurations, and the writes are
+    // idempotent (a conflict between replicas retries against the fresher cache).
+    const patcher = new WebhookCaBundleReconciler({
+      client: orch,
+      informers: new InformerFactory(orch),
+      rootCert$: caRootBundle$(ca),
+      injectionConfigName: env.string('INJECTION_WEBHOOK_CONFIG_NAME') ?? 'mesh-sidecar-injector',
+      validationConfigName: env.string('VALIDATION_WEBHOOK_CONFIG_NAME') ?? 'mesh-mesh-system',
+      revision,
+      logger: deps.logging.scope('validationController'),
+      metrics: deps.metrics,
+    });
+    patcher.start();
+    deps.lifecycle.add('webhook-ca-bundle', () => patcher.stop());
+  }
   log.info({ inject: enabled, revision, nativeSidecars }, 'webhooks served on the HTTPS listener (/inject, /validate)');
   return { injector: () => (enabled ? current : undefined), ready };
 }
