@@ -136,4 +136,17 @@ describe('e2e: the API server calls meshd\'s injection and validation webhooks o
     assert.match(io.out(), new RegExp(`mesh-sidecar-injector-canary-${run}/rev.namespace.sidecar-injector.mesh.io\\s+canary\\s+no\\s+`));
     assert.match(io.out(), /already injected/);
   });
+
+  it('given ConfigMaps mesh-sidecar-injector and mesh in meshd\'s namespace, should inject with them once they are stored', async () => {
+    const cm = (name: string, data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+    await client.request('POST', `/api/v1/namespaces/${meshNs}/configmaps`, { body: cm('mesh-sidecar-injector', { config: 'injectedAnnotations:\n  e2e.mesh.io/from: configmap\n', values: '{"global": {"proxy": {"logLevel": "debug"}}}' }) });
+    await client.request('POST', `/api/v1/namespaces/${meshNs}/configmaps`, { body: cm('mesh', { mesh: 'trustDomain: example.org\n' }) });
+    const pod = await waitFor('a pod injected with the ConfigMaps\' settings', async () => {
+      const p = await createPod(appNs['enabled']!, uniqueName('cm'));
+      return p.metadata.annotations?.['e2e.mesh.io/from'] === 'configmap' ? p : undefined;
+    }, 60_000, 250);
+    const proxy = pod.spec.containers.find((c) => c.name === 'mesh-proxy')!;
+    assert.equal(proxy.env!.find((e) => e.name === 'TRUST_DOMAIN')?.value, 'example.org');
+    assert.ok((proxy as { args?: string[] }).args?.includes('--proxyLogLevel=debug'));
+  });
 });
