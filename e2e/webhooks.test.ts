@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { OrchApiError, OrchClient } from '../controllers/index.js';
 import { renderCrds } from '../crds/index.js';
@@ -148,5 +152,21 @@ describe('e2e: the API server calls meshd\'s injection and validation webhooks o
     const proxy = pod.spec.containers.find((c) => c.name === 'mesh-proxy')!;
     assert.equal(proxy.env!.find((e) => e.name === 'TRUST_DOMAIN')?.value, 'example.org');
     assert.ok((proxy as { args?: string[] }).args?.includes('--proxyLogLevel=debug'));
+
+    // meshctl orch-inject reads the same ConfigMaps and gives the same proxy (the stored pod adds only server defaults).
+    const dir = mkdtempSync(join(tmpdir(), 'e2e-orch-inject-'));
+    try {
+      const file = join(dir, 'pod.yaml');
+      writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod.metadata.name, namespace: appNs['enabled']! }, spec: { serviceAccountName: 'default', containers: [{ name: 'app', image: 'example/app:1' }] } }));
+      const io = bufferIo({ HOME: '/nonexistent' });
+      assert.equal(await runCli(meshctlCommand(), ['orch-inject', '-f', file, '--orchconfig', e2eCluster().kubeconfigPath, '--meshNamespace', meshNs], io), 0, io.err());
+      const offline = parseYaml(io.out()) as Pod;
+      const cli = offline.spec.containers.find((c) => c.name === 'mesh-proxy')!;
+      assert.deepEqual((cli as { args?: string[] }).args, (proxy as { args?: string[] }).args);
+      assert.deepEqual(cli.env!.map((e) => [e.name, e.value]), proxy.env!.map((e) => [e.name, e.value]));
+      assert.equal(offline.metadata.annotations?.['e2e.mesh.io/from'], 'configmap');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
