@@ -114,6 +114,13 @@ describe('webhook handler (/inject, /validate) over HTTP', () => {
     });
   }
 
+  it('given a body over the size limit should answer 413 with an AdmissionReview saying so', async () => {
+    const a = await post('/inject', `{"pad": "${'x'.repeat(9 * 1024 * 1024)}"}`);
+    assert.equal(a.status, 413);
+    assert.match(a.body.response?.status?.message ?? '', /larger than 8388608 bytes/);
+    assert.equal(await count('sidecar_injection_failure_total'), 1);
+  });
+
   it('given injection turned off should answer 404 on /inject', async () => {
     injector = undefined;
     assert.equal((await post('/inject', review(pod()))).status, 404);

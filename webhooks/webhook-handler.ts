@@ -33,16 +33,12 @@ function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    // NOTE: past the limit the rest is read and dropped (not kept), so the 413 answer reaches the caller.
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_REVIEW_BYTES) {
-        reject(new BodyTooLargeError(`the body is larger than ${MAX_REVIEW_BYTES} bytes`));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
+      if (size <= MAX_REVIEW_BYTES) chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => (size > MAX_REVIEW_BYTES ? reject(new BodyTooLargeError(`the body is larger than ${MAX_REVIEW_BYTES} bytes`)) : resolve(Buffer.concat(chunks).toString('utf8'))));
     req.on('error', reject);
   });
 }
