@@ -1,7 +1,7 @@
 /**
- * `meshctl x check-inject [<type>/]<name>[.<namespace>]` or `-l k=v,...`: which injection webhooks the API
- * server would call for a pod (or a workload's pod template, or a set of labels) in a namespace, and the
- * label that decided each one (webhooks/webhook-configurations.ts `checkInjection`).
+ * `meshctl x check-inject [<type>/]<name>[.<namespace>]`, `-l k=v,...`, or just `-n <namespace>`: which
+ * injection webhooks the API server would call for a pod (or a workload's pod template, a set of labels, or
+ * an unlabelled pod of the namespace), and the label that decided each one (webhooks/webhook-configurations.ts `checkInjection`).
  */
 import { checkInjection, SIDECAR_STATUS } from '../../webhooks/index.js';
 import { CliError, type RunContext } from '../framework/index.js';
@@ -35,7 +35,7 @@ export function parseLabelList(text: string): Record<string, string> {
 export async function runCheckInject(ctx: RunContext): Promise<number> {
   const target = ctx.args[0];
   const labelsFlag = ctx.flags.string('labels');
-  if (!target && labelsFlag === '') throw new CliError('give a pod or workload ([<type>/]<name>[.<namespace>]) or --labels');
+  // NOTE: with neither a target nor --labels, the namespace (-n) is checked for a pod without labels.
   let namespace = ctx.flags.string('namespace') || 'default';
   let podLabels: Record<string, string> = labelsFlag !== '' ? parseLabelList(labelsFlag) : {};
   let annotations: Record<string, string> = {};
