@@ -34,3 +34,8 @@ export {
   type ConfigStatusReconcilerOptions,
   type StatusCondition,
 } from './config-status-reconciler.js';
+export {
+  WebhookCaBundleReconciler,
+  WEBHOOK_CA_BUNDLE_RECONCILER_NAME,
+  type WebhookCaBundleReconcilerOptions,
+} from './webhook-ca-bundle-reconciler.js';

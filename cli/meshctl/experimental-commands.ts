@@ -2,6 +2,7 @@
 import { command, flag, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
 import { configListCommand } from './config-list-command.js';
+import { runCheckInject } from './check-inject-command.js';
 
 const TARGET = { usage: '[<type>/]<name>[.<namespace>]', max: 1 } as const;
 const revision = (): Flag => flag.string('revision', '', 'The revision to use', { short: 'r' });
@@ -119,7 +120,7 @@ export function experimentalCommand(): Command {
         short: 'Check the injection status or inject-ability of a given resource, explains why it is (or will be) injected or not',
         args: TARGET,
         flags: [flag.string('labels', '', 'Check namespace and label pairs injection status, split multiple labels by commas', { short: 'l' })],
-        run: notBuilt,
+        run: runCheckInject,
       }),
       command({ name: 'config', short: 'Configure meshctl defaults', commands: [configListCommand()] }),
       command({

@@ -1,6 +1,7 @@
 /** meshctl's orch-inject, create-remote-secret and tag commands. */
 import { command, flag, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
+import { runOrchInject } from './orch-inject-command.js';
 
 /** orch-inject: sidecar injection into orchestrator manifests. */
 export function orchInjectCommand(): Command {
@@ -26,7 +27,7 @@ export function orchInjectCommand(): Command {
       flag.string('xds-label', '', 'Mesh XDS Endpoint pod label selector'),
       flag.int('xds-port', 15012, 'Mesh XDS Endpoint port'),
     ],
-    run: notBuilt,
+    run: runOrchInject,
   });
 }
 

@@ -13,6 +13,7 @@ import { caRootBundle$, startLeaderControllers } from './leader-controllers.js';
 import { SECURE_FLAGS, secureSideCa, startSecureSide } from './secure-side.js';
 import { serverOptions } from './meshd-server.js';
 import { connectOrchestrator } from './orch-connection.js';
+import { startMeshdWebhooks } from './meshd-webhooks.js';
 import { Subject } from 'rxjs';
 import type { ConfigStatusReport } from '../../reconcilers/index.js';
 
@@ -58,6 +59,9 @@ export async function runDiscovery(ctx: RunContext): Promise<number> {
     // Proxyless discovery pipeline (model, generators, ADS, debug routes): --configDir, else the orchestrator.
     const pipeline = startDiscoveryPipeline(flags, { logging, metrics, lifecycle }, server, orch, secure?.plaintextXdsAuth, statusReports && ((r) => statusReports.next(r)));
     if (pipeline && secure) secure.attachAds(pipeline.discovery.ads);
+    // Webhooks (/inject, /validate) on the HTTPS listener, when it runs.
+    if (secure) await startMeshdWebhooks(flags, { logging, metrics, lifecycle }, secure, orch);
+    else log.info({}, 'no HTTPS listener: the injection and validation webhooks are off');
     const actedOn: readonly string[] = [...(pipeline ? PIPELINE_FLAGS : []), ...(secure ? SECURE_FLAGS : [])];
     const ignored = NOT_ACTED_ON.filter((name) => ctx.flags.changed(name) && !actedOn.includes(name));
     if (ignored.length > 0) log.warn({ flags: ignored }, 'flags accepted but not acted on yet');

@@ -1,6 +1,7 @@
 /**
  * meshd's TLS listeners: the secure gRPC server (--secureGRPCAddr, default :15012: ADS and the certificate
- * service) and the HTTPS listener (--httpsAddr, default :15017: `/ready`; the webhooks come later). Their
+ * service) and the HTTPS listener (--httpsAddr, default :15017: `/ready` and the handlers mounted on it, the
+ * injection and validation webhooks). Their
  * certificate comes from --tlsCertFile/--tlsKeyFile (trusting --caCertFile for client certificates) or is
  * issued by meshd's own CA for `meshd.<ns>.svc` (+ `.<domain>`) and MESHD_CUSTOM_HOST, and renewed by
  * `ServingCertificateManager`: a renewal reaches new handshakes while open connections keep going.
@@ -143,15 +144,21 @@ export function bindSecureGrpc(server: grpc.Server, address: string, flagName: s
   });
 }
 
-/** The HTTPS listener's answer: `/ready`, else 404 saying the webhooks are not served on this build yet. */
-function httpsHandler(req: IncomingMessage, res: ServerResponse): void {
-  const path = new URL(req.url ?? '/', 'https://localhost').pathname;
-  if (path === '/ready') {
-    res.writeHead(200, { 'content-type': 'text/plain' }).end('ready\n');
-    return;
-  }
-  res.writeHead(404, { 'content-type': 'application/json' })
-    .end(`${JSON.stringify({ error: `no handler for ${path} on the HTTPS listener (serves /ready; the injection and validation webhooks are not built yet)` })}\n`);
+/** A handler mounted on the HTTPS listener: answers and returns true, or returns false for paths it does not serve. */
+export type HttpsRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/** The HTTPS listener's answer: `/ready`, then the mounted routes, else 404 naming what is served. */
+function httpsHandler(routes: readonly HttpsRoute[]): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+    if (path === '/ready') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ready\n');
+      return;
+    }
+    for (const route of routes) if (route(req, res)) return;
+    res.writeHead(404, { 'content-type': 'application/json' })
+      .end(`${JSON.stringify({ error: `no handler for ${path} on the HTTPS listener (serves /ready${routes.length > 0 ? ', /inject, /validate' : ''})` })}\n`);
+  };
 }
 
 /** The running secure listeners. */
@@ -161,6 +168,8 @@ export interface SecureListeners {
   readonly https: HttpsServer;
   readonly httpsAddress: ListenAddress;
   readonly credentials: ReloadableServerCredentials;
+  /** Adds a route to the HTTPS listener (the webhooks), tried in order after `/ready`. */
+  mount(route: HttpsRoute): void;
 }
 
 /** Options of {@link startSecureListeners}. */
@@ -184,7 +193,8 @@ export async function startSecureListeners(o: SecureListenerOptions, tls: TlsSou
   const credentials = new ReloadableServerCredentials(tls.material, o.ciphers);
   const server = new grpc.Server(o.grpcOptions);
   o.register(server);
-  const https = createHttpsServer(secureContextOptions(tls.material, o.ciphers), httpsHandler);
+  const routes: HttpsRoute[] = [];
+  const https = createHttpsServer(secureContextOptions(tls.material, o.ciphers), httpsHandler(routes));
   // NOTE: closeAllConnections() misses sockets that never sent a request; track them all for shutdown.
   const sockets = new Set<Socket>();
   https.on('connection', (socket: Socket) => {
@@ -205,7 +215,7 @@ export async function startSecureListeners(o: SecureListenerOptions, tls: TlsSou
   try {
     const grpcAddress = await bindSecureGrpc(server, o.secureGrpcAddr, 'secureGRPCAddr', credentials);
     const httpsAddress = await listenOn(https, o.httpsAddr, 'httpsAddr');
-    return { grpc: server, grpcAddress, https, httpsAddress, credentials, close };
+    return { grpc: server, grpcAddress, https, httpsAddress, credentials, close, mount: (route) => void routes.push(route) };
   } catch (err) {
     unsubscribe();
     server.forceShutdown();

@@ -11,7 +11,7 @@ import type { Lifecycle, ListenAddress, Logging, Metrics } from '../../core/inde
 import { XdsAuthenticator, type AdsServer, type XdsStreamAuth } from '../../xds/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
 import { oidcAuthenticatorFor, startMeshdCa, tokenAuthenticatorFor, type MeshdCa } from './secure-ca.js';
-import { createTlsSource, servingDnsNames, startSecureListeners, type TlsSource } from './secure-listeners.js';
+import { createTlsSource, servingDnsNames, startSecureListeners, type HttpsRoute, type TlsSource } from './secure-listeners.js';
 import { parseCipherSuites } from './secure-tls.js';
 
 /** The flags the secure side acts on (taken off the "not acted on yet" list). */
@@ -33,6 +33,8 @@ export interface SecureSide {
   readonly plaintextXdsAuth: XdsStreamAuth | undefined;
   /** Serves `ads` on the secure gRPC port (with XDS_AUTH, authenticated). */
   attachAds<P>(ads: AdsServer<P>): void;
+  /** Mounts a route on the HTTPS listener (the webhooks). */
+  mountHttps(route: HttpsRoute): void;
 }
 
 /** Everything the secure side needs from meshd's start. */
@@ -109,6 +111,7 @@ export async function startSecureSide(flags: DiscoveryOptions, deps: SecureSideD
     httpsAddress: listeners.httpsAddress,
     plaintextXdsAuth: xdsAuth && env.bool('XDS_AUTH_PLAINTEXT') ? xdsAuth : undefined,
     attachAds: (ads) => ads.register(listeners.grpc, { auth: xdsAuth }),
+    mountHttps: (route) => listeners.mount(route),
   };
 }
 

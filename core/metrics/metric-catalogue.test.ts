@@ -35,7 +35,7 @@ describe('METRICS', () => {
       assert.ok(m, `${s.name} missing`);
       assert.equal(m.type, KIND[s.type]);
       const want = s.group === 'shared' ? ['operator', 'pilot-discovery', 'pilot-agent'] : [s.group];
-      if (s.name.startsWith('pilot_orch_')) want.push('pilot-discovery');
+      if (/^(pilot_orch_|sidecar_injection_|webhook_patch_)/.test(s.name)) want.push('pilot-discovery');
       assert.deepEqual([...m.programs].sort(), want.sort());
       assert.notEqual(m.help, '');
     });

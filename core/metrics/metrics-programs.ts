@@ -5,7 +5,8 @@ import { MILLISECOND_BUCKETS, FAST_SECOND_BUCKETS, SECOND_BUCKETS, OPERATOR_AND_
 /**
  * The operator, pilot-discovery and pilot-agent groups. NOTE: the spec lists the pilot_orch_* metrics in
  * the operator group, but they count orchestrator events of meshd's registry, so pilot-discovery exports
- * them as well.
+ * them as well. The sidecar_injection_* and webhook_patch_* metrics (also in the operator group) count meshd's
+ * injection webhook and its caBundle patcher, as istiod's do, so pilot-discovery exports them too.
  */
 export const PROGRAM_METRICS = [
   { name: 'cache_flush_total', type: 'counter', help: 'Operator cache flushes.', labelNames: [], programs: ['operator'] },
@@ -30,15 +31,15 @@ export const PROGRAM_METRICS = [
   { name: 'resource_deletion_total', type: 'counter', help: 'Resources deleted by the operator.', labelNames: ['kind'], programs: ['operator'] },
   { name: 'resource_prune_total', type: 'counter', help: 'Resources pruned by the operator.', labelNames: ['kind'], programs: ['operator'] },
   { name: 'resource_update_total', type: 'counter', help: 'Resources updated by the operator.', labelNames: ['kind'], programs: ['operator'] },
-  { name: 'sidecar_injection_failure_total', type: 'counter', help: 'Failed injection requests.', labelNames: [], programs: ['operator'] },
-  { name: 'sidecar_injection_requests_total', type: 'counter', help: 'All injection requests.', labelNames: [], programs: ['operator'] },
-  { name: 'sidecar_injection_skip_total', type: 'counter', help: 'Skipped injection requests.', labelNames: [], programs: ['operator'] },
-  { name: 'sidecar_injection_success_total', type: 'counter', help: 'Successful injection requests.', labelNames: [], programs: ['operator'] },
-  { name: 'sidecar_injection_time_seconds', type: 'histogram', help: 'Time taken for injection.', labelNames: [], programs: ['operator'], buckets: SECOND_BUCKETS },
+  { name: 'sidecar_injection_failure_total', type: 'counter', help: 'Failed injection requests.', labelNames: [], programs: OPERATOR_AND_DISCOVERY },
+  { name: 'sidecar_injection_requests_total', type: 'counter', help: 'All injection requests.', labelNames: [], programs: OPERATOR_AND_DISCOVERY },
+  { name: 'sidecar_injection_skip_total', type: 'counter', help: 'Skipped injection requests.', labelNames: [], programs: OPERATOR_AND_DISCOVERY },
+  { name: 'sidecar_injection_success_total', type: 'counter', help: 'Successful injection requests.', labelNames: [], programs: OPERATOR_AND_DISCOVERY },
+  { name: 'sidecar_injection_time_seconds', type: 'histogram', help: 'Time taken for injection.', labelNames: [], programs: OPERATOR_AND_DISCOVERY, buckets: SECOND_BUCKETS },
   { name: 'version', type: 'gauge', help: 'Operator binary version.', labelNames: ['version'], programs: ['operator'] },
-  { name: 'webhook_patch_attempts_total', type: 'counter', help: 'Webhook patch attempts.', labelNames: [], programs: ['operator'] },
-  { name: 'webhook_patch_failures_total', type: 'counter', help: 'Webhook patch failures.', labelNames: [], programs: ['operator'] },
-  { name: 'webhook_patch_retries_total', type: 'counter', help: 'Webhook patch retries.', labelNames: [], programs: ['operator'] },
+  { name: 'webhook_patch_attempts_total', type: 'counter', help: 'Webhook patch attempts.', labelNames: [], programs: OPERATOR_AND_DISCOVERY },
+  { name: 'webhook_patch_failures_total', type: 'counter', help: 'Webhook patch failures.', labelNames: [], programs: OPERATOR_AND_DISCOVERY },
+  { name: 'webhook_patch_retries_total', type: 'counter', help: 'Webhook patch retries.', labelNames: [], programs: OPERATOR_AND_DISCOVERY },
   { name: 'certauth_server_authentication_failure_count', type: 'counter', help: 'Authentication failures.', labelNames: [], programs: ['pilot-discovery'] },
   { name: 'certauth_server_cert_chain_expiry_timestamp', type: 'gauge', help: 'Unix seconds when the cert chain expires; negative means expired.', labelNames: [], programs: ['pilot-discovery'] },
   { name: 'certauth_server_csr_count', type: 'counter', help: 'CSRs received.', labelNames: [], programs: ['pilot-discovery'] },

@@ -1,0 +1,73 @@
+/**
+ * `meshctl x check-inject [<type>/]<name>[.<namespace>]`, `-l k=v,...`, or just `-n <namespace>`: which
+ * injection webhooks the API server would call for a pod (or a workload's pod template, a set of labels, or
+ * an unlabelled pod of the namespace), and the label that decided each one (webhooks/webhook-configurations.ts `checkInjection`).
+ */
+import { checkInjection, SIDECAR_STATUS } from '../../webhooks/index.js';
+import { CliError, type RunContext } from '../framework/index.js';
+import { getOptional, meshctlOrchClient } from './meshctl-orch.js';
+
+interface Meta {
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+}
+
+const WORKLOADS: Readonly<Record<string, string>> = {
+  pod: '/api/v1/namespaces/NS/pods/',
+  po: '/api/v1/namespaces/NS/pods/',
+  deployment: '/apis/apps/v1/namespaces/NS/deployments/',
+  deploy: '/apis/apps/v1/namespaces/NS/deployments/',
+  statefulset: '/apis/apps/v1/namespaces/NS/statefulsets/',
+  daemonset: '/apis/apps/v1/namespaces/NS/daemonsets/',
+};
+
+/** Parses `k=v,k2=v2`. @throws CliError naming the bad pair */
+export function parseLabelList(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of text.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new CliError(`--labels: ${JSON.stringify(pair)} is not key=value`);
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
+}
+
+/** Runs `meshctl x check-inject`. */
+export async function runCheckInject(ctx: RunContext): Promise<number> {
+  const target = ctx.args[0];
+  const labelsFlag = ctx.flags.string('labels');
+  // NOTE: with neither a target nor --labels, the namespace (-n) is checked for a pod without labels.
+  let namespace = ctx.flags.string('namespace') || 'default';
+  let podLabels: Record<string, string> = labelsFlag !== '' ? parseLabelList(labelsFlag) : {};
+  let annotations: Record<string, string> = {};
+  const client = meshctlOrchClient(ctx, 'checking injection');
+  if (target) {
+    const slash = target.indexOf('/');
+    const type = slash >= 0 ? target.slice(0, slash).toLowerCase() : 'pod';
+    let name = slash >= 0 ? target.slice(slash + 1) : target;
+    const dot = name.indexOf('.');
+    if (dot >= 0) [name, namespace] = [name.slice(0, dot), name.slice(dot + 1)];
+    const base = WORKLOADS[type];
+    if (!base) throw new CliError(`unknown type ${type}: one of ${Object.keys(WORKLOADS).join(', ')}`);
+    const obj = await getOptional<Meta & { spec?: { template?: Meta } }>(client, `${base.replace('NS', encodeURIComponent(namespace))}${encodeURIComponent(name)}`);
+    if (!obj) throw new CliError(`${type} ${namespace}/${name} not found`);
+    const meta = type === 'pod' || type === 'po' ? obj.metadata : obj.spec?.template?.metadata;
+    podLabels = { ...(meta?.labels ?? {}), ...podLabels };
+    annotations = meta?.annotations ?? {};
+  }
+  const ns = await getOptional<Meta>(client, `/api/v1/namespaces/${encodeURIComponent(namespace)}`);
+  if (!ns) throw new CliError(`namespace ${namespace} not found`);
+  const list = await client.request<{ items?: Record<string, unknown>[] }>('GET', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations');
+  const verdicts = checkInjection(list.items ?? [], ns.metadata?.labels ?? {}, podLabels);
+  const { stdout } = ctx.io;
+  if (verdicts.length === 0) {
+    stdout.write('no injection webhook is installed (no MutatingWebhookConfiguration with a sidecar-injector webhook)\n');
+    return 0;
+  }
+  const rows = [['WEBHOOK', 'REVISION', 'INJECTED', 'REASON'], ...verdicts.map((v) => [v.webhook, v.revision, v.injected ? 'yes' : 'no', v.reason])];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const r of rows) stdout.write(`${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}\n`);
+  const chosen = verdicts.filter((v) => v.injected);
+  if (chosen.length > 1) stdout.write(`Warning: ${chosen.length} webhooks would inject this pod (${chosen.map((v) => v.webhook).join(', ')}): keep one revision per namespace\n`);
+  if (annotations[SIDECAR_STATUS] !== undefined) stdout.write(`The pod is already injected (annotation ${SIDECAR_STATUS}).\n`);
+  return 0;
+}

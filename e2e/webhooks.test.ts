@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { OrchApiError, OrchClient } from '../controllers/index.js';
+import { renderCrds } from '../crds/index.js';
+import { bufferIo, runCli } from '../cli/framework/index.js';
+import { meshctlCommand } from '../cli/meshctl/meshctl-command.js';
+import { injectionWebhookConfiguration, validationWebhookConfiguration } from '../webhooks/index.js';
+import { caSecretRoot, SecureMeshd } from './ca-harness.js';
+import { applyCrds, createTestNamespace, deleteNamespaceFully, e2eCluster, uniqueName, waitFor } from './harness/index.js';
+
+const CLIENT_OPTIONS = { qps: 100, burst: 200, contentType: 'json' } as const;
+
+interface Pod {
+  metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+  spec: { containers: { name: string; env?: { name: string; value?: string }[] }[]; initContainers?: { name: string }[] };
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * NOTE: the API server reaches meshd at https://localhost:<port>: the mesh CA issues DNS names only (no IP
+ * SANs), so meshd's serving certificate names `localhost` (MESHD_CUSTOM_HOST) and the URL uses it; the
+ * traffic stays on loopback.
+ */
+describe('e2e: the API server calls meshd\'s injection and validation webhooks over TLS', function () {
+  this.timeout(300_000);
+  let core: CoreV1Api;
+  let client: OrchClient;
+  let meshNs: string;
+  const appNs: Record<string, string> = {};
+  let meshd: SecureMeshd;
+  let canary: SecureMeshd;
+  const run = uniqueName('wh');
+  const configs: { path: string }[] = [];
+
+  /** Confines a webhook configuration to this test's namespaces (the cluster is shared by the run). */
+  const confine = (cfg: Json): Json => {
+    for (const wh of cfg['webhooks'] as Json[]) {
+      const sel = (wh['namespaceSelector'] ?? {}) as { matchExpressions?: unknown[] };
+      wh['namespaceSelector'] = { ...sel, matchExpressions: [...(sel.matchExpressions ?? []), { key: 'mesh.io/e2e-webhooks', operator: 'In', values: [run] }] };
+    }
+    return cfg;
+  };
+  const create = async (path: string, body: Json): Promise<void> => {
+    await client.request('POST', path, { body });
+    const name = (body['metadata'] as { name: string }).name;
+    configs.push({ path: `${path}/${name}` });
+  };
+  const namespace = async (key: string, labels: Record<string, string>): Promise<void> => {
+    appNs[key] = await createTestNamespace(core, `e2e-wh-${key}`);
+    await client.request('PATCH', `/api/v1/namespaces/${appNs[key]}`, { body: { metadata: { labels: { ...labels, 'mesh.io/e2e-webhooks': run } } }, contentType: 'application/merge-patch+json' });
+  };
+  const createPod = (ns: string, name: string, meta: { labels?: Record<string, string>; annotations?: Record<string, string> } = {}): Promise<Pod> =>
+    client.request<Pod>('POST', `/api/v1/namespaces/${ns}/pods`, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name, ...meta }, spec: { serviceAccountName: 'default', containers: [{ name: 'app', image: 'example/app:1' }] } } });
+  const names = (p: Pod): { containers: string[]; init: string[] } => ({ containers: p.spec.containers.map((c) => c.name), init: (p.spec.initContainers ?? []).map((c) => c.name) });
+
+  before(async () => {
+    core = e2eCluster().kubeConfig().makeApiClient(CoreV1Api);
+    client = new OrchClient(e2eCluster().kubeConfig(), CLIENT_OPTIONS);
+    await applyCrds(client, renderCrds());
+    meshNs = await createTestNamespace(core, 'e2e-wh-mesh');
+    const env = { MESHD_CUSTOM_HOST: 'localhost', ENABLE_NATIVE_SIDECARS: 'false' };
+    meshd = await SecureMeshd.start(e2eCluster().kubeconfigPath, meshNs, env);
+    // NOTE: the canary revision shares the namespace and so the CA secret (one root), as revisions do.
+    canary = await SecureMeshd.start(e2eCluster().kubeconfigPath, meshNs, { ...env, REVISION: 'canary' });
+    const root = await caSecretRoot(core, meshNs);
+    const hooks = '/apis/admissionregistration.k8s.io/v1';
+    await create(`${hooks}/mutatingwebhookconfigurations`, confine(injectionWebhookConfiguration({ revision: 'default', name: `mesh-sidecar-injector-${run}`, target: { url: `https://localhost:${meshd.ports.https}` }, caBundlePem: root })));
+    await create(`${hooks}/mutatingwebhookconfigurations`, confine(injectionWebhookConfiguration({ revision: 'canary', name: `mesh-sidecar-injector-canary-${run}`, target: { url: `https://localhost:${canary.ports.https}` }, caBundlePem: root })));
+    await create(`${hooks}/validatingwebhookconfigurations`, confine(validationWebhookConfiguration({ name: `mesh-validator-${run}`, revision: 'default', target: { url: `https://localhost:${meshd.ports.https}` }, caBundlePem: root, failurePolicy: 'Fail' })));
+    await namespace('enabled', { 'mesh-injection': 'enabled' });
+    await namespace('disabled', {});
+    await namespace('canary', { 'mesh.io/rev': 'canary' });
+    // NOTE: the API server picks up new webhook configurations shortly after they are stored: wait for one injection.
+    await waitFor('the injection webhook to be called', async () => {
+      const p = await createPod(appNs['enabled']!, uniqueName('probe'));
+      return names(p).containers.includes('mesh-proxy');
+    }, 60_000);
+  });
+
+  after(async () => {
+    for (const c of configs.splice(0)) await client.request('DELETE', c.path).catch(() => undefined);
+    await meshd?.stop();
+    await canary?.stop();
+    for (const ns of [...Object.values(appNs), meshNs]) if (ns) await deleteNamespaceFully(core, ns);
+  });
+
+  it('given a pod in a namespace labelled mesh-injection=enabled, should store it with mesh-init and mesh-proxy injected by the default revision', async () => {
+    const pod = await createPod(appNs['enabled']!, 'web');
+    assert.deepEqual(names(pod), { containers: ['app', 'mesh-proxy'], init: ['mesh-init'] });
+    assert.equal(pod.metadata.annotations?.['mesh.io/rev'], 'default');
+    assert.match(pod.metadata.annotations?.['sidecar.mesh.io/status'] ?? '', /"revision":"default"/);
+    const stored = await client.request<Pod>('GET', `/api/v1/namespaces/${appNs['enabled']!}/pods/web`);
+    assert.deepEqual(names(stored), names(pod));
+    assert.ok((await meshd.metric('sidecar_injection_success_total')) >= 2);
+  });
+
+  it('given a pod in an unlabelled namespace, should store it unchanged', async () => {
+    const pod = await createPod(appNs['disabled']!, 'plain');
+    assert.deepEqual(names(pod), { containers: ['app'], init: [] });
+    assert.equal(pod.metadata.annotations?.['sidecar.mesh.io/status'], undefined);
+  });
+
+  it('given sidecar.mesh.io/inject: "false" as a label (not sent) or an annotation (sent, skipped), should store the pods unchanged', async () => {
+    const skipsBefore = await meshd.metric('sidecar_injection_skip_total');
+    const byLabel = await createPod(appNs['enabled']!, 'opt-out-label', { labels: { 'sidecar.mesh.io/inject': 'false' } });
+    const byAnnotation = await createPod(appNs['enabled']!, 'opt-out-annotation', { annotations: { 'sidecar.mesh.io/inject': 'false' } });
+    assert.deepEqual(names(byLabel).containers, ['app']);
+    assert.deepEqual(names(byAnnotation).containers, ['app']);
+    assert.equal(await meshd.metric('sidecar_injection_skip_total'), skipsBefore + 1, 'only the annotated pod reached the webhook');
+  });
+
+  it('given a namespace labelled mesh.io/rev=canary, should be injected by the canary revision\'s webhook', async () => {
+    const pod = await createPod(appNs['canary']!, 'canary-web');
+    assert.deepEqual(names(pod), { containers: ['app', 'mesh-proxy'], init: ['mesh-init'] });
+    assert.equal(pod.metadata.annotations?.['mesh.io/rev'], 'canary');
+    const caAddr = pod.spec.containers.find((c) => c.name === 'mesh-proxy')!.env!.find((e) => e.name === 'CA_ADDR')?.value;
+    assert.equal(caAddr, 'meshd-canary.mesh-system.svc:15012');
+    assert.ok((await canary.metric('sidecar_injection_success_total')) >= 1);
+  });
+
+  it('given an invalid VirtualService create, should be refused with the field named; a valid one is stored', async () => {
+    const path = `/apis/networking.mesh.io/v1/namespaces/${appNs['enabled']!}/virtualservices`;
+    const vs = (name: string, host: string) => ({ apiVersion: 'networking.mesh.io/v1', kind: 'VirtualService', metadata: { name }, spec: { hosts: ['reviews'], http: [{ route: [{ destination: { host } }] }] } });
+    const err = await client.request('POST', path, { body: vs('bad', '') }).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof OrchApiError, `the invalid VirtualService was stored: ${String(err)}`);
+    assert.match(err.message, /denied the request: configuration is invalid: .*spec\.http\[0\]\.route\[0\]\.destination\.host/);
+    await client.request('POST', path, { body: vs('good', 'reviews') });
+  });
+
+  it('given meshctl x check-inject on the enabled namespace, should name the webhook and the namespace label that decided', async () => {
+    const io = bufferIo({ HOME: '/nonexistent' });
+    const code = await runCli(meshctlCommand(), ['x', 'check-inject', `web.${appNs['enabled']!}`, '--orchconfig', e2eCluster().kubeconfigPath], io);
+    assert.equal(code, 0, io.err());
+    assert.match(io.out(), new RegExp(`mesh-sidecar-injector-${run}/namespace.sidecar-injector.mesh.io\\s+default\\s+yes\\s+Namespace label mesh-injection=enabled`));
+    assert.match(io.out(), new RegExp(`mesh-sidecar-injector-canary-${run}/rev.namespace.sidecar-injector.mesh.io\\s+canary\\s+no\\s+`));
+    assert.match(io.out(), /already injected/);
+  });
+
+  it('given ConfigMaps mesh-sidecar-injector and mesh in meshd\'s namespace, should inject with them once they are stored', async () => {
+    const cm = (name: string, data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+    await client.request('POST', `/api/v1/namespaces/${meshNs}/configmaps`, { body: cm('mesh-sidecar-injector', { config: 'injectedAnnotations:\n  e2e.mesh.io/from: configmap\n', values: '{"global": {"proxy": {"logLevel": "debug"}}}' }) });
+    await client.request('POST', `/api/v1/namespaces/${meshNs}/configmaps`, { body: cm('mesh', { mesh: 'trustDomain: example.org\n' }) });
+    const pod = await waitFor('a pod injected with the ConfigMaps\' settings', async () => {
+      const p = await createPod(appNs['enabled']!, uniqueName('cm'));
+      return p.metadata.annotations?.['e2e.mesh.io/from'] === 'configmap' ? p : undefined;
+    }, 60_000, 250);
+    const proxy = pod.spec.containers.find((c) => c.name === 'mesh-proxy')!;
+    assert.equal(proxy.env!.find((e) => e.name === 'TRUST_DOMAIN')?.value, 'example.org');
+    assert.ok((proxy as { args?: string[] }).args?.includes('--proxyLogLevel=debug'));
+
+    // meshctl orch-inject reads the same ConfigMaps and gives the same proxy (the stored pod adds only server defaults).
+    const dir = mkdtempSync(join(tmpdir(), 'e2e-orch-inject-'));
+    try {
+      const file = join(dir, 'pod.yaml');
+      writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod.metadata.name, namespace: appNs['enabled']! }, spec: { serviceAccountName: 'default', containers: [{ name: 'app', image: 'example/app:1' }] } }));
+      const io = bufferIo({ HOME: '/nonexistent' });
+      assert.equal(await runCli(meshctlCommand(), ['orch-inject', '-f', file, '--orchconfig', e2eCluster().kubeconfigPath, '--meshNamespace', meshNs], io), 0, io.err());
+      const offline = parseYaml(io.out()) as Pod;
+      const cli = offline.spec.containers.find((c) => c.name === 'mesh-proxy')!;
+      assert.deepEqual((cli as { args?: string[] }).args, (proxy as { args?: string[] }).args);
+      assert.deepEqual(cli.env!.map((e) => [e.name, e.value]), proxy.env!.map((e) => [e.name, e.value]));
+      assert.equal(offline.metadata.annotations?.['e2e.mesh.io/from'], 'configmap');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
