@@ -3,7 +3,7 @@
  * answer (allowed, or refused with the invalid fields named). Pure functions over parsed JSON; the HTTP
  * side and the metrics are in webhook-handler.ts.
  */
-import { validateConfig } from '../crds/index.js';
+import { objectLimitError, validateConfig } from '../crds/index.js';
 import { createPatch } from './json-patch.js';
 import { isObject, type JsonObject } from './pod-overlay.js';
 import type { InjectOptions, SidecarInjector } from './sidecar-injector.js';
@@ -101,6 +101,9 @@ export function reviewValidation(req: AdmissionRequest): { response: AdmissionRe
   if (req.operation === 'DELETE') return { response: { uid: req.uid, allowed: true }, outcome: { passed: true } };
   const obj = req.object;
   if (!isObject(obj)) return { response: refuse(req.uid, 'request.object is missing or not an object'), outcome: { passed: false, reason: 'no_object' } };
+  // NOTE: the same limits as meshd's file and CRD sources (crds/ yaml-limits), before any schema walk.
+  const tooBig = objectLimitError(obj);
+  if (tooBig) return { response: refuse(req.uid, `configuration is invalid: ${tooBig}`), outcome: { passed: false, reason: 'invalid_resource' } };
   const result = validateConfig(obj);
   const warnings = result.warnings.map((w) => (w.path ? `${w.path}: ${w.message}` : w.message));
   if (result.ok) return { response: { uid: req.uid, allowed: true, ...(warnings.length > 0 ? { warnings } : {}) }, outcome: { passed: true } };

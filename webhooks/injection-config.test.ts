@@ -9,6 +9,12 @@ describe('injector inputs', () => {
     { name: 'a selector operator that does not exist', parse: () => parseInjectionConfig('neverInjectSelector:\n- matchExpressions:\n  - {key: a, operator: Like}'), want: /neverInjectSelector\[0\].matchExpressions\[0\].operator: Like/ },
     { name: 'an alias that is not a list', parse: () => parseInjectionConfig('aliases:\n  grpc: grpc-agent'), want: /aliases.grpc: must be a list/ },
     { name: 'values that are not YAML', parse: () => parseInjectionValues('{"global": '), want: /values: not valid YAML/ },
+    { name: 'an unresolved alias in the values', parse: () => parseInjectionValues('a: *nope'), want: /values: not valid YAML/ },
+    {
+      name: 'a billion-laughs injection config (the shared bounded reader)',
+      parse: () => parseInjectionConfig(['a: &a ["x","x","x","x","x","x","x","x","x"]', ...'bcdefghi'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill('*' + 'abcdefghi'[i]).join(',')}]`), 'policy: *i'].join('\n')),
+      want: /config: not valid YAML/,
+    },
     { name: 'a mesh config trustDomain that is a number', parse: () => parseInjectorMeshConfig('trustDomain: 3'), want: /mesh config.trustDomain: must be a string/ },
   ];
   for (const c of bad) {

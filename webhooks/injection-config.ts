@@ -3,7 +3,7 @@
  * (policy, templates, defaultTemplates, aliases, never/always selectors, injected annotations), its
  * `values` key (Helm-style values, JSON), and the mesh config (ConfigMap `mesh`, key `mesh`).
  */
-import { parse as parseYamlText, parseAllDocuments } from 'yaml';
+import { parseConfigYaml } from '../crds/index.js';
 import { BUILTIN_TEMPLATES } from './builtin-templates.js';
 
 /** A Kubernetes label selector (matchLabels and matchExpressions). */
@@ -38,30 +38,32 @@ export class InjectionConfigError extends Error {
 }
 
 /**
- * Parses YAML (or JSON) text from a user-supplied source. NOTE: the one place the webhooks read YAML, so it
- * can move to the shared bounded reader of crds/ when that lands.
+ * Parses one YAML (or JSON) document from a user-supplied source with crds/'s bounded reader (limits on
+ * size, documents, keys and aliases; an unresolved alias is an error, never an exception).
+ * @throws InjectionConfigError naming `where`
  */
 export function parseYamlDocument(text: string, where: string): unknown {
-  try {
-    return parseYamlText(text, { uniqueKeys: false, maxAliasCount: 100 }) as unknown;
-  } catch (e) {
-    throw new InjectionConfigError(`${where}: not valid YAML: ${(e as Error).message.split('\n')[0]}`);
-  }
+  const docs = parseYamlDocumentsWithNulls(text, where);
+  if (docs.length > 1) throw new InjectionConfigError(`${where}: want one YAML document, found ${docs.length}`);
+  return docs[0] ?? null;
 }
 
 /**
- * Parses a stream of YAML documents (empty documents dropped). NOTE: with {@link parseYamlDocument}, the
- * only YAML reads of user input in webhooks/.
+ * Parses a stream of YAML documents (empty documents dropped) with crds/'s bounded reader. NOTE: with
+ * {@link parseYamlDocument}, the only YAML reads of user input in webhooks/.
  * @throws InjectionConfigError naming `where` and the document
  */
 export function parseYamlDocuments(text: string, where: string): unknown[] {
-  const out: unknown[] = [];
-  parseAllDocuments(text).forEach((doc, i) => {
-    if (doc.errors.length > 0) throw new InjectionConfigError(`${where} document ${i + 1}: not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
-    const v = doc.toJSON() as unknown;
-    if (v !== null && v !== undefined) out.push(v);
+  return parseYamlDocumentsWithNulls(text, where).filter((v) => v !== null && v !== undefined);
+}
+
+function parseYamlDocumentsWithNulls(text: string, where: string): unknown[] {
+  const parsed = parseConfigYaml(text);
+  if (!parsed.ok) throw new InjectionConfigError(`${where}: not valid YAML: ${parsed.error}`);
+  return parsed.documents.map((d) => {
+    if (d.error !== undefined) throw new InjectionConfigError(`${where}${parsed.documents.length > 1 ? ` document ${d.document}` : ''}: not valid YAML: ${d.error}`);
+    return d.value;
   });
-  return out;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

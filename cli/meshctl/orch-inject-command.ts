@@ -81,9 +81,11 @@ export async function injectorTextsFor(ctx: RunContext): Promise<InjectorTexts> 
 export async function runOrchInject(ctx: RunContext): Promise<number> {
   const f = ctx.flags;
   if (f.string('operatorFileName') !== '') throw new CliError('not implemented yet: meshctl orch-inject --operatorFileName (MeshOperator resources); give --injectConfigFile, --valuesFile and --meshConfigFile instead');
-  // NOTE: these flags choose meshd's remote injection over xDS, which is not built; the local injector is used.
+  // NOTE: these flags choose meshd's remote injection over xDS, which is not built: refuse rather than inject locally.
   const remote = ['authority', 'cert-dir', 'insecure', 'plaintext', 'timeout', 'webhookConfig', 'xds-address', 'xds-label', 'xds-port'].filter((n) => f.changed(n));
-  if (remote.length > 0) ctx.io.stderr.write(`flags accepted but not acted on yet (remote injection through meshd): ${remote.map((n) => `--${n}`).join(', ')}\n`);
+  if (remote.length > 0) {
+    throw new CliError(`not implemented yet: meshctl orch-inject remote injection through meshd (${remote.map((n) => `--${n}`).join(', ')}); inject locally with --injectConfigFile, --valuesFile and --meshConfigFile, or from the cluster's ConfigMaps`);
+  }
   const file = f.string('filename');
   if (file === '') throw new CliError('give the manifest to inject with -f (a file, or - for standard input)');
   const input = readInput(file, 'filename');
