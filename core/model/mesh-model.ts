@@ -8,7 +8,8 @@
  *         -> (full? rebuild PushContext) -> publish a PushSnapshot -> push requests$ (each carrying it)
  * ```
  */
-import { Observable, filter, map, type SchedulerLike } from 'rxjs';
+import { Observable, filter, map } from 'rxjs';
+import { clockScheduler, systemClock, type Clock } from '../clock/index.js';
 import { ConfigStore } from '../collections/config-store.js';
 import { ServiceEntryView } from '../collections/service-entry-view.js';
 import { debouncePushes } from '../rx/debounce.js';
@@ -63,10 +64,13 @@ export interface MeshModelOptions {
   readonly optimizedServicePush?: boolean;
   readonly meshConfig?: MeshConfig;
   readonly networks?: MeshNetworks;
-  readonly scheduler?: SchedulerLike;
   readonly metrics?: ModelMetrics;
-  /** Monotonic clock in ms (default `performance.now`). */
-  readonly now?: () => number;
+  /**
+   * The clock of the pipeline (default the system clock): it stamps each request's `start` and runs the
+   * debounce timers (through `clockScheduler`), so a ManualClock replays a recorded log with the same
+   * debounce decisions. Snapshots are stamped with its wall clock.
+   */
+  readonly clock?: Clock;
   /**
    * Called when folding a batch throws (a bug, not bad input: sources validate first). The batch is
    * dropped and the pipeline keeps running. Without it the error ends the pipeline.
@@ -87,9 +91,14 @@ export class MeshModel {
   #empty = new Set<string>();
   #emptyOf: PushContext | undefined;
   #snapshot: PushSnapshot;
+  readonly #clock: Clock;
+  readonly #scheduler: ReturnType<typeof clockScheduler>;
 
   constructor(opts: MeshModelOptions) {
     this.#opts = opts;
+    this.#clock = opts.clock ?? systemClock;
+    // NOTE: debounce timers keep the process alive, as rxjs's asyncScheduler did (a pending push must happen).
+    this.#scheduler = clockScheduler(this.#clock, { keepAlive: true });
     this.#configs = new ConfigStore({ domain: opts.domain });
     this.#services = new ServiceEntryView({ domain: opts.domain, drainingLabel: opts.drainingLabel });
     this.#meshConfig = opts.meshConfig ?? defaultMeshConfig();
@@ -202,7 +211,7 @@ export class MeshModel {
         debounceAfter: this.#opts.debounceAfter,
         debounceMax: this.#opts.debounceMax,
         enableEdsDebounce: this.#opts.enableEdsDebounce,
-        ...(this.#opts.scheduler ? { scheduler: this.#opts.scheduler } : {}),
+        scheduler: this.#scheduler,
         observer: {
           onOutput: (req, waited) => {
             m?.debounceTime?.(waited / 1000);
@@ -256,7 +265,7 @@ export class MeshModel {
   }
 
   #now(): number {
-    return this.#opts.now ? this.#opts.now() : performance.now();
+    return this.#clock.now();
   }
 
   #build(): PushContext {

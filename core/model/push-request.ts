@@ -5,6 +5,7 @@
  * request, and the push queue folds requests that arrive while a proxy is still being pushed. A request
  * the model emits carries the snapshot it was emitted with; a merged request carries the newer one.
  */
+import { systemClock, type Clock } from '../clock/index.js';
 import { newerSnapshot, type PushSnapshot } from './push-snapshot.js';
 
 /** Why a push happened. A closed set, so it can label metrics (`pilot_push_triggers{type}`). */
@@ -44,7 +45,10 @@ export interface PushRequest {
    * Empty with `full` means "anything may have changed".
    */
   readonly configsUpdated: ReadonlySet<string>;
-  /** `performance.now()` when the first merged change entered the pipeline (for convergence metrics). */
+  /**
+   * When the first merged change entered the pipeline, on the monotonic scale of the Clock that made the
+   * request (`Clock.now`; for convergence metrics).
+   */
   readonly start: number;
   /** True when this request came from the proxy itself (a request on its stream), not a config change. */
   readonly forced?: boolean;
@@ -56,22 +60,26 @@ export interface PushRequest {
   readonly snapshot?: PushSnapshot;
 }
 
-/** Builds a PushRequest with one reason. */
+/** Builds a PushRequest with one reason; `start` defaults to `clock.now()` (the system clock by default). */
 export function pushRequest(
   reason: PushReason,
   opts: { full: boolean; configs?: Iterable<string>; start?: number },
+  clock: Clock = systemClock,
 ): PushRequest {
   return {
     full: opts.full,
     reasons: new Map([[reason, 1]]),
     configsUpdated: new Set(opts.configs ?? []),
-    start: opts.start ?? performance.now(),
+    start: opts.start ?? clock.now(),
   };
 }
 
-/** The request a proxy's own request calls for (first request, new subscription): full, forced, reading `snapshot`. */
-export function proxyRequestPush(snapshot: PushSnapshot | undefined): PushRequest {
-  return { ...pushRequest('proxyrequest', { full: true }), forced: true, ...(snapshot ? { snapshot } : {}) };
+/**
+ * The request a proxy's own request calls for (first request, new subscription): full, forced, reading
+ * `snapshot`, started at `clock.now()`.
+ */
+export function proxyRequestPush(snapshot: PushSnapshot | undefined, clock: Clock = systemClock): PushRequest {
+  return { ...pushRequest('proxyrequest', { full: true }, clock), forced: true, ...(snapshot ? { snapshot } : {}) };
 }
 
 const parsedKeys = new WeakMap<PushRequest, readonly ConfigKey[]>();

@@ -3,7 +3,7 @@
  * push order, which types a push carries, ACK/NACK bookkeeping, and the push a proxy's own request forces.
  */
 import type { Logger } from 'pino';
-import { proxyRequestPush, type PushRequest, type PushSnapshot } from '../../core/index.js';
+import { proxyRequestPush, type Clock, type PushRequest, type PushSnapshot } from '../../core/index.js';
 import { PUSH_ORDER, WILDCARD_TYPES, xdsType } from './xds-types.js';
 import type { Connection, WatchState } from './connection.js';
 import type { StreamHost } from './stream-host.js';
@@ -69,6 +69,6 @@ export function recordAck<P>(host: StreamHost<P>, conn: Connection<P>, w: WatchS
  * The push a proxy's own request calls for: full, forced (sent even when nothing changed), reading the
  * newest published snapshot.
  */
-export function forcedPush(snapshot: PushSnapshot | undefined): PushRequest {
-  return proxyRequestPush(snapshot);
+export function forcedPush(snapshot: PushSnapshot | undefined, clock: Clock): PushRequest {
+  return proxyRequestPush(snapshot, clock);
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { pushRequest, type PushRequest } from '../../core/index.js';
+import { ManualClock, pushRequest, type PushRequest } from '../../core/index.js';
 import { PushQueue, type PushQueueOptions } from './push-queue.js';
 import { eventually } from '../testing/index.js';
 
@@ -11,14 +11,14 @@ interface Held {
   fail(e: Error): void;
 }
 
-function harness(concurrency: number, extra: Partial<PushQueueOptions<string>> = {}): { queue: PushQueue<string>; started: Held[]; waits: number[]; errors: unknown[]; clock: { t: number } } {
+function harness(concurrency: number, extra: Partial<PushQueueOptions<string>> = {}): { queue: PushQueue<string>; started: Held[]; waits: number[]; errors: unknown[]; clock: ManualClock } {
   const started: Held[] = [];
   const waits: number[] = [];
   const errors: unknown[] = [];
-  const clock = { t: 0 };
+  const clock = new ManualClock();
   const queue = new PushQueue<string>({
     concurrency,
-    now: () => clock.t,
+    clock,
     onDequeue: (_k, w) => waits.push(w),
     onError: (_k, e) => errors.push(e),
     push: (key, request) =>
@@ -115,9 +115,9 @@ describe('PushQueue', () => {
   it('given time spent waiting, should report the queue time of each push', async () => {
     const { queue, started, waits, clock } = harness(1);
     queue.enqueue('a', pushRequest('config', { full: true }));
-    clock.t = 5;
+    clock.advanceSync(5);
     queue.enqueue('b', pushRequest('config', { full: true }));
-    clock.t = 25;
+    clock.advanceSync(20);
     started[0]!.finish();
     await flush();
     started[1]!.finish();
@@ -142,9 +142,10 @@ describe('PushQueue', () => {
   });
 
   it('given a push that outlives slotHoldMs, should push the others without it and merge its next requests until it ends', async () => {
-    const { queue, started } = harness(1, { slotHoldMs: 5 });
+    const { queue, started, clock } = harness(1, { slotHoldMs: 5 });
     queue.enqueue('stuck', pushRequest('config', { full: true }));
     queue.enqueue('b', pushRequest('config', { full: true }));
+    assert.equal(clock.advanceSync(5), 1, 'the slot-hold bound runs on the queue clock');
     await eventually('b to start once the stuck push gave its slot back', () => started.some((s) => s.key === 'b'));
     assert.equal(queue.running, 1);
     assert.equal(queue.stalled, 1);
@@ -153,6 +154,7 @@ describe('PushQueue', () => {
     queue.enqueue('stuck', pushRequest('endpoint', { full: false, configs: ['y'] }));
     queue.enqueue('c', pushRequest('config', { full: true }));
     await eventually('c to start', () => started.some((s) => s.key === 'c'));
+    clock.advanceSync(5); // c holds the only slot; past the bound the stuck connection's next push may start
     assert.equal(started.filter((s) => s.key === 'stuck').length, 1, 'no second push to the stuck connection while its first runs');
     started[0]!.finish();
     await eventually('the merged push to the stuck connection', () => started.filter((s) => s.key === 'stuck')[1]);
