@@ -109,7 +109,6 @@ export async function replayEvents(log: EventLog): Promise<ReplayResult> {
     ...(meta.controlPlaneId ? { controlPlaneId: meta.controlPlaneId } : {}),
   });
   const inputs = new Subject<readonly ModelInput[]>();
-  const sub = discovery.connect(inputs);
   const pushes: ReplayedPush[] = [];
   const responses: ReplayedResponse[] = [];
   const warnings: string[] = [];
@@ -117,24 +116,28 @@ export async function replayEvents(log: EventLog): Promise<ReplayResult> {
   const streams = new Map<string, { stream: LocalStream; node: ProxyNode; protocol: 'sotw' | 'delta' }>();
   let asking: { connection: string; token: number | undefined } | undefined;
 
-  const onResponse = (r: LocalResponse): void => {
-    const s = streams.get(r.connectionId);
-    let group = groups.get(r.push);
+  const groupOf = (push: PushRequest): ReplayedPush => {
+    let group = groups.get(push);
     if (!group) {
-      const own = r.push.forced === true && r.push.reasons.has('proxyrequest');
+      const own = push.forced === true && push.reasons.has('proxyrequest');
       group = {
         at: clock.now(),
         cause: own ? 'request' : 'push',
-        token: r.push.snapshot?.token,
-        full: r.push.full,
-        reasons: Object.fromEntries(r.push.reasons),
-        configs: [...r.push.configsUpdated].sort(),
+        token: push.snapshot?.token,
+        full: push.full,
+        reasons: Object.fromEntries(push.reasons),
+        configs: [...push.configsUpdated].sort(),
         ...(own && asking ? { connection: asking.connection } : {}),
         responses: [],
       };
-      groups.set(r.push, group);
+      groups.set(push, group);
       pushes.push(group);
     }
+    return group;
+  };
+  const onResponse = (r: LocalResponse): void => {
+    const s = streams.get(r.connectionId);
+    const group = groupOf(r.push);
     const protocol = s?.protocol ?? 'sotw';
     const out: ReplayedResponse = {
       at: clock.now(), connection: r.connectionId, nodeId: s?.node.id ?? '', typeUrl: r.typeUrl, message: r.message, ...describeResponse(protocol, r),
@@ -142,6 +145,8 @@ export async function replayEvents(log: EventLog): Promise<ReplayResult> {
     group.responses.push(out);
     responses.push(out);
   };
+
+  const sub = discovery.connect(inputs, (req) => void groupOf(req));
 
   /** Lets every push that the clock's timers start run to its end. */
   const settle = async (): Promise<void> => {
@@ -211,6 +216,7 @@ export function formatReplay(result: ReplayResult): string {
     const why = Object.entries(p.reasons).map(([r, n]) => `${r}=${n}`).join(' ');
     const head = p.cause === 'request' ? `request from ${p.connection ?? '?'}` : `push ${p.full ? 'full' : 'eds'}`;
     lines.push(`+${p.at.toFixed(1)}ms ${head} (snapshot ${p.token ?? '-'}; reasons ${why}; configs ${p.configs.length > 0 ? p.configs.join(', ') : p.full ? '(all)' : '-'})`);
+    if (p.responses.length === 0) lines.push('  (no proxy needed it)');
     for (const r of p.responses) {
       const removed = r.removed.length > 0 ? ` removed [${r.removed.join(', ')}]` : '';
       lines.push(`  ${r.nodeId} ${SHORT[r.typeUrl] ?? r.typeUrl} version ${r.version} nonce ${r.nonce}: [${r.resources.join(', ')}]${removed} (${r.message.length} bytes)`);

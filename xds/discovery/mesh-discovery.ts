@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { tap, type Observable, type Subscription } from 'rxjs';
 import {
   EventLogRecorder, MeshModel, modelMetricsFrom, modelOptionsFromEnv, systemClock,
-  type Clock, type Env, type MeshModelOptions, type Metrics, type ModelInput,
+  type Clock, type Env, type MeshModelOptions, type Metrics, type ModelInput, type PushRequest,
 } from '../../core/index.js';
 import { cacheMetricsFrom } from '../cache/cache-metrics.js';
 import { XdsCache } from '../cache/xds-cache.js';
@@ -160,13 +160,15 @@ export class MeshDiscovery {
 
   /**
    * Feeds the sources into the model and the resulting pushes (each carrying its snapshot) into the
-   * transport. Each push first clears the cache entries it invalidates. Unsubscribe to stop.
+   * transport. Each push first clears the cache entries it invalidates, then `onPush` sees it (the replay
+   * reports every push, also those no proxy needed). Unsubscribe to stop.
    */
-  connect(inputs$: Observable<readonly ModelInput[] | ModelInput>): Subscription {
+  connect(inputs$: Observable<readonly ModelInput[] | ModelInput>, onPush?: (req: PushRequest) => void): Subscription {
     const recorded = this.recorder ? inputs$.pipe(this.recorder.tap()) : inputs$;
     return this.ads.attach(
       this.model.pushes(recorded).pipe(
         tap((req) => this.generator.invalidate(req)),
+        tap((req) => onPush?.(req)),
         this.pushStatus.track(),
         // NOTE: one info line per push (debounced), with counts, never one per proxy.
         tap((req) => this.#log?.info({ full: req.full, configs: req.configsUpdated.size, reasons: Object.fromEntries(req.reasons), proxies: this.ads.connections().length }, 'push')),
