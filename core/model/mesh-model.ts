@@ -13,7 +13,8 @@ import { clockScheduler, systemClock, type Clock } from '../clock/index.js';
 import { ConfigStore } from '../collections/config-store.js';
 import { ServiceEntryView } from '../collections/service-entry-view.js';
 import { debouncePushes } from '../rx/debounce.js';
-import type { ConfigEvent } from './config.js';
+import { parseConfigKey, type ConfigEvent } from './config.js';
+import type { ConfigKey } from './config-key.js';
 import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetworks } from './mesh-config.js';
 import { PushContext } from './push-context.js';
 import { mergePushRequests, pushRequest, PUSH_REASONS, withSnapshot, type PushReason, type PushRequest } from './push-request.js';
@@ -164,18 +165,19 @@ export class MeshModel {
     if (touched.size === 0 && shards.length === 0) return req;
     const current = this.#configs.snapshot;
     const svc = this.#services.update(change?.previous ?? current, change?.snapshot ?? current, touched, shards);
-    const seKey = (host: string): string => {
+    const seKey = (host: string): ConfigKey => {
       const s = this.#services.snapshot.services.byIndex('host', host)[0];
-      return `ServiceEntry/${s?.namespace ?? ''}/${host}`;
+      return { kind: 'ServiceEntry', namespace: s?.namespace ?? '', name: host };
     };
-    const other = [...touched].filter((k) => !k.startsWith('ServiceEntry/') && !k.startsWith('WorkloadEntry/'));
+    // NOTE: the collections key configs by their string form; the PushRequest (the seam) carries ConfigKeys.
+    const other = [...touched].filter((k) => !k.startsWith('ServiceEntry/') && !k.startsWith('WorkloadEntry/')).map(parseConfigKey);
     if (other.length > 0) req = mergePushRequests(req, pushRequest('config', { full: true, configs: other, start: now }));
     const anyServiceEntry = this.#opts.optimizedServicePush === false && [...touched].some((k) => k.startsWith('ServiceEntry/'));
     if (svc.servicesChanged.size > 0 || anyServiceEntry) {
       this.#opts.metrics?.inboundUpdate?.('svc');
       const configs = [...svc.servicesChanged].map(seKey);
       // NOTE: a removed service has no namespace left; the config key of its ServiceEntry names it too.
-      const seConfigs = [...touched].filter((k) => k.startsWith('ServiceEntry/'));
+      const seConfigs = [...touched].filter((k) => k.startsWith('ServiceEntry/')).map(parseConfigKey);
       req = mergePushRequests(req, pushRequest('service', { full: true, configs: [...configs, ...seConfigs], start: now }));
     }
     if (svc.servicesChanged.size > 0) this.#reportServicesWithoutInstances();

@@ -194,7 +194,7 @@ describe('event log record and replay (MeshDiscovery)', function () {
     assert.ok(fullPushes >= 4, `several debounce windows made full pushes (${fullPushes})\n${formatReplay(result)}`);
     assert.ok(result.pushes.some((p) => p.cause === 'push' && !p.full), 'an EDS-only push');
     assert.deepEqual([result.pushes[0]!.cause, result.pushes[0]!.responses.length], ['push', 0], 'window 1 pushed before any proxy connected');
-    assert.match(formatReplay(result), /^\+150\.0ms push full \(snapshot 1; reasons config=1 service=1; configs DestinationRule\/qs\/echo, ServiceEntry\/qs\/echo[^)]*\)\n {2}\(no proxy needed it\)/);
+    assert.match(formatReplay(result), /^\+100\.0ms push full \(snapshot 1; reasons config=1 service=1; configs DestinationRule\/qs\/echo, ServiceEntry\/qs\/echo[^)]*\)\n {2}\(no proxy needed it\)/);
     assert.ok(result.pushes.some((p) => p.configs.includes('VirtualService/qs/echo') && (p.reasons['config'] ?? 0) >= 2), 'the merged route edits name their config');
     for (const [cl, pod] of pods) {
       const live = cl.responses.map((r) => r.raw.toString('hex'));

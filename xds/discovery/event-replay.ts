@@ -126,7 +126,7 @@ export async function replayEvents(log: EventLog): Promise<ReplayResult> {
         token: push.snapshot?.token,
         full: push.full,
         reasons: Object.fromEntries(push.reasons),
-        configs: [...push.configsUpdated].sort(),
+        configs: push.configsUpdated.strings().sort(),
         ...(own && asking ? { connection: asking.connection } : {}),
         responses: [],
       };

@@ -113,7 +113,7 @@ describe('ADS state of the world over real gRPC', () => {
     c.subscribe(EDS, ['c1']);
     await c.waitFor('two responses', () => (c.responses.length === 2 ? true : undefined));
     gen.set(EDS, 'c1', loadAssignment('c1', '10.1.0.9', 8080));
-    h.ads.push(pushRequest('endpoint', { full: false, configs: ['ServiceEntry/default/c1'] }));
+    h.ads.push(pushRequest('endpoint', { full: false, configs: [{ kind: 'ServiceEntry', namespace: 'default', name: 'c1' }] }));
     const r = await c.nextResponse(EDS, 2);
     await h.ads.idle();
     assert.equal(c.responses.length, 3);
