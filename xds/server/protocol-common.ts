@@ -32,7 +32,7 @@ export function pushCarries(push: PushRequest, typeUrl: string): boolean {
  * how many were held back since (those go to debug); the counter pilot_total_xds_rejects counts them all.
  */
 export function recordNack<P>(
-  host: StreamHost<P>, conn: Connection<P>, w: WatchState, nonce: string, code: number, rawMessage: string, log: Logger, now = performance.now(),
+  host: StreamHost<P>, conn: Connection<P>, w: WatchState, nonce: string, code: number, rawMessage: string, log: Logger, now = host.clock.now(),
 ): void {
   host.metrics.rejected(w.typeUrl);
   if (!w.rejecting) {
@@ -40,7 +40,7 @@ export function recordNack<P>(
     host.metrics.rejecting(w.typeUrl, 1);
   }
   const message = truncate(rawMessage, host.limits.maxNackDetailChars);
-  w.lastNack = { nonce, code, message, at: new Date() };
+  w.lastNack = { nonce, code, message, at: host.clock.date() };
   const fields = { connection: conn.id, node: conn.node.id, type: w.typeUrl, nonce, error: message };
   const state = conn.nackLog;
   if (now - state.lastAt >= host.limits.nackLogIntervalMs) {
