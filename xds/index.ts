@@ -2,6 +2,8 @@
 export * from './server/contracts.js';
 // the assembled pipeline (model -> generator registry -> ADS server, debug routes)
 export * from './discovery/mesh-discovery.js';
+// replay of a recorded event log (pilot-discovery discovery --record FILE)
+export { formatReplay, replayEvents, ReplayError, type ReplayedPush, type ReplayedResponse, type ReplayResult } from './discovery/event-replay.js';
 // generators by proxy kind and type URL; the proxyless gRPC generators and the cache
 export { GeneratorRegistry, NotImplementedError, defaultNeedsPush, type RegisteredProxy } from './server/generator-registry.js';
 export { MissingSnapshotError, ProxylessGrpcGenerator, type GrpcGeneratorOptions } from './generators/grpc-generator.js';
@@ -11,9 +13,10 @@ export { debugRoutes, configDump, type DebugDeps, type DebugHandler } from './de
 export { PushStatus, type PushRecord } from './debug/push-status.js';
 export { SERVER_LISTENER_TEMPLATE } from './generators/grpc/listener-builder.js';
 // ADS transport (SotW + delta), its options and metrics; Envoy protos (encode/decode/JSON/validation).
-export { AdsServer, type AdsServerOptions } from './server/ads-server.js';
+export { AdsServer, type AdsServerOptions, type LocalResponse, type LocalStream } from './server/ads-server.js';
+export { randomNonceSeed, seededNonces, snapshotVersion, type NonceSource } from './server/nonce-source.js';
 export { XdsAuthenticator, type XdsAuthOptions, type XdsStreamAuth } from './server/auth.js';
-export type { AdsEvent } from './server/stream-host.js';
+export type { AdsEvent, RecordedRequest } from './server/stream-host.js';
 export type { ConnectionInfo, WatchInfo } from './server/connection.js';
 export { adsServerOptions, transportOptionsFromEnv, defaultPushThrottle, type GrpcServerLimits, type TransportOptions } from './server/server-options.js';
 export { defaultRequestLimit } from './server/rate-limiter.js';

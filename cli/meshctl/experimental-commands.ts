@@ -3,6 +3,7 @@ import { command, flag, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
 import { configListCommand } from './config-list-command.js';
 import { runCheckInject } from './check-inject-command.js';
+import { replayCommand } from './replay-command.js';
 
 const TARGET = { usage: '[<type>/]<name>[.<namespace>]', max: 1 } as const;
 const revision = (): Flag => flag.string('revision', '', 'The revision to use', { short: 'r' });
@@ -143,6 +144,7 @@ export function experimentalCommand(): Command {
           command({ name: 'service', aliases: ['svc'], short: 'Describe services and their Mesh configuration', args: { usage: '<svc>', min: 1, max: 1 }, flags: [ignoreUnmeshed()], run: notBuilt }),
         ],
       }),
+      replayCommand(),
       waypoint(),
       workload(),
     ],

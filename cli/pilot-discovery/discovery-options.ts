@@ -27,6 +27,8 @@ export const DISCOVERY_FLAGS: readonly Flag[] = [
   flag.string('namespace', 'mesh-system', 'Select a namespace where the controller resides. If not set, uses ${POD_NAMESPACE} environment variable', { short: 'n' }),
   flag.string('networksConfig', './etc/mesh/config/meshNetworks', 'File name for mesh networks config. If not specified, a default mesh networks will be used.'),
   flag.bool('profile', false, 'Enable profiling via web interface host:port/debug/pprof'),
+  // NOTE: not in the spec; an extra flag of this implementation (issue 11: the replayable event log).
+  flag.string('record', '', 'Write every input meshd acts on (config, registry and mesh config changes, proxy connects and requests, with their times) to this event log file, asynchronously; replay it with `meshctl x replay FILE`. Empty: no log.'),
   flag.stringSlice('registries', ['Orchestrator'], 'Comma separated list of platform service registries to read from (choose one or more from {Orchestrator, Mock})'),
   flag.string('secureGRPCAddr', ':15012', 'Discovery service secured gRPC address'),
   flag.duration('shutdownDuration', 10_000, 'Duration the discovery server needs to terminate gracefully'),
@@ -67,6 +69,8 @@ export interface DiscoveryOptions {
   readonly namespace: string;
   readonly networksConfigFile: string;
   readonly profile: boolean;
+  /** `--record`: the event log file to write; empty for none. */
+  readonly record: string;
   readonly registries: readonly Registry[];
   readonly secureGrpcAddr: string;
   readonly shutdownMs: number;
@@ -121,6 +125,7 @@ export function discoveryOptionsFrom(flags: FlagValues, env: Env): DiscoveryOpti
     namespace: flags.changed('namespace') || !podNamespace ? flags.string('namespace') : podNamespace,
     networksConfigFile: flags.string('networksConfig'),
     profile: flags.bool('profile'),
+    record: flags.string('record'),
     registries: registries as readonly Registry[],
     secureGrpcAddr: flags.string('secureGRPCAddr'),
     shutdownMs: flags.duration('shutdownDuration'),

@@ -20,7 +20,7 @@ function sendJson(res: ServerResponse, body: unknown): void {
 }
 
 /** The flags this wiring acts on (taken off the "not acted on yet" list). */
-export const PIPELINE_FLAGS = ['configDir', 'meshConfig', 'networksConfig', 'registries', 'orchconfig'] as const;
+export const PIPELINE_FLAGS = ['configDir', 'meshConfig', 'networksConfig', 'registries', 'orchconfig', 'record'] as const;
 
 /** The running pipeline and its sources (whose first sync gates /ready). */
 export interface DiscoveryPipeline {
@@ -96,12 +96,15 @@ export function startDiscoveryPipeline(
   const discovery = new MeshDiscovery({
     ...options,
     model: { ...options.model, meshConfig: readMeshConfig(flags.meshConfigFile), networks: readMeshNetworks(flags.networksConfigFile) },
+    ...(flags.record ? { record: { path: flags.record } } : {}),
   });
+  if (flags.record) logging.scope('model').info({ file: flags.record }, 'recording the event log');
   discovery.ads.register(server.grpc, { auth: plaintextXdsAuth });
   const sub = discovery.connect(inputs$);
-  lifecycle.add('discovery', () => {
+  lifecycle.add('discovery', async () => {
     sub.unsubscribe();
     discovery.ads.close();
+    await discovery.recorder?.close();
   });
   if (env.bool('ENABLE_DEBUG_ON_HTTP')) {
     for (const [path, handler] of discovery.debugRoutes) server.debugRoutes.set(path, handler);

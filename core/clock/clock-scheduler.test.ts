@@ -6,9 +6,9 @@ import { debouncePushes, type DebounceOptions } from '../rx/debounce.js';
 import { clockScheduler } from './clock-scheduler.js';
 import { ManualClock } from './manual-clock.js';
 
-const full = (name: string): PushRequest => pushRequest('config', { full: true, configs: [name], start: 0 });
-const eds = (name: string): PushRequest => pushRequest('endpoint', { full: false, configs: [name], start: 0 });
-const show = (r: PushRequest): string => `${r.full ? 'F' : 'E'}:${[...r.configsUpdated].sort().join('+')}`;
+const full = (name: string): PushRequest => pushRequest('config', { full: true, configs: [{ kind: 'VirtualService', namespace: 't', name }], start: 0 });
+const eds = (name: string): PushRequest => pushRequest('endpoint', { full: false, configs: [{ kind: 'ServiceEntry', namespace: 't', name }], start: 0 });
+const show = (r: PushRequest): string => `${r.full ? 'F' : 'E'}:${[...r.configsUpdated].map((k) => k.name).sort().join('+')}`;
 
 interface Input {
   readonly at: number;

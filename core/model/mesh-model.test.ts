@@ -30,7 +30,7 @@ function model(): MeshModel {
 
 function summary(r: PushRequest | undefined): string {
   if (!r) return 'none';
-  return `${r.full ? 'full' : 'eds'} ${[...r.reasons.keys()].sort().join(',')} ${[...r.configsUpdated].sort().join(' ')}`;
+  return `${r.full ? 'full' : 'eds'} ${[...r.reasons.keys()].sort().join(',')} ${r.configsUpdated.strings().sort().join(' ')}`;
 }
 
 describe('MeshModel', () => {

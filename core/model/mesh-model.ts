@@ -8,11 +8,13 @@
  *         -> (full? rebuild PushContext) -> publish a PushSnapshot -> push requests$ (each carrying it)
  * ```
  */
-import { Observable, filter, map, type SchedulerLike } from 'rxjs';
+import { Observable, filter, map } from 'rxjs';
+import { clockScheduler, systemClock, type Clock } from '../clock/index.js';
 import { ConfigStore } from '../collections/config-store.js';
 import { ServiceEntryView } from '../collections/service-entry-view.js';
 import { debouncePushes } from '../rx/debounce.js';
-import type { ConfigEvent } from './config.js';
+import { parseConfigKey, type ConfigEvent } from './config.js';
+import type { ConfigKey } from './config-key.js';
 import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetworks } from './mesh-config.js';
 import { PushContext } from './push-context.js';
 import { mergePushRequests, pushRequest, PUSH_REASONS, withSnapshot, type PushReason, type PushRequest } from './push-request.js';
@@ -63,10 +65,13 @@ export interface MeshModelOptions {
   readonly optimizedServicePush?: boolean;
   readonly meshConfig?: MeshConfig;
   readonly networks?: MeshNetworks;
-  readonly scheduler?: SchedulerLike;
   readonly metrics?: ModelMetrics;
-  /** Monotonic clock in ms (default `performance.now`). */
-  readonly now?: () => number;
+  /**
+   * The clock of the pipeline (default the system clock): it stamps each request's `start` and runs the
+   * debounce timers (through `clockScheduler`), so a ManualClock replays a recorded log with the same
+   * debounce decisions. Snapshots are stamped with its wall clock.
+   */
+  readonly clock?: Clock;
   /**
    * Called when folding a batch throws (a bug, not bad input: sources validate first). The batch is
    * dropped and the pipeline keeps running. Without it the error ends the pipeline.
@@ -87,9 +92,14 @@ export class MeshModel {
   #empty = new Set<string>();
   #emptyOf: PushContext | undefined;
   #snapshot: PushSnapshot;
+  readonly #clock: Clock;
+  readonly #scheduler: ReturnType<typeof clockScheduler>;
 
   constructor(opts: MeshModelOptions) {
     this.#opts = opts;
+    this.#clock = opts.clock ?? systemClock;
+    // NOTE: debounce timers keep the process alive, as rxjs's asyncScheduler did (a pending push must happen).
+    this.#scheduler = clockScheduler(this.#clock, { keepAlive: true });
     this.#configs = new ConfigStore({ domain: opts.domain });
     this.#services = new ServiceEntryView({ domain: opts.domain, drainingLabel: opts.drainingLabel });
     this.#meshConfig = opts.meshConfig ?? defaultMeshConfig();
@@ -155,18 +165,19 @@ export class MeshModel {
     if (touched.size === 0 && shards.length === 0) return req;
     const current = this.#configs.snapshot;
     const svc = this.#services.update(change?.previous ?? current, change?.snapshot ?? current, touched, shards);
-    const seKey = (host: string): string => {
+    const seKey = (host: string): ConfigKey => {
       const s = this.#services.snapshot.services.byIndex('host', host)[0];
-      return `ServiceEntry/${s?.namespace ?? ''}/${host}`;
+      return { kind: 'ServiceEntry', namespace: s?.namespace ?? '', name: host };
     };
-    const other = [...touched].filter((k) => !k.startsWith('ServiceEntry/') && !k.startsWith('WorkloadEntry/'));
+    // NOTE: the collections key configs by their string form; the PushRequest (the seam) carries ConfigKeys.
+    const other = [...touched].filter((k) => !k.startsWith('ServiceEntry/') && !k.startsWith('WorkloadEntry/')).map(parseConfigKey);
     if (other.length > 0) req = mergePushRequests(req, pushRequest('config', { full: true, configs: other, start: now }));
     const anyServiceEntry = this.#opts.optimizedServicePush === false && [...touched].some((k) => k.startsWith('ServiceEntry/'));
     if (svc.servicesChanged.size > 0 || anyServiceEntry) {
       this.#opts.metrics?.inboundUpdate?.('svc');
       const configs = [...svc.servicesChanged].map(seKey);
       // NOTE: a removed service has no namespace left; the config key of its ServiceEntry names it too.
-      const seConfigs = [...touched].filter((k) => k.startsWith('ServiceEntry/'));
+      const seConfigs = [...touched].filter((k) => k.startsWith('ServiceEntry/')).map(parseConfigKey);
       req = mergePushRequests(req, pushRequest('service', { full: true, configs: [...configs, ...seConfigs], start: now }));
     }
     if (svc.servicesChanged.size > 0) this.#reportServicesWithoutInstances();
@@ -202,7 +213,7 @@ export class MeshModel {
         debounceAfter: this.#opts.debounceAfter,
         debounceMax: this.#opts.debounceMax,
         enableEdsDebounce: this.#opts.enableEdsDebounce,
-        ...(this.#opts.scheduler ? { scheduler: this.#opts.scheduler } : {}),
+        scheduler: this.#scheduler,
         observer: {
           onOutput: (req, waited) => {
             m?.debounceTime?.(waited / 1000);
@@ -256,7 +267,7 @@ export class MeshModel {
   }
 
   #now(): number {
-    return this.#opts.now ? this.#opts.now() : performance.now();
+    return this.#clock.now();
   }
 
   #build(): PushContext {

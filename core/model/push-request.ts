@@ -5,6 +5,7 @@
  * request, and the push queue folds requests that arrive while a proxy is still being pushed. A request
  * the model emits carries the snapshot it was emitted with; a merged request carries the newer one.
  */
+import { systemClock, type Clock } from '../clock/index.js';
 import { newerSnapshot, type PushSnapshot } from './push-snapshot.js';
 
 /** Why a push happened. A closed set, so it can label metrics (`pilot_push_triggers{type}`). */
@@ -24,11 +25,10 @@ export const PUSH_REASONS = [
 ] as const;
 export type PushReason = (typeof PUSH_REASONS)[number];
 
-import { parseConfigKey } from './config.js';
 // NOTE: ConfigKey lives in config-key.ts (no imports), so that config.ts and the collections need not
 // import this file, which imports the snapshot and through it the PushContext.
-import type { ConfigKey } from './config-key.js';
-export { configKeyString, type ConfigKey } from './config-key.js';
+import { ConfigKeySet, type ConfigKey } from './config-key.js';
+export { ConfigKeySet, configKeyString, type ConfigKey } from './config-key.js';
 
 /** What changed, why, and since when. Immutable once built; `mergePushRequests` makes a new one. */
 export interface PushRequest {
@@ -43,8 +43,11 @@ export interface PushRequest {
    * The configs (and, for endpoint changes, `ServiceEntry`-kind keys of the services) that changed.
    * Empty with `full` means "anything may have changed".
    */
-  readonly configsUpdated: ReadonlySet<string>;
-  /** `performance.now()` when the first merged change entered the pipeline (for convergence metrics). */
+  readonly configsUpdated: ConfigKeySet;
+  /**
+   * When the first merged change entered the pipeline, on the monotonic scale of the Clock that made the
+   * request (`Clock.now`; for convergence metrics).
+   */
   readonly start: number;
   /** True when this request came from the proxy itself (a request on its stream), not a config change. */
   readonly forced?: boolean;
@@ -56,37 +59,31 @@ export interface PushRequest {
   readonly snapshot?: PushSnapshot;
 }
 
-/** Builds a PushRequest with one reason. */
+/** Builds a PushRequest with one reason; `start` defaults to `clock.now()` (the system clock by default). */
 export function pushRequest(
   reason: PushReason,
-  opts: { full: boolean; configs?: Iterable<string>; start?: number },
+  opts: { full: boolean; configs?: Iterable<ConfigKey>; start?: number },
+  clock: Clock = systemClock,
 ): PushRequest {
   return {
     full: opts.full,
     reasons: new Map([[reason, 1]]),
-    configsUpdated: new Set(opts.configs ?? []),
-    start: opts.start ?? performance.now(),
+    configsUpdated: opts.configs ? new ConfigKeySet(opts.configs) : ConfigKeySet.EMPTY,
+    start: opts.start ?? clock.now(),
   };
 }
 
-/** The request a proxy's own request calls for (first request, new subscription): full, forced, reading `snapshot`. */
-export function proxyRequestPush(snapshot: PushSnapshot | undefined): PushRequest {
-  return { ...pushRequest('proxyrequest', { full: true }), forced: true, ...(snapshot ? { snapshot } : {}) };
+/**
+ * The request a proxy's own request calls for (first request, new subscription): full, forced, reading
+ * `snapshot`, started at `clock.now()`.
+ */
+export function proxyRequestPush(snapshot: PushSnapshot | undefined, clock: Clock = systemClock): PushRequest {
+  return { ...pushRequest('proxyrequest', { full: true }, clock), forced: true, ...(snapshot ? { snapshot } : {}) };
 }
 
-const parsedKeys = new WeakMap<PushRequest, readonly ConfigKey[]>();
-
-/**
- * The configs a request names, as ConfigKey objects (parsed once per request object, however many
- * connections and types ask).
- */
+/** The configs a request names, as ConfigKey objects (a list; `req.configsUpdated` is the set). */
 export function configKeysOf(req: PushRequest): readonly ConfigKey[] {
-  let keys = parsedKeys.get(req);
-  if (!keys) {
-    keys = Object.freeze([...req.configsUpdated].map(parseConfigKey));
-    parsedKeys.set(req, keys);
-  }
-  return keys;
+  return [...req.configsUpdated];
 }
 
 /** A copy of `req` reading `snapshot`. */
@@ -107,7 +104,7 @@ export function mergePushRequests(a: PushRequest | undefined, b: PushRequest): P
   return {
     full: a.full || b.full,
     reasons,
-    configsUpdated: everything ? new Set() : new Set([...a.configsUpdated, ...b.configsUpdated]),
+    configsUpdated: everything ? ConfigKeySet.EMPTY : a.configsUpdated.union(b.configsUpdated),
     start: Math.min(a.start, b.start),
     forced: (a.forced ?? false) || (b.forced ?? false),
     ...snapshotField(newerSnapshot(a.snapshot, b.snapshot)),

@@ -6,11 +6,11 @@ import { debouncePushes, type DebounceOptions } from './debounce.js';
 
 /** A compact, comparable form of a request: `F:` or `E:` then the sorted configs. */
 function show(r: PushRequest): string {
-  return `${r.full ? 'F' : 'E'}:${[...r.configsUpdated].sort().join('+')}`;
+  return `${r.full ? 'F' : 'E'}:${[...r.configsUpdated].map((k) => k.name).sort().join('+')}`;
 }
 
-const full = (name: string): PushRequest => pushRequest('config', { full: true, configs: [name], start: 0 });
-const eds = (name: string): PushRequest => pushRequest('endpoint', { full: false, configs: [name], start: 0 });
+const full = (name: string): PushRequest => pushRequest('config', { full: true, configs: [{ kind: 'VirtualService', namespace: 't', name }], start: 0 });
+const eds = (name: string): PushRequest => pushRequest('endpoint', { full: false, configs: [{ kind: 'ServiceEntry', namespace: 't', name }], start: 0 });
 
 function scheduler(): TestScheduler {
   return new TestScheduler((actual, expected) => assert.deepEqual(actual, expected));

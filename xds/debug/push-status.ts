@@ -29,7 +29,7 @@ export class PushStatus {
       const n = req.reasons.get(r);
       if (n) reasons[r] = n;
     }
-    this.#records.push({ at: new Date().toISOString(), full: req.full, reasons, configsUpdated: [...req.configsUpdated].sort().slice(0, 100) });
+    this.#records.push({ at: new Date().toISOString(), full: req.full, reasons, configsUpdated: req.configsUpdated.strings().sort().slice(0, 100) });
     if (this.#records.length > this.#limit) this.#records.shift();
     this.total++;
   }

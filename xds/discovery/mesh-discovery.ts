@@ -7,13 +7,17 @@
  */
 import type { Logger } from 'pino';
 import { tap, type Observable, type Subscription } from 'rxjs';
-import { MeshModel, modelMetricsFrom, modelOptionsFromEnv, type Env, type MeshModelOptions, type Metrics, type ModelInput } from '../../core/index.js';
+import {
+  EventLogRecorder, MeshModel, modelMetricsFrom, modelOptionsFromEnv, systemClock,
+  type Clock, type Env, type MeshModelOptions, type Metrics, type ModelInput, type PushRequest,
+} from '../../core/index.js';
 import { cacheMetricsFrom } from '../cache/cache-metrics.js';
 import { XdsCache } from '../cache/xds-cache.js';
 import { debugRoutes, type DebugHandler } from '../debug/debug-routes.js';
 import { PushStatus } from '../debug/push-status.js';
 import { ProxylessGrpcGenerator, type GrpcGeneratorOptions } from '../generators/grpc-generator.js';
 import { AdsServer } from '../server/ads-server.js';
+import { randomNonceSeed, seededNonces } from '../server/nonce-source.js';
 import { GeneratorRegistry, type RegisteredProxy } from '../server/generator-registry.js';
 import { transportOptionsFromEnv, type TransportOptions } from '../server/server-options.js';
 
@@ -41,6 +45,28 @@ export interface MeshDiscoveryOptions {
   /** `ads` and `delta` for the transport; `model` for pipeline errors. */
   readonly loggers: { readonly ads: Logger; readonly delta: Logger; readonly model?: Logger };
   readonly controlPlaneId?: string;
+  /**
+   * The one clock of the pipeline (debounce, push queue, request times, the event log's stamps); default
+   * the system clock. A replay passes a ManualClock.
+   */
+  readonly clock?: Clock;
+  /** Seed of the response nonces (`seededNonces`); default random. A replay passes the recorded one. */
+  readonly nonceSeed?: string;
+  /**
+   * `--record FILE`: write every input the pipeline acts on to an event log (see core event-log.ts),
+   * asynchronously with a bounded buffer (`maxBufferedBytes`, default 16 MiB): when the disk cannot keep
+   * up, records are dropped, logged once per overflow and marked in the file, and nothing waits.
+   */
+  readonly record?: { readonly path: string; readonly maxBufferedBytes?: number };
+}
+
+/** What an event log's header holds: the options a replay rebuilds the same pipeline from. */
+export interface RecordedDiscoveryOptions {
+  readonly model: Omit<MeshModelOptions, 'metrics' | 'onError' | 'clock'>;
+  readonly generator: Omit<GrpcGeneratorOptions, 'cache' | 'slicer'>;
+  readonly transport: TransportOptions;
+  readonly controlPlaneId?: string;
+  readonly nonceSeed: string;
 }
 
 /** Options from env and the `--domain` flag. */
@@ -69,13 +95,18 @@ export class MeshDiscovery {
   readonly ads: AdsServer<RegisteredProxy>;
   readonly pushStatus = new PushStatus();
   readonly debugRoutes: Map<string, DebugHandler>;
+  /** The event log being written (`record`), if any; close it on shutdown to flush it. */
+  readonly recorder: EventLogRecorder | undefined;
   readonly #log: MeshDiscoveryOptions['loggers']['ads'] | undefined;
 
   constructor(o: MeshDiscoveryOptions) {
     this.#log = o.loggers.ads;
     const modelLog = o.loggers.model;
+    const clock = o.clock ?? systemClock;
+    const nonceSeed = o.nonceSeed ?? randomNonceSeed();
     this.model = new MeshModel({
       ...o.model,
+      clock,
       ...(modelLog ? { onError: (e: unknown, inputs: readonly ModelInput[]) => modelLog.error({ error: String(e), inputs: inputs.length }, 'model update failed; batch dropped') } : {}),
     });
     const cache = new XdsCache({ maxSize: o.generator.cacheSize ?? 60000, metrics: cacheMetricsFrom(o.metrics) });
@@ -87,8 +118,11 @@ export class MeshDiscovery {
       metrics: o.metrics,
       loggers: { ads: o.loggers.ads, delta: o.loggers.delta },
       latestSnapshot: () => this.model.snapshot,
+      clock,
+      nonces: seededNonces(nonceSeed),
       ...(o.controlPlaneId ? { controlPlaneId: o.controlPlaneId } : {}),
     });
+    this.recorder = o.record ? this.#record(o, clock, nonceSeed, o.record) : undefined;
     this.debugRoutes = debugRoutes<RegisteredProxy>({
       snapshot: () => this.model.snapshot,
       generator: this.registry,
@@ -98,14 +132,43 @@ export class MeshDiscovery {
     });
   }
 
+  /** Starts the event log: the header (the options a replay needs), then connects, requests and disconnects. */
+  #record(o: MeshDiscoveryOptions, clock: Clock, nonceSeed: string, r: NonNullable<MeshDiscoveryOptions['record']>): EventLogRecorder {
+    const { metrics: _m, onError: _e, clock: _c, ...model } = o.model;
+    const { cache: _cache, slicer: _s, ...generator } = o.generator;
+    const meta: RecordedDiscoveryOptions = {
+      model: { ...model, meshConfig: this.model.meshConfig, networks: o.model.networks ?? this.model.pushContext.networks },
+      generator,
+      transport: o.transport,
+      nonceSeed,
+      ...(o.controlPlaneId ? { controlPlaneId: o.controlPlaneId } : {}),
+    };
+    const log = o.loggers.model ?? o.loggers.ads;
+    const recorder = new EventLogRecorder(r.path, meta as unknown as Record<string, unknown>, {
+      clock,
+      ...(r.maxBufferedBytes !== undefined ? { maxBufferedBytes: r.maxBufferedBytes } : {}),
+      onOverflow: (dropped) => log.warn({ file: r.path, dropped }, 'event log buffer full: dropping records (the file marks the loss)'),
+      onError: (err) => log.error({ file: r.path, error: err.message }, 'event log write failed: recording stopped'),
+    });
+    this.ads.events.subscribe((e) => {
+      if (e.kind === 'connected') recorder.record({ type: 'connect', connection: e.connectionId, protocol: e.protocol, node: e.node });
+      else if (e.kind === 'disconnected') recorder.record({ type: 'disconnect', connection: e.connectionId });
+      else if (e.kind === 'request') recorder.record({ type: 'request', connection: e.connectionId, token: e.token, request: e.request });
+    });
+    return recorder;
+  }
+
   /**
    * Feeds the sources into the model and the resulting pushes (each carrying its snapshot) into the
-   * transport. Each push first clears the cache entries it invalidates. Unsubscribe to stop.
+   * transport. Each push first clears the cache entries it invalidates, then `onPush` sees it (the replay
+   * reports every push, also those no proxy needed). Unsubscribe to stop.
    */
-  connect(inputs$: Observable<readonly ModelInput[] | ModelInput>): Subscription {
+  connect(inputs$: Observable<readonly ModelInput[] | ModelInput>, onPush?: (req: PushRequest) => void): Subscription {
+    const recorded = this.recorder ? inputs$.pipe(this.recorder.tap()) : inputs$;
     return this.ads.attach(
-      this.model.pushes(inputs$).pipe(
+      this.model.pushes(recorded).pipe(
         tap((req) => this.generator.invalidate(req)),
+        tap((req) => onPush?.(req)),
         this.pushStatus.track(),
         // NOTE: one info line per push (debounced), with counts, never one per proxy.
         tap((req) => this.#log?.info({ full: req.full, configs: req.configsUpdated.size, reasons: Object.fromEntries(req.reasons), proxies: this.ads.connections().length }, 'push')),

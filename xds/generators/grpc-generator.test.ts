@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk decoded Envoy JSON */
 import assert from 'node:assert/strict';
-import { proxyFromNode, proxyRequestPush, type MeshModel, type Proxy, type PushRequest } from '../../core/index.js';
+import { ConfigKeySet, parseConfigKey, proxyFromNode, proxyRequestPush, type MeshModel, type Proxy, type PushRequest } from '../../core/index.js';
 import { decode } from '../protos/codec.js';
 import { protoRoot } from '../protos/root.js';
 import { validate } from '../protos/validate.js';
@@ -87,7 +87,7 @@ function setup(optimizedConfigRebuild = true): { gen: ProxylessGrpcGenerator; st
 /** A config push for `configs`, reading a snapshot the model publishes now (after the change). */
 function configPush(model: MeshModel, configs: string[]): PushRequest {
   model.rebuild();
-  return { full: true, reasons: new Map([['config', 1]]), configsUpdated: new Set(configs), start: 0, snapshot: model.snapshot };
+  return { full: true, reasons: new Map([['config', 1]]), configsUpdated: new ConfigKeySet(configs.map(parseConfigKey)), start: 0, snapshot: model.snapshot };
 }
 
 async function one(gen: ProxylessGrpcGenerator, state: Proxy, typeUrl: string, name: string): Promise<Record<string, unknown>> {

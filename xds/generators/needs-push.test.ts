@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { pushRequest, type ProxyNode, type PushRequest } from '../../core/index.js';
+import { parseConfigKey, pushRequest, type ProxyNode, type PushRequest } from '../../core/index.js';
 import { TYPE_URL } from '../server/contracts.js';
 import { GeneratorRegistry } from '../server/generator-registry.js';
 import { ProxylessGrpcGenerator } from './grpc-generator.js';
 import { grpcNode } from './testing/model-fixtures.js';
 
-const full = (...configs: string[]): PushRequest => pushRequest('config', { full: true, configs });
-const eds = (...configs: string[]): PushRequest => pushRequest('endpoint', { full: false, configs });
+const full = (...configs: string[]): PushRequest => pushRequest('config', { full: true, configs: configs.map(parseConfigKey) });
+const eds = (...configs: string[]): PushRequest => pushRequest('endpoint', { full: false, configs: configs.map(parseConfigKey) });
 
 const cases: { name: string; push: PushRequest; want: [boolean, boolean, boolean, boolean] }[] = [
   { name: 'given a full push naming nothing should push every type', push: full(), want: [true, true, true, true] },

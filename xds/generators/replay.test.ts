@@ -81,7 +81,7 @@ describe('event log record and replay', () => {
 
   it('given a recorded log replayed into a fresh pipeline should yield byte-identical encoded resources', async () => {
     const path = join(dir, 'events.jsonl');
-    const recorder = new EventLogRecorder(path);
+    const recorder = new EventLogRecorder(path, {});
     const live = testModel();
     const inputs = new Subject<readonly ModelInput[]>();
     const done = lastValueFrom(live.pushes(inputs.pipe(recorder.tap())).pipe(toArray()));
@@ -98,7 +98,8 @@ describe('event log record and replay', () => {
     }
     inputs.complete();
     const livePushes = await done;
-    assert.equal(readFileSync(path, 'utf8').trim().split('\n').length, STEPS.length, 'one line per batch');
+    await recorder.close();
+    assert.equal(readFileSync(path, 'utf8').trim().split('\n').length, STEPS.length + 1, 'a header, then one line per batch');
 
     const replayed = testModel();
     const replayPushes = await lastValueFrom(replayed.pushes(replayEventLog(path)).pipe(toArray()));

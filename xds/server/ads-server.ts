@@ -2,25 +2,26 @@
  * The ADS server: joins the state-of-the-world and delta stream handlers (go-control-plane style) over one
  * ResourceGenerator, fans PushRequests out through the push queue, and exposes connections for debugging.
  */
-import { randomUUID } from 'node:crypto';
 import type { Server } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { Subject, type Observable, type Subscription } from 'rxjs';
-import { withSnapshot, type PushRequest, type PushSnapshot } from '../../core/index.js';
+import { systemClock, withSnapshot, type Clock, type PushRequest, type PushSnapshot } from '../../core/index.js';
 import { protoRoot } from '../protos/index.js';
 import { ADS_SERVICE } from './ads-service.js';
 import type { XdsStreamAuth } from './auth.js';
 import type { ProxyNode, ResourceGenerator } from './contracts.js';
-import { Connection, type ConnectionInfo } from './connection.js';
-import { serveDelta } from './delta.js';
+import { Connection, Serial, type ConnectionInfo } from './connection.js';
+import { DeltaHandler, serveDelta } from './delta.js';
 import { AdsMetrics, type MetricsSource } from './metrics.js';
+import { randomNonceSeed, seededNonces, snapshotVersion, type NonceSource } from './nonce-source.js';
 import { PushQueue } from './push-queue.js';
 import { RateLimiter } from './rate-limiter.js';
 import { closeCall, SendError, SendTimeoutError, writeWithTimeout, type AdsCall } from './send.js';
 import { effectivePushThrottle, effectiveRequestLimit, type TransportOptions } from './server-options.js';
-import { serveSotw } from './sotw.js';
+import { serveSotw, SotwHandler } from './sotw.js';
 import { streamLimits, type StreamLimits } from './stream-limits.js';
-import type { AdsEvent, ConnectionPusher, StreamHost } from './stream-host.js';
+import type { AdsEvent, ConnectionPusher, RecordedRequest, StreamHost } from './stream-host.js';
+import type { DeltaDiscoveryRequest, DiscoveryRequest } from './wire.js';
 import { StreamError } from './stream-session.js';
 import * as grpc from '@grpc/grpc-js';
 
@@ -42,6 +43,30 @@ export interface AdsServerOptions<P> extends TransportOptions {
    * subscription) is answered from, and what a push without a snapshot (e.g. a debug push) reads.
    */
   readonly latestSnapshot?: () => PushSnapshot;
+  /** The clock of push-queue waits and bounds, and of the `start` of a proxy's own requests; default the system clock. */
+  readonly clock?: Clock;
+  /**
+   * Makes response nonces; default `seededNonces(randomNonceSeed())`. Versions derive from the snapshot a
+   * response reads, so with a recorded seed a replay writes the same bytes.
+   */
+  readonly nonces?: NonceSource;
+}
+
+/** One response written to a local stream: the encoded DiscoveryResponse (or delta) and the push it answers. */
+export interface LocalResponse {
+  readonly connectionId: string;
+  readonly typeUrl: string;
+  readonly message: Buffer;
+  readonly push: PushRequest;
+}
+
+/** A stream served without a network (the replay of an event log): the same handlers, pushes and nonces. */
+export interface LocalStream {
+  readonly connectionId: string;
+  /** Processes one request as if it came on the stream; resolves when it is answered. */
+  request(request: RecordedRequest): Promise<void>;
+  /** Ends the stream (as a disconnect). */
+  close(): void;
 }
 
 /** ADS over gRPC: register on a grpc-js Server, attach a stream of PushRequests. */
@@ -57,6 +82,8 @@ export class AdsServer<P = unknown> {
   readonly #events = new Subject<AdsEvent>();
   readonly #versions = new WeakMap<PushRequest, string>();
   #versionCounter = 0;
+  readonly #nonces: NonceSource;
+  readonly #clock: Clock;
   #connectionCounter = 0;
   #closed = false;
   readonly #host: StreamHost<P>;
@@ -66,11 +93,14 @@ export class AdsServer<P = unknown> {
 
   constructor(opts: AdsServerOptions<P>) {
     this.#opts = opts;
+    this.#clock = opts.clock ?? systemClock;
+    this.#nonces = opts.nonces ?? seededNonces(randomNonceSeed());
     this.#limits = streamLimits(opts.limits);
     this.#metrics = new AdsMetrics(opts.metrics);
     this.#limiter = new RateLimiter({ ratePerSecond: effectiveRequestLimit(opts) });
     this.#queue = new PushQueue<Connection<P>>({
       concurrency: effectivePushThrottle(opts),
+      clock: this.#clock,
       push: (conn, req) => this.#pushers.get(conn)?.(req) ?? Promise.resolve(),
       slotHoldMs: this.#limits.pushSlotHoldMs,
       drained: (conn) => conn.drained(),
@@ -171,6 +201,43 @@ export class AdsServer<P = unknown> {
     return conn;
   }
 
+  /**
+   * Opens a stream with no network for a parsed node (the replay of a recorded log): it is pushed like
+   * any connection, through the push queue and the real SotW or delta handler, and every response goes to
+   * `onResponse` instead of a gRPC call. `connectionId` defaults to a new one as for a network stream.
+   */
+  async openLocal(
+    node: ProxyNode, protocol: 'sotw' | 'delta', onResponse: (r: LocalResponse) => void, connectionId?: string,
+  ): Promise<LocalStream> {
+    const proxy = await this.#opts.generator.initProxy(node);
+    const conn = new Connection<P>(connectionId ?? `${node.id}-${++this.#connectionCounter}`, node, proxy, 'local', protocol);
+    const serial = new Serial();
+    const write = (c: Connection<P>, typeUrl: string, message: Buffer, push: PushRequest): Promise<void> => {
+      onResponse({ connectionId: c.id, typeUrl, message, push });
+      return Promise.resolve();
+    };
+    const log = protocol === 'sotw' ? this.#opts.loggers.ads : this.#opts.loggers.delta;
+    const handler = protocol === 'sotw' ? new SotwHandler<P>(this.#host, write, log) : new DeltaHandler<P>(this.#host, write, log);
+    this.#connections.set(conn.id, conn);
+    this.#pushers.set(conn, (push) => serial.run(() => (conn.closed ? undefined : handler.push(conn, push))));
+    this.#metrics.connected(1);
+    this.#events.next({ kind: 'connected', connectionId: conn.id, node, protocol });
+    return {
+      connectionId: conn.id,
+      request: (r) =>
+        serial.run(() => {
+          if (conn.closed) return undefined;
+          if (r.protocol !== protocol) throw new Error(`a ${r.protocol} request on a ${protocol} stream (${conn.id})`);
+          if (r.protocol === 'sotw') return (handler as SotwHandler<P>).process(conn, r as DiscoveryRequest);
+          return (handler as DeltaHandler<P>).process(conn, r as DeltaDiscoveryRequest);
+        }),
+      close: () => {
+        conn.closed = true;
+        this.#host.close(conn);
+      },
+    };
+  }
+
   /** Ends a stream whose proxy has read nothing for the stall bound (PILOT_XDS_SEND_TIMEOUT unset). */
   #cutOffStalled(conn: Connection<P>, call: AdsCall): void {
     const ms = this.#limits.stallTimeoutMs;
@@ -207,16 +274,19 @@ export class AdsServer<P = unknown> {
         }
         if (!this.#closed) this.#events.next({ kind: 'disconnected', connectionId: conn.id, node: conn.node });
       },
-      nonce: () => randomUUID(),
+      clock: this.#clock,
+      nonce: (conn) => this.#nonces(conn.id, ++conn.responses),
       latestSnapshot: () => opts.latestSnapshot?.(),
-      version: (push) => {
-        let v = this.#versions.get(push);
-        if (v === undefined) {
-          v = `${new Date().toISOString().slice(0, 19)}Z/${++this.#versionCounter}`;
-          this.#versions.set(push, v);
-        }
-        return v;
-      },
+      version: (push) =>
+        snapshotVersion(push, () => {
+          // NOTE: a push without any snapshot (a transport test, no model): one made-up version per push.
+          let v = this.#versions.get(push);
+          if (v === undefined) {
+            v = `push-${++this.#versionCounter}`;
+            this.#versions.set(push, v);
+          }
+          return v;
+        }),
       send: async (conn, call, typeUrl, message) => {
         if (conn.closed) throw new SendError('connection closed');
         const start = performance.now();

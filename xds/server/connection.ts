@@ -90,6 +90,8 @@ export class Connection<P = unknown> {
   readonly nackLog: NackLogState = { lastAt: Number.NEGATIVE_INFINITY, suppressed: 0 };
   /** Requests received and not yet processed; kept by the stream session. */
   pendingRequests = 0;
+  /** Responses made on this stream so far (numbers the nonces). */
+  responses = 0;
   readonly #abort = new AbortController();
   #unflushed = 0;
   #lastProgress = 0;

@@ -10,7 +10,7 @@ import type { GeneratedResource } from './contracts.js';
 import type { Connection, WatchState } from './connection.js';
 import type { AdsCall } from './send.js';
 import { forcedPush, pushCarries, recordAck, recordNack, typesInPushOrder, WILDCARD_TYPES } from './protocol-common.js';
-import type { StreamHost } from './stream-host.js';
+import type { ResponseWriter, StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
 import { decodeDeltaDiscoveryRequest, encodeDeltaDiscoveryResponse, type DeltaDiscoveryRequest, type DeltaResourceFields } from './wire.js';
 
@@ -27,11 +27,12 @@ export function resourceVersion(r: GeneratedResource): string {
   return v;
 }
 
-class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest> {
+/** The delta half of a stream: answers requests and pushes; `write` takes the encoded responses. */
+export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest> {
   readonly protocol = 'delta' as const;
   constructor(
     private readonly host: StreamHost<P>,
-    private readonly call: AdsCall,
+    private readonly write: ResponseWriter<P>,
     private readonly log: Logger,
   ) {}
 
@@ -42,6 +43,8 @@ class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest> {
   async process(conn: Connection<P>, req: DeltaDiscoveryRequest): Promise<void> {
     const typeUrl = req.typeUrl;
     const first = !conn.watched.has(typeUrl);
+    // NOTE: a plain ACK (no subscription change, no error) changes nothing that is sent; it is not recorded.
+    if (first || req.errorDetail || req.resourceNamesSubscribe.length > 0 || req.resourceNamesUnsubscribe.length > 0) this.#emitRequest(conn, req);
     const w = conn.watch(typeUrl);
     if (req.errorDetail) {
       recordNack(this.host, conn, w, req.responseNonce, req.errorDetail.code, req.errorDetail.message, this.log);
@@ -76,8 +79,8 @@ class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest> {
       }
     }
     // NOTE: a first request always gets an answer (even empty) so that the proxy can finish warming.
-    if (w.wildcard && (first || wildcardAdded)) await this.#respond(conn, w, forcedPush(this.host.latestSnapshot()), { kind: 'request' });
-    else if (first || added.size > 0) await this.#respond(conn, w, forcedPush(this.host.latestSnapshot()), { kind: 'request', only: added });
+    if (w.wildcard && (first || wildcardAdded)) await this.#respond(conn, w, forcedPush(this.host.latestSnapshot(), this.host.clock), { kind: 'request' });
+    else if (first || added.size > 0) await this.#respond(conn, w, forcedPush(this.host.latestSnapshot(), this.host.clock), { kind: 'request', only: added });
   }
 
   async push(conn: Connection<P>, push: PushRequest): Promise<void> {
@@ -89,7 +92,26 @@ class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest> {
       if (!this.host.generator.needsPush(conn.proxy, typeUrl, push)) continue;
       pushed = (await this.#respond(conn, w, push, { kind: 'push' })) || pushed;
     }
-    if (pushed) this.host.metrics.convergence((performance.now() - push.start) / 1000);
+    if (pushed) this.host.metrics.convergence((this.host.clock.now() - push.start) / 1000);
+  }
+
+  /** Emits a request that may change what is sent (see AdsEvent `request`), for an event log. */
+  #emitRequest(conn: Connection<P>, req: DeltaDiscoveryRequest): void {
+    const e = req.errorDetail;
+    this.host.emit({
+      kind: 'request',
+      connectionId: conn.id,
+      token: this.host.latestSnapshot()?.token,
+      request: {
+        protocol: 'delta',
+        typeUrl: req.typeUrl,
+        resourceNamesSubscribe: [...req.resourceNamesSubscribe],
+        resourceNamesUnsubscribe: [...req.resourceNamesUnsubscribe],
+        initialResourceVersions: { ...(req.initialResourceVersions ?? {}) },
+        responseNonce: req.responseNonce,
+        ...(e ? { errorDetail: { code: e.code, message: e.message } } : {}),
+      },
+    });
   }
 
   /**
@@ -130,7 +152,7 @@ class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest> {
     for (const r of resources) w.sent.set(r.name, r.version);
     for (const n of removed) w.sent.delete(n);
     const version = this.host.version(push);
-    const nonce = this.host.nonce();
+    const nonce = this.host.nonce(conn);
     const msg = encodeDeltaDiscoveryResponse({
       systemVersionInfo: version,
       typeUrl: w.typeUrl,
@@ -141,8 +163,8 @@ class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest> {
     });
     w.nonceSent = nonce;
     w.versionSent = version;
-    w.sentAt = new Date();
-    await this.host.send(conn, this.call, w.typeUrl, msg);
+    w.sentAt = this.host.clock.date();
+    await this.write(conn, w.typeUrl, msg, push);
     this.host.metrics.pushTime(w.typeUrl, (performance.now() - start) / 1000);
     this.log.debug({ connection: conn.id, type: w.typeUrl, resources: resources.length, removed: removed.size, bytes: msg.length, nonce }, 'sent delta response');
     return true;
@@ -151,5 +173,5 @@ class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest> {
 
 /** Serves one DeltaAggregatedResources call. */
 export function serveDelta<P>(host: StreamHost<P>, call: AdsCall, log: Logger): void {
-  serveStream(host, call, new DeltaHandler(host, call, log), log);
+  serveStream(host, call, new DeltaHandler(host, (conn, typeUrl, msg) => host.send(conn, call, typeUrl, msg), log), log);
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { pushRequest, type ProxyNode } from '../../core/index.js';
+import { parseConfigKey, pushRequest, type ProxyNode } from '../../core/index.js';
 import { TYPE_URL, type TypeGenerator } from './contracts.js';
 import { defaultNeedsPush, GeneratorRegistry } from './generator-registry.js';
 
@@ -38,7 +38,7 @@ describe('GeneratorRegistry', () => {
   }
 
   it('given a Sidecar change should push clusters to a sidecar but not to a proxyless client', () => {
-    const push = pushRequest('config', { full: true, configs: ['Sidecar/qs/default'] });
+    const push = pushRequest('config', { full: true, configs: [parseConfigKey('Sidecar/qs/default')] });
     const sidecar = registry.initProxy(node('sidecar'));
     const proxyless = registry.initProxy(node('sidecar', 'grpc'));
     assert.equal(registry.needsPush(sidecar, TYPE_URL.cluster, push), true);
@@ -66,6 +66,6 @@ describe('GeneratorRegistry', () => {
     { name: 'given only kinds the descriptor names as unaffected should skip the type', typeUrl: TYPE_URL.cluster, full: true, configs: ['AuthorizationPolicy/qs/a', 'Telemetry/qs/t'], want: false },
   ];
   for (const r of rules) {
-    it(r.name, () => assert.equal(defaultNeedsPush(r.typeUrl, pushRequest(r.full ? 'config' : 'endpoint', { full: r.full, configs: r.configs })), r.want));
+    it(r.name, () => assert.equal(defaultNeedsPush(r.typeUrl, pushRequest(r.full ? 'config' : 'endpoint', { full: r.full, configs: r.configs.map(parseConfigKey) })), r.want));
   }
 });

@@ -6,7 +6,7 @@
  * `needsPush` asks the generator that serves this proxy. A proxy that no generator serves is refused when
  * it connects: "not implemented yet", not resources meant for another kind of proxy.
  */
-import { configKeysOf, proxyFromNode, type Proxy, type ProxyNode, type PushRequest } from '../../core/index.js';
+import { proxyFromNode, type Proxy, type ProxyNode, type PushRequest } from '../../core/index.js';
 import type { GenerateResult, GeneratorScope, ResourceGenerator, TypeGenerator, WatchedResource } from './contracts.js';
 import { xdsType } from './xds-types.js';
 
@@ -54,7 +54,7 @@ export function defaultNeedsPush(typeUrl: string, push: PushRequest, extra: Read
   const d = xdsType(typeUrl);
   if (!push.full) return d?.endpointPush ?? false;
   if (push.configsUpdated.size === 0) return true;
-  for (const { kind } of configKeysOf(push)) {
+  for (const { kind } of push.configsUpdated) {
     if (!d?.unaffectedKinds.has(kind) && !extra.has(kind)) return true;
   }
   return false;

@@ -9,7 +9,7 @@ import { AdsMetrics } from './metrics.js';
 import { recordNack } from './protocol-common.js';
 import type { StreamHost } from './stream-host.js';
 import { streamLimits } from './stream-limits.js';
-import { createMetrics } from '../../core/index.js';
+import { createMetrics, ManualClock } from '../../core/index.js';
 import { AdsClient, edsCluster, eventually, FakeGenerator, startAdsHarness, type AdsHarness, type FakeProxy } from '../testing/index.js';
 
 const CDS = TYPE_URL.cluster;
@@ -75,10 +75,14 @@ describe('ADS against hostile proxies (issue 12, section 4)', function () {
     const log = capturingLogger(lines);
     const limits = streamLimits({ nackLogIntervalMs: 1000 });
     const emitted: unknown[] = [];
-    const host = { metrics: new AdsMetrics(createMetrics('pilot-discovery', { processMetrics: false })), limits, emit: (e: unknown) => emitted.push(e) } as unknown as StreamHost<unknown>;
+    const clock = new ManualClock();
+    const host = { metrics: new AdsMetrics(createMetrics('pilot-discovery', { processMetrics: false })), limits, clock, emit: (e: unknown) => emitted.push(e) } as unknown as StreamHost<unknown>;
     const conn = new Connection('n-1', { id: nodeId('a') } as never, undefined, 'peer', 'sotw');
     const w = new WatchState(CDS);
-    for (const t of [0, 10, 20, 999, 1000, 1500, 2000]) recordNack(host, conn, w, `nonce-${t}`, 13, 'bad', log, t);
+    for (const t of [0, 10, 20, 999, 1000, 1500, 2000]) {
+      clock.advanceSync(t - clock.now());
+      recordNack(host, conn, w, `nonce-${t}`, 13, 'bad', log);
+    }
     const warns = lines.map((l) => JSON.parse(l) as { level: number; nonce: string; suppressedNacks?: number }).filter((l) => l.level === WARN);
     assert.deepEqual(
       warns.map((l) => [l.nonce, l.suppressedNacks]),

@@ -3,7 +3,7 @@
  * push order, which types a push carries, ACK/NACK bookkeeping, and the push a proxy's own request forces.
  */
 import type { Logger } from 'pino';
-import { proxyRequestPush, type PushRequest, type PushSnapshot } from '../../core/index.js';
+import { proxyRequestPush, type Clock, type PushRequest, type PushSnapshot } from '../../core/index.js';
 import { PUSH_ORDER, WILDCARD_TYPES, xdsType } from './xds-types.js';
 import type { Connection, WatchState } from './connection.js';
 import type { StreamHost } from './stream-host.js';
@@ -32,7 +32,7 @@ export function pushCarries(push: PushRequest, typeUrl: string): boolean {
  * how many were held back since (those go to debug); the counter pilot_total_xds_rejects counts them all.
  */
 export function recordNack<P>(
-  host: StreamHost<P>, conn: Connection<P>, w: WatchState, nonce: string, code: number, rawMessage: string, log: Logger, now = performance.now(),
+  host: StreamHost<P>, conn: Connection<P>, w: WatchState, nonce: string, code: number, rawMessage: string, log: Logger, now = host.clock.now(),
 ): void {
   host.metrics.rejected(w.typeUrl);
   if (!w.rejecting) {
@@ -40,7 +40,7 @@ export function recordNack<P>(
     host.metrics.rejecting(w.typeUrl, 1);
   }
   const message = truncate(rawMessage, host.limits.maxNackDetailChars);
-  w.lastNack = { nonce, code, message, at: new Date() };
+  w.lastNack = { nonce, code, message, at: host.clock.date() };
   const fields = { connection: conn.id, node: conn.node.id, type: w.typeUrl, nonce, error: message };
   const state = conn.nackLog;
   if (now - state.lastAt >= host.limits.nackLogIntervalMs) {
@@ -69,6 +69,6 @@ export function recordAck<P>(host: StreamHost<P>, conn: Connection<P>, w: WatchS
  * The push a proxy's own request calls for: full, forced (sent even when nothing changed), reading the
  * newest published snapshot.
  */
-export function forcedPush(snapshot: PushSnapshot | undefined): PushRequest {
-  return proxyRequestPush(snapshot);
+export function forcedPush(snapshot: PushSnapshot | undefined, clock: Clock): PushRequest {
+  return proxyRequestPush(snapshot, clock);
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { pushRequest, type PushRequest } from '../../core/index.js';
+import { ManualClock, pushRequest, type ConfigKey, type PushRequest } from '../../core/index.js';
 import { PushQueue, type PushQueueOptions } from './push-queue.js';
 import { eventually } from '../testing/index.js';
 
@@ -11,14 +11,14 @@ interface Held {
   fail(e: Error): void;
 }
 
-function harness(concurrency: number, extra: Partial<PushQueueOptions<string>> = {}): { queue: PushQueue<string>; started: Held[]; waits: number[]; errors: unknown[]; clock: { t: number } } {
+function harness(concurrency: number, extra: Partial<PushQueueOptions<string>> = {}): { queue: PushQueue<string>; started: Held[]; waits: number[]; errors: unknown[]; clock: ManualClock } {
   const started: Held[] = [];
   const waits: number[] = [];
   const errors: unknown[] = [];
-  const clock = { t: 0 };
+  const clock = new ManualClock();
   const queue = new PushQueue<string>({
     concurrency,
-    now: () => clock.t,
+    clock,
     onDequeue: (_k, w) => waits.push(w),
     onError: (_k, e) => errors.push(e),
     push: (key, request) =>
@@ -29,6 +29,9 @@ function harness(concurrency: number, extra: Partial<PushQueueOptions<string>> =
   });
   return { queue, started, waits, errors, clock };
 }
+
+/** The key of ServiceEntry `name` in namespace ns. */
+const se = (name: string): ConfigKey => ({ kind: 'ServiceEntry', namespace: 'ns', name });
 
 const flush = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -52,16 +55,16 @@ describe('PushQueue', () => {
 
   it('given requests while a connection is being pushed, should merge them into one next push for it', async () => {
     const { queue, started } = harness(5);
-    queue.enqueue('a', pushRequest('endpoint', { full: false, configs: ['ServiceEntry/ns/x'], start: 10 }));
-    queue.enqueue('a', pushRequest('endpoint', { full: false, configs: ['ServiceEntry/ns/y'], start: 20 }));
-    queue.enqueue('a', pushRequest('config', { full: true, configs: ['VirtualService/ns/v'], start: 30 }));
+    queue.enqueue('a', pushRequest('endpoint', { full: false, configs: [{ kind: 'ServiceEntry', namespace: 'ns', name: 'x' }], start: 10 }));
+    queue.enqueue('a', pushRequest('endpoint', { full: false, configs: [{ kind: 'ServiceEntry', namespace: 'ns', name: 'y' }], start: 20 }));
+    queue.enqueue('a', pushRequest('config', { full: true, configs: [{ kind: 'VirtualService', namespace: 'ns', name: 'v' }], start: 30 }));
     assert.equal(started.length, 1, 'one push in flight per connection');
     started[0]!.finish();
     await flush();
     assert.equal(started.length, 2);
     const merged = started[1]!.request;
     assert.equal(merged.full, true);
-    assert.deepEqual([...merged.configsUpdated].sort(), ['ServiceEntry/ns/y', 'VirtualService/ns/v']);
+    assert.deepEqual(merged.configsUpdated.strings().sort(), ['ServiceEntry/ns/y', 'VirtualService/ns/v']);
     assert.equal(merged.start, 20);
     assert.equal(merged.reasons.get('endpoint'), 1);
     assert.equal(merged.reasons.get('config'), 1);
@@ -73,11 +76,11 @@ describe('PushQueue', () => {
   it('given a request for a connection already queued, should merge into it and keep its place', async () => {
     const { queue, started } = harness(1);
     queue.enqueue('a', pushRequest('config', { full: true }));
-    queue.enqueue('b', pushRequest('endpoint', { full: false, configs: ['x'] }));
-    queue.enqueue('c', pushRequest('endpoint', { full: false, configs: ['y'] }));
-    queue.enqueue('b', pushRequest('endpoint', { full: false, configs: ['z'] }));
+    queue.enqueue('b', pushRequest('endpoint', { full: false, configs: [se('x')] }));
+    queue.enqueue('c', pushRequest('endpoint', { full: false, configs: [se('y')] }));
+    queue.enqueue('b', pushRequest('endpoint', { full: false, configs: [se('z')] }));
     assert.equal(queue.queued, 2);
-    assert.deepEqual([...queue.queuedRequest('b')!.configsUpdated].sort(), ['x', 'z']);
+    assert.deepEqual(queue.queuedRequest('b')!.configsUpdated.strings().sort(), ['ServiceEntry/ns/x', 'ServiceEntry/ns/z']);
     started[0]!.finish();
     await flush();
     assert.equal(started[1]!.key, 'b');
@@ -115,9 +118,9 @@ describe('PushQueue', () => {
   it('given time spent waiting, should report the queue time of each push', async () => {
     const { queue, started, waits, clock } = harness(1);
     queue.enqueue('a', pushRequest('config', { full: true }));
-    clock.t = 5;
+    clock.advanceSync(5);
     queue.enqueue('b', pushRequest('config', { full: true }));
-    clock.t = 25;
+    clock.advanceSync(20);
     started[0]!.finish();
     await flush();
     started[1]!.finish();
@@ -142,21 +145,23 @@ describe('PushQueue', () => {
   });
 
   it('given a push that outlives slotHoldMs, should push the others without it and merge its next requests until it ends', async () => {
-    const { queue, started } = harness(1, { slotHoldMs: 5 });
+    const { queue, started, clock } = harness(1, { slotHoldMs: 5 });
     queue.enqueue('stuck', pushRequest('config', { full: true }));
     queue.enqueue('b', pushRequest('config', { full: true }));
+    assert.equal(clock.advanceSync(5), 1, 'the slot-hold bound runs on the queue clock');
     await eventually('b to start once the stuck push gave its slot back', () => started.some((s) => s.key === 'b'));
     assert.equal(queue.running, 1);
     assert.equal(queue.stalled, 1);
     started[1]!.finish();
-    queue.enqueue('stuck', pushRequest('endpoint', { full: false, configs: ['x'] }));
-    queue.enqueue('stuck', pushRequest('endpoint', { full: false, configs: ['y'] }));
+    queue.enqueue('stuck', pushRequest('endpoint', { full: false, configs: [se('x')] }));
+    queue.enqueue('stuck', pushRequest('endpoint', { full: false, configs: [se('y')] }));
     queue.enqueue('c', pushRequest('config', { full: true }));
     await eventually('c to start', () => started.some((s) => s.key === 'c'));
+    clock.advanceSync(5); // c holds the only slot; past the bound the stuck connection's next push may start
     assert.equal(started.filter((s) => s.key === 'stuck').length, 1, 'no second push to the stuck connection while its first runs');
     started[0]!.finish();
     await eventually('the merged push to the stuck connection', () => started.filter((s) => s.key === 'stuck')[1]);
-    assert.deepEqual([...started.filter((s) => s.key === 'stuck')[1]!.request.configsUpdated].sort(), ['x', 'y']);
+    assert.deepEqual(started.filter((s) => s.key === 'stuck')[1]!.request.configsUpdated.strings().sort(), ['ServiceEntry/ns/x', 'ServiceEntry/ns/y']);
     for (const s of started) s.finish();
     await queue.idle();
   });
@@ -170,7 +175,7 @@ describe('PushQueue', () => {
     queue.enqueue('b', pushRequest('config', { full: true }));
     assert.deepEqual(started.map((s) => s.key), ['b']);
     assert.equal(queue.stalled, 1);
-    queue.enqueue('slow', pushRequest('endpoint', { full: false, configs: ['x'] }));
+    queue.enqueue('slow', pushRequest('endpoint', { full: false, configs: [se('x')] }));
     assert.equal(queue.queuedRequest('slow')?.full, true, 'merged while it waits');
     started[0]!.finish();
     pendingDrain.delete('slow');

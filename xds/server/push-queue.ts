@@ -14,7 +14,7 @@
  *   the event loop turning; once the turn's slice is used up, starting further pushes waits for `setImmediate`, so
  *   reads (ACKs, new requests) and timers get their turn.
  */
-import { mergePushRequests, pushPathSlicer, type PushRequest, type TurnSlicer } from '../../core/index.js';
+import { mergePushRequests, pushPathSlicer, systemClock, type CancelTimer, type Clock, type PushRequest, type TurnSlicer } from '../../core/index.js';
 
 /** Options of a PushQueue. */
 export interface PushQueueOptions<K> {
@@ -37,8 +37,8 @@ export interface PushQueueOptions<K> {
   readonly drained?: (key: K) => Promise<void> | undefined;
   /** Called when `push` rejects (the queue itself carries on). */
   readonly onError?: (key: K, error: unknown) => void;
-  /** Clock in milliseconds; `performance.now` by default. */
-  readonly now?: () => number;
+  /** The clock of queue waits and of the slot-hold bound; the system clock by default. */
+  readonly clock?: Clock;
   /** Bounds the stretch of starting pushes within one turn of the event loop; default `pushPathSlicer`. */
   readonly slicer?: TurnSlicer;
 }
@@ -51,13 +51,13 @@ interface Queued {
 /** A push that has started; `slot` while it counts against the concurrency bound. */
 interface Running {
   slot: boolean;
-  timer: NodeJS.Timeout | undefined;
+  timer: CancelTimer | undefined;
 }
 
 /** Per-connection push queue with merging and a concurrency bound. `K` identifies a connection. */
 export class PushQueue<K> {
   readonly #opts: PushQueueOptions<K>;
-  readonly #now: () => number;
+  readonly #clock: Clock;
   readonly #queued = new Map<K, Queued>();
   readonly #inFlight = new Map<K, Running>();
   /** Connections waiting for their earlier responses to drain before they may take a slot. */
@@ -74,7 +74,7 @@ export class PushQueue<K> {
       throw new RangeError(`push queue concurrency must be a whole number >= 1 (got ${opts.concurrency})`);
     }
     this.#opts = opts;
-    this.#now = opts.now ?? (() => performance.now());
+    this.#clock = opts.clock ?? systemClock;
     this.#slicer = opts.slicer ?? pushPathSlicer;
   }
 
@@ -92,7 +92,7 @@ export class PushQueue<K> {
     }
     const q = this.#queued.get(key);
     if (q) q.request = mergePushRequests(q.request, request);
-    else this.#queued.set(key, { request, enqueuedAt: this.#now() });
+    else this.#queued.set(key, { request, enqueuedAt: this.#clock.now() });
     this.#pump();
   }
 
@@ -154,7 +154,7 @@ export class PushQueue<K> {
 
   /** Gives a running push's slot back (once). */
   #release(r: Running): void {
-    if (r.timer) clearTimeout(r.timer);
+    r.timer?.();
     r.timer = undefined;
     if (r.slot) {
       r.slot = false;
@@ -209,13 +209,13 @@ export class PushQueue<K> {
       this.#slots++;
       const hold = this.#opts.slotHoldMs;
       if (hold !== undefined && hold > 0) {
-        running.timer = setTimeout(() => {
+        running.timer = this.#clock.setTimer(() => {
+          running.timer = undefined;
           this.#release(running);
           this.#pump();
         }, hold);
-        running.timer.unref();
       }
-      this.#opts.onDequeue?.(key, this.#now() - q.enqueuedAt);
+      this.#opts.onDequeue?.(key, this.#clock.now() - q.enqueuedAt);
       let p: Promise<void>;
       try {
         p = this.#opts.push(key, q.request);
@@ -237,7 +237,7 @@ export class PushQueue<K> {
     const next = this.#pending.get(key);
     if (next) {
       this.#pending.delete(key);
-      if (!this.#closed) this.#queued.set(key, { request: next, enqueuedAt: this.#now() });
+      if (!this.#closed) this.#queued.set(key, { request: next, enqueuedAt: this.#clock.now() });
     }
     this.#pump();
     this.#checkIdle();

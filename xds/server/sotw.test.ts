@@ -113,7 +113,7 @@ describe('ADS state of the world over real gRPC', () => {
     c.subscribe(EDS, ['c1']);
     await c.waitFor('two responses', () => (c.responses.length === 2 ? true : undefined));
     gen.set(EDS, 'c1', loadAssignment('c1', '10.1.0.9', 8080));
-    h.ads.push(pushRequest('endpoint', { full: false, configs: ['ServiceEntry/default/c1'] }));
+    h.ads.push(pushRequest('endpoint', { full: false, configs: [{ kind: 'ServiceEntry', namespace: 'default', name: 'c1' }] }));
     const r = await c.nextResponse(EDS, 2);
     await h.ads.idle();
     assert.equal(c.responses.length, 3);
@@ -168,7 +168,7 @@ describe('ADS state of the world over real gRPC', () => {
     assert.deepEqual(r.resources.map((x) => x.name), ['c1']);
   });
 
-  it('given an attached PushRequest stream, should push each request and emit connected, ack and nack events', async () => {
+  it('given an attached PushRequest stream, should push each request and emit connected, request (not for a plain ACK), ack and nack events', async () => {
     const events: AdsEvent['kind'][] = [];
     const sub = h.ads.events.subscribe((e) => events.push(e.kind));
     const pushes = new Subject<PushRequest>();
@@ -182,7 +182,7 @@ describe('ADS state of the world over real gRPC', () => {
       pushes.next(pushRequest('config', { full: true }));
       await c.nextResponse(CDS, 1);
       c.nack(CDS, 'bad');
-      await eventually('connected, ack and nack events', () => (events.join() === 'connected,ack,nack' ? true : undefined));
+      await eventually('connected, request, ack and nack events', () => (events.join() === 'connected,request,ack,request,nack' ? true : undefined));
     } finally {
       attached.unsubscribe();
       sub.unsubscribe();

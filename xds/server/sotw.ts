@@ -7,15 +7,16 @@ import type { PushRequest } from '../../core/index.js';
 import type { Connection, WatchState } from './connection.js';
 import { forcedPush, pushCarries, recordAck, recordNack, typesInPushOrder, WILDCARD_TYPES } from './protocol-common.js';
 import type { AdsCall } from './send.js';
-import type { StreamHost } from './stream-host.js';
+import type { ResponseWriter, StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
 import { decodeDiscoveryRequest, encodeDiscoveryResponse, type DiscoveryRequest } from './wire.js';
 
-class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
+/** The SotW half of a stream: answers requests and pushes; `write` takes the encoded responses. */
+export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
   readonly protocol = 'sotw' as const;
   constructor(
     private readonly host: StreamHost<P>,
-    private readonly call: AdsCall,
+    private readonly write: ResponseWriter<P>,
     private readonly log: Logger,
   ) {}
 
@@ -27,14 +28,16 @@ class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     const typeUrl = req.typeUrl;
     const prev = conn.watched.get(typeUrl);
     if (req.errorDetail) {
+      this.#emitRequest(conn, req);
       recordNack(this.host, conn, conn.watch(typeUrl), req.responseNonce, req.errorDetail.code, req.errorDetail.message, this.log);
       return;
     }
     if (req.responseNonce === '' || !prev) {
       // A first request for this type (or a reconnect that carries a nonce of another meshd).
+      this.#emitRequest(conn, req);
       const w = conn.watch(typeUrl);
       this.#setNames(w, req.resourceNames);
-      await this.#respond(conn, w, forcedPush(this.host.latestSnapshot()), true);
+      await this.#respond(conn, w, forcedPush(this.host.latestSnapshot(), this.host.clock), true);
       return;
     }
     if (req.responseNonce !== prev.nonceSent) {
@@ -45,11 +48,12 @@ class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     recordAck(this.host, conn, prev, req.responseNonce, req.versionInfo);
     // NOTE: most requests are plain ACKs naming what is already watched; skip rebuilding the sets then.
     if (sameNames(prev, req.resourceNames)) return;
+    this.#emitRequest(conn, req);
     const wasWildcard = prev.wildcard;
     const before = new Set(prev.names);
     this.#setNames(prev, req.resourceNames);
     const added = [...prev.names].some((n) => !before.has(n)) || (prev.wildcard && !wasWildcard);
-    if (added) await this.#respond(conn, prev, forcedPush(this.host.latestSnapshot()), true);
+    if (added) await this.#respond(conn, prev, forcedPush(this.host.latestSnapshot(), this.host.clock), true);
   }
 
   async push(conn: Connection<P>, push: PushRequest): Promise<void> {
@@ -61,7 +65,25 @@ class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
       if (!this.host.generator.needsPush(conn.proxy, typeUrl, push)) continue;
       pushed = (await this.#respond(conn, w, push, false)) || pushed;
     }
-    if (pushed) this.host.metrics.convergence((performance.now() - push.start) / 1000);
+    if (pushed) this.host.metrics.convergence((this.host.clock.now() - push.start) / 1000);
+  }
+
+  /** Emits a request that may change what is sent (see AdsEvent `request`), for an event log. */
+  #emitRequest(conn: Connection<P>, req: DiscoveryRequest): void {
+    const e = req.errorDetail;
+    this.host.emit({
+      kind: 'request',
+      connectionId: conn.id,
+      token: this.host.latestSnapshot()?.token,
+      request: {
+        protocol: 'sotw',
+        typeUrl: req.typeUrl,
+        versionInfo: req.versionInfo,
+        resourceNames: [...req.resourceNames],
+        responseNonce: req.responseNonce,
+        ...(e ? { errorDetail: { code: e.code, message: e.message } } : {}),
+      },
+    });
   }
 
   #setNames(w: WatchState, names: readonly string[]): void {
@@ -88,12 +110,12 @@ class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
       w.sent.set(r.name, '');
     }
     const version = this.host.version(push);
-    const nonce = this.host.nonce();
+    const nonce = this.host.nonce(conn);
     const msg = encodeDiscoveryResponse({ versionInfo: version, typeUrl: w.typeUrl, nonce, resources: bodies, controlPlane: this.host.controlPlaneId });
     w.nonceSent = nonce;
     w.versionSent = version;
-    w.sentAt = new Date();
-    await this.host.send(conn, this.call, w.typeUrl, msg);
+    w.sentAt = this.host.clock.date();
+    await this.write(conn, w.typeUrl, msg, push);
     this.host.metrics.pushTime(w.typeUrl, (performance.now() - start) / 1000);
     this.log.debug({ connection: conn.id, type: w.typeUrl, resources: bodies.length, bytes: msg.length, version, nonce }, 'sent response');
     return true;
@@ -116,5 +138,5 @@ function sameNames(w: WatchState, names: readonly string[]): boolean {
 
 /** Serves one StreamAggregatedResources call. */
 export function serveSotw<P>(host: StreamHost<P>, call: AdsCall, log: Logger): void {
-  serveStream(host, call, new SotwHandler(host, call, log), log);
+  serveStream(host, call, new SotwHandler(host, (conn, typeUrl, msg) => host.send(conn, call, typeUrl, msg), log), log);
 }

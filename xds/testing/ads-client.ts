@@ -28,6 +28,8 @@ export interface SotwResponse {
   readonly resourceCount: number;
   /** Size on the wire (bytes). */
   readonly bytes: number;
+  /** The response as received on the wire. */
+  readonly raw: Buffer;
   /** Index in `responses`. */
   readonly index: number;
 }
@@ -158,6 +160,7 @@ export class AdsClient {
           : r.resources.map((a) => ({ typeUrl: a.type_url, body: a.value, name: this.#opts.decodeNames === false ? '' : resourceName(a.type_url, a.value) })),
       resourceCount: r.resources.length,
       bytes: b.length,
+      raw: b,
       index: this.#count++,
     };
   }

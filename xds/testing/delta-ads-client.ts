@@ -24,6 +24,8 @@ export interface DeltaResponse {
   readonly resources: readonly DeltaResource[];
   readonly removedResources: readonly string[];
   readonly bytes: number;
+  /** The response as received on the wire. */
+  readonly raw: Buffer;
   readonly index: number;
 }
 
@@ -147,6 +149,7 @@ export class DeltaAdsClient {
       resources: r.resources.map((x) => ({ name: x.name, version: x.version, typeUrl: x.resource?.type_url ?? '', body: x.resource?.value ?? new Uint8Array() })),
       removedResources: [...r.removedResources],
       bytes: b.length,
+      raw: b,
       index: this.#count++,
     };
   }
