@@ -23,6 +23,7 @@ export interface InputResources {
 }
 
 const MESH_GROUPS: ReadonlySet<string> = new Set(KIND_NAMES.map((k) => KINDS[k].group));
+const MESH_KINDS: ReadonlySet<string> = new Set(KIND_NAMES.map((k) => `${KINDS[k].group}/${KINDS[k].kind}`));
 
 /**
  * Reads every document of one file's text. A namespaced document without a namespace gets
@@ -54,6 +55,10 @@ export function resourcesFromText(text: string | Uint8Array, file: string, defau
     if (ISTIO_GROUPS.has(r.group)) {
       const mesh = r.group.replace('istio.io', 'mesh.io');
       problems.push({ ...at, message: `${r.kind} ${r.name}: apiVersion "${r.apiVersion}" is Istio's API group; mesh serves ${mesh} (rename istio.io to mesh.io)`, unknown: true });
+      continue;
+    }
+    if (MESH_GROUPS.has(r.group) && !MESH_KINDS.has(`${r.group}/${r.kind}`)) {
+      problems.push({ ...at, message: `${r.kind} ${r.name}: unknown kind "${r.kind}" of API group ${r.group}`, unknown: true });
       continue;
     }
     if (!MESH_GROUPS.has(r.group) && !ORCH_GROUPS.has(r.group)) {
