@@ -25,14 +25,22 @@ export function clusterResourceTypes(): OrchResource[] {
  * @throws OrchApiError for an answer other than 404, or the transport's error when the cluster is unreachable
  */
 export async function readClusterResources(client: OrchTransport, timeoutMs: number): Promise<Resource[]> {
+  const deadline = Date.now() + timeoutMs;
   const lists = await Promise.all(
     clusterResourceTypes().map(async (type) => {
-      let list: { items?: unknown[] };
-      try {
-        list = await client.request<{ items?: unknown[] }>('GET', resourcePath(type), { timeoutMs });
-      } catch (e) {
-        if (e instanceof OrchApiError && e.status === 404) return [];
-        throw e;
+      let list: { items?: unknown[] } | undefined;
+      for (let attempt = 0; list === undefined; attempt++) {
+        try {
+          list = await client.request<{ items?: unknown[] }>('GET', resourcePath(type), { timeoutMs: Math.max(1, deadline - Date.now()) });
+        } catch (e) {
+          if (e instanceof OrchApiError && e.status === 404) return [];
+          // NOTE: 429/503 (a CRD's storage still initializing, the server shedding load) are retried with
+          // capped backoff until the --timeout deadline.
+          const retryable = e instanceof OrchApiError && (e.status === 429 || e.status === 503);
+          const wait = Math.min(100 * 2 ** attempt, 2_000);
+          if (!retryable || Date.now() + wait >= deadline) throw e;
+          await new Promise((resolve) => setTimeout(resolve, wait));
+        }
       }
       const apiVersion = type.group === '' ? type.version : `${type.group}/${type.version}`;
       return (list.items ?? []).flatMap((item) => {
