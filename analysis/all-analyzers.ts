@@ -5,6 +5,8 @@ import { authorizationPoliciesAnalyzer } from './analyzers/authorization-policie
 import { caCertificateAnalyzer } from './analyzers/destination-rule-ca-certificate.js';
 import { applicationUidAnalyzer, multiServiceAnalyzer } from './analyzers/deployment-analyzers.js';
 import { envoyPatchAnalyzer } from './analyzers/envoy-patch.js';
+import { externalControlPlaneAnalyzer } from './analyzers/external-control-plane.js';
+import { meshNetworksAnalyzer } from './analyzers/mesh-networks.js';
 import { conflictingGatewayAnalyzer, gatewayCertificateAnalyzer, gatewaySecretAnalyzer, ingressGatewayPortAnalyzer } from './analyzers/gateway-analyzers.js';
 import { imageAutoAnalyzer, injectionAnalyzer, injectionImageAnalyzer } from './analyzers/injection-analyzers.js';
 import { schemaValidationAnalyzers } from './analyzers/schema-validation.js';
@@ -26,6 +28,7 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   authorizationPoliciesAnalyzer,
   multiServiceAnalyzer,
   applicationUidAnalyzer,
+  externalControlPlaneAnalyzer,
   ingressGatewayPortAnalyzer,
   gatewayCertificateAnalyzer,
   gatewaySecretAnalyzer,
@@ -33,6 +36,7 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   injectionAnalyzer,
   injectionImageAnalyzer,
   imageAutoAnalyzer,
+  meshNetworksAnalyzer,
   portNameAnalyzer,
   sidecarDefaultSelectorAnalyzer,
   sidecarSelectorAnalyzer,

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -197,6 +199,13 @@ describe('meshctl analyze', () => {
   it('given -v should say how many resources and analyzers ran', async () => {
     const r = await run('--use-orch=false', '-v', file('ns.yaml', NAMESPACES), file('svc.yaml', SERVICE));
     assert.match(r.err, /Analyzed 3 resources \(3 from 2 file\(s\), 0 from the cluster\) with \d+ analyzers in [\d.]+ ms/);
+  });
+
+  it('given - should read standard input (as a process) and name it <stdin>', () => {
+    const bin = fileURLToPath(new URL('../../../bin/meshctl', import.meta.url));
+    const r = spawnSync(process.execPath, [bin, 'analyze', '-k=false', '-'], { input: `${SERVICE}---\n${VS_MISSING_HOST.replace('host: reviews }', 'host: ratings }')}`, encoding: 'utf8', env: { ...process.env, TERM: 'dumb' }, timeout: 60_000 });
+    assert.equal(r.status, EXIT_ANALYZE_FOUND_ISSUES, r.stderr);
+    assert.equal(r.stdout, 'Error [IST0101] (VirtualService default/reviews <stdin>:8) Referenced host not found: "ratings"\n');
   });
 
   it('given --color=true should colour the level, unless TERM is dumb', async () => {
