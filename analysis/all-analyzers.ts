@@ -3,6 +3,7 @@ import type { Analyzer } from './analyzer.js';
 import { annotationsAnalyzer } from './analyzers/annotations.js';
 import { authorizationPoliciesAnalyzer } from './analyzers/authorization-policies.js';
 import { caCertificateAnalyzer } from './analyzers/destination-rule-ca-certificate.js';
+import { subsetSelectPodAnalyzer } from './analyzers/destination-rule-subsets.js';
 import { applicationUidAnalyzer, multiServiceAnalyzer } from './analyzers/deployment-analyzers.js';
 import { envoyPatchAnalyzer } from './analyzers/envoy-patch.js';
 import { externalControlPlaneAnalyzer } from './analyzers/external-control-plane.js';
@@ -47,6 +48,7 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   jwtClaimRouteAnalyzer,
   regexAnalyzer,
   caCertificateAnalyzer,
+  subsetSelectPodAnalyzer,
   serviceEntryAddressesAnalyzer,
   webhookAnalyzer,
   envoyPatchAnalyzer,

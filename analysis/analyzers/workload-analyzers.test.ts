@@ -3,6 +3,7 @@ import { annotationsAnalyzer } from './annotations.js';
 import { authorizationPoliciesAnalyzer } from './authorization-policies.js';
 import { applicationUidAnalyzer, multiServiceAnalyzer } from './deployment-analyzers.js';
 import { caCertificateAnalyzer } from './destination-rule-ca-certificate.js';
+import { subsetSelectPodAnalyzer } from './destination-rule-subsets.js';
 import { envoyPatchAnalyzer } from './envoy-patch.js';
 import { imageAutoAnalyzer, injectionAnalyzer, injectionImageAnalyzer } from './injection-analyzers.js';
 import { serviceEntryAddressesAnalyzer } from './service-entry-addresses.js';
@@ -113,5 +114,18 @@ describe('auth.AuthorizationPoliciesAnalyzer', () => {
   analyzerTable(
     [authorizationPoliciesAnalyzer],
     [{ name: 'given a selector matching no pod and unknown namespaces should report each', files: ['authz.yaml'], expected: ['IST0127 AuthorizationPolicy default/no-workload', 'IST0101 AuthorizationPolicy default/missing-namespaces', 'IST0101 AuthorizationPolicy default/missing-namespaces'] }],
+  );
+});
+
+describe('destinationrule.SubsetSelectPodAnalyzer', () => {
+  analyzerTable(
+    [subsetSelectPodAnalyzer],
+    [
+      {
+        name: 'given a subset no workload matches and a host no service has should report each, not topology or template matches',
+        files: ['destination-rule-subsets.yaml'],
+        expected: ['IST0173 DestinationRule default/reviews', 'IST0174 DestinationRule default/fake-host'],
+      },
+    ],
   );
 });

@@ -12,7 +12,7 @@ const DEPLOYMENTS: OrchResource = { group: 'apps', version: 'v1', plural: 'deplo
 /** The resources analyze lists from the cluster. */
 export function clusterResourceTypes(): OrchResource[] {
   const r = ORCH_RESOURCES;
-  const builtin: OrchResource[] = [r.namespaces, r.pods, r.services, r.configMaps, r.secrets, DEPLOYMENTS, r.mutatingWebhookConfigurations, r.validatingWebhookConfigurations];
+  const builtin: OrchResource[] = [r.namespaces, r.nodes, r.pods, r.services, r.configMaps, r.secrets, DEPLOYMENTS, r.mutatingWebhookConfigurations, r.validatingWebhookConfigurations];
   const mesh = KIND_NAMES.filter((k) => KINDS[k].group.endsWith('mesh.io')).map((k) => {
     const d = KINDS[k];
     return { group: d.group, version: d.storageVersion, plural: d.plural, kind: d.kind, namespaced: d.scope === 'Namespaced' };
