@@ -26,6 +26,14 @@ export interface ServiceHost {
   readonly resource: Resource;
   /** Pod labels the service selects (orchestrator Services and ServiceEntries with workloadSelector). */
   readonly selector?: Readonly<Record<string, string>>;
+  /** Where the host is visible: `exportTo` (ServiceEntry) or the `networking.mesh.io/exportTo` annotation (Service); empty = everywhere. */
+  readonly exportTo: readonly string[];
+}
+
+/** True when a host exported to `exportTo` from `namespace` is visible in `from`. */
+export function visibleFrom(h: Pick<ServiceHost, 'exportTo' | 'namespace'>, from: string): boolean {
+  if (h.exportTo.length === 0) return true;
+  return h.exportTo.some((e) => e === '*' || e === from || (e === '.' && h.namespace === from));
 }
 
 /**
@@ -68,14 +76,15 @@ export class ServiceIndex {
         ...(p['targetPort'] !== undefined ? { targetPort: String(p['targetPort'] as string | number) } : {}),
       }));
       const selector = rec(spec['selector']) as Record<string, string>;
-      this.#add({ host: `${s.name}.${s.namespace}.${CLUSTER_LOCAL}`, namespace: s.namespace, ports, resource: s, selector });
+      const exportTo = (s.annotations['networking.mesh.io/exportTo'] ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
+      this.#add({ host: `${s.name}.${s.namespace}.${CLUSTER_LOCAL}`, namespace: s.namespace, ports, resource: s, selector, exportTo });
     }
     for (const se of ctx.all(K.ServiceEntry)) {
       const spec = rec(se.obj['spec']);
       const ports = recs(spec['ports']).map((p) => ({ number: num(p['number']) ?? 0, name: str(p['name']) ?? '', protocol: str(p['protocol']) ?? '' }));
       const ws = rec(rec(spec['workloadSelector'])['labels']) as Record<string, string>;
       for (const h of strs(spec['hosts'])) {
-        this.#add({ host: toFqdn(h, se.namespace), namespace: se.namespace, ports, resource: se, ...(Object.keys(ws).length > 0 ? { selector: ws } : {}) });
+        this.#add({ host: toFqdn(h, se.namespace), namespace: se.namespace, ports, resource: se, exportTo: strs(spec['exportTo']), ...(Object.keys(ws).length > 0 ? { selector: ws } : {}) });
       }
     }
   }
@@ -87,10 +96,14 @@ export class ServiceIndex {
     else this.#exact.set(h.host, [h]);
   }
 
-  /** The services a (FQDN or wildcard) host names: exact matches first, else any that overlap by wildcard. */
-  lookup(host: string): ServiceHost[] {
-    const exact = this.#exact.get(host);
-    if (exact) return exact;
-    return this.hosts.filter((h) => hostsOverlap(h.host, host));
+  /**
+   * The services a (FQDN or wildcard) host names, as seen from namespace `from` (all when undefined):
+   * exact matches first, else any that overlap by wildcard.
+   */
+  lookup(host: string, from?: string): ServiceHost[] {
+    const visible = (h: ServiceHost): boolean => from === undefined || visibleFrom(h, from);
+    const exact = this.#exact.get(host)?.filter(visible);
+    if (exact && exact.length > 0) return exact;
+    return this.hosts.filter((h) => visible(h) && hostsOverlap(h.host, host));
   }
 }

@@ -32,7 +32,7 @@ export const subsetSelectPodAnalyzer: Analyzer = {
     for (const dr of ctx.all(K.DestinationRule)) {
       const spec = rec(dr.obj['spec']);
       const host = str(spec['host']) ?? '';
-      const found = index.lookup(toFqdn(host, dr.namespace));
+      const found = index.lookup(toFqdn(host, dr.namespace), dr.namespace);
       if (found.length === 0) {
         ctx.report(MESSAGES.UnknownDestinationRuleHost, dr, host);
         continue;

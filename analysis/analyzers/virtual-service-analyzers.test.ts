@@ -11,9 +11,15 @@ describe('virtualservice.DestinationHostAnalyzer', () => {
     [destinationHostAnalyzer],
     [
       {
-        name: 'given destinations to missing hosts, unnamed ports of multi-port services and unknown ports should report each',
+        name: 'given destinations to missing or unexported hosts, unnamed ports of multi-port services and unknown ports should report each',
         files: ['services.yaml', 'vs-destination-hosts.yaml'],
-        expected: ['IST0101 VirtualService default/missing-host', 'IST0112 VirtualService default/needs-port', 'IST0101 VirtualService default/wrong-port', 'IST0101 VirtualService default/mirror-missing'],
+        expected: [
+          'IST0101 VirtualService default/missing-host',
+          'IST0112 VirtualService default/needs-port',
+          'IST0101 VirtualService default/wrong-port',
+          'IST0101 VirtualService default/mirror-missing',
+          'IST0101 VirtualService default/not-exported-here',
+        ],
       },
       { name: 'given no services at all should report every destination host', files: ['vs-subsets.yaml'], expected: ['IST0101 VirtualService default/subset-ok', 'IST0101 VirtualService default/subset-missing', 'IST0101 VirtualService default/subset-missing'] },
     ],

@@ -9,7 +9,7 @@ import type { AnalysisContext } from '../analysis-context.js';
 import { mirrorDestinations, routeDestinations, type RouteDestination } from './virtual-service-routes.js';
 
 function check(ctx: AnalysisContext, index: ServiceIndex, vs: Resource, d: RouteDestination, reftype: string): void {
-  const found = index.lookup(toFqdn(d.host, vs.namespace));
+  const found = index.lookup(toFqdn(d.host, vs.namespace), vs.namespace);
   if (found.length === 0) {
     ctx.report(MESSAGES.ReferencedResourceNotFound, vs, reftype, d.host);
     return;
