@@ -1,12 +1,9 @@
-/** meshctl's diagnostic commands: admin, analyze, authz, verify-install, bug-report (validate has its own file). */
+/** meshctl's diagnostic commands: admin, authz, verify-install, bug-report (analyze and validate have their own files). */
 import { CliError, command, flag, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
 import { meshctlVersionCommand } from './meshctl-version-command.js';
 
 const selector = (): Flag => flag.string('selector', 'app=meshd', 'label selector', { short: 'l' });
-
-/** The analysis severity levels, lowest first. */
-export const ANALYSIS_LEVELS = ['Info', 'Warning', 'Error'] as const;
 
 /** admin (alias meshd) and admin log (alias l). */
 export function adminCommand(): Command {
@@ -34,32 +31,6 @@ export function adminCommand(): Command {
         run: notBuilt,
       }),
     ],
-  });
-}
-
-/** analyze <file>... */
-export function analyzeCommand(): Command {
-  return command({
-    name: 'analyze',
-    short: 'Analyze Mesh configuration and print validation messages',
-    args: { usage: '<file>...' },
-    flags: [
-      flag.bool('all-namespaces', false, 'Analyze all namespaces', { short: 'A' }),
-      flag.bool('color', true, 'Default true.  Disable with \'=false\' or set TERM to dumb'),
-      flag.level('failure-threshold', 'Error', 'The severity level of analysis at which to set a non-zero exit code. Valid values: [Info Warning Error]', { levels: ANALYSIS_LEVELS }),
-      flag.bool('ignore-unknown', false, "Don't complain about un-parseable input documents, for cases where analyze should run only on mesh resources."),
-      flag.bool('list-analyzers', false, 'List the analyzers available to run. Suppresses normal execution.', { short: 'L' }),
-      flag.string('meshConfigFile', '', 'Overrides the mesh config values to use for analysis.'),
-      flag.string('output', 'log', 'Output format: one of [log json yaml]', { short: 'o' }),
-      flag.level('output-threshold', 'Info', 'The severity level of analysis at which to display messages. Valid values: [Info Warning Error]', { levels: ANALYSIS_LEVELS }),
-      flag.bool('recursive', false, 'If the provided file argument is a directory, recursively process all files in it', { short: 'R' }),
-      flag.string('revision', 'default', 'analyze a specific revision deployed.'),
-      flag.stringArray('suppress', [], 'Suppress reporting a message code on a specific resource. Values are supplied in the form <code>=<resource> (e.g. \'--suppress "IST0102=DestinationRule primary-dr.default"\'). Can be repeated. You can include the wildcard character \'*\' to support a partial match (e.g. \'--suppress "IST0102=DestinationRule *.default" ).', { short: 'S' }),
-      flag.duration('timeout', 30_000, 'The duration to wait before failing'),
-      flag.bool('use-orch', true, 'Use live orchestrator cluster for analysis. Set use-orch=false to analyze files only.', { short: 'k' }),
-      flag.bool('verbose', false, 'Enable verbose output', { short: 'v' }),
-    ],
-    run: notBuilt,
   });
 }
 

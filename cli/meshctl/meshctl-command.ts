@@ -1,7 +1,8 @@
 /** The command tree of `meshctl`. */
 import { command, completionCommand, flag, flagUsages, type Command } from '../framework/index.js';
 import { VKLOG_FLAG } from '../common/logging-flags.js';
-import { adminCommand, analyzeCommand, authzCommand, bugReportCommand, verifyInstallCommand } from './diagnostic-commands.js';
+import { analyzeCommand } from './analyze-command.js';
+import { adminCommand, authzCommand, bugReportCommand, verifyInstallCommand } from './diagnostic-commands.js';
 import { validateCommand } from './validate-command.js';
 import { dashboardCommand } from './dashboard-commands.js';
 import { experimentalCommand } from './experimental-commands.js';

@@ -97,6 +97,38 @@ describe('meshctl validate', () => {
       assert.equal(await runCli(meshctlCommand(), ['v', '-f', join(dir, 'good.yaml')], io), 0);
     });
 
+    it('given an Istio apiVersion should report it as invalid naming the mesh.io group, and exit 1', async () => {
+      const f = join(dir, 'istio.yaml');
+      writeFileSync(f, GOOD.replace('networking.mesh.io/v1', 'networking.istio.io/v1beta1'));
+      const io = bufferIo();
+      assert.equal(await runCli(meshctlCommand(), ['validate', '-f', f], io), 1);
+      assert.match(io.err(), /istio\.yaml document 1 \(VirtualService demo\/echo\): apiVersion: "networking\.istio\.io\/v1beta1" is Istio's API group, which meshd does not serve: use "networking\.mesh\.io\/v1beta1"/);
+      assert.doesNotMatch(io.out(), /is valid|skipped/);
+    });
+
+    it('given a schema error and a semantic error in one document should list both, and -x=false only the semantic one', async () => {
+      const f = join(dir, 'both.yaml');
+      writeFileSync(f, VS.replace('spec:', 'spec:\n  notAField: 1'));
+      const io = bufferIo();
+      assert.equal(await runCli(meshctlCommand(), ['validate', '-f', f], io), 1);
+      assert.match(io.err(), /spec\.notAField: unknown field/);
+      assert.match(io.err(), /spec\.http\[0\]\.route: total destination weight = 0/);
+      const semantic = bufferIo();
+      assert.equal(await runCli(meshctlCommand(), ['validate', '-x=false', '-f', f], semantic), 1);
+      assert.doesNotMatch(semantic.err(), /notAField/);
+      assert.match(semantic.err(), /total destination weight = 0/);
+    });
+
+    it('given -o json should print one report per document with file, document, resource and errors', async () => {
+      const io = bufferIo();
+      assert.equal(await runCli(meshctlCommand(), ['validate', '-o', 'json', '-f', dir], io), 1);
+      const list = JSON.parse(io.out()) as { file: string; document: number; resource: string; valid: boolean; errors: string[] }[];
+      const bad = list.find((r) => r.file.endsWith('bad.yaml'))!;
+      assert.deepEqual([bad.document, bad.resource, bad.valid], [1, 'VirtualService demo/echo', false]);
+      assert.match(bad.errors.join('\n'), /spec\.http\[0\]\.route/);
+      assert.equal(list.find((r) => r.file.endsWith('good.yaml'))!.valid, true);
+    });
+
     it('given no file should say how to give one and exit non-zero', async () => {
       const io = bufferIo();
       assert.notEqual(await runCli(meshctlCommand(), ['validate'], io), 0);

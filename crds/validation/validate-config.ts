@@ -73,10 +73,22 @@ export function validateConfig(obj: unknown): ValidationResult {
     throw error;
   }
   const errors = [...schemaValidator.validate(resolved.definition, obj), ...metadataIssues((obj as { metadata?: unknown }).metadata)];
-  if (errors.length > 0) return fail(errors);
 
   const config = obj as AnyMeshConfig;
   const issues = new IssueCollector();
+  if (errors.length > 0) {
+    // NOTE: schema errors do not hide semantic ones: a user fixes every error of a document in one pass.
+    // The semantic checks expect schema-shaped input, so on a document that is not, one that throws
+    // adds nothing (its schema errors already say why).
+    try {
+      runSchemaChecks(resolved.definition.spec, config.spec, 'spec', issues);
+      runSemantic(resolved.name, config.spec, issues);
+    } catch {
+      return fail(errors);
+    }
+    const seen = new Set(errors.map((e) => `${e.path}\n${e.message}`));
+    return fail([...errors, ...issues.errors.filter((e) => !seen.has(`${e.path}\n${e.message}`))], issues.warnings);
+  }
   runSchemaChecks(resolved.definition.spec, config.spec, 'spec', issues);
   runSemantic(resolved.name, config.spec, issues);
   if (issues.errors.length > 0) return fail(issues.errors, issues.warnings);

@@ -48,6 +48,12 @@ describe('parseConfigYaml', () => {
     });
   }
 
+  it('given three documents with comments and separators should give each the line where its content starts', () => {
+    const r = parseConfigYaml('# head\nkind: A\n---\n\n# note\nkind: B\n---\nkind: C\n');
+    assert.ok(r.ok);
+    assert.deepEqual(r.documents.map((d) => d.line), [2, 6, 8]);
+  });
+
   it('given an unresolved alias in one document of three should keep the other two, and name the bad one', () => {
     const r = docs('kind: A\n---\nkind: VirtualService\nmetadata: { name: echo, namespace: qs }\nspec: *nope\n---\nkind: C\n');
     assert.deepEqual(r.map((d) => d.value), [{ kind: 'A' }, undefined, { kind: 'C' }]);

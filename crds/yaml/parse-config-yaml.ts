@@ -20,6 +20,8 @@ import { DEFAULT_YAML_LIMITS, type YamlLimits } from './yaml-limits.js';
 export interface ParsedDocument {
   /** 1-based position in the file. */
   readonly document: number;
+  /** 1-based line of the file where the document's content starts (absent for a refused document). */
+  readonly line?: number;
   /** sha256 (hex, 16 chars) of the document's text: tells versions of a document apart. */
   readonly hash: string;
   /** The parsed value when `error` is undefined (null for an empty document); namespaced when validated. */
@@ -167,7 +169,9 @@ function parseText(text: string, limits: YamlLimits): ParsedYaml {
       return;
     }
     try {
-      results[i] = { ...base, value: doc.toJS({ maxAliasCount: limits.maxAliasCount }) as unknown };
+      const start = doc.contents?.range?.[0];
+      const at = start === undefined ? {} : { line: line(start) };
+      results[i] = { ...base, ...at, value: doc.toJS({ maxAliasCount: limits.maxAliasCount }) as unknown };
     } catch (e) {
       results[i] = { ...base, error: describeError(e, limits), ...identity(doc) };
     }

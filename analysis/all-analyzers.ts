@@ -1,0 +1,64 @@
+/** Every analyzer, in Istio's order (sorted by package and name), then one schema analyzer per mesh.io kind. */
+import type { Analyzer } from './analyzer.js';
+import { annotationsAnalyzer } from './analyzers/annotations.js';
+import { authorizationPoliciesAnalyzer } from './analyzers/authorization-policies.js';
+import { caCertificateAnalyzer } from './analyzers/destination-rule-ca-certificate.js';
+import { subsetSelectPodAnalyzer } from './analyzers/destination-rule-subsets.js';
+import { applicationUidAnalyzer, multiServiceAnalyzer } from './analyzers/deployment-analyzers.js';
+import { envoyPatchAnalyzer } from './analyzers/envoy-patch.js';
+import { externalControlPlaneAnalyzer } from './analyzers/external-control-plane.js';
+import { meshNetworksAnalyzer } from './analyzers/mesh-networks.js';
+import { conflictingGatewayAnalyzer, gatewayCertificateAnalyzer, gatewaySecretAnalyzer, ingressGatewayPortAnalyzer } from './analyzers/gateway-analyzers.js';
+import { imageAutoAnalyzer, injectionAnalyzer, injectionImageAnalyzer } from './analyzers/injection-analyzers.js';
+import { schemaValidationAnalyzers } from './analyzers/schema-validation.js';
+import { sidecarDefaultSelectorAnalyzer, sidecarSelectorAnalyzer, telemetryDefaultSelectorAnalyzer, telemetrySelectorAnalyzer } from './analyzers/selector-conflicts.js';
+import { serviceEntryAddressesAnalyzer } from './analyzers/service-entry-addresses.js';
+import { portNameAnalyzer } from './analyzers/service-port-name.js';
+import { telemetryProviderAnalyzer } from './analyzers/telemetry-provider.js';
+import { conflictingMeshGatewayHostsAnalyzer } from './analyzers/virtual-service-conflicting-mesh-gateway-hosts.js';
+import { destinationHostAnalyzer } from './analyzers/virtual-service-destination-host.js';
+import { virtualServiceDestinationRuleAnalyzer } from './analyzers/virtual-service-destination-rule.js';
+import { virtualServiceGatewayAnalyzer } from './analyzers/virtual-service-gateway.js';
+import { jwtClaimRouteAnalyzer } from './analyzers/virtual-service-jwt-claim-route.js';
+import { regexAnalyzer } from './analyzers/virtual-service-regex.js';
+import { webhookAnalyzer } from './analyzers/webhook.js';
+
+/** All analyzers `meshctl analyze` runs. */
+export const ALL_ANALYZERS: readonly Analyzer[] = [
+  annotationsAnalyzer,
+  authorizationPoliciesAnalyzer,
+  multiServiceAnalyzer,
+  applicationUidAnalyzer,
+  externalControlPlaneAnalyzer,
+  ingressGatewayPortAnalyzer,
+  gatewayCertificateAnalyzer,
+  gatewaySecretAnalyzer,
+  conflictingGatewayAnalyzer,
+  injectionAnalyzer,
+  injectionImageAnalyzer,
+  imageAutoAnalyzer,
+  meshNetworksAnalyzer,
+  portNameAnalyzer,
+  sidecarDefaultSelectorAnalyzer,
+  sidecarSelectorAnalyzer,
+  conflictingMeshGatewayHostsAnalyzer,
+  destinationHostAnalyzer,
+  virtualServiceDestinationRuleAnalyzer,
+  virtualServiceGatewayAnalyzer,
+  jwtClaimRouteAnalyzer,
+  regexAnalyzer,
+  caCertificateAnalyzer,
+  subsetSelectPodAnalyzer,
+  serviceEntryAddressesAnalyzer,
+  webhookAnalyzer,
+  envoyPatchAnalyzer,
+  telemetryProviderAnalyzer,
+  telemetrySelectorAnalyzer,
+  telemetryDefaultSelectorAnalyzer,
+  ...schemaValidationAnalyzers,
+];
+
+/** One analyzer by Istio's name. */
+export function analyzerByName(name: string): Analyzer | undefined {
+  return ALL_ANALYZERS.find((a) => a.name === name);
+}

@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { validateConfig } from './validate-config.js';
+
+const vs = (extra: Record<string, unknown>): unknown => ({
+  apiVersion: 'networking.mesh.io/v1',
+  kind: 'VirtualService',
+  metadata: { name: 'echo', namespace: 'demo' },
+  spec: {
+    hosts: ['echo'],
+    http: [{ route: [{ destination: { host: 'echo', subset: 'v1' }, weight: 0 }, { destination: { host: 'echo', subset: 'v2' }, weight: 0 }] }],
+    ...extra,
+  },
+});
+
+describe('validateConfig (errors in one pass)', () => {
+  it('given a schema error and a semantic error in one document should report both', () => {
+    const r = validateConfig(vs({ notAField: 1 }));
+    assert.ok(!r.ok);
+    const text = r.errors.map((e) => `${e.layer} ${e.path}: ${e.message}`);
+    assert.ok(text.some((t) => t.startsWith('schema spec.notAField')), text.join('\n'));
+    assert.ok(text.some((t) => t.startsWith('semantic spec.http[0].route: total destination weight = 0')), text.join('\n'));
+  });
+
+  it('given a schema error that leaves the document unfit for semantic checks should report the schema error, not throw', () => {
+    const r = validateConfig({ apiVersion: 'networking.mesh.io/v1', kind: 'VirtualService', metadata: { name: 'x' }, spec: { http: 'not-a-list', hosts: 7 } });
+    assert.ok(!r.ok);
+    assert.ok(r.errors.every((e) => e.layer === 'schema' || e.layer === 'semantic'));
+    assert.ok(r.errors.some((e) => e.layer === 'schema'));
+  });
+});
