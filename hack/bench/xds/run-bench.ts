@@ -19,6 +19,7 @@ import { fillCommand, ServerProcess } from './server-process.js';
 import { summarize, type Summary } from '../stats.js';
 import { WorkerPool } from './worker-pool.js';
 import { runFold, type FoldRow } from '../fold/fold-bench.js';
+import { measureFileSourceCost, type FileSourceCost } from './file-source-cost.js';
 
 const TYPE_URL_OF = { LDS: TYPES.lds, RDS: TYPES.rds, CDS: TYPES.cds, EDS: TYPES.eds } as const;
 
@@ -82,6 +83,8 @@ export interface BenchResult {
    * source's file handling and the pushes.
    */
   readonly fold?: FoldRow;
+  /** Large-mesh case: the config-dir source's rescan of one changed file (see file-source-cost.ts), in-process after the run. */
+  readonly fileSource?: FileSourceCost;
 }
 
 /** Thrown when the run cannot go on; carries the server's output for diagnosis. */
@@ -312,7 +315,9 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     await server.stop();
     log('fold: one endpoint change on a model of the same size, in-process');
     const fold: FoldRow | undefined = runFold({ sizes: [configDocuments], changes: 200, endpoints: opts.endpointsPerService })[0];
-    return fold ? { ...result, fold } : result;
+    log('file source: one endpoint change in the same config dir, in-process');
+    const fileSource = await measureFileSourceCost(configDir, size, 30);
+    return { ...result, ...(fold ? { fold } : {}), fileSource };
   } finally {
     clearInterval(rssTimer);
     await pool?.close();
