@@ -73,6 +73,7 @@ export function formatReport(r: BenchResult): string {
     table([
       ['startup', 'value'],
       ['server listening after spawn', fmtMs(r.serverListenMs)],
+      ['server ready (config read) after spawn', fmtMs(r.serverReadyMs)],
       ['all clients complete (from first connect)', s.allCompleteMs === undefined ? `not reached (${s.complete}/${n})` : fmtMs(s.allCompleteMs)],
       ['client connected p50 / p99', `${fmtMs(s.connectMs.p50)} / ${fmtMs(s.connectMs.p99)}`],
       ['client complete p50 / p99', `${fmtMs(s.completeMs.p50)} / ${fmtMs(s.completeMs.p99)}`],

@@ -56,6 +56,8 @@ export interface BenchResult {
   readonly configDocuments: number;
   /** Spawn until the gRPC port accepted a connection. */
   readonly serverListenMs: number;
+  /** Spawn to `/ready` answering 200 (all config read), when the server has that route. */
+  readonly serverReadyMs?: number;
   readonly startup: {
     /** First connection attempt until every client had all its subscribed types answered and ACKed. */
     readonly allCompleteMs: number | undefined;
@@ -176,6 +178,11 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     await server.waitForPort(grpcPort, opts.timeoutMs);
     const serverListenMs = now() - spawnAt;
     log(`server listening after ${serverListenMs.toFixed(0)} ms (pid ${server.pid})`);
+    // NOTE: clients start once meshd has read its whole config dir: else the first edits wait behind
+    // the initial load (20 s at 10,000 services) and their CPU and times measure it, not the edit.
+    const serverReady = await server.waitForReady(`127.0.0.1:${httpPort}`, opts.timeoutMs);
+    const serverReadyMs = now() - spawnAt;
+    log(serverReady ? `server ready after ${serverReadyMs.toFixed(0)} ms` : 'server has no /ready on {httpAddr}: clients start at once');
 
     const specs = clientSpecs({ ...opts, proxies: opts.proxies }, plan);
     pool = new WorkerPool(grpcAddr, specs, opts.workers, opts.maxConnecting);
@@ -292,6 +299,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       runId,
       configDocuments,
       serverListenMs,
+      ...(serverReady ? { serverReadyMs } : {}),
       startup: {
         allCompleteMs: allComplete,
         complete: completed.length,
