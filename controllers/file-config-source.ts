@@ -24,7 +24,7 @@ import { ScanCache, type ScanResult, type ScanWork } from './scan-cache.js';
 import { rescanChanged, scanConfigDir } from './scan-config-dir.js';
 
 export { type RejectedConfig, type ScanContext } from './file-config-scan.js';
-export { ScanCache, configEvent, type ScanResult, type ScanWork } from './scan-cache.js';
+export { ScanCache, type ScanResult, type ScanWork } from './scan-cache.js';
 export { scanConfigDir, rescanChanged } from './scan-config-dir.js';
 
 /** Options of the file source. Durations in milliseconds. */
