@@ -1,6 +1,7 @@
 /**
- * Scanning the `--configDir` tree (the reading half of file-config-source.ts): which files to read, how
- * to read them without blocking, and the per-file results that make up the served configs.
+ * Reading the `--configDir` tree (the reading half of file-config-source.ts): which files to read, how
+ * to read one without blocking, and its per-file result. The tree scans are in scan-config-dir.ts, the
+ * cache of per-file results and the configs they add up to in scan-cache.ts.
  *
  * - Only regular files (and symlinks to them) are read; a FIFO, socket or device named `*.yaml` is one
  *   rejected file, never opened. Reads are asynchronous and opened with O_NONBLOCK, and a file's size is
@@ -16,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { constants, readdirSync, statSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join, relative } from 'node:path';
 import { configKeyString, type Config } from '../core/index.js';
 import { parseConfigYaml, type ParsedYaml, type YamlWorkerParser } from '../crds/index.js';
 
@@ -45,6 +46,8 @@ export interface FileConfig {
   readonly config: Config;
   readonly key: string;
   readonly document: number;
+  /** Hash of the document's text: a re-read document with the same text is the same config. */
+  readonly hash?: string;
 }
 
 /** One file's scan, reused while its stamp is unchanged. */
@@ -227,7 +230,7 @@ export async function scanFile(path: string, ctx: ScanContext, stamp: string): P
       continue;
     }
     const c = res.config as unknown as Config;
-    configs.push({ config: c, key: configKeyString({ kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name }), document: d.document });
+    configs.push({ config: c, key: configKeyString({ kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name }), document: d.document, hash: d.hash });
   }
   return { stamp, configs, rejected, held: [] };
 }
@@ -263,161 +266,4 @@ export function withLastGood(file: string, old: FileEntry | undefined, next: Fil
     return { ...r, key: r.key ?? kept.key, served: { file, document: kept.document, version: versionOf(kept.config) } };
   });
   return { ...next, rejected, held };
-}
-
-/** Orders definitions of one key: file path, then document. */
-function before(a: { path: string; document: number }, b: { path: string; document: number }): boolean {
-  return a.path < b.path || (a.path === b.path && a.document < b.document);
-}
-
-/**
- * Per-file results of earlier scans, and the configs they define, kept up to date file by file: a
- * change to one file costs that file, not the whole directory. A key defined more than once is
- * taken from its first definition in file order; held last-good versions count as definitions.
- */
-export class ScanCache {
-  readonly #files = new Map<string, FileEntry>();
-  /** Every definition of each key, in file order; the first is the one in `#configs`. */
-  readonly #owners = new Map<string, { path: string; document: number; config: Config }[]>();
-  readonly #configs = new Map<string, Config>();
-
-  get(path: string): FileEntry | undefined {
-    return this.#files.get(path);
-  }
-
-  paths(): IterableIterator<string> {
-    return this.#files.keys();
-  }
-
-  /** Replaces (or, with undefined, removes) one file's results. */
-  set(path: string, entry: FileEntry | undefined): void {
-    const old = this.#files.get(path);
-    for (const fc of [...(old?.configs ?? []), ...(old?.held ?? [])]) {
-      const list = this.#owners.get(fc.key)!;
-      const i = list.findIndex((o) => o.path === path && o.document === fc.document);
-      if (i >= 0) list.splice(i, 1);
-      this.#publish(fc.key, list);
-    }
-    if (!entry) {
-      this.#files.delete(path);
-      return;
-    }
-    this.#files.set(path, entry);
-    for (const fc of [...entry.configs, ...entry.held]) {
-      let list = this.#owners.get(fc.key);
-      if (!list) this.#owners.set(fc.key, (list = []));
-      const def = { path, document: fc.document, config: fc.config };
-      let i = list.length;
-      while (i > 0 && before(def, list[i - 1]!)) i--;
-      list.splice(i, 0, def);
-      this.#publish(fc.key, list);
-    }
-  }
-
-  #publish(key: string, list: readonly { config: Config }[]): void {
-    if (list.length === 0) {
-      this.#owners.delete(key);
-      this.#configs.delete(key);
-    } else this.#configs.set(key, list[0]!.config);
-  }
-
-  /** Whether `key` is defined by a valid document (not only a held last-good version). */
-  definedValid(key: string): boolean {
-    for (const o of this.#owners.get(key) ?? []) {
-      if (this.#files.get(o.path)?.configs.some((fc) => fc.key === key && fc.document === o.document)) return true;
-    }
-    return false;
-  }
-
-  /** The result: a copy of the configs, and every rejection in file order. */
-  result(dir: string, dirs: readonly string[]): ScanResult {
-    const rejected: RejectedConfig[] = [];
-    for (const path of [...this.#files.keys()].sort()) {
-      const entry = this.#files.get(path)!;
-      rejected.push(...entry.rejected);
-      for (const { config: c, key, document } of entry.configs) {
-        const first = this.#owners.get(key)![0]!;
-        if (first.path === path && first.document === document) continue;
-        const file = relative(dir, path) || path;
-        const id = { kind: c.kind, name: c.metadata.name, namespace: c.metadata.namespace };
-        rejected.push(rejectDocument(file, document, id, c.metadata.namespace, [{ path: 'metadata.name', message: `duplicate: ${key} is already defined in an earlier document` }], versionOf(c)));
-      }
-    }
-    return { configs: new Map(this.#configs), rejected, dirs };
-  }
-}
-
-/** The outcome of one scan. */
-export interface ScanResult {
-  readonly configs: ReadonlyMap<string, Config>;
-  readonly rejected: readonly RejectedConfig[];
-  /** Every directory of the tree (absolute, the root first): what a watcher must cover. */
-  readonly dirs: readonly string[];
-}
-
-/** What identifies a file's content without reading it: size, mtime, ctime and inode (a rename-save changes the inode). */
-function stampOf(path: string): string {
-  try {
-    const st = statSync(path);
-    return st.isFile() ? `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` : `special:${st.ino}:${st.mode}`;
-  } catch {
-    return ''; // NOTE: removed meanwhile; scanFile reports it, or the caller drops it
-  }
-}
-
-/** Re-reads one file into the cache unless its stamp is unchanged. */
-async function refreshFile(path: string, ctx: ScanContext, cache: ScanCache): Promise<void> {
-  const stamp = stampOf(path);
-  const entry = cache.get(path);
-  if (entry && entry.stamp === stamp && stamp !== '') return;
-  const next = await scanFile(path, ctx, stamp);
-  cache.set(path, withLastGood(relative(ctx.dir, path) || path, cache.get(path), next));
-}
-
-/**
- * Reads and validates every document under `ctx.dir`. With a `cache`, files whose size, times and inode
- * did not change since the last scan are not read again. Throws only when the directory cannot be listed.
- */
-export async function scanConfigDir(ctx: ScanContext, cache: ScanCache = new ScanCache()): Promise<ScanResult & { inodes: ReadonlyMap<string, string> }> {
-  const { files, dirs, inodes } = walkConfigDir(ctx.dir);
-  const seen = new Set(files);
-  for (const k of [...cache.paths()]) if (!seen.has(k)) cache.set(k, undefined);
-  for (const path of files) await refreshFile(path, ctx, cache);
-  return { ...cache.result(ctx.dir, dirs), inodes };
-}
-
-/**
- * Re-reads only the `changed` paths (from watcher events) into `cache`, or returns undefined when a
- * full scan is needed instead (a directory appeared or went away, or a hidden entry changed).
- */
-export async function rescanChanged(ctx: ScanContext, cache: ScanCache, dirs: readonly string[], changed: Iterable<string>): Promise<ScanResult | undefined> {
-  const known = new Set(dirs);
-  const files: string[] = [];
-  for (const path of changed) {
-    const rel = relative(ctx.dir, path);
-    if (rel === '' || rel.startsWith(`..${sep}`) || rel === '..') continue;
-    // NOTE: a hidden entry changed: a ConfigMap mount swaps its `..data` symlink, which changes what
-    // the visible files link to without an event naming them; scan everything (unchanged files are not re-read).
-    if (rel.split(sep).some(isHidden)) return undefined;
-    let isDir = false;
-    let exists = true;
-    try {
-      isDir = statSync(path).isDirectory();
-    } catch {
-      exists = false;
-    }
-    if (isDir || (!exists && known.has(path))) return undefined;
-    if (isYaml(path)) files.push(path);
-  }
-  for (const path of files) {
-    let exists = true;
-    try {
-      statSync(path);
-    } catch {
-      exists = false;
-    }
-    if (exists) await refreshFile(path, ctx, cache);
-    else cache.set(path, undefined);
-  }
-  return cache.result(ctx.dir, dirs);
 }

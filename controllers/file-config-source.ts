@@ -9,18 +9,23 @@
  * Linux stops reporting a file once an editor replaced it by rename), and the directory holding the
  * config dir is watched for the config dir itself, so a config dir deleted and recreated is watched
  * again at once. The files the events name are re-read after a short debounce, and the whole tree is
- * rescanned periodically for events a watcher can miss. Scans run one at a time; each is diffed against
- * the last one into added/updated/deleted events. Each distinct bad version is reported once.
+ * rescanned periodically for events a watcher can miss. Scans run one at a time; each emits the
+ * added/updated/deleted events of the keys its files changed (see scan-cache.ts: the cost of a change is
+ * that of the changed files, not of the directory). Each distinct bad version is reported once.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Observable } from 'rxjs';
-import type { Config, ConfigEvent, ModelInput } from '../core/index.js';
+import type { ModelInput } from '../core/index.js';
 import { DEFAULT_YAML_LIMITS, YamlWorkerParser, type YamlLimits } from '../crds/index.js';
-import { rescanChanged, ScanCache, scanConfigDir, versionOf, type RejectedConfig, type ScanContext, type ScanResult } from './file-config-scan.js';
+import type { RejectedConfig, ScanContext } from './file-config-scan.js';
 import type { RejectedConfigEntry, RejectedConfigs } from './rejected-configs.js';
+import { ScanCache, type ScanResult, type ScanWork } from './scan-cache.js';
+import { rescanChanged, scanConfigDir } from './scan-config-dir.js';
 
-export { ScanCache, scanConfigDir, rescanChanged, type RejectedConfig, type ScanResult, type ScanContext } from './file-config-scan.js';
+export { type RejectedConfig, type ScanContext } from './file-config-scan.js';
+export { ScanCache, type ScanResult, type ScanWork } from './scan-cache.js';
+export { scanConfigDir, rescanChanged } from './scan-config-dir.js';
 
 /** Options of the file source. Durations in milliseconds. */
 export interface FileConfigSourceOptions {
@@ -41,29 +46,8 @@ export interface FileConfigSourceOptions {
   readonly onScanError?: (err: Error) => void;
   /** Kept up to date with the current rejections (source `config-dir`), for `/debug/rejectedz`. */
   readonly rejections?: RejectedConfigs;
-}
-
-/**
- * The events that turn `before` into `after`, in key order. A config object that is the same object
- * in both (its file was not re-read) is unchanged without comparing its content.
- */
-export function diffConfigs(before: ReadonlyMap<string, Config>, after: ReadonlyMap<string, Config>): ConfigEvent[] {
-  const changed: string[] = [];
-  for (const [k, b] of after) {
-    const a = before.get(k);
-    if (a !== b) changed.push(k);
-  }
-  for (const k of before.keys()) if (!after.has(k)) changed.push(k);
-  const events: ConfigEvent[] = [];
-  for (const k of changed.sort()) {
-    const a = before.get(k);
-    const b = after.get(k);
-    const key = { kind: (b ?? a)!.kind, namespace: (b ?? a)!.metadata.namespace, name: (b ?? a)!.metadata.name };
-    if (a && !b) events.push({ type: 'deleted', key, object: a, resourceVersion: versionOf(a) });
-    else if (!a && b) events.push({ type: 'added', key, object: b, resourceVersion: versionOf(b) });
-    else if (a && b && JSON.stringify(a) !== JSON.stringify(b)) events.push({ type: 'updated', key, object: b, resourceVersion: versionOf(b) });
-  }
-  return events;
+  /** Called after each scan with what it cost (files read, keys diffed, definitions checked): for tests and debugging. */
+  readonly onScanned?: (work: ScanWork) => void;
 }
 
 /** The `/debug/rejectedz` entry of a file rejection. */
@@ -87,7 +71,6 @@ export function fileConfigSource(opts: FileConfigSourceOptions): Observable<read
   return new Observable<readonly ModelInput[]>((subscriber) => {
     const parser = new YamlWorkerParser({ limits: opts.limits ?? DEFAULT_YAML_LIMITS });
     const ctx: ScanContext = { dir: opts.dir, defaultNamespace: opts.defaultNamespace, parser };
-    let current: ReadonlyMap<string, Config> = new Map();
     let dirs: readonly string[] = [];
     let inodes: ReadonlyMap<string, string> = new Map();
     /** Each current bad version, with when it was first seen. */
@@ -176,6 +159,7 @@ export function fileConfigSource(opts: FileConfigSourceOptions): Observable<read
 
     const scan = async (paths: Set<string> | 'all'): Promise<void> => {
       let result: ScanResult | undefined;
+      const work0 = cache.work;
       try {
         if (paths !== 'all') result = await rescanChanged(ctx, cache, dirs, paths);
         if (!result) {
@@ -204,8 +188,11 @@ export function fileConfigSource(opts: FileConfigSourceOptions): Observable<read
       // which reads files before any watcher exists) are found by one more scan; unchanged files are not re-read.
       if (syncWatchers()) schedule(undefined);
       report(result);
-      const events = diffConfigs(current, result.configs);
-      current = result.configs;
+      const { events } = result;
+      if (opts.onScanned) {
+        const w = cache.work;
+        opts.onScanned({ filesRead: w.filesRead - work0.filesRead, keysDiffed: w.keysDiffed - work0.keysDiffed, definitionsChecked: w.definitionsChecked - work0.definitionsChecked });
+      }
       if (wasFirst || events.length > 0) subscriber.next(events.map((event) => ({ kind: 'config', event })));
     };
 

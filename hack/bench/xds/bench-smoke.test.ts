@@ -70,5 +70,9 @@ describe('bench:xds smoke (meshd as a child process)', function () {
     assert.equal(r.fold?.configs, 20 * (3 + 5), 'the fold was measured on a mesh of the same size');
     assert.equal(r.fold?.foldMs.n, 200);
     assert.equal(r.fold?.foldCpuMs.n, 200);
+    assert.ok(r.serverReadyMs !== undefined && r.serverReadyMs >= r.serverListenMs, 'the clients started once meshd was ready');
+    assert.equal(r.fileSource?.cpuMs.n, 30, 'the config-dir source was measured on the same dir');
+    assert.equal(r.fileSource?.maxKeysDiffed, 1, 'one endpoint change diffs one key');
+    assert.match(run.stdout, /large mesh: config-dir source CPU per endpoint change/);
   });
 });

@@ -41,6 +41,11 @@ export function targetChecks(r: BenchResult): [string, string, boolean | undefin
         fold === undefined ? '-' : `${fold.toFixed(2)} ms (wall p50 ${r.fold!.foldMs.p50?.toFixed(2)} / p99 ${r.fold!.foldMs.p99?.toFixed(2)} ms)`,
         fold === undefined ? undefined : fold <= TARGETS.largeMeshEndpointCpuMs,
       ],
+      [
+        'large mesh: config-dir source CPU per endpoint change p50 / p99 (one file re-read and diffed; in-process, same dir)',
+        r.fileSource === undefined ? '-' : `${r.fileSource.cpuMs.p50?.toFixed(2)} / ${r.fileSource.cpuMs.p99?.toFixed(2)} ms (${r.fileSource.maxKeysDiffed} key(s) diffed)`,
+        undefined,
+      ],
       ['large mesh: server CPU per endpoint change (file read and diff, fold, EDS build, encode, send)', worst === undefined ? '-' : `${worst.toFixed(1)} ms (worst of ${cpuMs.length})`, undefined],
       ['large mesh: change to EDS bytes at the clients (p50 / p99)', missingEndpoint ? `${fmtMs(p50)} / ${fmtMs(p99)} (some clients missed it)` : `${fmtMs(p50)} / ${fmtMs(p99)}`, undefined],
       [`server peak RSS < ${fmtBytes(TARGETS.peakRssBytes)}`, fmtBytes(r.server.peakRssBytes), r.server.peakRssBytes < TARGETS.peakRssBytes],
@@ -68,6 +73,7 @@ export function formatReport(r: BenchResult): string {
     table([
       ['startup', 'value'],
       ['server listening after spawn', fmtMs(r.serverListenMs)],
+      ['server ready (config read) after spawn', fmtMs(r.serverReadyMs)],
       ['all clients complete (from first connect)', s.allCompleteMs === undefined ? `not reached (${s.complete}/${n})` : fmtMs(s.allCompleteMs)],
       ['client connected p50 / p99', `${fmtMs(s.connectMs.p50)} / ${fmtMs(s.connectMs.p99)}`],
       ['client complete p50 / p99', `${fmtMs(s.completeMs.p50)} / ${fmtMs(s.completeMs.p99)}`],

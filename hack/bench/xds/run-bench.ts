@@ -19,6 +19,7 @@ import { fillCommand, ServerProcess } from './server-process.js';
 import { summarize, type Summary } from '../stats.js';
 import { WorkerPool } from './worker-pool.js';
 import { runFold, type FoldRow } from '../fold/fold-bench.js';
+import { measureFileSourceCost, type FileSourceCost } from './file-source-cost.js';
 
 const TYPE_URL_OF = { LDS: TYPES.lds, RDS: TYPES.rds, CDS: TYPES.cds, EDS: TYPES.eds } as const;
 
@@ -55,6 +56,8 @@ export interface BenchResult {
   readonly configDocuments: number;
   /** Spawn until the gRPC port accepted a connection. */
   readonly serverListenMs: number;
+  /** Spawn to `/ready` answering 200 (all config read), when the server has that route. */
+  readonly serverReadyMs?: number;
   readonly startup: {
     /** First connection attempt until every client had all its subscribed types answered and ACKed. */
     readonly allCompleteMs: number | undefined;
@@ -82,6 +85,8 @@ export interface BenchResult {
    * source's file handling and the pushes.
    */
   readonly fold?: FoldRow;
+  /** Large-mesh case: the config-dir source's rescan of one changed file (see file-source-cost.ts), in-process after the run. */
+  readonly fileSource?: FileSourceCost;
 }
 
 /** Thrown when the run cannot go on; carries the server's output for diagnosis. */
@@ -173,6 +178,11 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     await server.waitForPort(grpcPort, opts.timeoutMs);
     const serverListenMs = now() - spawnAt;
     log(`server listening after ${serverListenMs.toFixed(0)} ms (pid ${server.pid})`);
+    // NOTE: clients start once meshd has read its whole config dir: else the first edits wait behind
+    // the initial load (20 s at 10,000 services) and their CPU and times measure it, not the edit.
+    const serverReady = await server.waitForReady(`127.0.0.1:${httpPort}`, opts.timeoutMs);
+    const serverReadyMs = now() - spawnAt;
+    log(serverReady ? `server ready after ${serverReadyMs.toFixed(0)} ms` : 'server has no /ready on {httpAddr}: clients start at once');
 
     const specs = clientSpecs({ ...opts, proxies: opts.proxies }, plan);
     pool = new WorkerPool(grpcAddr, specs, opts.workers, opts.maxConnecting);
@@ -289,6 +299,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       runId,
       configDocuments,
       serverListenMs,
+      ...(serverReady ? { serverReadyMs } : {}),
       startup: {
         allCompleteMs: allComplete,
         complete: completed.length,
@@ -312,7 +323,9 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     await server.stop();
     log('fold: one endpoint change on a model of the same size, in-process');
     const fold: FoldRow | undefined = runFold({ sizes: [configDocuments], changes: 200, endpoints: opts.endpointsPerService })[0];
-    return fold ? { ...result, fold } : result;
+    log('file source: one endpoint change in the same config dir, in-process');
+    const fileSource = await measureFileSourceCost(configDir, size, 30);
+    return { ...result, ...(fold ? { fold } : {}), fileSource };
   } finally {
     clearInterval(rssTimer);
     await pool?.close();

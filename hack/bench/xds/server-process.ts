@@ -1,6 +1,6 @@
 /**
  * The server under test as a child process: command line from a template with `{placeholders}`, free
- * loopback ports, readiness by TCP connect to the gRPC port, CPU seconds of the process tree from
+ * loopback ports, readiness by TCP connect to the gRPC port (then meshd's `/ready`), CPU seconds of the process tree from
  * /proc/<pid>/stat and peak RSS from /proc/<pid>/status (VmHWM).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -160,6 +160,36 @@ export class ServerProcess {
       if (ok) return;
       if (Date.now() > end) throw new Error(`server did not listen on 127.0.0.1:${port} within ${deadlineMs} ms; output:\n${this.#output.slice(-4000)}`);
       await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /**
+   * Resolves true once `GET http://<httpAddr>/ready` answers 200 (meshd: every config source has
+   * delivered its first full read), false at once when it answers neither 200 nor 503 (a server
+   * without that route), or when it never answered in 5 s. Rejects if the process exits or the
+   * deadline passes.
+   */
+  async waitForReady(httpAddr: string, deadlineMs: number): Promise<boolean> {
+    const end = Date.now() + deadlineMs;
+    const refusedUntil = Date.now() + 5000;
+    let answered = false;
+    for (;;) {
+      if (this.#exit) throw new Error(`server exited (code ${this.#exit.code}, signal ${this.#exit.signal}) before ready; output:\n${this.#output.slice(-4000)}`);
+      const status = await fetch(`http://${httpAddr}/ready`).then(
+        async (r) => {
+          await r.body?.cancel();
+          return r.status;
+        },
+        () => undefined,
+      );
+      if (status === 200) return true;
+      if (status !== undefined && status !== 503) return false;
+      // NOTE: once it answered 503, a failed request (a keep-alive connection closed while meshd's event
+      // loop was busy with the initial load) is retried; only a server that never answered is given up.
+      if (status === 503) answered = true;
+      else if (!answered && Date.now() > refusedUntil) return false;
+      if (Date.now() > end) throw new Error(`server not ready on http://${httpAddr}/ready within ${deadlineMs} ms; output:\n${this.#output.slice(-4000)}`);
+      await new Promise((r) => setTimeout(r, 100));
     }
   }
 
