@@ -6,6 +6,7 @@ import { runRequest } from '../common/http-request.js';
 import { versionCommand } from '../common/version-command.js';
 import { MESH_IPTABLES_FLAGS, sharedIptablesFlags } from './iptables-flags.js';
 import { PROXY_FLAGS } from './proxy-flags.js';
+import { runProxy } from './run-proxy.js';
 import { waitCommand } from './wait-command.js';
 
 /** Builds the `pilot-agent` command tree. */
@@ -31,7 +32,7 @@ export function pilotAgentCommand(): Command {
         flags: [...sharedIptablesFlags('1337'), ...MESH_IPTABLES_FLAGS],
         run: notBuilt,
       }),
-      command({ name: 'proxy', short: 'XDS proxy agent', flags: PROXY_FLAGS, run: notBuilt }),
+      command({ name: 'proxy', short: 'XDS proxy agent', args: { usage: '[sidecar|router]', min: 0, max: 1 }, flags: PROXY_FLAGS, run: runProxy }),
       command({
         name: 'request',
         short: 'Makes an HTTP request to the proxy admin API',

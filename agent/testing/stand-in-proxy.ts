@@ -1,0 +1,67 @@
+/**
+ * The stand-in data-plane proxy for tests (Envoy cannot run on these machines). Started by the agent
+ * exactly as Envoy would be (`-c <bootstrap> ... --concurrency N`), it loads the bootstrap JSON and
+ * serves an admin API on the bootstrap's admin address: `/ready`, `/stats/prometheus`, `/config_dump`,
+ * `POST /drain_listeners`, `POST /quitquitquit`. Tests steer it with `STAND_IN_*` variables:
+ *
+ * - `STAND_IN_LOG`: a file each run appends JSON lines to (`start` with argv, `drain`, `sigterm`).
+ * - `STAND_IN_CRASH_RUNS` + `STAND_IN_EXIT_CODE`: the first N runs (counted in the log) exit with that code.
+ * - `STAND_IN_EXIT_AFTER_START`: exit with `STAND_IN_EXIT_CODE` (default 0) once the admin API is up.
+ */
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+
+const env = process.env;
+const logPath = env['STAND_IN_LOG'];
+const record = (event: Record<string, unknown>): void => {
+  if (logPath) appendFileSync(logPath, `${JSON.stringify({ pid: process.pid, ...event })}\n`);
+};
+const previousStarts = logPath && existsSync(logPath) ? readFileSync(logPath, 'utf8').split('\n').filter((l) => l.includes('"event":"start"')).length : 0;
+const argv = process.argv.slice(2);
+record({ event: 'start', argv, cwd: process.cwd() });
+
+const exitCode = Number(env['STAND_IN_EXIT_CODE'] ?? '0');
+if (previousStarts < Number(env['STAND_IN_CRASH_RUNS'] ?? '0')) {
+  process.stderr.write(`stand-in proxy: crashing on purpose (run ${previousStarts + 1})\n`);
+  process.exit(exitCode);
+}
+
+const configIndex = argv.indexOf('-c');
+if (configIndex < 0) {
+  process.stderr.write('stand-in proxy: no -c <bootstrap>\n');
+  process.exit(1);
+}
+const bootstrapPath = argv[configIndex + 1]!;
+const bootstrap = JSON.parse(readFileSync(bootstrapPath, 'utf8')) as { admin: { address: { socket_address: { address: string; port_value: number } } } };
+const admin = bootstrap.admin.address.socket_address;
+let draining = false;
+
+const server = createServer((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://admin');
+  if (req.method === 'GET' && url.pathname === '/ready') {
+    res.writeHead(draining ? 503 : 200).end(draining ? 'DRAINING\n' : 'LIVE\n');
+  } else if (req.method === 'GET' && url.pathname === '/stats/prometheus') {
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(`# TYPE envoy_server_live gauge\nenvoy_server_live ${draining ? 0 : 1}\n`);
+  } else if (req.method === 'GET' && url.pathname === '/config_dump') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ configs: [{ '@type': 'type.googleapis.com/envoy.admin.v3.BootstrapConfigDump', bootstrap }] }));
+  } else if (req.method === 'POST' && url.pathname === '/drain_listeners') {
+    draining = true;
+    record({ event: 'drain', query: url.search });
+    res.writeHead(200).end('OK\n');
+  } else if (req.method === 'POST' && url.pathname === '/quitquitquit') {
+    res.writeHead(200).end('OK\n');
+    record({ event: 'quit' });
+    server.close();
+    process.exit(0);
+  } else {
+    res.writeHead(404).end('not found\n');
+  }
+});
+server.listen(admin.port_value, admin.address, () => {
+  record({ event: 'admin', port: admin.port_value });
+  if (env['STAND_IN_EXIT_AFTER_START']) process.exit(exitCode);
+});
+process.on('SIGTERM', () => {
+  record({ event: 'sigterm', draining });
+  process.exit(0);
+});

@@ -1,0 +1,82 @@
+/**
+ * `pilot-agent proxy [sidecar|router]`: resolves the ProxyConfig, writes the checked bootstrap, then
+ * starts and supervises the data-plane proxy until it ends or a signal arrives. On SIGTERM/SIGINT the
+ * proxy is drained for the ProxyConfig's terminationDrainDuration, then stopped.
+ *
+ * Exit codes: 0 when the proxy ended cleanly or was drained and stopped; the proxy's own exit code
+ * (128 + signal for a signal) when it kept crashing; 1 for bad configuration or a bad bootstrap template.
+ */
+import { accessSync, constants } from 'node:fs';
+import { BootstrapError, proxyArgs, ProxySupervisor, ProxyLogLevelError, writeBootstrap, type TemplateRenderer } from '../../agent/index.js';
+import { createLogging, SCOPES } from '../../core/index.js';
+import { newTemplateSet, type GoValue } from '../../templates/index.js';
+import { CliError, type RunContext } from '../framework/index.js';
+import { proxyOptionsFrom } from './proxy-options.js';
+
+/** Go text/template with Sprig, as Istio renders its bootstrap. */
+export const renderGoTemplate: TemplateRenderer = (name, text, data) => {
+  const set = newTemplateSet();
+  set.parse(name, text);
+  return set.execute(name, data as GoValue);
+};
+
+/** Runs the proxy command; resolves with the exit code. */
+export async function runProxy(ctx: RunContext): Promise<number> {
+  const o = proxyOptionsFrom(ctx.flags, ctx.args, ctx.io.env);
+  const logging = createLogging(o.log, SCOPES['pilot-agent']);
+  const log = logging.root;
+  try {
+    try {
+      accessSync(o.proxy.binaryPath, constants.X_OK);
+    } catch {
+      throw new CliError(`the proxy binary ${o.proxy.binaryPath} (ProxyConfig binaryPath) does not exist or is not executable`);
+    }
+    let args: string[];
+    let bootstrapPath: string;
+    try {
+      bootstrapPath = writeBootstrap(o.bootstrap, renderGoTemplate, o.templatePath).path;
+      args = proxyArgs({
+        bootstrapPath,
+        drainDurationMs: o.proxy.drainDurationMs,
+        logLevel: o.proxyLogLevel,
+        componentLogLevel: o.proxyComponentLogLevel,
+        concurrency: o.proxy.concurrency,
+        ipv6: o.bootstrap.instanceIps.length > 0 && o.bootstrap.instanceIps.every((ip) => ip.includes(':')),
+        outlierLogPath: o.outlierLogPath,
+      });
+    } catch (e) {
+      if (e instanceof BootstrapError || e instanceof ProxyLogLevelError) throw new CliError(e.message);
+      throw e;
+    }
+    log.info({ bootstrap: bootstrapPath, binary: o.proxy.binaryPath }, 'bootstrap written');
+    const supervisor = new ProxySupervisor({
+      binaryPath: o.proxy.binaryPath,
+      args,
+      env: { ...o.childEnv },
+      adminPort: o.proxy.proxyAdminPort,
+      terminationDrainMs: o.proxy.terminationDrainDurationMs,
+      logger: logging.scope('default'),
+    });
+    let signalled: NodeJS.Signals | undefined;
+    const onSignal = (s: NodeJS.Signals): void => {
+      if (signalled) return;
+      signalled = s;
+      log.info({ signal: s }, 'signal received: draining the proxy');
+      void supervisor.stop();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    supervisor.start();
+    const exit = await supervisor.exited;
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    if (signalled) return 0;
+    if (exit.code !== 0) {
+      ctx.io.stderr.write(`Error: the proxy ${o.proxy.binaryPath} exited with ${exit.signal ?? `code ${exit.code}`} after ${exit.restarts} restart(s)\n`);
+    }
+    return exit.code;
+  } finally {
+    logging.flush();
+    logging.close();
+  }
+}
