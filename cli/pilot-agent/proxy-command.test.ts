@@ -1,0 +1,112 @@
+// NOTE: the data-plane proxy cannot run here. These tests run the real `bin/pilot-agent proxy` with the
+// stand-in proxy (agent/testing/stand-in-proxy.ts) as ProxyConfig binaryPath: it loads the bootstrap the
+// agent wrote and serves an admin API on the bootstrap's admin port, as Envoy would.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { standInEvents, waitFor, writeStandInProxyBinary } from '../../agent/testing/stand-in-proxy-binary.js';
+import { bufferIo, runCli } from '../framework/index.js';
+import { freePorts, httpGet, programEnv, REPO_ROOT, type ProgramProcess } from '../testing/program-process.js';
+import { pilotAgentCommand } from './pilot-agent-command.js';
+
+/** Starts `bin/pilot-agent proxy ...` in `cwd` (the agent's paths are relative to it, as in a pod). */
+function startAgent(args: string[], cwd: string, env: Record<string, string>): ProgramProcess {
+  const child = spawn(join(REPO_ROOT, 'bin', 'pilot-agent'), ['proxy', ...args], { cwd, env: programEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | string>((res) => child.on('close', (code, signal) => res(code ?? signal ?? 'unknown')));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+describe('pilot-agent proxy (with the stand-in proxy)', () => {
+  let dir: string;
+  let agent: ProgramProcess | undefined;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'agent-proxy-'))));
+  afterEach(async () => {
+    if (agent && agent.child.exitCode === null && agent.child.signalCode === null) {
+      agent.child.kill('SIGKILL');
+      await agent.exited;
+    }
+    agent = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function setup(extra: Record<string, unknown> = {}): Promise<{ env: Record<string, string>; adminPort: number; log: string }> {
+    const [adminPort, statusPort] = await freePorts(2);
+    const log = join(dir, 'stand-in.log');
+    const proxyConfig = { binaryPath: writeStandInProxyBinary(dir), configPath: join(dir, 'etc/mesh/proxy'), proxyAdminPort: adminPort, statusPort, terminationDrainDuration: '1s', drainDuration: '20s', ...extra };
+    return {
+      adminPort: adminPort!,
+      log,
+      env: { PROXY_CONFIG: JSON.stringify(proxyConfig), STAND_IN_LOG: log, POD_NAME: 'app-1', POD_NAMESPACE: 'shop', MESH_META_INSTANCE_IPS: '10.9.8.7', MESH_META_APP: 'cart' },
+    };
+  }
+
+  it('given a stand-in proxy should start it on the written bootstrap, then on SIGTERM drain it and exit 0', async () => {
+    const s = await setup();
+    agent = startAgent(['sidecar', '--concurrency=3', '--proxyLogLevel=info,upstream:debug'], dir, s.env);
+    await waitFor(() => standInEvents(s.log).some((e) => e.event === 'admin'), 'the stand-in admin API', 15_000);
+    const start = standInEvents(s.log).find((e) => e.event === 'start')!;
+    const bootstrapPath = join(dir, 'etc/mesh/proxy/dataplane-rev.json');
+    assert.deepEqual(start.argv, [
+      '-c', bootstrapPath, '--drain-time-s', '20', '--drain-strategy', 'immediate', '--local-address-ip-version', 'v4', '--file-flush-interval-msec', '1000',
+      '--disable-hot-restart', '--allow-unknown-static-fields', '-l', 'info', '--component-log-level', 'upstream:debug', '--concurrency', '3',
+    ]);
+    const bootstrap = JSON.parse(readFileSync(bootstrapPath, 'utf8')) as { node: { id: string; metadata: Record<string, string> } };
+    assert.equal(bootstrap.node.id, 'sidecar~10.9.8.7~app-1.shop~shop.svc.cluster.local');
+    assert.equal(bootstrap.node.metadata['APP'], 'cart');
+    assert.equal((await httpGet(`http://127.0.0.1:${s.adminPort}/ready`)).status, 200);
+    agent.child.kill('SIGTERM');
+    assert.equal(await agent.exited, 0, agent.stderr());
+    const events = standInEvents(s.log).map((e) => e.event);
+    assert.deepEqual(events, ['start', 'admin', 'drain', 'sigterm']);
+    assert.equal(standInEvents(s.log).find((e) => e.event === 'drain')!.query, '?inboundonly&graceful');
+    assert.equal(standInEvents(s.log).find((e) => e.event === 'sigterm')!.draining, true);
+  });
+
+  it('given a stand-in proxy that crashes on its first two runs should restart it until it serves its admin API', async () => {
+    const s = await setup();
+    agent = startAgent([], dir, { ...s.env, STAND_IN_CRASH_RUNS: '2', STAND_IN_EXIT_CODE: '3' });
+    await waitFor(() => standInEvents(s.log).some((e) => e.event === 'admin'), 'the third run serving its admin API', 15_000);
+    assert.deepEqual(standInEvents(s.log).map((e) => e.event), ['start', 'start', 'start', 'admin']);
+    assert.equal((await httpGet(`http://127.0.0.1:${s.adminPort}/ready`)).status, 200);
+    agent.child.kill('SIGTERM');
+    assert.equal(await agent.exited, 0, agent.stderr());
+  });
+
+  it('given a stand-in proxy that exits cleanly should exit 0 without restarting it', async () => {
+    const s = await setup();
+    agent = startAgent([], dir, { ...s.env, STAND_IN_EXIT_AFTER_START: '1', STAND_IN_EXIT_CODE: '0' });
+    assert.equal(await agent.exited, 0, agent.stderr());
+    assert.deepEqual(standInEvents(s.log).map((e) => e.event), ['start', 'admin']);
+  });
+
+  const refused: { name: string; env?: (d: string) => Record<string, string>; args?: (d: string) => string[]; err: RegExp }[] = [
+    { name: 'a bad PROXY_CONFIG field', env: () => ({ PROXY_CONFIG: 'drainDuration: forever' }), err: /^Error: PROXY_CONFIG: drainDuration: "forever" is not a duration/ },
+    { name: 'a bad env value', env: () => ({ SECRET_TTL: 'a day' }), err: /^Error: SECRET_TTL="a day": not a Duration/ },
+    { name: 'an unknown proxy type', args: () => ['gateway'], err: /^Error: proxy: "gateway" is not a proxy type \(sidecar or router\)\n$/ },
+    { name: 'a bad --proxyLogLevel', args: () => ['--proxyLogLevel=loud'], err: /^Error: --proxyLogLevel: "loud" is not a level/ },
+    {
+      name: 'a --templateFile that is not a valid Bootstrap',
+      args: (d) => {
+        writeFileSync(join(d, 'bad.json'), '{"admin": {"address": {"socket_address": {"address": "127.0.0.1", "port_value": 99999}}}}');
+        return [`--templateFile=${join(d, 'bad.json')}`];
+      },
+      err: /^Error: bootstrap from template file .*\/bad\.json: envoy\.config\.bootstrap\.v3\.Bootstrap is invalid: admin\.address\.socketAddress\.portValue: /,
+    },
+  ];
+  for (const c of refused) {
+    it(`given ${c.name} should exit 1 naming it and not start the proxy`, async () => {
+      const s = await setup();
+      const io = bufferIo({ ...s.env, ...(c.env?.(dir) ?? {}) });
+      const code = await runCli(pilotAgentCommand(), ['proxy', ...(c.args?.(dir) ?? [])], io);
+      assert.equal(code, 1);
+      assert.match(io.err(), c.err);
+      assert.deepEqual(standInEvents(s.log), []);
+    });
+  }
+});
