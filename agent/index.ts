@@ -10,3 +10,7 @@ export { BUILT_IN_BOOTSTRAP_TEMPLATE } from './bootstrap/bootstrap-template.js';
 export { writeBootstrap, type TemplateRenderer, type WrittenBootstrap } from './bootstrap/write-bootstrap.js';
 export { proxyArgs, ProxyLogLevelError, splitLogLevel, type ProxyArgsOptions } from './proxy/proxy-args.js';
 export { DEFAULT_RESTART_BACKOFF, ProxySupervisor, type ProxyExit, type ProxySupervisorOptions, type RestartBackoff } from './proxy/proxy-supervisor.js';
+export { workloadSecretFrom, type CertificateProvider, type WorkloadSecret } from './sds/workload-secret.js';
+export { CaCertificateProvider, type CaCertificateProviderOptions } from './sds/ca-certificate-provider.js';
+export { SecretCache, type SecretCacheOptions } from './sds/secret-cache.js';
+export { ROOT_SECRET, SDS_STREAM_METHOD, SdsServer, SECRET_TYPE_URL, secretResource, WORKLOAD_SECRET } from './sds/sds-server.js';

@@ -17,8 +17,12 @@ export function writeStandInProxyBinary(dir: string): string {
 /** One event the stand-in recorded in its `STAND_IN_LOG`. */
 export interface StandInEvent {
   readonly pid: number;
-  readonly event: 'start' | 'admin' | 'drain' | 'sigterm' | 'quit';
+  readonly event: 'start' | 'admin' | 'drain' | 'sigterm' | 'quit' | 'sds';
   readonly argv?: string[];
+  /** `sds`: the secret's name, and for `default` the leaf's serial and SAN. */
+  readonly name?: string;
+  readonly serial?: string;
+  readonly san?: string;
   readonly query?: string;
   readonly draining?: boolean;
   readonly port?: number;

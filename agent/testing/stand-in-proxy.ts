@@ -7,9 +7,14 @@
  * - `STAND_IN_LOG`: a file each run appends JSON lines to (`start` with argv, `drain`, `sigterm`).
  * - `STAND_IN_CRASH_RUNS` + `STAND_IN_EXIT_CODE`: the first N runs (counted in the log) exit with that code.
  * - `STAND_IN_EXIT_AFTER_START`: exit with `STAND_IN_EXIT_CODE` (default 0) once the admin API is up.
+ *
+ * Like Envoy it asks the `sds-grpc` cluster's socket for the `default` and `ROOTCA` secrets and records
+ * each one it receives (`sds` events with the leaf's serial and SAN); `/config_dump` shows them.
  */
+import { X509Certificate } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { openSdsStream, type SdsStream } from './sds-client.js';
 
 const env = process.env;
 const logPath = env['STAND_IN_LOG'];
@@ -32,9 +37,37 @@ if (configIndex < 0) {
   process.exit(1);
 }
 const bootstrapPath = argv[configIndex + 1]!;
-const bootstrap = JSON.parse(readFileSync(bootstrapPath, 'utf8')) as { admin: { address: { socket_address: { address: string; port_value: number } } } };
+interface StaticCluster {
+  name: string;
+  load_assignment?: { endpoints: { lb_endpoints: { endpoint: { address: { pipe?: { path: string } } } }[] }[] };
+}
+const bootstrap = JSON.parse(readFileSync(bootstrapPath, 'utf8')) as {
+  admin: { address: { socket_address: { address: string; port_value: number } } };
+  static_resources?: { clusters?: StaticCluster[] };
+};
 const admin = bootstrap.admin.address.socket_address;
 let draining = false;
+
+const pipeOf = (name: string): string | undefined =>
+  bootstrap.static_resources?.clusters?.find((c) => c.name === name)?.load_assignment?.endpoints[0]?.lb_endpoints[0]?.endpoint.address.pipe?.path;
+const secrets: Record<string, Record<string, unknown>> = {};
+const sdsStreams: SdsStream[] = [];
+const sdsPath = pipeOf('sds-grpc');
+if (sdsPath) {
+  for (const name of ['default', 'ROOTCA']) {
+    const stream = openSdsStream(sdsPath, (r) => {
+      const secret = r.secrets[name];
+      if (!secret) return;
+      secrets[name] = secret;
+      const tls = secret['tlsCertificate'] as { certificateChain: { inlineBytes: string } } | undefined;
+      const leaf = tls ? new X509Certificate(Buffer.from(tls.certificateChain.inlineBytes, 'base64')) : undefined;
+      record({ event: 'sds', name, version: r.versionInfo, ...(leaf ? { serial: leaf.serialNumber, san: leaf.subjectAltName } : {}) });
+      stream.request([name], r);
+    });
+    stream.request([name]);
+    sdsStreams.push(stream);
+  }
+}
 
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://admin');
@@ -43,7 +76,10 @@ const server = createServer((req, res) => {
   } else if (req.method === 'GET' && url.pathname === '/stats/prometheus') {
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(`# TYPE envoy_server_live gauge\nenvoy_server_live ${draining ? 0 : 1}\n`);
   } else if (req.method === 'GET' && url.pathname === '/config_dump') {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ configs: [{ '@type': 'type.googleapis.com/envoy.admin.v3.BootstrapConfigDump', bootstrap }] }));
+    const dynamicActiveSecrets = Object.entries(secrets).map(([name, secret]) => ({ name, secret }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({ configs: [{ '@type': 'type.googleapis.com/envoy.admin.v3.BootstrapConfigDump', bootstrap }, { '@type': 'type.googleapis.com/envoy.admin.v3.SecretsConfigDump', dynamicActiveSecrets }] }),
+    );
   } else if (req.method === 'POST' && url.pathname === '/drain_listeners') {
     draining = true;
     record({ event: 'drain', query: url.search });

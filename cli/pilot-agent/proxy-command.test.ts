@@ -6,7 +6,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { standInEvents, waitFor, writeStandInProxyBinary } from '../../agent/testing/stand-in-proxy-binary.js';
+import { mkdirSync } from 'node:fs';
+import { standInEvents, waitFor, writeStandInProxyBinary, type StandInEvent } from '../../agent/testing/stand-in-proxy-binary.js';
+import { startTestMeshCa, type TestMeshCa } from '../../agent/testing/test-mesh-ca.js';
 import { bufferIo, runCli } from '../framework/index.js';
 import { freePorts, httpGet, programEnv, REPO_ROOT, type ProgramProcess } from '../testing/program-process.js';
 import { pilotAgentCommand } from './pilot-agent-command.js';
@@ -22,9 +24,16 @@ function startAgent(args: string[], cwd: string, env: Record<string, string>): P
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-describe('pilot-agent proxy (with the stand-in proxy)', () => {
+/** The stand-in's events without its SDS traffic (which runs alongside, in no fixed order). */
+const lifeEvents = (log: string): string[] => standInEvents(log).filter((e) => e.event !== 'sds').map((e) => e.event);
+const sdsEvents = (log: string, name: string): StandInEvent[] => standInEvents(log).filter((e) => e.event === 'sds' && e.name === name);
+
+describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
   let dir: string;
   let agent: ProgramProcess | undefined;
+  let ca: TestMeshCa;
+  before(async () => (ca = await startTestMeshCa()));
+  after(async () => ca.close());
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'agent-proxy-'))));
   afterEach(async () => {
     if (agent && agent.child.exitCode === null && agent.child.signalCode === null) {
@@ -39,10 +48,17 @@ describe('pilot-agent proxy (with the stand-in proxy)', () => {
     const [adminPort, statusPort] = await freePorts(2);
     const log = join(dir, 'stand-in.log');
     const proxyConfig = { binaryPath: writeStandInProxyBinary(dir), configPath: join(dir, 'etc/mesh/proxy'), proxyAdminPort: adminPort, statusPort, terminationDrainDuration: '1s', drainDuration: '20s', ...extra };
+    writeFileSync(join(dir, 'root-cert.pem'), ca.rootCertPem);
+    mkdirSync(join(dir, 'var/run/secrets/tokens'), { recursive: true });
+    writeFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), ca.token('shop', 'cart'));
     return {
       adminPort: adminPort!,
       log,
-      env: { PROXY_CONFIG: JSON.stringify(proxyConfig), STAND_IN_LOG: log, POD_NAME: 'app-1', POD_NAMESPACE: 'shop', MESH_META_INSTANCE_IPS: '10.9.8.7', MESH_META_APP: 'cart' },
+      env: {
+        PROXY_CONFIG: JSON.stringify(proxyConfig), STAND_IN_LOG: log, POD_NAME: 'app-1', POD_NAMESPACE: 'shop', SERVICE_ACCOUNT: 'cart',
+        MESH_META_INSTANCE_IPS: '10.9.8.7', MESH_META_APP: 'cart', CA_ADDR: ca.address.replace('127.0.0.1', 'localhost'), CA_ROOT_CA: join(dir, 'root-cert.pem'),
+        ECC_SIGNATURE_ALGORITHM: 'ECDSA',
+      },
     };
   }
 
@@ -62,8 +78,7 @@ describe('pilot-agent proxy (with the stand-in proxy)', () => {
     assert.equal((await httpGet(`http://127.0.0.1:${s.adminPort}/ready`)).status, 200);
     agent.child.kill('SIGTERM');
     assert.equal(await agent.exited, 0, agent.stderr());
-    const events = standInEvents(s.log).map((e) => e.event);
-    assert.deepEqual(events, ['start', 'admin', 'drain', 'sigterm']);
+    assert.deepEqual(lifeEvents(s.log), ['start', 'admin', 'drain', 'sigterm']);
     assert.equal(standInEvents(s.log).find((e) => e.event === 'drain')!.query, '?inboundonly&graceful');
     assert.equal(standInEvents(s.log).find((e) => e.event === 'sigterm')!.draining, true);
   });
@@ -72,7 +87,7 @@ describe('pilot-agent proxy (with the stand-in proxy)', () => {
     const s = await setup();
     agent = startAgent([], dir, { ...s.env, STAND_IN_CRASH_RUNS: '2', STAND_IN_EXIT_CODE: '3' });
     await waitFor(() => standInEvents(s.log).some((e) => e.event === 'admin'), 'the third run serving its admin API', 15_000);
-    assert.deepEqual(standInEvents(s.log).map((e) => e.event), ['start', 'start', 'start', 'admin']);
+    assert.deepEqual(lifeEvents(s.log), ['start', 'start', 'start', 'admin']);
     assert.equal((await httpGet(`http://127.0.0.1:${s.adminPort}/ready`)).status, 200);
     agent.child.kill('SIGTERM');
     assert.equal(await agent.exited, 0, agent.stderr());
@@ -82,12 +97,31 @@ describe('pilot-agent proxy (with the stand-in proxy)', () => {
     const s = await setup();
     agent = startAgent([], dir, { ...s.env, STAND_IN_EXIT_AFTER_START: '1', STAND_IN_EXIT_CODE: '0' });
     assert.equal(await agent.exited, 0, agent.stderr());
-    assert.deepEqual(standInEvents(s.log).map((e) => e.event), ['start', 'admin']);
+    assert.deepEqual(lifeEvents(s.log).slice(0, 2), ['start', 'admin']);
+    assert.equal(lifeEvents(s.log).filter((e) => e === 'start').length, 1);
+  });
+
+  it('given a token meshd CA accepts should serve the workload certificate over SDS to the stand-in and push the rotated one', async () => {
+    const s = await setup();
+    // SECRET_TTL 4s with the grace ratio 0.5: a new certificate every ~2s.
+    agent = startAgent([], dir, { ...s.env, SECRET_TTL: '4s' });
+    await waitFor(() => sdsEvents(s.log, 'default').length >= 2 && sdsEvents(s.log, 'ROOTCA').length >= 1, 'two certificates and the root over SDS', 20_000);
+    const [first, second] = sdsEvents(s.log, 'default');
+    assert.equal(first!.san, 'URI:spiffe://cluster.local/ns/shop/sa/cart');
+    assert.equal(second!.san, first!.san);
+    assert.notEqual(second!.serial, first!.serial);
+    agent.child.kill('SIGTERM');
+    assert.equal(await agent.exited, 0, agent.stderr());
   });
 
   const refused: { name: string; env?: (d: string) => Record<string, string>; args?: (d: string) => string[]; err: RegExp }[] = [
     { name: 'a bad PROXY_CONFIG field', env: () => ({ PROXY_CONFIG: 'drainDuration: forever' }), err: /^Error: PROXY_CONFIG: drainDuration: "forever" is not a duration/ },
     { name: 'a bad env value', env: () => ({ SECRET_TTL: 'a day' }), err: /^Error: SECRET_TTL="a day": not a Duration/ },
+    { name: 'a grace period ratio out of range', env: () => ({ SECRET_GRACE_PERIOD_RATIO: '1.5' }), err: /^Error: SECRET_GRACE_PERIOD_RATIO=1\.5: use a number between 0 and 1\n$/ },
+    { name: 'an unknown CA_PROVIDER', env: () => ({ CA_PROVIDER: 'CloudCAS' }), err: /^not implemented yet: CA_PROVIDER="CloudCAS"/ },
+    { name: 'a missing service-account token', env: () => ({ PROV_CERT: '' }), args: (d) => (rmSync(join(d, 'var/run/secrets/tokens/mesh-token')), []), err: /^Error: no service-account token at \.\/var\/run\/secrets\/tokens\/mesh-token/ },
+    { name: 'an unreadable CA root', env: (d) => ({ CA_ROOT_CA: join(d, 'nope.pem') }), err: /^Error: the CA root certificate \(CA_ROOT_CA\) .*nope\.pem cannot be read: ENOENT/ },
+    { name: 'USE_EXTERNAL_WORKLOAD_SDS without the socket', env: () => ({ USE_EXTERNAL_WORKLOAD_SDS: 'true' }), err: /^Error: USE_EXTERNAL_WORKLOAD_SDS is true but there is no SDS socket at \.\/var\/run\/secrets\/workload-spiffe-uds\/socket\n$/ },
     { name: 'an unknown proxy type', args: () => ['gateway'], err: /^Error: proxy: "gateway" is not a proxy type \(sidecar or router\)\n$/ },
     { name: 'a bad --proxyLogLevel', args: () => ['--proxyLogLevel=loud'], err: /^Error: --proxyLogLevel: "loud" is not a level/ },
     {

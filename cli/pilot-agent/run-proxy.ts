@@ -1,17 +1,20 @@
 /**
- * `pilot-agent proxy [sidecar|router]`: resolves the ProxyConfig, writes the checked bootstrap, then
- * starts and supervises the data-plane proxy until it ends or a signal arrives. On SIGTERM/SIGINT the
- * proxy is drained for the ProxyConfig's terminationDrainDuration, then stopped.
+ * `pilot-agent proxy [sidecar|router]`: resolves the ProxyConfig, starts the certificate side (SDS on
+ * the workload socket, certificates from meshd's CA), writes the checked bootstrap, then starts and
+ * supervises the data-plane proxy until it ends or a signal arrives. On SIGTERM/SIGINT the proxy is
+ * drained for the ProxyConfig's terminationDrainDuration, then stopped, then the agent's parts close.
  *
  * Exit codes: 0 when the proxy ended cleanly or was drained and stopped; the proxy's own exit code
- * (128 + signal for a signal) when it kept crashing; 1 for bad configuration or a bad bootstrap template.
+ * (128 + signal for a signal) when it kept crashing; 1 for bad configuration, a bad bootstrap template,
+ * a missing token or CA root, or an SDS socket that cannot be served.
  */
 import { accessSync, constants } from 'node:fs';
 import { BootstrapError, proxyArgs, ProxySupervisor, ProxyLogLevelError, writeBootstrap, type TemplateRenderer } from '../../agent/index.js';
-import { createLogging, SCOPES } from '../../core/index.js';
+import { createLogging, createMetrics, Lifecycle, SCOPES } from '../../core/index.js';
 import { newTemplateSet, type GoValue } from '../../templates/index.js';
 import { CliError, type RunContext } from '../framework/index.js';
 import { proxyOptionsFrom } from './proxy-options.js';
+import { certificateOptionsFrom, startWorkloadCertificates } from './workload-certificates.js';
 
 /** Go text/template with Sprig, as Istio renders its bootstrap. */
 export const renderGoTemplate: TemplateRenderer = (name, text, data) => {
@@ -20,17 +23,23 @@ export const renderGoTemplate: TemplateRenderer = (name, text, data) => {
   return set.execute(name, data as GoValue);
 };
 
+/** How long the agent's own parts get to close after the proxy stopped. */
+const CLOSE_MS = 5_000;
+
 /** Runs the proxy command; resolves with the exit code. */
 export async function runProxy(ctx: RunContext): Promise<number> {
   const o = proxyOptionsFrom(ctx.flags, ctx.args, ctx.io.env);
+  const certs = certificateOptionsFrom(o.env, o.proxy.discoveryAddress, o.trustDomain, o.bootstrap.podNamespace);
+  try {
+    accessSync(o.proxy.binaryPath, constants.X_OK);
+  } catch {
+    throw new CliError(`the proxy binary ${o.proxy.binaryPath} (ProxyConfig binaryPath) does not exist or is not executable`);
+  }
   const logging = createLogging(o.log, SCOPES['pilot-agent']);
   const log = logging.root;
+  const metrics = createMetrics('pilot-agent');
+  const lifecycle = new Lifecycle();
   try {
-    try {
-      accessSync(o.proxy.binaryPath, constants.X_OK);
-    } catch {
-      throw new CliError(`the proxy binary ${o.proxy.binaryPath} (ProxyConfig binaryPath) does not exist or is not executable`);
-    }
     let args: string[];
     let bootstrapPath: string;
     try {
@@ -48,6 +57,7 @@ export async function runProxy(ctx: RunContext): Promise<number> {
       if (e instanceof BootstrapError || e instanceof ProxyLogLevelError) throw new CliError(e.message);
       throw e;
     }
+    await startWorkloadCertificates(certs, o.bootstrap.sdsSocketPath, { logger: logging.scope('sds'), metrics, lifecycle });
     log.info({ bootstrap: bootstrapPath, binary: o.proxy.binaryPath }, 'bootstrap written');
     const supervisor = new ProxySupervisor({
       binaryPath: o.proxy.binaryPath,
@@ -76,6 +86,8 @@ export async function runProxy(ctx: RunContext): Promise<number> {
     }
     return exit.code;
   } finally {
+    const closed = await lifecycle.close(CLOSE_MS);
+    for (const { name, error } of closed.errors) log.error({ part: name, err: (error as Error).message }, 'closing failed');
     logging.flush();
     logging.close();
   }
