@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { mkdirSync } from 'node:fs';
 import { standInEvents, waitFor, writeStandInProxyBinary, type StandInEvent } from '../../agent/testing/stand-in-proxy-binary.js';
 import { startTestMeshCa, type TestMeshCa } from '../../agent/testing/test-mesh-ca.js';
@@ -44,7 +45,7 @@ describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function setup(extra: Record<string, unknown> = {}): Promise<{ env: Record<string, string>; adminPort: number; log: string }> {
+  async function setup(extra: Record<string, unknown> = {}): Promise<{ env: Record<string, string>; adminPort: number; statusPort: number; log: string }> {
     const [adminPort, statusPort] = await freePorts(2);
     const log = join(dir, 'stand-in.log');
     const proxyConfig = { binaryPath: writeStandInProxyBinary(dir), configPath: join(dir, 'etc/mesh/proxy'), proxyAdminPort: adminPort, statusPort, terminationDrainDuration: '1s', drainDuration: '20s', ...extra };
@@ -53,6 +54,7 @@ describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
     writeFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), ca.token('shop', 'cart'));
     return {
       adminPort: adminPort!,
+      statusPort: statusPort!,
       log,
       env: {
         PROXY_CONFIG: JSON.stringify(proxyConfig), STAND_IN_LOG: log, POD_NAME: 'app-1', POD_NAMESPACE: 'shop', SERVICE_ACCOUNT: 'cart',
@@ -76,6 +78,11 @@ describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
     assert.equal(bootstrap.node.id, 'sidecar~10.9.8.7~app-1.shop~shop.svc.cluster.local');
     assert.equal(bootstrap.node.metadata['APP'], 'cart');
     assert.equal((await httpGet(`http://127.0.0.1:${s.adminPort}/ready`)).status, 200);
+    // The status server: merged metrics; not ready while the proxy has no config from meshd.
+    const metrics = await httpGet(`http://127.0.0.1:${s.statusPort}/stats/prometheus`);
+    assert.match(metrics.body, /^mesh_build\{component="pilot-agent"/m);
+    assert.match(metrics.body, /^envoy_server_live 1$/m);
+    assert.deepEqual(await httpGet(`http://127.0.0.1:${s.statusPort}/healthz/ready`), { status: 503, body: 'config not received from meshd (no CDS and LDS update yet)\n' });
     agent.child.kill('SIGTERM');
     assert.equal(await agent.exited, 0, agent.stderr());
     assert.deepEqual(lifeEvents(s.log), ['start', 'admin', 'drain', 'sigterm']);
@@ -91,6 +98,21 @@ describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
     assert.equal((await httpGet(`http://127.0.0.1:${s.adminPort}/ready`)).status, 200);
     agent.child.kill('SIGTERM');
     assert.equal(await agent.exited, 0, agent.stderr());
+  });
+
+  it('given POST /quitquitquit on the status port should drain the proxy and exit 0', async () => {
+    const s = await setup();
+    agent = startAgent([], dir, { ...s.env, MESH_KUBE_APP_PROBERS: JSON.stringify({ '/app-health/app/livez': { tcpSocket: { port: s.adminPort } } }) });
+    await waitFor(() => standInEvents(s.log).some((e) => e.event === 'admin'), 'the stand-in admin API', 15_000);
+    assert.deepEqual(await httpGet(`http://127.0.0.1:${s.statusPort}/app-health/app/livez`), { status: 200, body: 'connected\n' });
+    const quit = await new Promise<number>((res, rej) => {
+      const req = request({ host: '127.0.0.1', port: s.statusPort, path: '/quitquitquit', method: 'POST' }, (r) => (r.resume(), res(r.statusCode ?? 0)));
+      req.on('error', rej);
+      req.end();
+    });
+    assert.equal(quit, 200);
+    assert.equal(await agent.exited, 0, agent.stderr());
+    assert.deepEqual(lifeEvents(s.log), ['start', 'admin', 'drain', 'sigterm']);
   });
 
   it('given a stand-in proxy that exits cleanly should exit 0 without restarting it', async () => {
@@ -122,6 +144,7 @@ describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
     { name: 'a missing service-account token', env: () => ({ PROV_CERT: '' }), args: (d) => (rmSync(join(d, 'var/run/secrets/tokens/mesh-token')), []), err: /^Error: no service-account token at \.\/var\/run\/secrets\/tokens\/mesh-token/ },
     { name: 'an unreadable CA root', env: (d) => ({ CA_ROOT_CA: join(d, 'nope.pem') }), err: /^Error: the CA root certificate \(CA_ROOT_CA\) .*nope\.pem cannot be read: ENOENT/ },
     { name: 'USE_EXTERNAL_WORKLOAD_SDS without the socket', env: () => ({ USE_EXTERNAL_WORKLOAD_SDS: 'true' }), err: /^Error: USE_EXTERNAL_WORKLOAD_SDS is true but there is no SDS socket at \.\/var\/run\/secrets\/workload-spiffe-uds\/socket\n$/ },
+    { name: 'bad MESH_KUBE_APP_PROBERS', env: () => ({ MESH_KUBE_APP_PROBERS: '{"/x": {}}' }), err: /^Error: MESH_KUBE_APP_PROBERS: "\/x" is not \/app-health/ },
     { name: 'an unknown proxy type', args: () => ['gateway'], err: /^Error: proxy: "gateway" is not a proxy type \(sidecar or router\)\n$/ },
     { name: 'a bad --proxyLogLevel', args: () => ['--proxyLogLevel=loud'], err: /^Error: --proxyLogLevel: "loud" is not a level/ },
     {

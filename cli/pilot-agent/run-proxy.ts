@@ -9,7 +9,7 @@
  * a missing token or CA root, or an SDS socket that cannot be served.
  */
 import { accessSync, constants } from 'node:fs';
-import { BootstrapError, proxyArgs, ProxySupervisor, ProxyLogLevelError, writeBootstrap, type TemplateRenderer } from '../../agent/index.js';
+import { AppProbersError, BootstrapError, parseAppProbers, proxyArgs, ProxySupervisor, ProxyLogLevelError, StatusServer, writeBootstrap, type AppProber, type TemplateRenderer } from '../../agent/index.js';
 import { createLogging, createMetrics, Lifecycle, SCOPES } from '../../core/index.js';
 import { newTemplateSet, type GoValue } from '../../templates/index.js';
 import { CliError, type RunContext } from '../framework/index.js';
@@ -34,6 +34,16 @@ export async function runProxy(ctx: RunContext): Promise<number> {
     accessSync(o.proxy.binaryPath, constants.X_OK);
   } catch {
     throw new CliError(`the proxy binary ${o.proxy.binaryPath} (ProxyConfig binaryPath) does not exist or is not executable`);
+  }
+  let probers: Map<string, AppProber> = new Map();
+  const probersText = ctx.io.env['MESH_KUBE_APP_PROBERS'];
+  if (probersText) {
+    try {
+      probers = parseAppProbers(probersText, 'MESH_KUBE_APP_PROBERS');
+    } catch (e) {
+      if (e instanceof AppProbersError) throw new CliError(e.message);
+      throw e;
+    }
   }
   const logging = createLogging(o.log, SCOPES['pilot-agent']);
   const log = logging.root;
@@ -67,13 +77,24 @@ export async function runProxy(ctx: RunContext): Promise<number> {
       terminationDrainMs: o.proxy.terminationDrainDurationMs,
       logger: logging.scope('default'),
     });
-    let signalled: NodeJS.Signals | undefined;
-    const onSignal = (s: NodeJS.Signals): void => {
+    let signalled: NodeJS.Signals | 'quitquitquit' | undefined;
+    const onSignal = (s: NodeJS.Signals | 'quitquitquit'): void => {
       if (signalled) return;
       signalled = s;
-      log.info({ signal: s }, 'signal received: draining the proxy');
+      log.info({ signal: s }, 'asked to stop: draining the proxy');
       void supervisor.stop();
     };
+    // NOTE: on all interfaces, as Istio's: the kubelet probes the pod IP.
+    const status = await StatusServer.start({
+      host: '0.0.0.0',
+      port: o.proxy.statusPort,
+      proxyAdminPort: o.proxy.proxyAdminPort,
+      metrics,
+      probers,
+      onQuit: () => onSignal('quitquitquit'),
+      logger: logging.scope('healthcheck'),
+    });
+    lifecycle.add('status server', () => status.close());
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
     supervisor.start();
