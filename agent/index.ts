@@ -17,3 +17,10 @@ export { ROOT_SECRET, SDS_STREAM_METHOD, SdsServer, SECRET_TYPE_URL, secretResou
 export { AppProbersError, parseAppProbers, runAppProbe, type AppProber } from './status/app-probers.js';
 export { parseProxyStats, proxyNotReadyReason } from './status/proxy-readiness.js';
 export { StatusServer, type StatusServerOptions } from './status/status-server.js';
+export { iptablesConfigFrom, IptablesConfigError, resolvConfServers, splitList, type IptablesConfig, type IptablesSettings } from './iptables/iptables-config.js';
+export { buildRules, jumpTarget, MESH_CHAINS, toRestoreInput, type Family, type Rule, type RuleSet, type Table } from './iptables/iptables-rules.js';
+export {
+  applyCommands, assertNoMeshRules, binary, cleanCommands, IptablesRunError, meshChainsIn, renderCommands, runCommands, saveTables,
+  type IptablesRunnerOptions, type PlannedCommand,
+} from './iptables/iptables-runner.js';
+export { validateRedirect, VALIDATION_ADDRESS } from './iptables/validate-redirect.js';
