@@ -46,9 +46,9 @@ export function applyCommands(rules: RuleSet, o: IptablesRunnerOptions): Planned
   return out;
 }
 
-/** Renders planned commands as the dry run prints them: the command line, then its input. */
-export function renderCommands(cmds: readonly PlannedCommand[]): string {
-  return cmds.map((c) => `${c.argv.join(' ')}\n${c.stdin ?? ''}`).join('');
+/** Renders planned commands as the dry run prints them: the command line as run (in the namespace), then its input. */
+export function renderCommands(cmds: readonly PlannedCommand[], o: IptablesRunnerOptions): string {
+  return cmds.map((c) => `${inNetns(o, c.argv).join(' ')}\n${c.stdin ?? ''}`).join('');
 }
 
 function inNetns(o: IptablesRunnerOptions, argv: readonly string[]): string[] {

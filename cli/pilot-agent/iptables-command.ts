@@ -93,10 +93,10 @@ export async function runMeshIptables(ctx: RunContext): Promise<void> {
   const o = runnerOptions(f, true);
   const cmds = wrap(() => applyCommands(rules, o));
   if (f.bool('dry-run')) {
-    ctx.io.stdout.write(renderCommands(cmds));
+    ctx.io.stdout.write(renderCommands(cmds, o));
     return;
   }
-  if (f.bool('restore-format')) ctx.io.stdout.write(renderCommands(cmds));
+  if (f.bool('restore-format')) ctx.io.stdout.write(renderCommands(cmds, o));
   if (f.bool('skip-rule-apply')) return;
   wrap(() => {
     assertNoMeshRules(o, rules.ipv6 ? ['v4', 'v6'] : ['v4']);
