@@ -24,3 +24,4 @@ export {
   type IptablesRunnerOptions, type PlannedCommand,
 } from './iptables/iptables-runner.js';
 export { validateRedirect, VALIDATION_ADDRESS } from './iptables/validate-redirect.js';
+export { ADS_STREAM_METHOD, XdsProxy, type XdsProxyOptions, type XdsUpstream } from './xds-proxy/xds-proxy.js';

@@ -98,7 +98,8 @@ export class SdsServer {
       try {
         req = decode('envoy.service.discovery.v3.DiscoveryRequest', bytes) as DiscoveryRequest;
       } catch (e) {
-        call.destroy(Object.assign(new Error(`bad DiscoveryRequest: ${(e as Error).message}`), { code: grpc.status.INVALID_ARGUMENT }));
+        // NOTE: grpc-js ends a server stream with a status when the call emits 'error' with a code.
+        call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: `bad DiscoveryRequest: ${(e as Error).message}` });
         return;
       }
       if (req.errorDetail?.message) {

@@ -17,7 +17,11 @@ export function writeStandInProxyBinary(dir: string): string {
 /** One event the stand-in recorded in its `STAND_IN_LOG`. */
 export interface StandInEvent {
   readonly pid: number;
-  readonly event: 'start' | 'admin' | 'drain' | 'sigterm' | 'quit' | 'sds';
+  readonly event: 'start' | 'admin' | 'drain' | 'sigterm' | 'quit' | 'sds' | 'xds' | 'xds-error';
+  /** `xds`: the response's type URL and resource count; `xds-error`: the gRPC status. */
+  readonly typeUrl?: string;
+  readonly resources?: number;
+  readonly code?: number;
   readonly argv?: string[];
   /** `sds`: the secret's name, and for `default` the leaf's serial and SAN. */
   readonly name?: string;

@@ -9,11 +9,17 @@
  * - `STAND_IN_EXIT_AFTER_START`: exit with `STAND_IN_EXIT_CODE` (default 0) once the admin API is up.
  *
  * Like Envoy it asks the `sds-grpc` cluster's socket for the `default` and `ROOTCA` secrets and records
- * each one it receives (`sds` events with the leaf's serial and SAN); `/config_dump` shows them.
+ * each one it receives (`sds` events with the leaf's serial and SAN); `/config_dump` shows them. It opens
+ * ADS on the `xds-grpc` cluster's socket with the bootstrap's node, asks for clusters then listeners, ACKs
+ * each response (`xds` events), counts them in `/stats` (`cluster_manager.cds.update_success`,
+ * `listener_manager.lds.update_success`) and reconnects after a failed stream, with backoff.
  */
 import { X509Certificate } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import * as grpc from '@grpc/grpc-js';
+import { decode, encode } from '../xds-protos.js';
+import { ADS_STREAM_METHOD } from '../xds-proxy/xds-proxy.js';
 import { openSdsStream, type SdsStream } from './sds-client.js';
 
 const env = process.env;
@@ -42,6 +48,7 @@ interface StaticCluster {
   load_assignment?: { endpoints: { lb_endpoints: { endpoint: { address: { pipe?: { path: string } } } }[] }[] };
 }
 const bootstrap = JSON.parse(readFileSync(bootstrapPath, 'utf8')) as {
+  node: { id: string; cluster: string };
   admin: { address: { socket_address: { address: string; port_value: number } } };
   static_resources?: { clusters?: StaticCluster[] };
 };
@@ -69,10 +76,46 @@ if (sdsPath) {
   }
 }
 
+// ADS: clusters first, then listeners, as Envoy does; ACK each response.
+const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
+const LDS = 'type.googleapis.com/envoy.config.listener.v3.Listener';
+const stats = { cds: 0, lds: 0 };
+const xdsPath = pipeOf('xds-grpc');
+let xdsClient: grpc.Client | undefined;
+function openAds(backoffMs: number): void {
+  if (!xdsPath) return;
+  xdsClient ??= new grpc.Client(`unix:${xdsPath}`, grpc.credentials.createInsecure());
+  const id = (b: Buffer): Buffer => b;
+  const call = xdsClient.makeBidiStreamRequest(ADS_STREAM_METHOD, id, id);
+  const send = (typeUrl: string, ack?: { versionInfo: string; nonce: string }): void => {
+    const req = { node: { id: bootstrap.node.id, cluster: bootstrap.node.cluster }, typeUrl, ...(ack ? { versionInfo: ack.versionInfo, responseNonce: ack.nonce } : {}) };
+    call.write(Buffer.from(encode('envoy.service.discovery.v3.DiscoveryRequest', req)));
+  };
+  let gotAny = false;
+  call.on('data', (b: Buffer) => {
+    gotAny = true;
+    const r = decode('envoy.service.discovery.v3.DiscoveryResponse', b) as { versionInfo: string; nonce: string; typeUrl: string; resources?: unknown[] };
+    if (r.typeUrl === CDS) stats.cds++;
+    if (r.typeUrl === LDS) stats.lds++;
+    record({ event: 'xds', typeUrl: r.typeUrl, resources: r.resources?.length ?? 0 });
+    send(r.typeUrl, r);
+    if (r.typeUrl === CDS && stats.cds === 1) send(LDS);
+  });
+  call.on('error', (e: grpc.ServiceError) => {
+    record({ event: 'xds-error', code: e.code });
+    const next = gotAny ? 200 : Math.min(backoffMs * 2, 5_000);
+    setTimeout(() => openAds(next), backoffMs).unref();
+  });
+  send(CDS);
+}
+openAds(200);
+
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://admin');
   if (req.method === 'GET' && url.pathname === '/ready') {
     res.writeHead(draining ? 503 : 200).end(draining ? 'DRAINING\n' : 'LIVE\n');
+  } else if (req.method === 'GET' && url.pathname === '/stats') {
+    res.writeHead(200).end(`cluster_manager.cds.update_success: ${stats.cds}\nlistener_manager.lds.update_success: ${stats.lds}\n`);
   } else if (req.method === 'GET' && url.pathname === '/stats/prometheus') {
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(`# TYPE envoy_server_live gauge\nenvoy_server_live ${draining ? 0 : 1}\n`);
   } else if (req.method === 'GET' && url.pathname === '/config_dump') {

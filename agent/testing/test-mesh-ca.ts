@@ -10,9 +10,20 @@ import {
   type CaMetrics, type MeshCa, type TokenReviewResult, type TokenReviewer,
 } from '../../ca/index.js';
 import { closeGrpcServer } from '../../core/index.js';
+import { decode, encode } from '../xds-protos.js';
+import { ADS_STREAM_METHOD } from '../xds-proxy/xds-proxy.js';
 
-/** A running test CA. */
+/** What the scripted ADS service saw: one entry per stream. */
+export interface AdsStreamRecord {
+  readonly authorization: string | undefined;
+  nodeId: string | undefined;
+  readonly requests: { typeUrl: string; nonce: string }[];
+}
+
+/** A running test CA (and, like meshd's 15012, a scripted ADS service on the same port). */
 export interface TestMeshCa {
+  /** ADS streams seen, in order. */
+  readonly adsStreams: AdsStreamRecord[];
   readonly ca: MeshCa;
   /** `127.0.0.1:<port>`. */
   readonly address: string;
@@ -32,6 +43,37 @@ class TableTokenReviewer implements TokenReviewer {
 }
 
 const noMetrics: CaMetrics = { counter: () => ({ inc: () => undefined }), gauge: () => ({ set: () => undefined }) };
+
+const id = (b: Buffer): Buffer => b;
+const ADS_SERVICE: grpc.ServiceDefinition = {
+  StreamAggregatedResources: { path: ADS_STREAM_METHOD, requestStream: true, responseStream: true, requestSerialize: id, requestDeserialize: id, responseSerialize: id, responseDeserialize: id },
+};
+const CLUSTER = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
+const LISTENER = 'type.googleapis.com/envoy.config.listener.v3.Listener';
+const RESOURCES: Record<string, Record<string, unknown>> = {
+  [CLUSTER]: { name: 'outbound|80||reviews.default.svc.cluster.local', type: 'EDS', edsClusterConfig: { edsConfig: { ads: {} } } },
+  [LISTENER]: { name: 'virtualOutbound', address: { socketAddress: { address: '0.0.0.0', portValue: 15001 } } },
+};
+
+/** Answers each first request of a type (no response nonce) with one resource of it; ACKs get nothing. */
+function scriptedAds(call: grpc.ServerDuplexStream<Buffer, Buffer>, streams: AdsStreamRecord[]): void {
+  const auth = call.metadata.get('authorization')[0];
+  const record: AdsStreamRecord = { authorization: typeof auth === 'string' ? auth : undefined, nodeId: undefined, requests: [] };
+  streams.push(record);
+  let nonce = 0;
+  call.on('data', (b: Buffer) => {
+    const req = decode('envoy.service.discovery.v3.DiscoveryRequest', b) as { typeUrl?: string; responseNonce?: string; node?: { id?: string } };
+    record.nodeId ??= req.node?.id;
+    record.requests.push({ typeUrl: req.typeUrl ?? '', nonce: req.responseNonce ?? '' });
+    const resource = RESOURCES[req.typeUrl ?? ''];
+    if (req.responseNonce || !resource) return;
+    const typeName = req.typeUrl!.slice(req.typeUrl!.lastIndexOf('/') + 1);
+    const response = { versionInfo: '1', typeUrl: req.typeUrl, nonce: String(++nonce), resources: [{ type_url: req.typeUrl, value: encode(typeName, resource) }] };
+    call.write(Buffer.from(encode('envoy.service.discovery.v3.DiscoveryResponse', response)));
+  });
+  call.on('end', () => call.end());
+  call.on('error', () => undefined);
+}
 
 /** Starts the CA (trust domain `cluster.local`, workload TTLs up to 48 h). */
 export async function startTestMeshCa(): Promise<TestMeshCa> {
@@ -56,8 +98,11 @@ export async function startTestMeshCa(): Promise<TestMeshCa> {
   const provider = await serving.start();
   const server = new grpc.Server();
   service.register(server);
+  const adsStreams: AdsStreamRecord[] = [];
+  server.addService(ADS_SERVICE, { StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => scriptedAds(call, adsStreams) });
   const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', createCaServerCredentials(provider), (e, p) => (e ? rej(e) : res(p))));
   return {
+    adsStreams,
     ca,
     address: `127.0.0.1:${port}`,
     serverName,

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { standInEvents, waitFor, writeStandInProxyBinary, type StandInEvent } from '../../agent/testing/stand-in-proxy-binary.js';
 import { startTestMeshCa, type TestMeshCa } from '../../agent/testing/test-mesh-ca.js';
 import { bufferIo, runCli } from '../framework/index.js';
-import { freePorts, httpGet, programEnv, REPO_ROOT, type ProgramProcess } from '../testing/program-process.js';
+import { freePorts, httpGet, programEnv, REPO_ROOT, waitForHttp, type ProgramProcess } from '../testing/program-process.js';
 import { pilotAgentCommand } from './pilot-agent-command.js';
 
 /** Starts `bin/pilot-agent proxy ...` in `cwd` (the agent's paths are relative to it, as in a pod). */
@@ -25,8 +25,8 @@ function startAgent(args: string[], cwd: string, env: Record<string, string>): P
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-/** The stand-in's events without its SDS traffic (which runs alongside, in no fixed order). */
-const lifeEvents = (log: string): string[] => standInEvents(log).filter((e) => e.event !== 'sds').map((e) => e.event);
+/** The stand-in's events without its SDS and ADS traffic (which runs alongside, in no fixed order). */
+const lifeEvents = (log: string): string[] => standInEvents(log).filter((e) => !['sds', 'xds', 'xds-error'].includes(e.event)).map((e) => e.event);
 const sdsEvents = (log: string, name: string): StandInEvent[] => standInEvents(log).filter((e) => e.event === 'sds' && e.name === name);
 
 describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
@@ -39,6 +39,8 @@ describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
   afterEach(async () => {
     if (agent && agent.child.exitCode === null && agent.child.signalCode === null) {
       agent.child.kill('SIGKILL');
+      // NOTE: a stand-in left behind by the killed agent holds its stdout open; end it by its pid.
+      for (const e of standInEvents(join(dir, 'stand-in.log'))) if (e.event === 'start') try { process.kill(e.pid, 'SIGKILL'); } catch { /* already gone */ }
       await agent.exited;
     }
     agent = undefined;
@@ -48,7 +50,10 @@ describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
   async function setup(extra: Record<string, unknown> = {}): Promise<{ env: Record<string, string>; adminPort: number; statusPort: number; log: string }> {
     const [adminPort, statusPort] = await freePorts(2);
     const log = join(dir, 'stand-in.log');
-    const proxyConfig = { binaryPath: writeStandInProxyBinary(dir), configPath: join(dir, 'etc/mesh/proxy'), proxyAdminPort: adminPort, statusPort, terminationDrainDuration: '1s', drainDuration: '20s', ...extra };
+    const proxyConfig = {
+      binaryPath: writeStandInProxyBinary(dir), configPath: join(dir, 'etc/mesh/proxy'), proxyAdminPort: adminPort, statusPort, terminationDrainDuration: '1s', drainDuration: '20s',
+      discoveryAddress: ca.address.replace('127.0.0.1', 'localhost'), ...extra,
+    };
     writeFileSync(join(dir, 'root-cert.pem'), ca.rootCertPem);
     mkdirSync(join(dir, 'var/run/secrets/tokens'), { recursive: true });
     writeFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), ca.token('shop', 'cart'));
@@ -59,7 +64,7 @@ describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
       env: {
         PROXY_CONFIG: JSON.stringify(proxyConfig), STAND_IN_LOG: log, POD_NAME: 'app-1', POD_NAMESPACE: 'shop', SERVICE_ACCOUNT: 'cart',
         MESH_META_INSTANCE_IPS: '10.9.8.7', MESH_META_APP: 'cart', CA_ADDR: ca.address.replace('127.0.0.1', 'localhost'), CA_ROOT_CA: join(dir, 'root-cert.pem'),
-        ECC_SIGNATURE_ALGORITHM: 'ECDSA',
+        ECC_SIGNATURE_ALGORITHM: 'ECDSA', XDS_ROOT_CA: join(dir, 'root-cert.pem'),
       },
     };
   }
@@ -78,16 +83,44 @@ describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
     assert.equal(bootstrap.node.id, 'sidecar~10.9.8.7~app-1.shop~shop.svc.cluster.local');
     assert.equal(bootstrap.node.metadata['APP'], 'cart');
     assert.equal((await httpGet(`http://127.0.0.1:${s.adminPort}/ready`)).status, 200);
-    // The status server: merged metrics; not ready while the proxy has no config from meshd.
+    // The status server: merged metrics.
     const metrics = await httpGet(`http://127.0.0.1:${s.statusPort}/stats/prometheus`);
     assert.match(metrics.body, /^mesh_build\{component="pilot-agent"/m);
     assert.match(metrics.body, /^envoy_server_live 1$/m);
-    assert.deepEqual(await httpGet(`http://127.0.0.1:${s.statusPort}/healthz/ready`), { status: 503, body: 'config not received from meshd (no CDS and LDS update yet)\n' });
     agent.child.kill('SIGTERM');
     assert.equal(await agent.exited, 0, agent.stderr());
     assert.deepEqual(lifeEvents(s.log), ['start', 'admin', 'drain', 'sigterm']);
     assert.equal(standInEvents(s.log).find((e) => e.event === 'drain')!.query, '?inboundonly&graceful');
     assert.equal(standInEvents(s.log).find((e) => e.event === 'sigterm')!.draining, true);
+  });
+
+  it('given meshd answering ADS should proxy the stand-in\'s stream with the token and node, and become ready once it has clusters and listeners', async () => {
+    const s = await setup();
+    const streamsBefore = ca.adsStreams.length;
+    agent = startAgent([], dir, s.env);
+    const ready = `http://127.0.0.1:${s.statusPort}/healthz/ready`;
+    await waitForHttp(ready, agent, 20_000);
+    const xds = standInEvents(s.log).filter((e) => e.event === 'xds').map((e) => [e.typeUrl, e.resources]);
+    assert.deepEqual(xds.slice(0, 2), [['type.googleapis.com/envoy.config.cluster.v3.Cluster', 1], ['type.googleapis.com/envoy.config.listener.v3.Listener', 1]]);
+    const stream = ca.adsStreams[streamsBefore]!;
+    assert.equal(stream.nodeId, 'sidecar~10.9.8.7~app-1.shop~shop.svc.cluster.local');
+    assert.equal(stream.authorization, `Bearer ${readFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), 'utf8')}`);
+    const metrics = (await httpGet(`http://127.0.0.1:${s.statusPort}/stats/prometheus`)).body;
+    assert.match(metrics, /^xds_proxy_requests [3-9]/m, 'CDS, LDS and the ACKs went up');
+    assert.match(metrics, /^xds_proxy_responses [2-9]/m);
+    agent.child.kill('SIGTERM');
+    assert.equal(await agent.exited, 0, agent.stderr());
+  });
+
+  it('given meshd unreachable should count connection failures and keep the proxy not ready', async () => {
+    const [closed] = await freePorts(1);
+    const s = await setup({ discoveryAddress: `localhost:${closed}` });
+    agent = startAgent([], dir, s.env);
+    await waitFor(() => standInEvents(s.log).filter((e) => e.event === 'xds-error').length >= 2, 'two failed ADS streams', 20_000);
+    assert.deepEqual(await httpGet(`http://127.0.0.1:${s.statusPort}/healthz/ready`), { status: 503, body: 'config not received from meshd (no CDS and LDS update yet)\n' });
+    assert.match((await httpGet(`http://127.0.0.1:${s.statusPort}/stats/prometheus`)).body, /^meshd_connection_failures [2-9]/m);
+    agent.child.kill('SIGTERM');
+    assert.equal(await agent.exited, 0, agent.stderr());
   });
 
   it('given a stand-in proxy that crashes on its first two runs should restart it until it serves its admin API', async () => {

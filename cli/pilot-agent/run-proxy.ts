@@ -8,13 +8,14 @@
  * (128 + signal for a signal) when it kept crashing; 1 for bad configuration, a bad bootstrap template,
  * a missing token or CA root, or an SDS socket that cannot be served.
  */
-import { accessSync, constants } from 'node:fs';
-import { AppProbersError, BootstrapError, parseAppProbers, proxyArgs, ProxySupervisor, ProxyLogLevelError, StatusServer, writeBootstrap, type AppProber, type TemplateRenderer } from '../../agent/index.js';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import * as grpc from '@grpc/grpc-js';
+import { AppProbersError, BootstrapError, parseAppProbers, proxyArgs, ProxySupervisor, ProxyLogLevelError, StatusServer, writeBootstrap, XdsProxy, type AppProber, type XdsUpstream, type TemplateRenderer } from '../../agent/index.js';
 import { createLogging, createMetrics, Lifecycle, SCOPES } from '../../core/index.js';
 import { newTemplateSet, type GoValue } from '../../templates/index.js';
 import { CliError, type RunContext } from '../framework/index.js';
-import { proxyOptionsFrom } from './proxy-options.js';
-import { certificateOptionsFrom, startWorkloadCertificates } from './workload-certificates.js';
+import { proxyOptionsFrom, type ProxyOptions } from './proxy-options.js';
+import { certificateOptionsFrom, MESH_ROOT_CERT_PATH, startWorkloadCertificates, TOKEN_PATH } from './workload-certificates.js';
 
 /** Go text/template with Sprig, as Istio renders its bootstrap. */
 export const renderGoTemplate: TemplateRenderer = (name, text, data) => {
@@ -22,6 +23,32 @@ export const renderGoTemplate: TemplateRenderer = (name, text, data) => {
   set.parse(name, text);
   return set.execute(name, data as GoValue);
 };
+
+/**
+ * meshd's ADS endpoint: `discoveryAddress`, TLS (unless controlPlaneAuthPolicy is NONE) verified with
+ * XDS_ROOT_CA or the mounted mesh root, and with XDS_AUTH the service-account token on each stream.
+ */
+export function xdsUpstreamFrom(o: ProxyOptions): XdsUpstream {
+  const address = o.proxy.discoveryAddress;
+  const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  let credentials = grpc.credentials.createInsecure();
+  if (o.proxy.controlPlaneAuthPolicy !== 'NONE') {
+    const rootPath = o.env.string('XDS_ROOT_CA') || MESH_ROOT_CERT_PATH;
+    let root: Buffer;
+    try {
+      root = readFileSync(rootPath);
+    } catch (e) {
+      throw new CliError(`the xDS root certificate (XDS_ROOT_CA) ${rootPath} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    credentials = grpc.credentials.createSsl(root);
+  }
+  return {
+    address,
+    credentials,
+    serverName: host,
+    ...(o.env.bool('XDS_AUTH') ? { token: () => readFileSync(TOKEN_PATH, 'utf8').trim() } : {}),
+  };
+}
 
 /** How long the agent's own parts get to close after the proxy stopped. */
 const CLOSE_MS = 5_000;
@@ -68,6 +95,8 @@ export async function runProxy(ctx: RunContext): Promise<number> {
       throw e;
     }
     await startWorkloadCertificates(certs, o.bootstrap.sdsSocketPath, { logger: logging.scope('sds'), metrics, lifecycle });
+    const xds = await XdsProxy.start({ socketPath: o.bootstrap.xdsSocketPath, upstream: xdsUpstreamFrom(o), metrics, logger: logging.scope('xdsproxy') });
+    lifecycle.add('xds proxy', () => xds.close());
     log.info({ bootstrap: bootstrapPath, binary: o.proxy.binaryPath }, 'bootstrap written');
     const supervisor = new ProxySupervisor({
       binaryPath: o.proxy.binaryPath,
