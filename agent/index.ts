@@ -25,3 +25,5 @@ export {
 } from './iptables/iptables-runner.js';
 export { validateRedirect, VALIDATION_ADDRESS } from './iptables/validate-redirect.js';
 export { ADS_STREAM_METHOD, XdsProxy, type XdsProxyOptions, type XdsUpstream } from './xds-proxy/xds-proxy.js';
+export { buildAnswer, DNS_TYPES, DnsFormatError, parseQuery, type DnsQuestion } from './dns/dns-message.js';
+export { DnsProxy, type DnsProxyOptions, type NameTable } from './dns/dns-proxy.js';

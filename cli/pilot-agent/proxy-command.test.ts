@@ -6,7 +6,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { standInEvents, waitFor, writeStandInProxyBinary, type StandInEvent } from '../../agent/testing/stand-in-proxy-binary.js';
 import { startTestMeshCa, type TestMeshCa } from '../../agent/testing/test-mesh-ca.js';
@@ -123,6 +125,20 @@ describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
     assert.equal(await agent.exited, 0, agent.stderr());
   });
 
+  it('given MESH_META_DNS_CAPTURE should serve the DNS proxy at DNS_PROXY_ADDR (UDP and TCP)', async () => {
+    const s = await setup();
+    const [dnsPort] = await freePorts(1);
+    agent = startAgent([], dir, { ...s.env, MESH_META_DNS_CAPTURE: 'true', DNS_PROXY_ADDR: `127.0.0.1:${dnsPort}` });
+    await waitForHttp(`http://127.0.0.1:${s.statusPort}/healthz/ready`, agent, 20_000);
+    // NOTE: no query is sent: it would be forwarded to this machine's resolvers (agent/dns tests cover answers).
+    await new Promise<void>((res, rej) => connect(dnsPort!, '127.0.0.1', function (this: Socket) { this.end(); res(); }).on('error', rej));
+    const udp = createSocket('udp4');
+    await assert.rejects(new Promise<void>((res, rej) => udp.bind(dnsPort, '127.0.0.1', res).once('error', rej)), { code: 'EADDRINUSE' });
+    udp.close();
+    agent.child.kill('SIGTERM');
+    assert.equal(await agent.exited, 0, agent.stderr());
+  });
+
   it('given a stand-in proxy that crashes on its first two runs should restart it until it serves its admin API', async () => {
     const s = await setup();
     agent = startAgent([], dir, { ...s.env, STAND_IN_CRASH_RUNS: '2', STAND_IN_EXIT_CODE: '3' });
@@ -178,6 +194,7 @@ describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
     { name: 'an unreadable CA root', env: (d) => ({ CA_ROOT_CA: join(d, 'nope.pem') }), err: /^Error: the CA root certificate \(CA_ROOT_CA\) .*nope\.pem cannot be read: ENOENT/ },
     { name: 'USE_EXTERNAL_WORKLOAD_SDS without the socket', env: () => ({ USE_EXTERNAL_WORKLOAD_SDS: 'true' }), err: /^Error: USE_EXTERNAL_WORKLOAD_SDS is true but there is no SDS socket at \.\/var\/run\/secrets\/workload-spiffe-uds\/socket\n$/ },
     { name: 'bad MESH_KUBE_APP_PROBERS', env: () => ({ MESH_KUBE_APP_PROBERS: '{"/x": {}}' }), err: /^Error: MESH_KUBE_APP_PROBERS: "\/x" is not \/app-health/ },
+    { name: 'a bad DNS_PROXY_ADDR', env: () => ({ MESH_META_DNS_CAPTURE: 'true', DNS_PROXY_ADDR: 'localhost' }), err: /^Error: DNS_PROXY_ADDR="localhost" is not host:port\n$/ },
     { name: 'an unknown proxy type', args: () => ['gateway'], err: /^Error: proxy: "gateway" is not a proxy type \(sidecar or router\)\n$/ },
     { name: 'a bad --proxyLogLevel', args: () => ['--proxyLogLevel=loud'], err: /^Error: --proxyLogLevel: "loud" is not a level/ },
     {

@@ -27,6 +27,8 @@ export interface ProxyOptions {
   readonly proxyLogLevel: string;
   readonly proxyComponentLogLevel: string;
   readonly outlierLogPath: string;
+  /** Where the DNS proxy listens (DNS_PROXY_ADDR), when MESH_META_DNS_CAPTURE is true. */
+  readonly dnsProxy?: { readonly host: string; readonly port: number };
   /** The environment the proxy process gets (the agent's own, as in Istio). */
   readonly childEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -89,7 +91,15 @@ export function proxyOptionsFrom(flags: FlagValues, args: readonly string[], var
     xdsSocketPath: join(proxy.configPath, 'XDS'),
     sdsSocketPath: SDS_SOCKET_PATH,
   };
+  let dnsProxy: { host: string; port: number } | undefined;
+  if (metadata['DNS_CAPTURE'] === 'true') {
+    const addr = env.string('DNS_PROXY_ADDR') ?? 'localhost:15053';
+    const m = /^(.*):(\d+)$/.exec(addr);
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) throw new CliError(`DNS_PROXY_ADDR="${addr}" is not host:port`);
+    dnsProxy = { host: m[1] === 'localhost' || m[1] === '' ? '127.0.0.1' : m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+  }
   return {
+    ...(dnsProxy ? { dnsProxy } : {}),
     log: logOptionsFrom(flags),
     env,
     proxy,

@@ -10,8 +10,9 @@
  */
 import { accessSync, constants, readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
-import { AppProbersError, BootstrapError, parseAppProbers, proxyArgs, ProxySupervisor, ProxyLogLevelError, StatusServer, writeBootstrap, XdsProxy, type AppProber, type XdsUpstream, type TemplateRenderer } from '../../agent/index.js';
-import { createLogging, createMetrics, Lifecycle, SCOPES } from '../../core/index.js';
+import { AppProbersError, BootstrapError, parseAppProbers, proxyArgs, ProxySupervisor, ProxyLogLevelError, DnsProxy, resolvConfServers, StatusServer, writeBootstrap, XdsProxy, type AppProber, type XdsUpstream, type TemplateRenderer } from '../../agent/index.js';
+import type { Logger } from 'pino';
+import { createLogging, createMetrics, Lifecycle, SCOPES, type Metrics } from '../../core/index.js';
 import { newTemplateSet, type GoValue } from '../../templates/index.js';
 import { CliError, type RunContext } from '../framework/index.js';
 import { proxyOptionsFrom, type ProxyOptions } from './proxy-options.js';
@@ -48,6 +49,26 @@ export function xdsUpstreamFrom(o: ProxyOptions): XdsUpstream {
     serverName: host,
     ...(o.env.bool('XDS_AUTH') ? { token: () => readFileSync(TOKEN_PATH, 'utf8').trim() } : {}),
   };
+}
+
+/**
+ * The DNS proxy at DNS_PROXY_ADDR with the upstream servers of /etc/resolv.conf.
+ * NOTE: meshd's name table (NDS) is not requested yet, so every query is forwarded upstream.
+ */
+async function startDnsProxy(at: { host: string; port: number }, parallel: boolean, metrics: Metrics, logger: Logger): Promise<DnsProxy> {
+  let resolv = '';
+  try {
+    resolv = readFileSync('/etc/resolv.conf', 'utf8');
+  } catch {
+    logger.warn({}, 'no /etc/resolv.conf: names outside the mesh cannot be resolved');
+  }
+  const { v4, v6 } = resolvConfServers(resolv);
+  logger.warn({}, 'not implemented yet: the name table (NDS) from meshd; the DNS proxy forwards every query upstream');
+  try {
+    return await DnsProxy.start({ host: at.host, port: at.port, upstreams: [...v4, ...v6], parallel, metrics, logger });
+  } catch (e) {
+    throw new CliError(`the DNS proxy cannot listen on ${at.host}:${at.port} (DNS_PROXY_ADDR): ${(e as Error).message}`);
+  }
 }
 
 /** How long the agent's own parts get to close after the proxy stopped. */
@@ -95,6 +116,10 @@ export async function runProxy(ctx: RunContext): Promise<number> {
       throw e;
     }
     await startWorkloadCertificates(certs, o.bootstrap.sdsSocketPath, { logger: logging.scope('sds'), metrics, lifecycle });
+    if (o.dnsProxy) {
+      const dns = await startDnsProxy(o.dnsProxy, o.env.bool('DNS_FORWARD_PARALLEL'), metrics, logging.scope('dns'));
+      lifecycle.add('dns proxy', () => dns.close());
+    }
     const xds = await XdsProxy.start({ socketPath: o.bootstrap.xdsSocketPath, upstream: xdsUpstreamFrom(o), metrics, logger: logging.scope('xdsproxy') });
     lifecycle.add('xds proxy', () => xds.close());
     log.info({ bootstrap: bootstrapPath, binary: o.proxy.binaryPath }, 'bootstrap written');
