@@ -13,7 +13,7 @@ import { mkdirSync } from 'node:fs';
 import { standInEvents, waitFor, writeStandInProxyBinary, type StandInEvent } from '../../agent/testing/stand-in-proxy-binary.js';
 import { startTestMeshCa, type TestMeshCa } from '../../agent/testing/test-mesh-ca.js';
 import { bufferIo, runCli } from '../framework/index.js';
-import { freePorts, httpGet, programEnv, REPO_ROOT, waitForHttp, type ProgramProcess } from '../testing/program-process.js';
+import { freePorts, httpGet, programEnv, REPO_ROOT, runProgram, waitForHttp, type ProgramProcess } from '../testing/program-process.js';
 import { pilotAgentCommand } from './pilot-agent-command.js';
 
 /** Starts `bin/pilot-agent proxy ...` in `cwd` (the agent's paths are relative to it, as in a pod). */
@@ -107,6 +107,11 @@ describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
     const stream = ca.adsStreams[streamsBefore]!;
     assert.equal(stream.nodeId, 'sidecar~10.9.8.7~app-1.shop~shop.svc.cluster.local');
     assert.equal(stream.authorization, `Bearer ${readFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), 'utf8')}`);
+    // `wait` against the readiness the status server computes, `request` against the stand-in's admin API.
+    const waited = await runProgram('pilot-agent', ['wait', `--url=${ready}`, '--timeoutSeconds=10']);
+    assert.deepEqual([waited.code, waited.stdout.trim().split('\n').pop()], [0, 'The proxy is ready!'], waited.stderr);
+    const asked = await runProgram('pilot-agent', ['request', 'GET', '/ready', `--debug-port=${s.adminPort}`]);
+    assert.deepEqual(asked, { code: 0, stdout: 'LIVE\n', stderr: '' });
     const metrics = (await httpGet(`http://127.0.0.1:${s.statusPort}/stats/prometheus`)).body;
     assert.match(metrics, /^xds_proxy_requests [3-9]/m, 'CDS, LDS and the ACKs went up');
     assert.match(metrics, /^xds_proxy_responses [2-9]/m);
