@@ -17,7 +17,8 @@ import { proxyNotReadyReason } from './proxy-readiness.js';
 export interface StatusServerOptions {
   readonly host: string;
   readonly port: number;
-  readonly proxyAdminPort: number;
+  /** The proxy's admin port; undefined for proxyless gRPC (no proxy to check or scrape). */
+  readonly proxyAdminPort?: number;
   readonly metrics: Metrics;
   readonly probers: ReadonlyMap<string, AppProber>;
   /** The app's own metrics (prometheus.io annotations), merged into /stats/prometheus. */
@@ -63,17 +64,20 @@ export class StatusServer {
     const url = new URL(req.url ?? '/', 'http://status');
     const path = url.pathname;
     if (path === '/healthz/ready' && req.method === 'GET') {
-      const reason = this.#o.agentNotReadyReason?.() ?? (await proxyNotReadyReason(this.#o.proxyAdminPort));
+      const admin = this.#o.proxyAdminPort;
+      const reason = this.#o.agentNotReadyReason?.() ?? (admin === undefined ? undefined : await proxyNotReadyReason(admin));
       if (reason) res.writeHead(503).end(`${reason}\n`);
       else res.writeHead(200).end();
       return;
     }
     if (path === '/stats/prometheus' && req.method === 'GET') {
       const parts = [await this.#o.metrics.text()];
-      try {
-        parts.push((await httpGet(`http://127.0.0.1:${this.#o.proxyAdminPort}/stats/prometheus`, 2_000)).body);
-      } catch (e) {
-        this.#o.logger.warn({ err: (e as Error).message }, 'proxy metrics could not be scraped');
+      if (this.#o.proxyAdminPort !== undefined) {
+        try {
+          parts.push((await httpGet(`http://127.0.0.1:${this.#o.proxyAdminPort}/stats/prometheus`, 2_000)).body);
+        } catch (e) {
+          this.#o.logger.warn({ err: (e as Error).message }, 'proxy metrics could not be scraped');
+        }
       }
       if (this.#o.appMetrics) {
         try {

@@ -9,14 +9,15 @@
  * a missing token or CA root, or an SDS socket that cannot be served.
  */
 import { accessSync, constants, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { AppProbersError, BootstrapError, parseAppProbers, proxyArgs, ProxySupervisor, ProxyLogLevelError, DnsProxy, resolvConfServers, StatusServer, writeBootstrap, XdsProxy, type AppProber, type XdsUpstream, type TemplateRenderer } from '../../agent/index.js';
+import { AppProbersError, BootstrapError, parseAppProbers, proxyArgs, ProxySupervisor, ProxyLogLevelError, DnsProxy, resolvConfServers, StatusServer, writeBootstrap, writeCertificateFiles, writeGrpcBootstrap, XdsProxy, type AppProber, type WorkloadSecret, type XdsUpstream, type TemplateRenderer } from '../../agent/index.js';
 import type { Logger } from 'pino';
-import { createLogging, createMetrics, Lifecycle, SCOPES, type Metrics } from '../../core/index.js';
+import { createLogging, createMetrics, Lifecycle, SCOPES, type Logging, type Metrics } from '../../core/index.js';
 import { newTemplateSet, type GoValue } from '../../templates/index.js';
 import { CliError, type RunContext } from '../framework/index.js';
 import { proxyOptionsFrom, type ProxyOptions } from './proxy-options.js';
-import { certificateOptionsFrom, MESH_ROOT_CERT_PATH, startWorkloadCertificates, TOKEN_PATH } from './workload-certificates.js';
+import { certificateOptionsFrom, MESH_ROOT_CERT_PATH, startWorkloadCertificates, TOKEN_PATH, type CertificateOptions } from './workload-certificates.js';
 
 /** Go text/template with Sprig, as Istio renders its bootstrap. */
 export const renderGoTemplate: TemplateRenderer = (name, text, data) => {
@@ -74,14 +75,63 @@ async function startDnsProxy(at: { host: string; port: number }, parallel: boole
 /** How long the agent's own parts get to close after the proxy stopped. */
 const CLOSE_MS = 5_000;
 
+/** Where proxyless gRPC's certificate files go (Istio's OUTPUT_CERTS default, renamed). */
+export const GRPC_CERT_DIR = './var/lib/mesh/data';
+
+/**
+ * DISABLE_DATAPLANE: no proxy process. The agent serves certificates, the xDS proxy and the status port;
+ * with MESH_META_GENERATOR=grpc it writes the gRPC xDS bootstrap and keeps the certificate files fresh.
+ * Runs until SIGTERM, SIGINT or POST /quitquitquit; resolves with 0.
+ */
+async function runWithoutProxy(o: ProxyOptions, certs: CertificateOptions, parts: { logging: Logging; metrics: Metrics; lifecycle: Lifecycle; probers: Map<string, AppProber> }): Promise<number> {
+  const { logging, metrics, lifecycle } = parts;
+  const log = logging.root;
+  const cache = await startWorkloadCertificates(certs, o.bootstrap.sdsSocketPath, { logger: logging.scope('sds'), metrics, lifecycle });
+  if (o.bootstrap.metadata['GENERATOR'] === 'grpc') {
+    const path = join(o.proxy.configPath, 'grpc-bootstrap.json');
+    writeGrpcBootstrap(path, o.bootstrap, GRPC_CERT_DIR);
+    log.info({ bootstrap: path, certificates: GRPC_CERT_DIR }, 'gRPC xDS bootstrap written');
+    if (cache) {
+      const write = (s: WorkloadSecret): void => writeCertificateFiles(GRPC_CERT_DIR, s);
+      lifecycle.add('certificate files', cache.subscribe(write));
+      if (cache.current) write(cache.current);
+    }
+  }
+  const xds = await XdsProxy.start({ socketPath: o.bootstrap.xdsSocketPath, upstream: xdsUpstreamFrom(o), metrics, logger: logging.scope('xdsproxy') });
+  lifecycle.add('xds proxy', () => xds.close());
+  let stop!: () => void;
+  const stopped = new Promise<void>((res) => (stop = res));
+  const status = await StatusServer.start({
+    host: '0.0.0.0',
+    port: o.proxy.statusPort,
+    metrics,
+    probers: parts.probers,
+    onQuit: stop,
+    agentNotReadyReason: () => (cache && !cache.current ? 'no workload certificate yet' : undefined),
+    logger: logging.scope('healthcheck'),
+  });
+  lifecycle.add('status server', () => status.close());
+  const onSignal = (): void => stop();
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  await stopped;
+  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onSignal);
+  log.info({}, 'asked to stop');
+  return 0;
+}
+
 /** Runs the proxy command; resolves with the exit code. */
 export async function runProxy(ctx: RunContext): Promise<number> {
   const o = proxyOptionsFrom(ctx.flags, ctx.args, ctx.io.env);
   const certs = certificateOptionsFrom(o.env, o.proxy.discoveryAddress, o.trustDomain, o.bootstrap.podNamespace);
-  try {
-    accessSync(o.proxy.binaryPath, constants.X_OK);
-  } catch {
-    throw new CliError(`the proxy binary ${o.proxy.binaryPath} (ProxyConfig binaryPath) does not exist or is not executable`);
+  const withoutProxy = o.env.bool('DISABLE_DATAPLANE');
+  if (!withoutProxy) {
+    try {
+      accessSync(o.proxy.binaryPath, constants.X_OK);
+    } catch {
+      throw new CliError(`the proxy binary ${o.proxy.binaryPath} (ProxyConfig binaryPath) does not exist or is not executable`);
+    }
   }
   let probers: Map<string, AppProber> = new Map();
   const probersText = ctx.io.env['MESH_KUBE_APP_PROBERS'];
@@ -98,6 +148,7 @@ export async function runProxy(ctx: RunContext): Promise<number> {
   const metrics = createMetrics('pilot-agent');
   const lifecycle = new Lifecycle();
   try {
+    if (withoutProxy) return await runWithoutProxy(o, certs, { logging, metrics, lifecycle, probers });
     let args: string[];
     let bootstrapPath: string;
     try {
