@@ -22,6 +22,7 @@ export interface StandInEvent {
   readonly typeUrl?: string;
   readonly resources?: number;
   readonly code?: number;
+  readonly details?: string;
   readonly argv?: string[];
   /** `sds`: the secret's name, and for `default` the leaf's serial and SAN. */
   readonly name?: string;

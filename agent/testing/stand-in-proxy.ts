@@ -48,7 +48,7 @@ interface StaticCluster {
   load_assignment?: { endpoints: { lb_endpoints: { endpoint: { address: { pipe?: { path: string } } } }[] }[] };
 }
 const bootstrap = JSON.parse(readFileSync(bootstrapPath, 'utf8')) as {
-  node: { id: string; cluster: string };
+  node: { id: string; cluster: string; metadata?: Record<string, string> };
   admin: { address: { socket_address: { address: string; port_value: number } } };
   static_resources?: { clusters?: StaticCluster[] };
 };
@@ -88,7 +88,9 @@ function openAds(backoffMs: number): void {
   const id = (b: Buffer): Buffer => b;
   const call = xdsClient.makeBidiStreamRequest(ADS_STREAM_METHOD, id, id);
   const send = (typeUrl: string, ack?: { versionInfo: string; nonce: string }): void => {
-    const req = { node: { id: bootstrap.node.id, cluster: bootstrap.node.cluster }, typeUrl, ...(ack ? { versionInfo: ack.versionInfo, responseNonce: ack.nonce } : {}) };
+    // The bootstrap's node, metadata included, as Envoy sends it on the first request.
+    const metadata = { fields: Object.fromEntries(Object.entries(bootstrap.node.metadata ?? {}).map(([k, v]) => [k, { stringValue: v }])) };
+    const req = { node: { id: bootstrap.node.id, cluster: bootstrap.node.cluster, metadata }, typeUrl, ...(ack ? { versionInfo: ack.versionInfo, responseNonce: ack.nonce } : {}) };
     call.write(Buffer.from(encode('envoy.service.discovery.v3.DiscoveryRequest', req)));
   };
   let gotAny = false;
@@ -102,7 +104,7 @@ function openAds(backoffMs: number): void {
     if (r.typeUrl === CDS && stats.cds === 1) send(LDS);
   });
   call.on('error', (e: grpc.ServiceError) => {
-    record({ event: 'xds-error', code: e.code });
+    record({ event: 'xds-error', code: e.code, details: e.details });
     const next = gotAny ? 200 : Math.min(backoffMs * 2, 5_000);
     setTimeout(() => openAds(next), backoffMs).unref();
   });

@@ -3,7 +3,8 @@
  * `xds-grpc` cluster points at) is carried to meshd over one upstream ADS stream (TLS with XDS_ROOT_CA or
  * the mesh root, the workload certificate as client certificate when there is one, and the service-account
  * token as `authorization: Bearer` with XDS_AUTH). Messages pass as bytes both ways. When the upstream
- * stream fails the downstream one is closed with UNAVAILABLE, so the proxy reconnects with its own backoff
+ * stream fails the downstream one is closed with meshd's status (UNAVAILABLE when meshd could not be
+ * reached), so the proxy reconnects with its own backoff
  * and a fresh upstream stream is made. Metrics: `xds_proxy_requests`, `xds_proxy_responses`,
  * `meshd_connection_failures` (no response ever came), `meshd_connection_terminations` (an established
  * stream broke).
@@ -109,7 +110,8 @@ export class XdsProxy {
       if (e.code === grpc.status.CANCELLED) return;
       m.counter(responded ? 'meshd_connection_terminations' : 'meshd_connection_failures').inc();
       this.#o.logger.warn({ code: e.code, err: e.details || e.message, established: responded }, 'upstream xDS stream to meshd failed; closing the proxy stream');
-      down.emit('error', { code: grpc.status.UNAVAILABLE, details: `upstream xDS stream to meshd failed: ${e.details || e.message}` });
+      // NOTE: meshd's own status goes down as is (a refusal stays a refusal); transport failures are UNAVAILABLE.
+      down.emit('error', { code: e.code ?? grpc.status.UNAVAILABLE, details: `upstream xDS stream to meshd failed: ${e.details || e.message}` });
     });
     up.on('end', () => {
       if (closed) return;
