@@ -200,6 +200,7 @@ describe('pilot-agent proxy (with the stand-in proxy and meshd CA)', () => {
     { name: 'USE_EXTERNAL_WORKLOAD_SDS without the socket', env: () => ({ USE_EXTERNAL_WORKLOAD_SDS: 'true' }), err: /^Error: USE_EXTERNAL_WORKLOAD_SDS is true but there is no SDS socket at \.\/var\/run\/secrets\/workload-spiffe-uds\/socket\n$/ },
     { name: 'bad MESH_KUBE_APP_PROBERS', env: () => ({ MESH_KUBE_APP_PROBERS: '{"/x": {}}' }), err: /^Error: MESH_KUBE_APP_PROBERS: "\/x" is not \/app-health/ },
     { name: 'a bad DNS_PROXY_ADDR', env: () => ({ MESH_META_DNS_CAPTURE: 'true', DNS_PROXY_ADDR: 'localhost' }), err: /^Error: DNS_PROXY_ADDR="localhost" is not host:port\n$/ },
+    { name: '--stsPort (the security token service needs a cloud token exchange)', args: () => ['--stsPort=15463'], err: /^not implemented yet: --stsPort=15463: the security token service \(token manager plugin CloudTokenExchange\)\n$/ },
     { name: 'an unknown proxy type', args: () => ['gateway'], err: /^Error: proxy: "gateway" is not a proxy type \(sidecar or router\)\n$/ },
     { name: 'a bad --proxyLogLevel', args: () => ['--proxyLogLevel=loud'], err: /^Error: --proxyLogLevel: "loud" is not a level/ },
     {

@@ -15,7 +15,7 @@ import { AppProbersError, BootstrapError, parseAppProbers, proxyArgs, ProxySuper
 import type { Logger } from 'pino';
 import { createLogging, createMetrics, Lifecycle, SCOPES, type Logging, type Metrics } from '../../core/index.js';
 import { newTemplateSet, type GoValue } from '../../templates/index.js';
-import { CliError, type RunContext } from '../framework/index.js';
+import { CliError, notImplemented, type RunContext } from '../framework/index.js';
 import { proxyOptionsFrom, type ProxyOptions } from './proxy-options.js';
 import { certificateOptionsFrom, MESH_ROOT_CERT_PATH, startWorkloadCertificates, TOKEN_PATH, type CertificateOptions } from './workload-certificates.js';
 
@@ -124,6 +124,9 @@ async function runWithoutProxy(o: ProxyOptions, certs: CertificateOptions, parts
 /** Runs the proxy command; resolves with the exit code. */
 export async function runProxy(ctx: RunContext): Promise<number> {
   const o = proxyOptionsFrom(ctx.flags, ctx.args, ctx.io.env);
+  const stsPort = ctx.flags.number('stsPort');
+  // NOTE: the token-manager plugins exchange tokens with a cloud provider's STS; none is reachable here.
+  if (stsPort > 0) notImplemented(`--stsPort=${stsPort}: the security token service (token manager plugin ${ctx.flags.string('tokenManagerPlugin')})`);
   const certs = certificateOptionsFrom(o.env, o.proxy.discoveryAddress, o.trustDomain, o.bootstrap.podNamespace);
   const withoutProxy = o.env.bool('DISABLE_DATAPLANE');
   if (!withoutProxy) {
@@ -148,6 +151,7 @@ export async function runProxy(ctx: RunContext): Promise<number> {
   const metrics = createMetrics('pilot-agent');
   const lifecycle = new Lifecycle();
   try {
+    if (ctx.flags.bool('profiling')) log.warn({ flag: 'profiling' }, 'flag accepted but not acted on yet');
     if (withoutProxy) return await runWithoutProxy(o, certs, { logging, metrics, lifecycle, probers });
     let args: string[];
     let bootstrapPath: string;
