@@ -28,3 +28,4 @@ export { ADS_STREAM_METHOD, XdsProxy, type XdsProxyOptions, type XdsUpstream } f
 export { buildAnswer, DNS_TYPES, DnsFormatError, parseQuery, type DnsQuestion } from './dns/dns-message.js';
 export { DnsProxy, type DnsProxyOptions, type NameTable } from './dns/dns-proxy.js';
 export { CERT_FILES, GRPC_SERVER_LISTENER_TEMPLATE, grpcBootstrap, writeCertificateFiles, writeGrpcBootstrap } from './grpc-bootstrap/grpc-bootstrap.js';
+export { WasmCache, WasmFetchError, type WasmCacheOptions } from './wasm/wasm-cache.js';
