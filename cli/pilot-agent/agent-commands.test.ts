@@ -90,10 +90,10 @@ describe('pilot-agent', () => {
     });
   });
 
-  const notBuilt = ['proxy', 'mesh-iptables', 'mesh-clean-iptables'];
-  for (const cmd of notBuilt) {
-    it(`given ${cmd} should say it is not built yet and exit 1`, async () => {
-      assert.deepEqual(await agent([cmd]), { code: 1, out: '', err: `not implemented yet: pilot-agent ${cmd}\n` });
-    });
-  }
+  it('given proxy with a proxy binary that does not exist should exit 1 naming it and write nothing', async () => {
+    const io = bufferIo({ PROXY_CONFIG: '{"binaryPath": "/nonexistent/dataplane", "configPath": "/nonexistent/proxy"}' });
+    const code = await runCli(pilotAgentCommand(), ['proxy'], io);
+    assert.deepEqual({ code, err: io.err() }, { code: 1, err: 'Error: the proxy binary /nonexistent/dataplane (ProxyConfig binaryPath) does not exist or is not executable\n' });
+  });
+
 });

@@ -1,11 +1,12 @@
 /** The command tree of `pilot-agent`. */
 import { command, completionCommand, flag, type Command } from '../framework/index.js';
-import { notBuilt } from '../common/not-built.js';
 import { LOGGING_FLAGS, VKLOG_FLAG } from '../common/logging-flags.js';
 import { runRequest } from '../common/http-request.js';
 import { versionCommand } from '../common/version-command.js';
+import { runMeshCleanIptables, runMeshIptables } from './iptables-command.js';
 import { MESH_IPTABLES_FLAGS, sharedIptablesFlags } from './iptables-flags.js';
 import { PROXY_FLAGS } from './proxy-flags.js';
+import { runProxy } from './run-proxy.js';
 import { waitCommand } from './wait-command.js';
 
 /** Builds the `pilot-agent` command tree. */
@@ -22,16 +23,16 @@ export function pilotAgentCommand(): Command {
         short: 'Clean up iptables rules for mesh sidecar',
         long: 'Script responsible for cleaning up iptables rules',
         flags: sharedIptablesFlags(''),
-        run: notBuilt,
+        run: runMeshCleanIptables,
       }),
       command({
         name: 'mesh-iptables',
         short: 'Set up iptables rules for mesh sidecar',
         long: 'Script responsible for setting up port forwarding for mesh sidecar.',
         flags: [...sharedIptablesFlags('1337'), ...MESH_IPTABLES_FLAGS],
-        run: notBuilt,
+        run: runMeshIptables,
       }),
-      command({ name: 'proxy', short: 'XDS proxy agent', flags: PROXY_FLAGS, run: notBuilt }),
+      command({ name: 'proxy', short: 'XDS proxy agent', args: { usage: '[sidecar|router]', min: 0, max: 1 }, flags: PROXY_FLAGS, run: runProxy }),
       command({
         name: 'request',
         short: 'Makes an HTTP request to the proxy admin API',

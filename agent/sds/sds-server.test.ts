@@ -1,0 +1,105 @@
+// Real parts: meshd's CA over gRPC/TLS (agent/testing/test-mesh-ca.ts), the agent's SDS server on a
+// Unix socket, and a gRPC SDS client speaking the proxy's side of the protocol.
+import assert from 'node:assert/strict';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { createMetrics, ManualClock } from '../../core/index.js';
+import { openSdsStream, type SdsStream } from '../testing/sds-client.js';
+import { waitFor } from '../testing/stand-in-proxy-binary.js';
+import { startTestMeshCa, type TestMeshCa } from '../testing/test-mesh-ca.js';
+import { CaCertificateProvider } from './ca-certificate-provider.js';
+import { SdsServer } from './sds-server.js';
+import { SecretCache } from './secret-cache.js';
+
+const logger = pino({ level: process.env['TEST_LOG'] ?? 'silent' });
+const ID = 'spiffe://cluster.local/ns/shop/sa/cart';
+const pem = (secret: Record<string, unknown>, ...path: string[]): string => {
+  let v: unknown = secret;
+  for (const k of path) v = (v as Record<string, unknown>)[k];
+  return Buffer.from(v as string, 'base64').toString();
+};
+
+describe('SDS server with certificates from meshd CA', () => {
+  let ca: TestMeshCa;
+  let dir: string;
+  let cache: SecretCache | undefined;
+  let sds: SdsServer | undefined;
+  const streams: SdsStream[] = [];
+  before(async () => (ca = await startTestMeshCa()));
+  after(async () => ca.close());
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'sds-'))));
+  afterEach(async () => {
+    for (const s of streams.splice(0)) s.close();
+    await sds?.close();
+    cache?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function provider(token: () => string): CaCertificateProvider {
+    return new CaCertificateProvider({
+      client: { address: ca.address, rootCertPem: ca.rootCertPem, serverName: ca.serverName, token },
+      identity: ID,
+      ttlMs: 3600_000,
+      key: { algorithm: 'ECDSA', curve: 'P256', pkcs8: false },
+    });
+  }
+
+  it('given a valid token should serve default and ROOTCA, and push a new certificate at the grace period', async () => {
+    const clock = new ManualClock(new Date());
+    const metrics = createMetrics('pilot-agent', { processMetrics: false });
+    const token = ca.token('shop', 'cart');
+    cache = new SecretCache({ provider: provider(() => token), gracePeriodRatio: 0.5, logger, clock, metrics });
+    sds = await SdsServer.start(join(dir, 'sds', 'socket'), cache, logger);
+    const certs = openSdsStream(sds.socketPath);
+    const roots = openSdsStream(sds.socketPath);
+    streams.push(certs, roots);
+    certs.request(['default']);
+    roots.request(['ROOTCA']);
+    await waitFor(() => certs.responses.length === 1 && roots.responses.length === 1, 'the first SDS responses');
+
+    const first = certs.responses[0]!;
+    const leaf = new X509Certificate(pem(first.secrets['default']!, 'tlsCertificate', 'certificateChain', 'inlineBytes'));
+    const key = createPrivateKey(pem(first.secrets['default']!, 'tlsCertificate', 'privateKey', 'inlineBytes'));
+    const root = new X509Certificate(pem(roots.responses[0]!.secrets['ROOTCA']!, 'validationContext', 'trustedCa', 'inlineBytes'));
+    assert.equal(leaf.subjectAltName, `URI:${ID}`);
+    assert.ok(leaf.checkPrivateKey(key), 'the key matches the certificate');
+    assert.ok(leaf.verify(root.publicKey), 'the leaf chains to ROOTCA');
+    assert.equal(root.fingerprint256, new X509Certificate(ca.rootCertPem).fingerprint256);
+    const lifetimeMs = Date.parse(leaf.validTo) - Date.parse(leaf.validFrom);
+    assert.match(await metrics.text(), /^cert_expiry_seconds\{resource_name="default"\} \d+/m);
+
+    // ACK: nothing more is sent.
+    certs.request(['default'], first);
+    // Rotation half-way through the lifetime (SECRET_GRACE_PERIOD_RATIO 0.5).
+    const [due] = clock.timersDueIn();
+    assert.ok(Math.abs(due! - (Date.parse(leaf.validTo) - lifetimeMs * 0.5 - clock.wallNow())) < 1000, `rotation due in ${due}ms`);
+    assert.equal(certs.responses.length, 1);
+    await clock.advance(due!);
+    await waitFor(() => certs.responses.length === 2, 'the rotated certificate pushed');
+    const second = new X509Certificate(pem(certs.responses[1]!.secrets['default']!, 'tlsCertificate', 'certificateChain', 'inlineBytes'));
+    assert.notEqual(second.serialNumber, leaf.serialNumber);
+    assert.notEqual(certs.responses[1]!.nonce, first.nonce);
+    assert.equal(cache.issued, 2);
+  });
+
+  it('given a token the CA refuses should keep retrying with backoff and serve nothing', async () => {
+    const clock = new ManualClock(new Date());
+    cache = new SecretCache({ provider: provider(() => 'not-a-token'), gracePeriodRatio: 0.5, logger, clock, retry: { initialMs: 1000, maxMs: 4000 } });
+    sds = await SdsServer.start(join(dir, 'socket'), cache, logger);
+    const certs = openSdsStream(sds.socketPath);
+    streams.push(certs);
+    certs.request(['default']);
+    const delays: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await waitFor(() => clock.pendingTimers > 0, 'a retry timer');
+      delays.push(...clock.timersDueIn());
+      await clock.advance(clock.timersDueIn()[0]!);
+    }
+    assert.deepEqual(delays, [1000, 2000, 4000]);
+    assert.equal(certs.responses.length, 0);
+    assert.equal(cache.issued, 0);
+  });
+});

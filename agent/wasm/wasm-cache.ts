@@ -1,0 +1,162 @@
+/**
+ * The agent's Wasm module cache (Istio's wasm remote-load cache): a module named by URL (and optionally
+ * its sha256) is fetched over HTTP(S) once, checked (checksum, Wasm magic), stored as `<sha256>.wasm`, and
+ * served from disk afterwards. Fetches are retried WASM_HTTP_REQUEST_MAX_RETRIES times with backoff,
+ * each bounded by WASM_HTTP_REQUEST_TIMEOUT; HTTPS is verified unless the host is in
+ * WASM_INSECURE_REGISTRIES. Entries unused for WASM_MODULE_EXPIRY are purged every WASM_PURGE_INTERVAL.
+ * Metrics: `wasm_remote_fetch_count{result}`, `wasm_cache_lookup_count{hit}`, `wasm_cache_entries`.
+ * OCI images are not fetched yet.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { systemClock, type CancelTimer, type Clock, type Metrics } from '../../core/index.js';
+
+/** Options of the cache, from the WASM_* variables. */
+export interface WasmCacheOptions {
+  readonly dir: string;
+  readonly maxRetries: number;
+  readonly requestTimeoutMs: number;
+  readonly expiryMs: number;
+  readonly purgeIntervalMs: number;
+  readonly insecureRegistries: readonly string[];
+  /** First retry delay (default 500 ms, doubling). */
+  readonly retryBackoffMs?: number;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+}
+
+/** A module that could not be fetched or did not check out; `result` is the metric's label. */
+export class WasmFetchError extends Error {
+  override readonly name = 'WasmFetchError';
+  constructor(
+    readonly result: 'download_failure' | 'checksum_mismatched',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const WASM_MAGIC = Buffer.from([0x00, 0x61, 0x73, 0x6d]);
+
+interface Entry {
+  readonly path: string;
+  readonly sha256: string;
+  lastUsedMs: number;
+}
+
+/** The cache. */
+export class WasmCache {
+  readonly #o: WasmCacheOptions;
+  readonly #clock: Clock;
+  readonly #entries = new Map<string, Entry>();
+  #timer: CancelTimer | undefined;
+
+  constructor(options: WasmCacheOptions) {
+    this.#o = options;
+    this.#clock = options.clock ?? systemClock;
+    mkdirSync(options.dir, { recursive: true });
+  }
+
+  /** Starts the periodic purge. */
+  start(): void {
+    const tick = (): void => {
+      this.purge();
+      this.#timer = this.#clock.setTimer(tick, this.#o.purgeIntervalMs);
+    };
+    this.#timer = this.#clock.setTimer(tick, this.#o.purgeIntervalMs);
+  }
+
+  /** Entries held now. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The local file of the module at `url` (fetching it unless cached); rejects with WasmFetchError. */
+  async get(url: string, sha256?: string): Promise<string> {
+    const key = `${url}#${sha256 ?? ''}`;
+    const cached = this.#entries.get(key);
+    this.#o.metrics.counter('wasm_cache_lookup_count').inc({ hit: cached ? 'true' : 'false' });
+    if (cached) {
+      cached.lastUsedMs = this.#clock.now();
+      return cached.path;
+    }
+    if (url.startsWith('oci://')) throw new Error(`not implemented yet: Wasm modules from OCI images (${url})`);
+    if (!/^https?:\/\//.test(url)) throw new WasmFetchError('download_failure', `${url}: only http(s):// and oci:// Wasm URLs are supported`);
+    let bytes: Buffer;
+    try {
+      bytes = await this.#fetchWithRetries(url);
+    } catch (e) {
+      this.#o.metrics.counter('wasm_remote_fetch_count').inc({ result: 'download_failure' });
+      throw new WasmFetchError('download_failure', `${url}: ${(e as Error).message}`);
+    }
+    const got = createHash('sha256').update(bytes).digest('hex');
+    if (sha256 && got !== sha256.toLowerCase()) {
+      this.#o.metrics.counter('wasm_remote_fetch_count').inc({ result: 'checksum_mismatched' });
+      throw new WasmFetchError('checksum_mismatched', `${url}: sha256 is ${got}, expected ${sha256}`);
+    }
+    if (!bytes.subarray(0, 4).equals(WASM_MAGIC)) {
+      this.#o.metrics.counter('wasm_remote_fetch_count').inc({ result: 'download_failure' });
+      throw new WasmFetchError('download_failure', `${url}: not a Wasm binary (no \\0asm header)`);
+    }
+    const path = join(this.#o.dir, `${got}.wasm`);
+    writeFileSync(path, bytes);
+    this.#entries.set(key, { path, sha256: got, lastUsedMs: this.#clock.now() });
+    this.#o.metrics.counter('wasm_remote_fetch_count').inc({ result: 'success' });
+    this.#o.metrics.gauge('wasm_cache_entries').set(this.#entries.size);
+    return path;
+  }
+
+  async #fetchWithRetries(url: string): Promise<Buffer> {
+    let delay = this.#o.retryBackoffMs ?? 500;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#fetch(url);
+      } catch (e) {
+        if (attempt >= this.#o.maxRetries) throw new Error(`${(e as Error).message} (after ${attempt + 1} attempts)`);
+        this.#o.logger.debug({ url, attempt, err: (e as Error).message }, 'Wasm fetch failed; retrying');
+        await this.#clock.sleep(delay);
+        delay *= 2;
+      }
+    }
+  }
+
+  #fetch(url: string): Promise<Buffer> {
+    const u = new URL(url);
+    const insecure = this.#o.insecureRegistries.includes('*') || this.#o.insecureRegistries.includes(u.host) || this.#o.insecureRegistries.includes(u.hostname);
+    return new Promise((resolve, reject) => {
+      const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { timeout: this.#o.requestTimeoutMs, rejectUnauthorized: !insecure }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`HTTP ${res.statusCode}`))));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${this.#o.requestTimeoutMs}ms`)));
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  /** Removes entries unused for the expiry; returns how many. */
+  purge(): number {
+    const now = this.#clock.now();
+    let removed = 0;
+    for (const [key, e] of this.#entries) {
+      if (now - e.lastUsedMs < this.#o.expiryMs) continue;
+      this.#entries.delete(key);
+      if (![...this.#entries.values()].some((x) => x.path === e.path)) rmSync(e.path, { force: true });
+      removed++;
+    }
+    this.#o.metrics.gauge('wasm_cache_entries').set(this.#entries.size);
+    return removed;
+  }
+
+  /** Stops the purge timer. */
+  close(): void {
+    this.#timer?.();
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The agent's xDS proxy: the data-plane proxy's ADS stream (on the `XDS` Unix socket the bootstrap's
+ * `xds-grpc` cluster points at) is carried to meshd over one upstream ADS stream (TLS with XDS_ROOT_CA or
+ * the mesh root, the workload certificate as client certificate when there is one, and the service-account
+ * token as `authorization: Bearer` with XDS_AUTH). Messages pass as bytes both ways. When the upstream
+ * stream fails the downstream one is closed with meshd's status (UNAVAILABLE when meshd could not be
+ * reached), so the proxy reconnects with its own backoff
+ * and a fresh upstream stream is made. Metrics: `xds_proxy_requests`, `xds_proxy_responses`,
+ * `meshd_connection_failures` (no response ever came), `meshd_connection_terminations` (an established
+ * stream broke).
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { Metrics } from '../../core/index.js';
+
+/** The ADS method path. */
+export const ADS_STREAM_METHOD = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
+const identity = (b: Buffer): Buffer => b;
+const SERVICE: grpc.ServiceDefinition = {
+  StreamAggregatedResources: { path: ADS_STREAM_METHOD, requestStream: true, responseStream: true, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity },
+};
+
+/** Where and how to reach meshd. */
+export interface XdsUpstream {
+  /** `host:port` (discoveryAddress). */
+  readonly address: string;
+  readonly credentials: grpc.ChannelCredentials;
+  /** TLS name to verify when it differs from the address host. */
+  readonly serverName?: string;
+  /** The bearer token per stream (XDS_AUTH), read when the stream opens. */
+  readonly token?: () => string;
+}
+
+/** Options of the xDS proxy. */
+export interface XdsProxyOptions {
+  readonly socketPath: string;
+  readonly upstream: XdsUpstream;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+}
+
+/** A running xDS proxy. */
+export class XdsProxy {
+  readonly #server = new grpc.Server();
+  readonly #client: grpc.Client;
+  readonly #o: XdsProxyOptions;
+  readonly #calls = new Set<{ cancel(): void }>();
+  /** Downstream streams accepted so far. */
+  streams = 0;
+
+  private constructor(o: XdsProxyOptions) {
+    this.#o = o;
+    this.#client = new grpc.Client(o.upstream.address, o.upstream.credentials, o.upstream.serverName ? { 'grpc.ssl_target_name_override': o.upstream.serverName } : {});
+    this.#server.addService(SERVICE, { StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => this.#stream(call) });
+  }
+
+  /** Listens on the Unix socket (a stale file is replaced). */
+  static async start(o: XdsProxyOptions): Promise<XdsProxy> {
+    mkdirSync(dirname(o.socketPath), { recursive: true });
+    rmSync(o.socketPath, { force: true });
+    const p = new XdsProxy(o);
+    await new Promise<void>((res, rej) => p.#server.bindAsync(`unix:${o.socketPath}`, grpc.ServerCredentials.createInsecure(), (e) => (e ? rej(e) : res())));
+    return p;
+  }
+
+  #stream(down: grpc.ServerDuplexStream<Buffer, Buffer>): void {
+    this.streams++;
+    const m = this.#o.metrics;
+    const metadata = new grpc.Metadata();
+    try {
+      const token = this.#o.upstream.token?.();
+      if (token) metadata.set('authorization', `Bearer ${token}`);
+    } catch (e) {
+      this.#o.logger.error({ err: (e as Error).message }, 'xDS token cannot be read');
+      // NOTE: grpc-js ends a server stream with a status when the call emits 'error' with a code.
+      down.emit('error', { code: grpc.status.UNAUTHENTICATED, details: `xDS token cannot be read: ${(e as Error).message}` });
+      return;
+    }
+    const up = this.#client.makeBidiStreamRequest(ADS_STREAM_METHOD, identity, identity, metadata);
+    this.#calls.add(up);
+    let responded = false;
+    let closed = false;
+    const close = (): void => {
+      closed = true;
+      this.#calls.delete(up);
+    };
+    down.on('data', (b: Buffer) => {
+      m.counter('xds_proxy_requests').inc();
+      up.write(b);
+    });
+    down.on('end', () => up.end());
+    down.on('cancelled', () => {
+      close();
+      up.cancel();
+    });
+    down.on('error', () => {
+      close();
+      up.cancel();
+    });
+    up.on('data', (b: Buffer) => {
+      responded = true;
+      m.counter('xds_proxy_responses').inc();
+      down.write(b);
+    });
+    up.on('error', (e: grpc.ServiceError) => {
+      if (closed) return;
+      close();
+      if (e.code === grpc.status.CANCELLED) return;
+      m.counter(responded ? 'meshd_connection_terminations' : 'meshd_connection_failures').inc();
+      this.#o.logger.warn({ code: e.code, err: e.details || e.message, established: responded }, 'upstream xDS stream to meshd failed; closing the proxy stream');
+      // NOTE: meshd's own status goes down as is (a refusal stays a refusal); transport failures are UNAVAILABLE.
+      down.emit('error', { code: e.code ?? grpc.status.UNAVAILABLE, details: `upstream xDS stream to meshd failed: ${e.details || e.message}` });
+    });
+    up.on('end', () => {
+      if (closed) return;
+      close();
+      down.end();
+    });
+  }
+
+  /** Stops serving, cancels upstream streams, removes the socket. */
+  async close(): Promise<void> {
+    for (const c of this.#calls) c.cancel();
+    this.#server.forceShutdown();
+    this.#client.close();
+    rmSync(this.#o.socketPath, { force: true });
+    await Promise.resolve();
+  }
+}
