@@ -11,6 +11,7 @@ import { validate } from '../../protos/validate.js';
 import { TYPE_URL } from '../../server/contracts.js';
 import { AdsClient, type SotwResponse } from '../../testing/ads-client.js';
 import { MeshHarness } from '../testing/mesh-harness.js';
+import { simulateRequest } from '../../simulator/request-simulator.js';
 import { checkConsistency } from './consistency-checker.js';
 import { ENVOY } from './sidecar-names.js';
 import { edsNamesOf, rdsNamesOf, SIDECAR_MESH } from './testing/sidecar-mesh.js';
@@ -95,6 +96,9 @@ describe('a dataplane sidecar over a real ADS stream', function () {
     assert.deepEqual(split.map((c) => [c.name, c.weight.value]), [[`outbound|9080|v1|${REVIEWS}`, 80], [`outbound|9080|v2|${REVIEWS}`, 20]]);
     const inbound = got.listeners.find((l) => l['name'] === 'virtualInbound') as { filterChains: { name: string }[] };
     assert.deepEqual(inbound.filterChains.map((c) => c.name), ['inbound|9080||-mtls', 'virtualInbound-mtls'], 'STRICT: mTLS chains only');
+    // NOTE: the walk runs on what the proxy received (decoded), not on the builders' objects.
+    const walk = simulateRequest(got, { address: '10.96.0.10', port: 9080, host: 'reviews', path: '/reviews/7', headers: { 'end-user': 'jason' } });
+    assert.deepEqual([walk.outcome, walk.clusters?.map((c) => c.endpoints)], ['routed', [['127.0.0.22:9080']]]);
   });
 
   it('given a new endpoint for a subset should push it to the sidecar EDS', async () => {
