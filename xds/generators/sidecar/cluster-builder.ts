@@ -10,6 +10,7 @@ import type { DestinationRuleSpec, TrafficPolicy } from '../../../crds/index.js'
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
 import { clusterTls } from './cluster-tls.js';
+import { sidecarScope } from './sidecar-scope.js';
 import {
   ADS,
   BLACKHOLE_CLUSTER,
@@ -194,11 +195,10 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   return c;
 }
 
-/** Every outbound cluster of the services visible to the proxy: per port, plain and per subset. */
+/** Every outbound cluster of the services in the proxy's scope (exportTo, Sidecar egress): per port, plain and per subset. */
 export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  for (const svc of ctx.services) {
-    if (!ctx.serviceVisible(svc, proxy.namespace)) continue;
+  for (const svc of sidecarScope(ctx, proxy).services) {
     const subsets = subsetsOf(ctx.destinationRule(svc.hostname, proxy.namespace));
     for (const p of svc.ports) {
       out.push(buildOutboundCluster(ctx, proxy, svc, p, '', endpoints));

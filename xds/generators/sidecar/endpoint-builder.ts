@@ -11,6 +11,7 @@ import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { localityPriority } from '../grpc/endpoint-builder.js';
 import { parseOutboundClusterName } from '../grpc/envoy.js';
 import { subsetsOf } from './cluster-builder.js';
+import { sidecarScope } from './sidecar-scope.js';
 import { struct, TLS_MODE_LABEL, TLS_MODE_MESH, TRANSPORT_SOCKET_MATCH } from './sidecar-names.js';
 
 /** Options of the endpoint builder. */
@@ -32,7 +33,7 @@ export function buildSidecarLoadAssignment(ctx: PushContext, proxy: Proxy, name:
   const parsed = parseOutboundClusterName(name);
   if (!parsed) return undefined;
   const svc = ctx.service(parsed.host);
-  if (!svc || !ctx.serviceVisible(svc, proxy.namespace) || !svc.ports.some((p) => p.port === parsed.port)) return undefined;
+  if (!svc || !sidecarScope(ctx, proxy).includes(svc) || !svc.ports.some((p) => p.port === parsed.port)) return undefined;
   const dr = ctx.destinationRule(parsed.host, proxy.namespace);
   let selector: Readonly<Record<string, string>> | undefined;
   if (parsed.subset) {

@@ -9,6 +9,7 @@
  */
 import type { EndpointView, MtlsMode, PushContext, Proxy, Service, ServicePort } from '../../../core/index.js';
 import { any, outboundClusterName } from '../grpc/envoy.js';
+import { sidecarScope } from './sidecar-scope.js';
 import { inboundPorts, isHttpPort, proxyInstances, type InboundPort } from './cluster-builder.js';
 import {
   ADS,
@@ -19,6 +20,7 @@ import {
   inboundClusterName,
   MESH_ALPN,
   PASSTHROUGH_CLUSTER,
+  provenance,
   SDS_SECRET,
   sdsSecret,
   VIRTUAL_INBOUND,
@@ -159,10 +161,13 @@ export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: E
   return listener;
 }
 
-/** `virtualOutbound`: original destination, the catch-all chain per outboundTrafficPolicy. */
-export function buildVirtualOutbound(ctx: PushContext): Record<string, unknown> {
-  const allowAny = ctx.meshConfig.outboundTrafficPolicy.mode === 'ALLOW_ANY';
+/** `virtualOutbound`: original destination, the catch-all chain per outboundTrafficPolicy (the Sidecar's, else the mesh's). */
+export function buildVirtualOutbound(ctx: PushContext, proxy: Proxy): Record<string, unknown> {
+  const scope = sidecarScope(ctx, proxy);
+  const allowAny = scope.outboundMode === 'ALLOW_ANY';
+  const meta = provenance([scope.sidecar]);
   return {
+    ...(meta ? { metadata: meta } : {}),
     name: VIRTUAL_OUTBOUND,
     address: address('0.0.0.0', VIRTUAL_OUTBOUND_PORT),
     useOriginalDst: { value: true },
@@ -188,7 +193,7 @@ function vip(svc: Service): string | undefined {
  */
 export function buildOutboundListeners(ctx: PushContext, proxy: Proxy): Record<string, unknown>[] {
   const byName = new Map<string, Record<string, unknown>>();
-  const services = ctx.services.filter((s) => ctx.serviceVisible(s, proxy.namespace)).sort((a, b) => (a.hostname < b.hostname ? -1 : 1));
+  const services = sidecarScope(ctx, proxy).services;
   for (const svc of services) {
     for (const p of svc.ports) {
       if (isHttpPort(p)) {
@@ -226,6 +231,6 @@ function tcpListener(svc: Service, p: ServicePort, ip: string, name: string): Re
 
 /** Every listener of a sidecar, sorted by name. */
 export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): Record<string, unknown>[] {
-  const all = [buildVirtualOutbound(ctx), buildVirtualInbound(ctx, proxy, endpoints), ...buildOutboundListeners(ctx, proxy)];
+  const all = [buildVirtualOutbound(ctx, proxy), buildVirtualInbound(ctx, proxy, endpoints), ...buildOutboundListeners(ctx, proxy)];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
 }

@@ -10,6 +10,7 @@ import { labelsMatch, resolveShortName, type Config, type PushContext, type Prox
 import type { Headers, HTTPMatchRequest, HTTPRoute, StringMatch, VirtualServiceSpec } from '../../../crds/index.js';
 import { any, duration, fractionalPercent, GRPC_STATUS, outboundClusterName } from '../grpc/envoy.js';
 import { isHttpPort } from './cluster-builder.js';
+import { sidecarScope } from './sidecar-scope.js';
 import { ENVOY, HTTP_FILTER, PASSTHROUGH_CLUSTER, provenance } from './sidecar-names.js';
 
 const ZERO = { seconds: 0, nanos: 0 };
@@ -290,7 +291,8 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
   const b: Build = { ctx, proxy, port, deps: new Set(['kind:VirtualService', 'kind:DestinationRule']) };
   const claimed = new Set<string>();
   const virtualHosts: Record<string, unknown>[] = [];
-  const services = ctx.services.filter((s) => ctx.serviceVisible(s, proxy.namespace) && s.ports.some((p) => p.port === port && isHttpPort(p)));
+  const scope = sidecarScope(ctx, proxy);
+  const services = scope.services.filter((s) => s.ports.some((p) => p.port === port && isHttpPort(p)));
   for (const svc of [...services].sort((a, c) => (a.hostname < c.hostname ? -1 : 1))) {
     b.deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
     const domains = serviceDomains(svc, port, proxy.namespace, ctx.domain).filter((d) => !claimed.has(d));
@@ -303,7 +305,7 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
     if (meta) vh['metadata'] = meta;
     virtualHosts.push(vh);
   }
-  const allowAny = ctx.meshConfig.outboundTrafficPolicy.mode === 'ALLOW_ANY';
+  const allowAny = scope.outboundMode === 'ALLOW_ANY';
   virtualHosts.push(
     allowAny
       ? { name: 'allow_any', domains: ['*'], routes: [{ name: 'allow_any', match: { prefix: '/' }, route: { cluster: PASSTHROUGH_CLUSTER, timeout: ZERO, maxStreamDuration: { maxStreamDuration: ZERO, grpcTimeoutHeaderMax: ZERO } } }], includeRequestAttemptCount: true }
@@ -315,6 +317,6 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
 /** The route configuration names of a proxy: one per port on which a visible service speaks HTTP. */
 export function routeConfigurationNames(ctx: PushContext, proxy: Proxy): string[] {
   const ports = new Set<number>();
-  for (const s of ctx.services) if (ctx.serviceVisible(s, proxy.namespace)) for (const p of s.ports) if (isHttpPort(p)) ports.add(p.port);
+  for (const s of sidecarScope(ctx, proxy).services) for (const p of s.ports) if (isHttpPort(p)) ports.add(p.port);
   return [...ports].sort((a, c) => a - c).map(String);
 }
