@@ -221,9 +221,13 @@ export function simulateRequest(cfg: ProxyConfig, req: SimulatedRequest): Simula
   for (const f of arr(chain['filters'])) {
     const tc = obj(f['typedConfig']);
     if (tc?.['@type'] === TCP_PROXY) {
-      const name = String(tc['cluster']);
-      const clusters = toClusters(cfg, [{ name, weight: 100 }], req);
-      return clusters ? { outcome: 'routed', ...at, clusters, sources } : { outcome: 'no-cluster', ...at, clusters: [{ name, weight: 100, endpoints: [] }], sources };
+      for (const s of sourcesOf(chain)) if (!sources.includes(s)) sources.push(s);
+      const refs =
+        typeof tc['cluster'] === 'string'
+          ? [{ name: tc['cluster'], weight: 100 }]
+          : arr(obj(tc['weightedClusters'])?.['clusters']).map((w) => ({ name: String(w['name']), weight: Number(wrapped(w['weight']) ?? 0) }));
+      const clusters = toClusters(cfg, refs, req);
+      return clusters ? { outcome: 'routed', ...at, clusters, sources } : { outcome: 'no-cluster', ...at, clusters: refs.map((r) => ({ ...r, endpoints: [] })), sources };
     }
     if (tc?.['@type'] !== HCM || req.protocol === 'tcp' || req.protocol === 'tls') continue;
     const rdsName = obj(tc['rds'])?.['routeConfigName'];

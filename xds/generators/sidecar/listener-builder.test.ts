@@ -103,7 +103,11 @@ describe('sidecar listener builder', () => {
     });
   }
 
-  it('given a TLS service without a VIP (DNS) should serve no listener for it', () => {
-    assert.deepEqual([...listeners().keys()], ['0.0.0.0_9080', '10.96.0.30_5432', 'virtualInbound', 'virtualOutbound']);
+  it('given a TLS service without a VIP (DNS) should serve 0.0.0.0_<port> routing its host by SNI with tls_inspector', () => {
+    const all = listeners();
+    assert.deepEqual([...all.keys()], ['0.0.0.0_443', '0.0.0.0_9080', '10.96.0.30_5432', 'virtualInbound', 'virtualOutbound']);
+    const l = all.get('0.0.0.0_443');
+    assert.deepEqual(l.listenerFilters.map((f: any) => f.name), ['envoy.filters.listener.tls_inspector']);
+    assert.deepEqual(l.filterChains.map((c: any) => [c.filterChainMatch.serverNames, firstFilter(c).cluster]), [[['api.example.com'], 'outbound|443||api.example.com']]);
   });
 });

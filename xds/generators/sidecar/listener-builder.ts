@@ -5,11 +5,12 @@
  * - `virtualInbound` on 0.0.0.0:15006 (original_dst, tls_inspector, http_inspector): per inbound port a
  *   mesh mTLS chain and/or a plaintext chain by the PeerAuthentication mode, then passthrough chains;
  * - outbound listeners per service port (bind_to_port false): HTTP ports share `0.0.0.0_<port>` (HCM
- *   with RDS route configuration `<port>`); TCP ports get `<vip>_<port>` with tcp_proxy.
+ *   with RDS route configuration `<port>`); TCP and TLS ports: see tcp-listener-builder.ts.
  */
-import type { EndpointView, MtlsMode, PushContext, Proxy, Service, ServicePort } from '../../../core/index.js';
-import { any, outboundClusterName } from '../grpc/envoy.js';
+import type { EndpointView, MtlsMode, PushContext, Proxy, Service } from '../../../core/index.js';
+import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
+import { isTlsPort, tcpChain, tlsChains, tlsListenerFilters } from './tcp-listener-builder.js';
 import { inboundPorts, isHttpPort, proxyInstances, type InboundPort } from './cluster-builder.js';
 import {
   ADS,
@@ -187,9 +188,9 @@ function vip(svc: Service): string | undefined {
 }
 
 /**
- * Outbound service listeners: `0.0.0.0_<port>` per port with an HTTP service (RDS `<port>`), and
- * `<vip>_<port>` per TCP service port with a VIP. A TCP service port whose listener name is already
- * taken is dropped (first by host name wins).
+ * Outbound service listeners: `0.0.0.0_<port>` per port with an HTTP service (RDS `<port>`),
+ * `<vip>_<port>` per TCP service port with a VIP, and SNI-routed listeners for TLS ports (services on
+ * one port share it). A port whose listener name is already taken is dropped (first by host name wins).
  */
 export function buildOutboundListeners(ctx: PushContext, proxy: Proxy): Record<string, unknown>[] {
   const byName = new Map<string, Record<string, unknown>>();
@@ -209,24 +210,24 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy): Record<s
         continue;
       }
       const ip = vip(svc);
+      if (isTlsPort(p)) {
+        // NOTE: SNI routing: services on one TLS port share the listener, one chain per SNI.
+        const name = `${ip ?? '0.0.0.0'}_${p.port}`;
+        const l = byName.get(name) ?? { name, address: address(ip ?? '0.0.0.0', p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', listenerFilters: tlsListenerFilters(), filterChains: [] };
+        if (!Array.isArray(l['listenerFilters'])) continue; // an HTTP listener holds the port
+        const taken = new Set((l['filterChains'] as Record<string, unknown>[]).flatMap((c) => ((c['filterChainMatch'] as { serverNames?: string[] } | undefined)?.serverNames ?? [])));
+        const chains = tlsChains(ctx, proxy, svc, p.port).filter((c) => !((c['filterChainMatch'] as { serverNames: string[] }).serverNames.some((n) => taken.has(n))));
+        (l['filterChains'] as Record<string, unknown>[]).push(...chains);
+        byName.set(name, l);
+        continue;
+      }
       if (!ip) continue;
       const name = `${ip}_${p.port}`;
       if (byName.has(name)) continue;
-      byName.set(name, tcpListener(svc, p, ip, name));
+      byName.set(name, { name, address: address(ip, p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [tcpChain(ctx, proxy, svc, p.port, name)] });
     }
   }
   return [...byName.values()];
-}
-
-function tcpListener(svc: Service, p: ServicePort, ip: string, name: string): Record<string, unknown> {
-  const cluster = outboundClusterName(p.port, '', svc.hostname);
-  return {
-    name,
-    address: address(ip, p.port),
-    bindToPort: { value: false },
-    trafficDirection: 'OUTBOUND',
-    filterChains: [{ name: `${name}-tcp`, filters: [tcpProxy(cluster)] }],
-  };
 }
 
 /** Every listener of a sidecar, sorted by name. */

@@ -85,7 +85,7 @@ describe('a dataplane sidecar over a real ADS stream', function () {
   it('given a mesh with a weighted VirtualService, subsets with MESH_MUTUAL and STRICT mTLS should send a valid, consistent LDS/RDS/CDS/EDS set', async () => {
     const got = await converge((c) => c.some((x) => x['name'] === `outbound|9080|v1|${REVIEWS}`));
     assert.deepEqual(checkConsistency(got), []);
-    assert.deepEqual(got.listeners.map((l) => l['name']).sort(), ['0.0.0.0_9080', '10.96.0.30_5432', 'virtualInbound', 'virtualOutbound']);
+    assert.deepEqual(got.listeners.map((l) => l['name']).sort(), ['0.0.0.0_443', '0.0.0.0_9080', '10.96.0.30_5432', 'virtualInbound', 'virtualOutbound']);
     const names = got.clusters.map((c) => c['name']);
     for (const n of ['PassthroughCluster', 'BlackHoleCluster', 'inbound|9080||', `outbound|9080|v1|${REVIEWS}`, `outbound|9080|v2|${REVIEWS}`]) assert.ok(names.includes(n), `CDS has ${n}`);
     const v1 = got.clusters.find((c) => c['name'] === `outbound|9080|v1|${REVIEWS}`) as { transportSocket: { typedConfig: { sni: string } } };
