@@ -150,6 +150,40 @@ describe('sidecar route builder', () => {
   ];
   for (const c of routeCases) it(c.name, () => c.check(vhost(routeConfig('9080', withRoutes(c.http)), `${REVIEWS}:9080`).routes));
 
+  it('given a delegate VirtualService should splice its routes in with matches merged under the root match', () => {
+    const yaml = `${withRoutes(`  - match: [{ uri: { prefix: /api } }]
+    delegate: { name: reviews-api, namespace: default }
+  - route: [{ destination: { host: reviews, subset: v1 } }]`)}
+---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: reviews-api, namespace: default }
+spec:
+  http:
+  - match: [{ headers: { x-v: { exact: "2" } } }]
+    route: [{ destination: { host: reviews, subset: v2 } }]
+  - match: [{ uri: { prefix: /other } }]
+    route: [{ destination: { host: reviews, subset: v2 } }]
+  - route: [{ destination: { host: reviews, subset: v1 } }]
+`;
+    const rs = vhost(routeConfig('9080', yaml), `${REVIEWS}:9080`).routes;
+    assert.deepEqual(
+      rs.map((r: any) => [r.name, r.match, r.route.cluster]),
+      [
+        ['default/reviews-api/0', { prefix: '/api', headers: [{ name: 'x-v', stringMatch: { exact: '2' } }] }, `outbound|9080|v2|${REVIEWS}`],
+        ['default/reviews-api/2', { prefix: '/api' }, `outbound|9080|v1|${REVIEWS}`],
+        ['default/reviews/1', { prefix: '/' }, `outbound|9080|v1|${REVIEWS}`],
+      ],
+    );
+    assert.deepEqual(rs[0].metadata.filterMetadata.mesh.fields.sources.listValue.values.map((v: any) => v.stringValue), ['VirtualService/default/reviews-api@0', 'VirtualService/default/reviews@0']);
+  });
+
+  it('given a delegate that does not exist should drop the delegating route', () => {
+    const rs = vhost(routeConfig('9080', withRoutes(`  - delegate: { name: missing }
+  - route: [{ destination: { host: reviews, subset: v1 } }]`)), `${REVIEWS}:9080`).routes;
+    assert.deepEqual(rs.map((r: any) => r.route.cluster), [`outbound|9080|v1|${REVIEWS}`]);
+  });
+
   it('given a name that is not a port should serve nothing', () => {
     assert.equal(routeConfig('outbound|9080||x'), undefined);
   });

@@ -2,7 +2,7 @@
  * Route configurations of a dataplane sidecar (Istio's httproute.go / route.go): one per outbound HTTP
  * port, named by the port (`80`, `9080`), with a virtual host per visible service on that port whose
  * domains are Istio's (FQDN, short name in the proxy's namespace, `name.namespace.svc`, `name.namespace`,
- * the VIP, each with and without `:port`), VirtualService HTTP routes (match, weighted destinations,
+ * the VIP, each with and without `:port`), VirtualService HTTP routes, delegates expanded (match, weighted destinations,
  * redirect, direct response, rewrite, timeout, retries, fault, mirror, CORS, headers) or the default
  * route, and Istio's `allow_any` / `block_all` virtual host per outboundTrafficPolicy.
  */
@@ -226,14 +226,72 @@ function matchApplies(m: HTTPMatchRequest, b: Build): boolean {
   );
 }
 
+/** One HTTP route after delegation: the route, the VirtualService that holds it, its index there, and the root that delegated to it. */
+interface FlatRoute {
+  readonly r: HTTPRoute;
+  readonly owner: Config;
+  readonly index: number;
+  readonly root?: Config;
+}
+
+/** A root match and a delegate's match as one (the delegate's fields win; its uri must lie within the root's), or undefined when they conflict. */
+function mergeMatch(root: HTTPMatchRequest, child: HTTPMatchRequest): HTTPMatchRequest | undefined {
+  const ru = root.uri;
+  const cu = child.uri;
+  if (ru && cu) {
+    const within = ru.prefix !== undefined ? (cu.prefix ?? cu.exact ?? '').startsWith(ru.prefix) : ru.exact !== undefined ? cu.exact === ru.exact : false;
+    if (!within) return undefined;
+  }
+  return {
+    ...root,
+    ...child,
+    ...(cu ?? ru ? { uri: cu ?? ru } : {}),
+    ...(root.headers || child.headers ? { headers: { ...root.headers, ...child.headers } } : {}),
+    ...(root.queryParams || child.queryParams ? { queryParams: { ...root.queryParams, ...child.queryParams } } : {}),
+    ...(root.withoutHeaders || child.withoutHeaders ? { withoutHeaders: { ...root.withoutHeaders, ...child.withoutHeaders } } : {}),
+  };
+}
+
+function mergeMatches(root: readonly HTTPMatchRequest[] | undefined, child: readonly HTTPMatchRequest[] | undefined): HTTPMatchRequest[] | undefined {
+  if (!root || root.length === 0) return child ? [...child] : [];
+  if (!child || child.length === 0) return [...root];
+  const out = root.flatMap((rm) => child.map((cm) => mergeMatch(rm, cm)).filter((m): m is HTTPMatchRequest => m !== undefined));
+  return out.length > 0 ? out : undefined;
+}
+
+/**
+ * The HTTP routes of a VirtualService with delegation expanded (Istio's delegate VirtualServices, one
+ * level): a route with `delegate` is replaced by the delegate's routes, each match merged with the
+ * root's; a missing delegate, or one that has hosts, contributes nothing.
+ */
+export function flatRoutes(ctx: PushContext, vs: Config): FlatRoute[] {
+  const out: FlatRoute[] = [];
+  for (const [index, r] of ((vs.spec as unknown as VirtualServiceSpec).http ?? []).entries()) {
+    if (!r.delegate) {
+      out.push({ r, owner: vs, index });
+      continue;
+    }
+    const ns = r.delegate.namespace ?? vs.metadata.namespace;
+    const child = ctx.configs.byIndex('kindNamespace', `VirtualService/${ns}`).find((c) => c.metadata.name === r.delegate!.name);
+    const childSpec = child?.spec as unknown as VirtualServiceSpec | undefined;
+    if (!child || (childSpec?.hosts ?? []).length > 0) continue;
+    for (const [j, cr] of (childSpec?.http ?? []).entries()) {
+      if (cr.delegate) continue;
+      const match = mergeMatches(r.match, cr.match);
+      if (match === undefined) continue;
+      out.push({ r: { ...cr, match }, owner: child, index: j, root: vs });
+    }
+  }
+  return out;
+}
+
 /** The Envoy routes of a VirtualService for one port, in order (one Envoy route per applicable match entry). */
 export function virtualServiceRoutes(b: Build, vs: Config): Record<string, unknown>[] {
-  const spec = vs.spec as unknown as VirtualServiceSpec;
   const routes: Record<string, unknown>[] = [];
-  for (const [i, r] of (spec.http ?? []).entries()) {
+  for (const { r, owner, index, root } of flatRoutes(b.ctx, vs)) {
     const entries = r.match && r.match.length > 0 ? r.match.filter((m) => matchApplies(m, b)) : [{} as HTTPMatchRequest];
     if (entries.length === 0) continue;
-    const body = routeBody(b, vs, r);
+    const body = routeBody(b, owner, r);
     if (!body) continue;
     const perFilter: Record<string, unknown> = {};
     const fault = faultConfig(r);
@@ -242,14 +300,14 @@ export function virtualServiceRoutes(b: Build, vs: Config): Record<string, unkno
     if (cors) perFilter[HTTP_FILTER.cors] = cors;
     for (const m of entries) {
       const route: Record<string, unknown> = {
-        name: m.name ? `${r.name ?? ''}.${m.name}` : r.name ?? `${vs.metadata.namespace}/${vs.metadata.name}/${i}`,
+        name: m.name ? `${r.name ?? ''}.${m.name}` : r.name ?? `${owner.metadata.namespace}/${owner.metadata.name}/${index}`,
         match: routeMatch(m),
         ...body,
-        decorator: { operation: `${vs.metadata.name}:${b.port}/*` },
+        decorator: { operation: `${owner.metadata.name}:${b.port}/*` },
         ...(Object.keys(perFilter).length > 0 ? { typedPerFilterConfig: perFilter } : {}),
       };
       headerFields(r.headers, route);
-      const meta = provenance([vs]);
+      const meta = provenance(root ? [owner, root] : [owner]);
       if (meta) route['metadata'] = meta;
       routes.push(route);
     }
