@@ -58,6 +58,27 @@ spec: { workloadSelector: { labels: { app: productpage } }, egress: [{ hosts: ["
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(scopeOf(c.yaml, c.labels), c.want));
 
+  it('given egress on a host whose VirtualService delegates should also see the delegate destinations', () => {
+    const yaml = `${withSidecar('{ egress: [{ hosts: ["./productpage.default.svc.cluster.local"] }] }')}
+---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: pp, namespace: default }
+spec:
+  hosts: [productpage]
+  http: [{ delegate: { name: pp-routes } }]
+---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: pp-routes, namespace: default }
+spec:
+  http: [{ route: [{ destination: { host: db.data.svc.cluster.local } }] }]
+`;
+    assert.deepEqual(scopeOf(yaml).hosts, ['db.data.svc.cluster.local', 'productpage.default.svc.cluster.local']);
+    const { proxy, snap } = sidecarAt(sidecarModel(yaml));
+    assert.deepEqual(checkConsistency(allSidecarResources(proxy, snap)), []);
+  });
+
   it('given egress ./* should leave the other namespace out of CDS and LDS, stay consistent, and pass the database through', () => {
     const { proxy, snap } = sidecarAt(sidecarModel(withSidecar('{ egress: [{ hosts: ["./*"] }] }')));
     const cfg = allSidecarResources(proxy, snap);

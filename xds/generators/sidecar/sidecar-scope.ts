@@ -54,17 +54,23 @@ export function egressHostSelects(entry: string, sidecarNs: string, svc: Service
   return host === '*' || hostMatches(host, svc.hostname);
 }
 
-/** The destination (and mirror) hosts of a VirtualService's HTTP, TCP and TLS routes, as FQDNs. */
-function destinationHosts(vs: Config, domain: string): string[] {
+/** The destination (and mirror) hosts of a VirtualService's HTTP, TCP and TLS routes (and of its delegates' HTTP routes), as FQDNs. */
+function destinationHosts(ctx: PushContext, vs: Config, depth = 0): string[] {
   const spec = vs.spec as unknown as VirtualServiceSpec;
   const hosts: string[] = [];
+  const out: string[] = [];
   for (const r of spec.http ?? []) {
     for (const d of r.route ?? []) hosts.push(d.destination.host);
     if (r.mirror) hosts.push(r.mirror.host);
     for (const m of r.mirrors ?? []) hosts.push(m.destination.host);
+    if (r.delegate && depth === 0) {
+      const ns = r.delegate.namespace ?? vs.metadata.namespace;
+      const child = ctx.configs.byIndex('kindNamespace', `VirtualService/${ns}`).find((c) => c.metadata.name === r.delegate!.name);
+      if (child) out.push(...destinationHosts(ctx, child, depth + 1));
+    }
   }
   for (const r of [...(spec.tcp ?? []), ...(spec.tls ?? [])]) for (const d of r.route ?? []) hosts.push(d.destination.host);
-  return hosts.map((h) => resolveShortName(h, vs.metadata.namespace, domain));
+  return [...out, ...hosts.map((h) => resolveShortName(h, vs.metadata.namespace, ctx.domain))];
 }
 
 const memo = new WeakMap<PushContext, Map<string, SidecarScope>>();
@@ -88,7 +94,7 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     const visibleSet = new Set(visible);
     for (const svc of scoped) {
       const vs = ctx.virtualService(svc.hostname, proxy.namespace);
-      for (const host of vs ? destinationHosts(vs, ctx.domain) : []) {
+      for (const host of vs ? destinationHosts(ctx, vs) : []) {
         const dest = ctx.service(host);
         if (dest && visibleSet.has(dest)) set.add(dest);
       }
