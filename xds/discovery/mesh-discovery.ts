@@ -1,7 +1,7 @@
 /**
  * The discovery pipeline of meshd, assembled: MeshModel (collections, debounce, PushContext snapshots)
- * -> GeneratorRegistry (the proxyless gRPC generators + XdsCache; Envoy sidecars and routers get theirs
- * when they are built) -> AdsServer, plus the debug routes (which see only the generator contract). The
+ * -> GeneratorRegistry (the proxyless gRPC generators + XdsCache, the dataplane sidecar generators; routers
+ * get theirs when they are built) -> AdsServer, plus the debug routes (which see only the generator contract). The
  * CLI creates it, registers `ads` on the discovery gRPC server, mounts `debugRoutes`, and connects the
  * sources (controllers/) with `connect`.
  */
@@ -16,6 +16,7 @@ import { XdsCache } from '../cache/xds-cache.js';
 import { debugRoutes, type DebugHandler } from '../debug/debug-routes.js';
 import { PushStatus } from '../debug/push-status.js';
 import { ProxylessGrpcGenerator, type GrpcGeneratorOptions } from '../generators/grpc-generator.js';
+import { SidecarGenerator } from '../generators/sidecar/sidecar-generator.js';
 import { AdsServer } from '../server/ads-server.js';
 import { randomNonceSeed, seededNonces } from '../server/nonce-source.js';
 import { GeneratorRegistry, type RegisteredProxy } from '../server/generator-registry.js';
@@ -90,6 +91,8 @@ export class MeshDiscovery {
   readonly model: MeshModel;
   /** The proxyless gRPC generator (and its cache). */
   readonly generator: ProxylessGrpcGenerator;
+  /** The dataplane sidecar generators (proxy type `sidecar` without GENERATOR metadata). */
+  readonly sidecarGenerator: SidecarGenerator;
   /** Generators by proxy kind and type URL; what the ADS server generates with. */
   readonly registry = new GeneratorRegistry();
   readonly ads: AdsServer<RegisteredProxy>;
@@ -112,6 +115,8 @@ export class MeshDiscovery {
     const cache = new XdsCache({ maxSize: o.generator.cacheSize ?? 60000, metrics: cacheMetricsFrom(o.metrics) });
     this.generator = new ProxylessGrpcGenerator({ ...o.generator, cache });
     this.generator.register(this.registry);
+    this.sidecarGenerator = new SidecarGenerator({ sendUnhealthyEndpoints: o.generator.sendUnhealthyEndpoints });
+    this.sidecarGenerator.register(this.registry);
     this.ads = new AdsServer<RegisteredProxy>({
       ...o.transport,
       generator: this.registry,

@@ -1,0 +1,144 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk built Envoy objects */
+import assert from 'node:assert/strict';
+import { buildSidecarClusters } from './cluster-builder.js';
+import { sidecarAt, sidecarModel, SIDECAR_MESH } from './testing/sidecar-mesh.js';
+
+function clusters(yaml = SIDECAR_MESH, mesh = {}): Map<string, any> {
+  const { proxy, snap } = sidecarAt(sidecarModel(yaml, mesh));
+  return new Map(buildSidecarClusters(snap.pushContext, proxy, { endpoints: snap.endpoints }).map((c) => [c['name'] as string, c]));
+}
+
+const REVIEWS = 'reviews.default.svc.cluster.local';
+const tlsOf = (c: any): any => c.transportSocket.typedConfig;
+
+describe('sidecar cluster builder', () => {
+  const all = clusters();
+  const cases: { name: string; cluster: string; check: (c: any) => void }[] = [
+    {
+      name: 'given a service port should serve an EDS cluster over ADS named outbound|<port>||<host>',
+      cluster: `outbound|9080||${REVIEWS}`,
+      check: (c) => {
+        assert.equal(c.type, 'EDS');
+        assert.deepEqual(c.edsClusterConfig, { edsConfig: { ads: {}, resourceApiVersion: 'V3', initialFetchTimeout: { seconds: 0, nanos: 0 } }, serviceName: `outbound|9080||${REVIEWS}` });
+      },
+    },
+    {
+      name: 'given a DestinationRule connection pool should set circuit breakers, connect timeout and idle timeout',
+      cluster: `outbound|9080||${REVIEWS}`,
+      check: (c) => {
+        const t = c.circuitBreakers.thresholds[0];
+        assert.deepEqual([t.maxConnections.value, t.maxPendingRequests.value, t.maxRequests.value], [100, 10, 4294967295]);
+        assert.deepEqual(c.connectTimeout, { seconds: 3, nanos: 0 });
+        const opts = c.typedExtensionProtocolOptions['envoy.extensions.upstreams.http.v3.HttpProtocolOptions'];
+        assert.deepEqual(opts.commonHttpProtocolOptions.idleTimeout, { seconds: 30, nanos: 0 });
+        assert.deepEqual(opts.explicitHttpConfig, { httpProtocolOptions: {} });
+      },
+    },
+    {
+      name: 'given outlier detection should eject on consecutive 5xx with the interval, ejection time and percent',
+      cluster: `outbound|9080|v1|${REVIEWS}`,
+      check: (c) => {
+        assert.equal(c.outlierDetection.consecutive_5xx.value, 5);
+        assert.equal(c.outlierDetection.enforcingConsecutive_5xx.value, 100);
+        assert.deepEqual(c.outlierDetection.interval, { seconds: 10, nanos: 0 });
+        assert.equal(c.outlierDetection.maxEjectionPercent.value, 50);
+      },
+    },
+    {
+      name: 'given MESH_MUTUAL should originate mTLS with SDS default and ROOTCA, Istio SNI and the endpoints identity',
+      cluster: `outbound|9080|v1|${REVIEWS}`,
+      check: (c) => {
+        const tls = tlsOf(c);
+        assert.equal(tls.sni, `outbound_.9080_.v1_.${REVIEWS}`);
+        assert.equal(tls.commonTlsContext.tlsCertificateSdsSecretConfigs[0].name, 'default');
+        assert.equal(tls.commonTlsContext.tlsCertificateSdsSecretConfigs[0].sdsConfig.apiConfigSource.grpcServices[0].envoyGrpc.clusterName, 'sds-grpc');
+        assert.equal(tls.commonTlsContext.combinedValidationContext.validationContextSdsSecretConfig.name, 'ROOTCA');
+        assert.deepEqual(tls.commonTlsContext.combinedValidationContext.defaultValidationContext.matchSubjectAltNames, [{ exact: 'spiffe://cluster.local/ns/default/sa/reviews' }]);
+        assert.deepEqual(tls.commonTlsContext.alpnProtocols, ['mesh-peer-exchange', 'mesh']);
+      },
+    },
+    { name: 'given no load balancer should use LEAST_REQUEST as Istio does', cluster: `outbound|9080|v1|${REVIEWS}`, check: (c) => assert.equal(c.lbPolicy, 'LEAST_REQUEST') },
+    {
+      name: 'given a subset with consistent hash should use RING_HASH with the default ring size',
+      cluster: `outbound|9080|v2|${REVIEWS}`,
+      check: (c) => {
+        assert.equal(c.lbPolicy, 'RING_HASH');
+        assert.equal(c.ringHashLbConfig.minimumRingSize.value, 1024);
+      },
+    },
+    {
+      name: 'given a mesh service without DestinationRule TLS should use auto mTLS socket matches on tlsMode',
+      cluster: 'outbound|9080||productpage.default.svc.cluster.local',
+      check: (c) => {
+        assert.equal(c.transportSocket, undefined);
+        assert.deepEqual(c.transportSocketMatches.map((m: any) => m.name), ['tlsMode-mesh', 'tlsMode-disabled']);
+        assert.deepEqual(c.transportSocketMatches[0].match, { fields: { tlsMode: { stringValue: 'mesh' } } });
+      },
+    },
+    {
+      name: 'given a DNS ServiceEntry should use STRICT_DNS with the host as its endpoint',
+      cluster: 'outbound|443||api.example.com',
+      check: (c) => {
+        assert.equal(c.type, 'STRICT_DNS');
+        assert.deepEqual(c.loadAssignment.endpoints[0].lbEndpoints[0].endpoint.address.socketAddress, { address: 'api.example.com', portValue: 443 });
+        assert.equal(c.transportSocketMatches, undefined, 'no auto mTLS to MESH_EXTERNAL');
+      },
+    },
+    {
+      name: 'given the proxy own service port should serve inbound|<port>|| to the original destination bound to 127.0.0.6',
+      cluster: 'inbound|9080||',
+      check: (c) => {
+        assert.equal(c.type, 'ORIGINAL_DST');
+        assert.equal(c.lbPolicy, 'CLUSTER_PROVIDED');
+        assert.equal(c.upstreamBindConfig.sourceAddress.address, '127.0.0.6');
+        assert.equal(c.originalDstLbConfig.upstreamPortOverride.value, 9080);
+      },
+    },
+    { name: 'given any mesh should serve PassthroughCluster as ORIGINAL_DST', cluster: 'PassthroughCluster', check: (c) => assert.equal(c.type, 'ORIGINAL_DST') },
+    { name: 'given any mesh should serve BlackHoleCluster as STATIC without endpoints', cluster: 'BlackHoleCluster', check: (c) => assert.deepEqual([c.type, c.loadAssignment], ['STATIC', undefined]) },
+    {
+      name: 'given a DestinationRule should name it in the cluster provenance metadata',
+      cluster: `outbound|9080|v1|${REVIEWS}`,
+      check: (c) => {
+        const f = c.metadata.filterMetadata.mesh.fields;
+        assert.equal(f.config.stringValue, '/apis/networking.mesh.io/v1/namespaces/default/destination-rule/reviews');
+        assert.deepEqual(f.sources.listValue.values, [{ stringValue: 'DestinationRule/default/reviews@2' }]);
+        assert.equal(f.subset.stringValue, 'v1');
+      },
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const cl = all.get(c.cluster);
+      assert.ok(cl, `cluster ${c.cluster} among ${[...all.keys()].join(', ')}`);
+      c.check(cl);
+    });
+  }
+
+  it('given load balancer simple ROUND_ROBIN with warmup and maglev hashing should set them', () => {
+    const yaml = `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: pp, namespace: default }
+spec:
+  host: productpage.default.svc.cluster.local
+  trafficPolicy: { loadBalancer: { simple: ROUND_ROBIN, warmupDurationSecs: 60s }, tls: { mode: DISABLE } }
+  subsets: [{ name: m, labels: { app: productpage }, trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true, maglev: { tableSize: 65537 } } } } }]
+`;
+    const got = clusters(yaml);
+    const rr = got.get('outbound|9080||productpage.default.svc.cluster.local');
+    assert.equal(rr.lbPolicy, 'ROUND_ROBIN');
+    assert.deepEqual(rr.roundRobinLbConfig.slowStartConfig.slowStartWindow, { seconds: 60, nanos: 0 });
+    assert.equal(rr.transportSocket, undefined, 'tls DISABLE: plaintext');
+    assert.equal(rr.transportSocketMatches, undefined, 'tls DISABLE wins over auto mTLS');
+    const mg = got.get('outbound|9080|m|productpage.default.svc.cluster.local');
+    assert.deepEqual([mg.lbPolicy, mg.maglevLbConfig.tableSize.value], ['MAGLEV', 65537]);
+  });
+
+  it('given a Sidecar-less proxy in another namespace should not see services exported only to their namespace', () => {
+    const yaml = SIDECAR_MESH.replace('addresses: [10.96.0.30]', 'addresses: [10.96.0.30]\n  exportTo: ["."]');
+    assert.equal(clusters(yaml).has('outbound|5432||db.data.svc.cluster.local'), false);
+    assert.equal(clusters().has('outbound|5432||db.data.svc.cluster.local'), true);
+  });
+});

@@ -1,0 +1,275 @@
+/**
+ * Clusters of a dataplane sidecar (Istio's cluster_builder.go): `outbound|<port>|<subset>|<host>` per
+ * visible service port and DestinationRule subset (EDS over ADS; STRICT_DNS / LOGICAL_DNS for DNS
+ * resolution; ORIGINAL_DST for NONE), `inbound|<port>||` per port of the proxy's own service instances,
+ * and PassthroughCluster, BlackHoleCluster, InboundPassthroughCluster. DestinationRule traffic policy:
+ * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS.
+ */
+import type { Config, EndpointView, PushContext, Proxy, Service, ServiceInstance, ServicePort } from '../../../core/index.js';
+import type { DestinationRuleSpec, TrafficPolicy } from '../../../crds/index.js';
+import { effectivePolicy } from '../grpc/cluster-builder.js';
+import { any, duration, outboundClusterName } from '../grpc/envoy.js';
+import { clusterTls } from './cluster-tls.js';
+import { sidecarScope } from './sidecar-scope.js';
+import {
+  ADS,
+  BLACKHOLE_CLUSTER,
+  ENVOY,
+  INBOUND_BIND_ADDRESS,
+  INBOUND_PASSTHROUGH_CLUSTER,
+  inboundClusterName,
+  PASSTHROUGH_CLUSTER,
+  provenance,
+} from './sidecar-names.js';
+
+/** Envoy's "no limit" for circuit breakers, as Istio sets by default. */
+const MAX_UINT32 = 4294967295;
+
+/** Istio's default circuit breaker thresholds (everything unlimited, remaining tracked). */
+function defaultThresholds(): Record<string, unknown> {
+  return { maxConnections: { value: MAX_UINT32 }, maxPendingRequests: { value: MAX_UINT32 }, maxRequests: { value: MAX_UINT32 }, maxRetries: { value: MAX_UINT32 }, trackRemaining: true };
+}
+
+/** Whether a port speaks HTTP/2 to its upstream (gRPC, HTTP2). */
+export function isHttp2(p: ServicePort): boolean {
+  return p.protocol === 'GRPC' || p.protocol === 'HTTP2' || p.protocol === 'GRPC-WEB';
+}
+
+/** Whether a port is served through the HTTP connection manager. */
+export function isHttpPort(p: ServicePort): boolean {
+  return p.protocol === 'HTTP' || isHttp2(p);
+}
+
+/** The subsets of the DestinationRule for a host as seen from the proxy. */
+export function subsetsOf(dr: Config | undefined): NonNullable<DestinationRuleSpec['subsets']> {
+  return (dr?.spec as unknown as DestinationRuleSpec | undefined)?.subsets ?? [];
+}
+
+/** The proxy's own service instances (endpoints whose address is one of the proxy's IPs). */
+export function proxyInstances(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): ServiceInstance[] {
+  if (proxy.ipAddresses.length === 0) return [];
+  const ips = new Set(proxy.ipAddresses);
+  const out: ServiceInstance[] = [];
+  for (const svc of ctx.services) for (const i of endpoints.instances(svc.hostname)) if (ips.has(i.address)) out.push(i);
+  return out;
+}
+
+function applyConnectionPool(c: Record<string, unknown>, policy: TrafficPolicy, port: ServicePort): void {
+  const cp = policy.connectionPool;
+  const thresholds = defaultThresholds();
+  if (cp?.tcp?.maxConnections !== undefined) thresholds['maxConnections'] = { value: cp.tcp.maxConnections };
+  if (cp?.http?.http1MaxPendingRequests !== undefined) thresholds['maxPendingRequests'] = { value: cp.http.http1MaxPendingRequests };
+  if (cp?.http?.http2MaxRequests !== undefined) thresholds['maxRequests'] = { value: cp.http.http2MaxRequests };
+  if (cp?.http?.maxRetries !== undefined) thresholds['maxRetries'] = { value: cp.http.maxRetries };
+  c['circuitBreakers'] = { thresholds: [thresholds] };
+  if (cp?.tcp?.connectTimeout) c['connectTimeout'] = duration(cp.tcp.connectTimeout);
+  const ka = cp?.tcp?.tcpKeepalive;
+  if (ka) {
+    c['upstreamConnectionOptions'] = {
+      tcpKeepalive: {
+        ...(ka.probes !== undefined ? { keepaliveProbes: { value: ka.probes } } : {}),
+        ...(ka.time ? { keepaliveTime: { value: Math.floor(duration(ka.time).seconds) } } : {}),
+        ...(ka.interval ? { keepaliveInterval: { value: Math.floor(duration(ka.interval).seconds) } } : {}),
+      },
+    };
+  }
+  const common: Record<string, unknown> = {};
+  if (cp?.http?.idleTimeout) common['idleTimeout'] = duration(cp.http.idleTimeout);
+  if (cp?.tcp?.maxConnectionDuration) common['maxConnectionDuration'] = duration(cp.tcp.maxConnectionDuration);
+  if (cp?.http?.maxRequestsPerConnection) common['maxRequestsPerConnection'] = { value: cp.http.maxRequestsPerConnection };
+  const h2 = isHttp2(port) || cp?.http?.h2UpgradePolicy === 'UPGRADE';
+  const options: Record<string, unknown> = {};
+  if (Object.keys(common).length > 0) options['commonHttpProtocolOptions'] = common;
+  if (cp?.http?.useClientProtocol) options['useDownstreamProtocolConfig'] = { httpProtocolOptions: {}, http2ProtocolOptions: {} };
+  else if (h2) options['explicitHttpConfig'] = { http2ProtocolOptions: cp?.http?.maxConcurrentStreams ? { maxConcurrentStreams: { value: cp.http.maxConcurrentStreams } } : {} };
+  // NOTE: Envoy requires one upstream protocol choice whenever these options are set.
+  else if (Object.keys(options).length > 0) options['explicitHttpConfig'] = { httpProtocolOptions: {} };
+  if (Object.keys(options).length > 0 && (isHttpPort(port) || h2 || cp?.http)) {
+    c['typedExtensionProtocolOptions'] = { ['envoy.extensions.upstreams.http.v3.HttpProtocolOptions']: any(ENVOY.httpProtocolOptions, options) };
+  }
+}
+
+function applyOutlierDetection(c: Record<string, unknown>, policy: TrafficPolicy): void {
+  const od = policy.outlierDetection;
+  if (!od) return;
+  const out: Record<string, unknown> = { enforcingSuccessRate: { value: 0 } };
+  // NOTE: as Istio: a consecutive-5xx limit of 0 (or unset) turns that ejection off, not "eject at once".
+  if (od.consecutive5xxErrors) {
+    out['consecutive_5xx'] = { value: od.consecutive5xxErrors };
+    out['enforcingConsecutive_5xx'] = { value: 100 };
+  } else {
+    out['enforcingConsecutive_5xx'] = { value: 0 };
+  }
+  if (od.consecutiveGatewayErrors) {
+    out['consecutiveGatewayFailure'] = { value: od.consecutiveGatewayErrors };
+    out['enforcingConsecutiveGatewayFailure'] = { value: 100 };
+  }
+  if (od.splitExternalLocalOriginErrors) {
+    out['splitExternalLocalOriginErrors'] = true;
+    if (od.consecutiveLocalOriginFailures) {
+      out['consecutiveLocalOriginFailure'] = { value: od.consecutiveLocalOriginFailures };
+      out['enforcingConsecutiveLocalOriginFailure'] = { value: 100 };
+    }
+  }
+  if (od.interval) out['interval'] = duration(od.interval);
+  if (od.baseEjectionTime) out['baseEjectionTime'] = duration(od.baseEjectionTime);
+  if (od.maxEjectionPercent !== undefined) out['maxEjectionPercent'] = { value: od.maxEjectionPercent };
+  c['outlierDetection'] = out;
+  const common = (c['commonLbConfig'] ??= {}) as Record<string, unknown>;
+  if (od.minHealthPercent !== undefined) common['healthyPanicThreshold'] = { value: od.minHealthPercent };
+}
+
+function applyLoadBalancer(c: Record<string, unknown>, policy: TrafficPolicy): void {
+  const lb = policy.loadBalancer;
+  const ch = lb?.consistentHash;
+  const warmup = lb?.warmupDurationSecs ? { slowStartConfig: { slowStartWindow: duration(lb.warmupDurationSecs) } } : undefined;
+  if (ch) {
+    if (ch.maglev) {
+      c['lbPolicy'] = 'MAGLEV';
+      if (ch.maglev.tableSize) c['maglevLbConfig'] = { tableSize: { value: ch.maglev.tableSize } };
+    } else {
+      c['lbPolicy'] = 'RING_HASH';
+      // NOTE: Istio's default minimum ring size is 1024.
+      c['ringHashLbConfig'] = { minimumRingSize: { value: ch.ringHash?.minimumRingSize ?? ch.minimumRingSize ?? 1024 } };
+    }
+    return;
+  }
+  switch (lb?.simple) {
+    case 'ROUND_ROBIN':
+      c['lbPolicy'] = 'ROUND_ROBIN';
+      if (warmup) c['roundRobinLbConfig'] = warmup;
+      return;
+    case 'RANDOM':
+      c['lbPolicy'] = 'RANDOM';
+      return;
+    case 'PASSTHROUGH':
+      c['lbPolicy'] = 'CLUSTER_PROVIDED';
+      c['type'] = 'ORIGINAL_DST';
+      delete c['edsClusterConfig'];
+      return;
+    default:
+      // NOTE: Istio's default (UNSPECIFIED, LEAST_CONN, LEAST_REQUEST) is LEAST_REQUEST.
+      c['lbPolicy'] = 'LEAST_REQUEST';
+      if (warmup) c['leastRequestLbConfig'] = warmup;
+  }
+}
+
+/** Options of the cluster builder. */
+export interface SidecarClusterOptions {
+  readonly endpoints: EndpointView;
+}
+
+/** One outbound cluster for a service port and subset (subset '' for the service itself). */
+export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Service, port: ServicePort, subset: string, endpoints: EndpointView): Record<string, unknown> {
+  const name = outboundClusterName(port.port, subset, svc.hostname);
+  const dr = ctx.destinationRule(svc.hostname, proxy.namespace);
+  const policy = effectivePolicy(dr, subset, port.port);
+  const c: Record<string, unknown> = { name, connectTimeout: duration(ctx.meshConfig.connectTimeout) };
+  const instances = endpoints.instances(svc.hostname).filter((i) => i.servicePort === port.port);
+  if (svc.resolution === 'DNS' || svc.resolution === 'DNS_ROUND_ROBIN') {
+    c['type'] = svc.resolution === 'DNS' ? 'STRICT_DNS' : 'LOGICAL_DNS';
+    c['dnsLookupFamily'] = 'V4_ONLY';
+    c['dnsRefreshRate'] = duration(ctx.meshConfig.dnsRefreshRate);
+    c['respectDnsTtl'] = true;
+    const targets = instances.length > 0 ? instances.map((i) => ({ address: i.address, port: i.port })) : [{ address: svc.hostname, port: port.port }];
+    const lbEndpoints = (svc.resolution === 'DNS_ROUND_ROBIN' ? targets.slice(0, 1) : targets).map((t) => ({
+      endpoint: { address: { socketAddress: { address: t.address, portValue: t.port } } },
+    }));
+    c['loadAssignment'] = { clusterName: name, endpoints: [{ lbEndpoints }] };
+  } else if (svc.resolution === 'NONE') {
+    c['type'] = 'ORIGINAL_DST';
+  } else {
+    c['type'] = 'EDS';
+    c['edsClusterConfig'] = { edsConfig: ADS, serviceName: name };
+  }
+  applyConnectionPool(c, policy, port);
+  applyLoadBalancer(c, policy);
+  if (c['type'] === 'ORIGINAL_DST') c['lbPolicy'] = 'CLUSTER_PROVIDED';
+  applyOutlierDetection(c, policy);
+  c['commonLbConfig'] ??= {};
+  const tls = clusterTls(ctx, svc, policy.tls, { port: port.port, subset }, instances.map((i) => i.serviceAccount));
+  if (tls.kind === 'socket') c['transportSocket'] = tls.transportSocket;
+  if (tls.kind === 'auto') c['transportSocketMatches'] = tls.transportSocketMatches;
+  const meta = provenance([dr], { services: [{ host: svc.hostname, name: svc.hostname.split('.')[0] ?? svc.hostname, namespace: svc.namespace }], default_original_port: port.port, ...(subset ? { subset } : {}) });
+  if (meta) c['metadata'] = meta;
+  return c;
+}
+
+/** Every outbound cluster of the services in the proxy's scope (exportTo, Sidecar egress): per port, plain and per subset. */
+export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const svc of sidecarScope(ctx, proxy).services) {
+    const subsets = subsetsOf(ctx.destinationRule(svc.hostname, proxy.namespace));
+    for (const p of svc.ports) {
+      out.push(buildOutboundCluster(ctx, proxy, svc, p, '', endpoints));
+      for (const s of subsets) out.push(buildOutboundCluster(ctx, proxy, svc, p, s.name, endpoints));
+    }
+  }
+  return out;
+}
+
+/** One inbound port of the proxy: the service port, the application's (target) port, its name and protocol. */
+export interface InboundPort {
+  readonly servicePort: number;
+  readonly targetPort: number;
+  readonly name: string;
+  readonly protocol: ServicePort['protocol'];
+}
+
+/** The distinct inbound (target) ports of the proxy from its own instances, with the protocol of their service port. */
+export function inboundPorts(ctx: PushContext, instances: readonly ServiceInstance[]): InboundPort[] {
+  const seen = new Map<number, InboundPort>();
+  for (const i of instances) {
+    if (seen.has(i.port)) continue;
+    const protocol = ctx.service(i.hostname)?.ports.find((p) => p.port === i.servicePort)?.protocol ?? 'TCP';
+    seen.set(i.port, { servicePort: i.servicePort, targetPort: i.port, name: i.servicePortName, protocol });
+  }
+  return [...seen.values()].sort((a, b) => a.targetPort - b.targetPort);
+}
+
+/** `inbound|<port>||`: ORIGINAL_DST to the application's port, bound to 127.0.0.6 (as Istio). */
+export function buildInboundCluster(ctx: PushContext, targetPort: number): Record<string, unknown> {
+  return {
+    name: inboundClusterName(targetPort),
+    type: 'ORIGINAL_DST',
+    lbPolicy: 'CLUSTER_PROVIDED',
+    connectTimeout: duration(ctx.meshConfig.connectTimeout),
+    circuitBreakers: { thresholds: [defaultThresholds()] },
+    commonLbConfig: {},
+    upstreamBindConfig: { sourceAddress: { address: INBOUND_BIND_ADDRESS, portValue: 0 } },
+    originalDstLbConfig: { upstreamPortOverride: { value: targetPort } },
+  };
+}
+
+/** PassthroughCluster, BlackHoleCluster and InboundPassthroughCluster. */
+export function buildSpecialClusters(ctx: PushContext): Record<string, unknown>[] {
+  const connectTimeout = duration(ctx.meshConfig.connectTimeout);
+  return [
+    { name: BLACKHOLE_CLUSTER, type: 'STATIC', connectTimeout },
+    {
+      name: INBOUND_PASSTHROUGH_CLUSTER,
+      type: 'ORIGINAL_DST',
+      lbPolicy: 'CLUSTER_PROVIDED',
+      connectTimeout,
+      circuitBreakers: { thresholds: [defaultThresholds()] },
+      upstreamBindConfig: { sourceAddress: { address: INBOUND_BIND_ADDRESS, portValue: 0 } },
+    },
+    {
+      name: PASSTHROUGH_CLUSTER,
+      type: 'ORIGINAL_DST',
+      lbPolicy: 'CLUSTER_PROVIDED',
+      connectTimeout,
+      circuitBreakers: { thresholds: [defaultThresholds()] },
+      typedExtensionProtocolOptions: {
+        'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': any(ENVOY.httpProtocolOptions, { useDownstreamProtocolConfig: { httpProtocolOptions: {}, http2ProtocolOptions: {} } }),
+      },
+    },
+  ];
+}
+
+/** Every cluster of a sidecar, sorted by name (names are unique: outbound, inbound and special names do not overlap). */
+export function buildSidecarClusters(ctx: PushContext, proxy: Proxy, opts: SidecarClusterOptions): Record<string, unknown>[] {
+  const inbound = inboundPorts(ctx, proxyInstances(ctx, proxy, opts.endpoints)).map((p) => buildInboundCluster(ctx, p.targetPort));
+  const all = [...buildOutboundClusters(ctx, proxy, opts.endpoints), ...inbound, ...buildSpecialClusters(ctx)];
+  return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
+}

@@ -1,0 +1,114 @@
+/**
+ * Client TLS of sidecar clusters (Istio's cluster_tls.go): the DestinationRule's `tls` modes DISABLE,
+ * SIMPLE, MUTUAL and MESH_MUTUAL, and auto mTLS (transport socket matches on the endpoints' tlsMode
+ * metadata). MESH_MUTUAL and auto mTLS read the workload certificate (`default`) and the root of trust
+ * (`ROOTCA`) over SDS from the agent; SIMPLE/MUTUAL with `credentialName` read that secret over SDS;
+ * with file paths they read files.
+ */
+import type { PushContext, Service } from '../../../core/index.js';
+import type { ClientTLSSettings } from '../../../crds/index.js';
+import { any } from '../grpc/envoy.js';
+import { ENVOY, MESH_ALPN, SDS_SECRET, sdsSecret, struct, TLS_MODE_MESH } from './sidecar-names.js';
+
+/** The SNI Istio sets for mesh mTLS: `outbound_.<port>_.<subset>_.<host>`. */
+export function meshSni(port: number, subset: string, host: string): string {
+  return `outbound_.${port}_.${subset}_.${host}`;
+}
+
+function sanMatchers(sans: readonly string[]): Record<string, unknown> {
+  return sans.length > 0 ? { matchSubjectAltNames: sans.map((s) => ({ exact: s })) } : {};
+}
+
+/** The mesh mTLS transport socket: SDS identity `default`, validation by `ROOTCA` and the expected SANs. */
+export function meshMtlsSocket(sans: readonly string[], sni: string): Record<string, unknown> {
+  return {
+    name: 'envoy.transport_sockets.tls',
+    typedConfig: any(ENVOY.upstreamTls, {
+      commonTlsContext: {
+        tlsCertificateSdsSecretConfigs: [sdsSecret(SDS_SECRET.identity)],
+        combinedValidationContext: {
+          defaultValidationContext: sanMatchers(sans),
+          validationContextSdsSecretConfig: sdsSecret(SDS_SECRET.root),
+        },
+        alpnProtocols: [...MESH_ALPN],
+      },
+      sni,
+    }),
+  };
+}
+
+/** The transport socket for SIMPLE or MUTUAL origination from the DestinationRule's settings. */
+export function originationSocket(tls: ClientTLSSettings, sniDefault: string): Record<string, unknown> {
+  const common: Record<string, unknown> = {};
+  const sans = tls.subjectAltNames ?? [];
+  if (tls.credentialName) {
+    // NOTE: Istio names the CA secret of a credential `<name>-cacert`.
+    if (tls.mode === 'MUTUAL') common['tlsCertificateSdsSecretConfigs'] = [sdsSecret(`kubernetes://${tls.credentialName}`)];
+    if (!tls.insecureSkipVerify) {
+      common['combinedValidationContext'] = {
+        defaultValidationContext: sanMatchers(sans),
+        validationContextSdsSecretConfig: sdsSecret(`kubernetes://${tls.credentialName}-cacert`),
+      };
+    }
+  } else {
+    if (tls.mode === 'MUTUAL' && tls.clientCertificate && tls.privateKey) {
+      common['tlsCertificates'] = [{ certificateChain: { filename: tls.clientCertificate }, privateKey: { filename: tls.privateKey } }];
+    }
+    if (!tls.insecureSkipVerify && tls.caCertificates) {
+      common['validationContext'] = { trustedCa: { filename: tls.caCertificates }, ...sanMatchers(sans) };
+    }
+  }
+  return {
+    name: 'envoy.transport_sockets.tls',
+    typedConfig: any(ENVOY.upstreamTls, { commonTlsContext: common, sni: tls.sni ?? sniDefault }),
+  };
+}
+
+/** The SANs a client expects from a service's endpoints: the DestinationRule's, else the endpoints' SPIFFE identities. */
+export function expectedSans(ctx: PushContext, svc: Service, serviceAccounts: Iterable<string>, tls: ClientTLSSettings | undefined): string[] {
+  if (tls?.subjectAltNames && tls.subjectAltNames.length > 0) return [...tls.subjectAltNames];
+  const sans = new Set<string>(svc.serviceAccounts);
+  for (const sa of serviceAccounts) if (sa) sans.add(sa.startsWith('spiffe://') ? sa : ctx.spiffeId(svc.namespace, sa));
+  return [...sans].sort();
+}
+
+/** What TLS a cluster gets: a fixed transport socket, auto mTLS socket matches, or none. */
+export type ClusterTls =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'socket'; readonly transportSocket: Record<string, unknown> }
+  | { readonly kind: 'auto'; readonly transportSocketMatches: readonly Record<string, unknown>[] };
+
+/**
+ * The TLS of an outbound cluster. With a DestinationRule `tls.mode`, that mode; without one and with
+ * auto mTLS on, a MESH_INTERNAL service whose namespace does not DISABLE mTLS gets socket matches:
+ * mesh mTLS for endpoints labelled tlsMode `mesh` (they run a sidecar), plaintext for the others.
+ */
+export function clusterTls(
+  ctx: PushContext,
+  svc: Service,
+  tls: ClientTLSSettings | undefined,
+  at: { port: number; subset: string },
+  serviceAccounts: Iterable<string>,
+): ClusterTls {
+  const sni = meshSni(at.port, at.subset, svc.hostname);
+  switch (tls?.mode) {
+    case 'DISABLE':
+      return { kind: 'none' };
+    case 'MESH_MUTUAL':
+      return { kind: 'socket', transportSocket: meshMtlsSocket(expectedSans(ctx, svc, serviceAccounts, tls), sni) };
+    case 'SIMPLE':
+    case 'MUTUAL':
+      return { kind: 'socket', transportSocket: originationSocket(tls, svc.hostname) };
+    default:
+      break;
+  }
+  if (!ctx.meshConfig.enableAutoMtls || svc.location !== 'MESH_INTERNAL') return { kind: 'none' };
+  if (ctx.mtlsMode(svc.namespace, {}, at.port) === 'DISABLE') return { kind: 'none' };
+  return {
+    kind: 'auto',
+    transportSocketMatches: [
+      { name: `tlsMode-${TLS_MODE_MESH}`, match: struct({ tlsMode: TLS_MODE_MESH }), transportSocket: meshMtlsSocket(expectedSans(ctx, svc, serviceAccounts, tls), sni) },
+      { name: 'tlsMode-disabled', match: struct({}), transportSocket: { name: 'envoy.transport_sockets.raw_buffer', typedConfig: any(ENVOY.rawBuffer, {}) } },
+    ],
+  };
+}

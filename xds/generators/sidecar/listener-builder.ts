@@ -1,0 +1,237 @@
+/**
+ * Listeners of a dataplane sidecar (Istio's listener.go / listener_builder.go):
+ * - `virtualOutbound` on 0.0.0.0:15001 (use_original_dst): traffic to no known listener goes to
+ *   PassthroughCluster (ALLOW_ANY) or BlackHoleCluster (REGISTRY_ONLY);
+ * - `virtualInbound` on 0.0.0.0:15006 (original_dst, tls_inspector, http_inspector): per inbound port a
+ *   mesh mTLS chain and/or a plaintext chain by the PeerAuthentication mode, then passthrough chains;
+ * - outbound listeners per service port (bind_to_port false): HTTP ports share `0.0.0.0_<port>` (HCM
+ *   with RDS route configuration `<port>`); TCP and TLS ports: see tcp-listener-builder.ts.
+ */
+import type { EndpointView, MtlsMode, PushContext, Proxy, Service } from '../../../core/index.js';
+import { any } from '../grpc/envoy.js';
+import { sidecarScope } from './sidecar-scope.js';
+import { isTlsPort, tcpChain, tlsChains, tlsListenerFilters } from './tcp-listener-builder.js';
+import { inboundPorts, isHttpPort, proxyInstances, type InboundPort } from './cluster-builder.js';
+import {
+  ADS,
+  BLACKHOLE_CLUSTER,
+  ENVOY,
+  HTTP_FILTER,
+  INBOUND_PASSTHROUGH_CLUSTER,
+  inboundClusterName,
+  MESH_ALPN,
+  PASSTHROUGH_CLUSTER,
+  provenance,
+  SDS_SECRET,
+  sdsSecret,
+  VIRTUAL_INBOUND,
+  VIRTUAL_INBOUND_PORT,
+  VIRTUAL_OUTBOUND,
+  VIRTUAL_OUTBOUND_PORT,
+} from './sidecar-names.js';
+
+function address(ip: string, port: number): Record<string, unknown> {
+  return { socketAddress: { address: ip, portValue: port } };
+}
+
+/** A tcp_proxy network filter to a cluster. */
+export function tcpProxy(cluster: string, statPrefix = cluster): Record<string, unknown> {
+  return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix, cluster }) };
+}
+
+/** The HTTP filters of a sidecar HCM: fault, cors, router (as Istio orders them; authz filters slot in before fault). */
+function httpFilters(): Record<string, unknown>[] {
+  return [
+    { name: HTTP_FILTER.fault, typedConfig: any(ENVOY.fault, {}) },
+    { name: HTTP_FILTER.cors, typedConfig: any(ENVOY.cors, {}) },
+    { name: HTTP_FILTER.router, typedConfig: any(ENVOY.router, {}) },
+  ];
+}
+
+/** An HTTP connection manager reading route configuration `routeName` over ADS. */
+export function outboundHcm(statPrefix: string, routeName: string): Record<string, unknown> {
+  return {
+    name: 'envoy.filters.network.http_connection_manager',
+    typedConfig: any(ENVOY.hcm, {
+      statPrefix,
+      rds: { configSource: ADS, routeConfigName: routeName },
+      httpFilters: httpFilters(),
+      useRemoteAddress: { value: false },
+      normalizePath: { value: true },
+      pathWithEscapedSlashesAction: 'KEEP_UNCHANGED',
+      streamIdleTimeout: { seconds: 0, nanos: 0 },
+    }),
+  };
+}
+
+/** The inbound HCM with its inline route configuration `inbound|<port>||` to the inbound cluster. */
+function inboundHcm(p: InboundPort): Record<string, unknown> {
+  const cluster = inboundClusterName(p.targetPort);
+  return {
+    name: 'envoy.filters.network.http_connection_manager',
+    typedConfig: any(ENVOY.hcm, {
+      statPrefix: `inbound_0.0.0.0_${p.targetPort}`,
+      routeConfig: {
+        name: cluster,
+        virtualHosts: [
+          {
+            name: `inbound|http|${p.servicePort}`,
+            domains: ['*'],
+            routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster, timeout: { seconds: 0, nanos: 0 }, maxStreamDuration: { maxStreamDuration: { seconds: 0, nanos: 0 }, grpcTimeoutHeaderMax: { seconds: 0, nanos: 0 } } }, decorator: { operation: `${cluster}/*` } }],
+          },
+        ],
+        validateClusters: { value: false },
+      },
+      httpFilters: httpFilters(),
+      useRemoteAddress: { value: false },
+      forwardClientCertDetails: 'APPEND_FORWARD',
+      setCurrentClientCertDetails: { subject: { value: true }, dns: true, uri: true },
+      normalizePath: { value: true },
+    }),
+  };
+}
+
+/** The server side of mesh mTLS: the workload certificate `default`, clients verified by `ROOTCA`. */
+export function inboundMtlsSocket(http: boolean): Record<string, unknown> {
+  return {
+    name: 'envoy.transport_sockets.tls',
+    typedConfig: any(ENVOY.downstreamTls, {
+      commonTlsContext: {
+        tlsCertificateSdsSecretConfigs: [sdsSecret(SDS_SECRET.identity)],
+        combinedValidationContext: { defaultValidationContext: {}, validationContextSdsSecretConfig: sdsSecret(SDS_SECRET.root) },
+        alpnProtocols: http ? ['h2', 'http/1.1'] : [],
+      },
+      requireClientCertificate: { value: true },
+    }),
+  };
+}
+
+/** The filter chains of one inbound port by the mode of mTLS the proxy's PeerAuthentication sets for it. */
+function inboundChains(p: InboundPort, mode: MtlsMode): Record<string, unknown>[] {
+  const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
+  const filters = http ? [inboundHcm(p)] : [tcpProxy(inboundClusterName(p.targetPort), `inbound|${p.targetPort}||`)];
+  const chains: Record<string, unknown>[] = [];
+  if (mode !== 'DISABLE') {
+    chains.push({
+      name: `${inboundClusterName(p.targetPort)}-mtls`,
+      filterChainMatch: { destinationPort: { value: p.targetPort }, transportProtocol: 'tls', applicationProtocols: [...MESH_ALPN] },
+      filters,
+      transportSocket: inboundMtlsSocket(http),
+    });
+  }
+  if (mode !== 'STRICT') {
+    chains.push({
+      name: `${inboundClusterName(p.targetPort)}-plaintext`,
+      filterChainMatch: { destinationPort: { value: p.targetPort }, ...(mode === 'DISABLE' ? {} : { transportProtocol: 'raw_buffer' }) },
+      filters,
+    });
+  }
+  return chains;
+}
+
+/** `virtualInbound`: per-port chains, then passthrough chains for other ports (mTLS and/or plaintext per the workload's mode). */
+export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): Record<string, unknown> {
+  const ports = inboundPorts(ctx, proxyInstances(ctx, proxy, endpoints));
+  const chains: Record<string, unknown>[] = [];
+  for (const p of ports) chains.push(...inboundChains(p, ctx.mtlsMode(proxy.namespace, proxy.labels, p.targetPort)));
+  const mode = ctx.mtlsMode(proxy.namespace, proxy.labels);
+  if (mode !== 'DISABLE') {
+    chains.push({
+      name: 'virtualInbound-mtls',
+      filterChainMatch: { transportProtocol: 'tls', applicationProtocols: [...MESH_ALPN] },
+      filters: [tcpProxy(INBOUND_PASSTHROUGH_CLUSTER)],
+      transportSocket: inboundMtlsSocket(false),
+    });
+  }
+  if (mode !== 'STRICT') {
+    chains.push({ name: 'virtualInbound', filterChainMatch: mode === 'DISABLE' ? {} : { transportProtocol: 'raw_buffer' }, filters: [tcpProxy(INBOUND_PASSTHROUGH_CLUSTER)] });
+  }
+  const listener: Record<string, unknown> = {
+    name: VIRTUAL_INBOUND,
+    address: address('0.0.0.0', VIRTUAL_INBOUND_PORT),
+    trafficDirection: 'INBOUND',
+    listenerFilters: [
+      { name: 'envoy.filters.listener.original_dst', typedConfig: any(ENVOY.originalDst, {}) },
+      { name: 'envoy.filters.listener.tls_inspector', typedConfig: any(ENVOY.tlsInspector, {}) },
+      { name: 'envoy.filters.listener.http_inspector', typedConfig: any(ENVOY.httpInspector, {}) },
+    ],
+    listenerFiltersTimeout: { seconds: 0, nanos: 0 },
+    continueOnListenerFiltersTimeout: true,
+    filterChains: chains,
+  };
+  return listener;
+}
+
+/** `virtualOutbound`: original destination, the catch-all chain per outboundTrafficPolicy (the Sidecar's, else the mesh's). */
+export function buildVirtualOutbound(ctx: PushContext, proxy: Proxy): Record<string, unknown> {
+  const scope = sidecarScope(ctx, proxy);
+  const allowAny = scope.outboundMode === 'ALLOW_ANY';
+  const meta = provenance([scope.sidecar]);
+  return {
+    ...(meta ? { metadata: meta } : {}),
+    name: VIRTUAL_OUTBOUND,
+    address: address('0.0.0.0', VIRTUAL_OUTBOUND_PORT),
+    useOriginalDst: { value: true },
+    trafficDirection: 'OUTBOUND',
+    filterChains: [
+      allowAny
+        ? { name: 'virtualOutbound-catchall-tcp', filters: [tcpProxy(PASSTHROUGH_CLUSTER)] }
+        : { name: 'virtualOutbound-blackhole', filters: [tcpProxy(BLACKHOLE_CLUSTER)] },
+    ],
+  };
+}
+
+/** The VIP of a service for listeners (its first address), or undefined for a headless one. */
+function vip(svc: Service): string | undefined {
+  const a = svc.addresses.find((x) => x !== '' && x !== '0.0.0.0');
+  return a;
+}
+
+/**
+ * Outbound service listeners: `0.0.0.0_<port>` per port with an HTTP service (RDS `<port>`),
+ * `<vip>_<port>` per TCP service port with a VIP, and SNI-routed listeners for TLS ports (services on
+ * one port share it). A port whose listener name is already taken is dropped (first by host name wins).
+ */
+export function buildOutboundListeners(ctx: PushContext, proxy: Proxy): Record<string, unknown>[] {
+  const byName = new Map<string, Record<string, unknown>>();
+  const services = sidecarScope(ctx, proxy).services;
+  for (const svc of services) {
+    for (const p of svc.ports) {
+      if (isHttpPort(p)) {
+        const name = `0.0.0.0_${p.port}`;
+        if (byName.has(name)) continue;
+        byName.set(name, {
+          name,
+          address: address('0.0.0.0', p.port),
+          bindToPort: { value: false },
+          trafficDirection: 'OUTBOUND',
+          filterChains: [{ name: `0.0.0.0_${p.port}-http`, filters: [outboundHcm(`outbound_0.0.0.0_${p.port}`, String(p.port))] }],
+        });
+        continue;
+      }
+      const ip = vip(svc);
+      if (isTlsPort(p)) {
+        // NOTE: SNI routing: services on one TLS port share the listener, one chain per SNI.
+        const name = `${ip ?? '0.0.0.0'}_${p.port}`;
+        const l = byName.get(name) ?? { name, address: address(ip ?? '0.0.0.0', p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', listenerFilters: tlsListenerFilters(), filterChains: [] };
+        if (!Array.isArray(l['listenerFilters'])) continue; // an HTTP listener holds the port
+        const taken = new Set((l['filterChains'] as Record<string, unknown>[]).flatMap((c) => ((c['filterChainMatch'] as { serverNames?: string[] } | undefined)?.serverNames ?? [])));
+        const chains = tlsChains(ctx, proxy, svc, p.port).filter((c) => !((c['filterChainMatch'] as { serverNames: string[] }).serverNames.some((n) => taken.has(n))));
+        (l['filterChains'] as Record<string, unknown>[]).push(...chains);
+        byName.set(name, l);
+        continue;
+      }
+      if (!ip) continue;
+      const name = `${ip}_${p.port}`;
+      if (byName.has(name)) continue;
+      byName.set(name, { name, address: address(ip, p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [tcpChain(ctx, proxy, svc, p.port, name)] });
+    }
+  }
+  return [...byName.values()];
+}
+
+/** Every listener of a sidecar, sorted by name. */
+export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): Record<string, unknown>[] {
+  const all = [buildVirtualOutbound(ctx, proxy), buildVirtualInbound(ctx, proxy, endpoints), ...buildOutboundListeners(ctx, proxy)];
+  return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
+}

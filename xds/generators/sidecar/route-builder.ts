@@ -1,0 +1,380 @@
+/**
+ * Route configurations of a dataplane sidecar (Istio's httproute.go / route.go): one per outbound HTTP
+ * port, named by the port (`80`, `9080`), with a virtual host per visible service on that port whose
+ * domains are Istio's (FQDN, short name in the proxy's namespace, `name.namespace.svc`, `name.namespace`,
+ * the VIP, each with and without `:port`), VirtualService HTTP routes, delegates expanded (match, weighted destinations,
+ * redirect, direct response, rewrite, timeout, retries, fault, mirror, CORS, headers) or the default
+ * route, and Istio's `allow_any` / `block_all` virtual host per outboundTrafficPolicy.
+ */
+import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy, type Service } from '../../../core/index.js';
+import type { Headers, HTTPMatchRequest, HTTPRoute, StringMatch, VirtualServiceSpec } from '../../../crds/index.js';
+import { any, duration, fractionalPercent, GRPC_STATUS, outboundClusterName } from '../grpc/envoy.js';
+import { isHttpPort } from './cluster-builder.js';
+import { sidecarScope } from './sidecar-scope.js';
+import { ENVOY, HTTP_FILTER, PASSTHROUGH_CLUSTER, provenance } from './sidecar-names.js';
+
+const ZERO = { seconds: 0, nanos: 0 };
+
+/** Istio's default retry policy (applied when a route sets no `retries`). */
+export function defaultRetryPolicy(): Record<string, unknown> {
+  return {
+    retryOn: 'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes',
+    numRetries: { value: 2 },
+    retryHostPredicate: [{ name: 'envoy.retry_host_predicates.previous_hosts', typedConfig: { '@type': 'type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate' } }],
+    hostSelectionRetryMaxAttempts: 5,
+    retriableStatusCodes: [503],
+  };
+}
+
+/** The virtual host domains Istio gives a service on a port, as seen from a proxy's namespace. */
+export function serviceDomains(svc: Service, port: number, proxyNamespace: string, domain: string): string[] {
+  const names = [svc.hostname];
+  const suffix = `.svc.${domain}`;
+  if (svc.hostname.endsWith(suffix)) {
+    const [name, ns] = svc.hostname.slice(0, -suffix.length).split('.');
+    if (name && ns) {
+      if (ns === proxyNamespace) names.push(name);
+      names.push(`${name}.${ns}.svc`, `${name}.${ns}`);
+    }
+  }
+  for (const a of svc.addresses) if (a && a !== '0.0.0.0') names.push(a.includes(':') ? `[${a}]` : a);
+  return names.flatMap((n) => [n, `${n}:${port}`]);
+}
+
+function stringMatcher(m: StringMatch, ignoreCase = false): Record<string, unknown> | undefined {
+  const ic = ignoreCase ? { ignoreCase: true } : {};
+  if (m.exact !== undefined) return { exact: m.exact, ...ic };
+  if (m.prefix !== undefined) return { prefix: m.prefix, ...ic };
+  if (m.regex !== undefined) return { safeRegex: { regex: m.regex } };
+  return undefined;
+}
+
+/** The Envoy RouteMatch of one VirtualService match entry. */
+export function routeMatch(m: HTTPMatchRequest): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const uri = m.uri;
+  if (uri?.exact !== undefined) out['path'] = uri.exact;
+  else if (uri?.prefix !== undefined) out['prefix'] = uri.prefix;
+  else if (uri?.regex !== undefined) out['safeRegex'] = { regex: uri.regex };
+  else out['prefix'] = '/';
+  if (m.ignoreUriCase) out['caseSensitive'] = { value: false };
+  const headers: Record<string, unknown>[] = [];
+  for (const [name, sm] of [[':method', m.method], [':authority', m.authority], [':scheme', m.scheme]] as const) {
+    const stringMatch = sm ? stringMatcher(sm) : undefined;
+    if (stringMatch) headers.push({ name, stringMatch });
+  }
+  for (const [name, sm] of Object.entries(m.headers ?? {})) {
+    const stringMatch = stringMatcher(sm);
+    headers.push(stringMatch ? { name, stringMatch } : { name, presentMatch: true });
+  }
+  for (const [name, sm] of Object.entries(m.withoutHeaders ?? {})) {
+    const stringMatch = stringMatcher(sm);
+    headers.push(stringMatch ? { name, stringMatch, invertMatch: true } : { name, presentMatch: true, invertMatch: true });
+  }
+  if (headers.length > 0) out['headers'] = headers;
+  const query = Object.entries(m.queryParams ?? {}).map(([name, sm]) => {
+    const stringMatch = stringMatcher(sm);
+    return stringMatch ? { name, stringMatch } : { name, presentMatch: true };
+  });
+  if (query.length > 0) out['queryParameters'] = query;
+  return out;
+}
+
+/** Header operations to Envoy's fields with a prefix (`request` or `response`). */
+function headerFields(h: Headers | undefined, target: Record<string, unknown>): void {
+  for (const dir of ['request', 'response'] as const) {
+    const ops = h?.[dir];
+    if (!ops) continue;
+    const add = [
+      ...Object.entries(ops.set ?? {}).map(([key, value]) => ({ header: { key, value }, appendAction: 'OVERWRITE_IF_EXISTS_OR_ADD' })),
+      ...Object.entries(ops.add ?? {}).map(([key, value]) => ({ header: { key, value }, appendAction: 'APPEND_IF_EXISTS_OR_ADD' })),
+    ];
+    if (add.length > 0) target[`${dir}HeadersToAdd`] = add;
+    if (ops.remove && ops.remove.length > 0) target[`${dir}HeadersToRemove`] = [...ops.remove];
+  }
+}
+
+function percentOf(p: { value?: number } | undefined, legacy?: number): number {
+  return p?.value ?? legacy ?? 100;
+}
+
+function faultConfig(r: HTTPRoute): Record<string, unknown> | undefined {
+  const f = r.fault;
+  if (!f || (!f.delay && !f.abort)) return undefined;
+  const out: Record<string, unknown> = {};
+  if (f.delay?.fixedDelay) out['delay'] = { fixedDelay: duration(f.delay.fixedDelay), percentage: fractionalPercent(percentOf(f.delay.percentage, f.delay.percent)) };
+  if (f.abort) {
+    const percentage = fractionalPercent(percentOf(f.abort.percentage));
+    if (f.abort.grpcStatus !== undefined) out['abort'] = { grpcStatus: GRPC_STATUS[f.abort.grpcStatus.toUpperCase()] ?? Number(f.abort.grpcStatus), percentage };
+    else if (f.abort.httpStatus !== undefined) out['abort'] = { httpStatus: f.abort.httpStatus, percentage };
+  }
+  return any(ENVOY.fault, out);
+}
+
+function corsConfig(r: HTTPRoute): Record<string, unknown> | undefined {
+  const c = r.corsPolicy;
+  if (!c) return undefined;
+  const out: Record<string, unknown> = {};
+  const origins = (c.allowOrigins ?? []).map((o) => stringMatcher(o)).filter((o) => o !== undefined);
+  if (origins.length > 0) out['allowOriginStringMatch'] = origins;
+  if (c.allowMethods?.length) out['allowMethods'] = c.allowMethods.join(',');
+  if (c.allowHeaders?.length) out['allowHeaders'] = c.allowHeaders.join(',');
+  if (c.exposeHeaders?.length) out['exposeHeaders'] = c.exposeHeaders.join(',');
+  if (c.maxAge) out['maxAge'] = String(Math.floor(duration(c.maxAge).seconds));
+  if (c.allowCredentials !== undefined && c.allowCredentials !== null) out['allowCredentials'] = { value: c.allowCredentials };
+  return any(ENVOY.corsPolicy, out);
+}
+
+const REDIRECT_CODES: Readonly<Record<number, string>> = { 301: 'MOVED_PERMANENTLY', 302: 'FOUND', 303: 'SEE_OTHER', 307: 'TEMPORARY_REDIRECT', 308: 'PERMANENT_REDIRECT' };
+
+/** Context of one route configuration build. */
+interface Build {
+  readonly ctx: PushContext;
+  readonly proxy: Proxy;
+  readonly port: number;
+  readonly deps: Set<string>;
+}
+
+function destinationCluster(b: Build, vs: Config, d: { host: string; subset?: string; port?: { number?: number } }): string {
+  const host = resolveShortName(d.host, vs.metadata.namespace, b.ctx.domain);
+  const svc = b.ctx.service(host);
+  if (svc) b.deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
+  const port = d.port?.number ?? (svc && svc.ports.length === 1 ? svc.ports[0]!.port : b.port);
+  return outboundClusterName(port, d.subset ?? '', host);
+}
+
+/** The Envoy route action (or redirect / direct response) of one VirtualService HTTP route. */
+function routeBody(b: Build, vs: Config, r: HTTPRoute): Record<string, unknown> | undefined {
+  if (r.redirect) {
+    const rd = r.redirect;
+    const redirect: Record<string, unknown> = {};
+    if (rd.uri) redirect['pathRedirect'] = rd.uri;
+    if (rd.authority) redirect['hostRedirect'] = rd.authority;
+    if (rd.port) redirect['portRedirect'] = rd.port;
+    if (rd.scheme) redirect['schemeRedirect'] = rd.scheme;
+    redirect['responseCode'] = REDIRECT_CODES[rd.redirectCode ?? 301] ?? 'MOVED_PERMANENTLY';
+    return { redirect };
+  }
+  if (r.directResponse) {
+    const body = r.directResponse.body;
+    const data = body?.string !== undefined ? { inlineString: body.string } : body?.bytes !== undefined ? { inlineBytes: body.bytes } : undefined;
+    return { directResponse: { status: r.directResponse.status, ...(data ? { body: data } : {}) } };
+  }
+  const dests = (r.route ?? []).filter((d) => d.destination?.host);
+  if (dests.length === 0) return undefined;
+  const action: Record<string, unknown> = {};
+  if (dests.length === 1 && !dests[0]!.headers) {
+    action['cluster'] = destinationCluster(b, vs, dests[0]!.destination);
+  } else {
+    const weighted = dests
+      .map((d) => {
+        const w: Record<string, unknown> = { name: destinationCluster(b, vs, d.destination), weight: { value: d.weight ?? (dests.length === 1 ? 100 : 0) } };
+        headerFields(d.headers, w);
+        return w;
+      })
+      .filter((w) => (w['weight'] as { value: number }).value > 0);
+    if (weighted.length === 0) return undefined;
+    action['weightedClusters'] = { clusters: weighted };
+  }
+  action['timeout'] = r.timeout ? duration(r.timeout) : ZERO;
+  action['maxStreamDuration'] = { maxStreamDuration: r.timeout ? duration(r.timeout) : ZERO, grpcTimeoutHeaderMax: r.timeout ? duration(r.timeout) : ZERO };
+  if (r.retries) {
+    if ((r.retries.attempts ?? 0) > 0) {
+      const rp: Record<string, unknown> = { ...defaultRetryPolicy(), numRetries: { value: r.retries.attempts } };
+      if (r.retries.retryOn) {
+        const parts = r.retries.retryOn.split(',').map((s) => s.trim()).filter((s) => s !== '');
+        const codes = parts.filter((s) => /^\d+$/.test(s)).map(Number);
+        const names = parts.filter((s) => !/^\d+$/.test(s));
+        if (codes.length > 0 && !names.includes('retriable-status-codes')) names.push('retriable-status-codes');
+        rp['retryOn'] = names.join(',');
+        if (codes.length > 0) rp['retriableStatusCodes'] = codes;
+        else delete rp['retriableStatusCodes'];
+      }
+      if (r.retries.perTryTimeout) rp['perTryTimeout'] = duration(r.retries.perTryTimeout);
+      if (r.retries.retryRemoteLocalities) rp['retryPriority'] = { name: 'envoy.retry_priorities.previous_priorities' };
+      if (r.retries.backoff) rp['retryBackOff'] = { baseInterval: duration(r.retries.backoff) };
+      action['retryPolicy'] = rp;
+    }
+  } else {
+    action['retryPolicy'] = defaultRetryPolicy();
+  }
+  const rw = r.rewrite;
+  if (rw?.uri !== undefined) action['prefixRewrite'] = rw.uri;
+  if (rw?.uriRegexRewrite?.match) action['regexRewrite'] = { pattern: { regex: rw.uriRegexRewrite.match }, substitution: rw.uriRegexRewrite.rewrite ?? '' };
+  if (rw?.authority) action['hostRewriteLiteral'] = rw.authority;
+  const mirrors = [
+    ...(r.mirror ? [{ destination: r.mirror, percentage: r.mirrorPercentage }] : []),
+    ...(r.mirrors ?? []),
+  ];
+  if (mirrors.length > 0) {
+    action['requestMirrorPolicies'] = mirrors.map((m) => ({
+      cluster: destinationCluster(b, vs, m.destination),
+      runtimeFraction: { defaultValue: fractionalPercent(percentOf(m.percentage)) },
+      traceSampled: { value: false },
+    }));
+  }
+  return { route: action };
+}
+
+/** Whether a match entry applies on this port for this proxy (port, source labels, source namespace, gateways). */
+function matchApplies(m: HTTPMatchRequest, b: Build): boolean {
+  return (
+    (m.port === undefined || m.port === b.port) &&
+    labelsMatch(m.sourceLabels, b.proxy.labels) &&
+    (m.sourceNamespace === undefined || m.sourceNamespace === b.proxy.namespace) &&
+    (m.gateways === undefined || m.gateways.length === 0 || m.gateways.includes('mesh'))
+  );
+}
+
+/** One HTTP route after delegation: the route, the VirtualService that holds it, its index there, and the root that delegated to it. */
+interface FlatRoute {
+  readonly r: HTTPRoute;
+  readonly owner: Config;
+  readonly index: number;
+  readonly root?: Config;
+}
+
+/** A root match and a delegate's match as one (the delegate's fields win; its uri must lie within the root's), or undefined when they conflict. */
+function mergeMatch(root: HTTPMatchRequest, child: HTTPMatchRequest): HTTPMatchRequest | undefined {
+  const ru = root.uri;
+  const cu = child.uri;
+  if (ru && cu) {
+    const within = ru.prefix !== undefined ? (cu.prefix ?? cu.exact ?? '').startsWith(ru.prefix) : ru.exact !== undefined ? cu.exact === ru.exact : false;
+    if (!within) return undefined;
+  }
+  return {
+    ...root,
+    ...child,
+    ...(cu ?? ru ? { uri: cu ?? ru } : {}),
+    ...(root.headers || child.headers ? { headers: { ...root.headers, ...child.headers } } : {}),
+    ...(root.queryParams || child.queryParams ? { queryParams: { ...root.queryParams, ...child.queryParams } } : {}),
+    ...(root.withoutHeaders || child.withoutHeaders ? { withoutHeaders: { ...root.withoutHeaders, ...child.withoutHeaders } } : {}),
+  };
+}
+
+function mergeMatches(root: readonly HTTPMatchRequest[] | undefined, child: readonly HTTPMatchRequest[] | undefined): HTTPMatchRequest[] | undefined {
+  if (!root || root.length === 0) return child ? [...child] : [];
+  if (!child || child.length === 0) return [...root];
+  const out = root.flatMap((rm) => child.map((cm) => mergeMatch(rm, cm)).filter((m): m is HTTPMatchRequest => m !== undefined));
+  return out.length > 0 ? out : undefined;
+}
+
+/**
+ * The HTTP routes of a VirtualService with delegation expanded (Istio's delegate VirtualServices, one
+ * level): a route with `delegate` is replaced by the delegate's routes, each match merged with the
+ * root's; a missing delegate, or one that has hosts, contributes nothing.
+ */
+export function flatRoutes(ctx: PushContext, vs: Config): FlatRoute[] {
+  const out: FlatRoute[] = [];
+  for (const [index, r] of ((vs.spec as unknown as VirtualServiceSpec).http ?? []).entries()) {
+    if (!r.delegate) {
+      out.push({ r, owner: vs, index });
+      continue;
+    }
+    const ns = r.delegate.namespace ?? vs.metadata.namespace;
+    const child = ctx.configs.byIndex('kindNamespace', `VirtualService/${ns}`).find((c) => c.metadata.name === r.delegate!.name);
+    const childSpec = child?.spec as unknown as VirtualServiceSpec | undefined;
+    if (!child || (childSpec?.hosts ?? []).length > 0) continue;
+    for (const [j, cr] of (childSpec?.http ?? []).entries()) {
+      if (cr.delegate) continue;
+      const match = mergeMatches(r.match, cr.match);
+      if (match === undefined) continue;
+      out.push({ r: { ...cr, match }, owner: child, index: j, root: vs });
+    }
+  }
+  return out;
+}
+
+/** The Envoy routes of a VirtualService for one port, in order (one Envoy route per applicable match entry). */
+export function virtualServiceRoutes(b: Build, vs: Config): Record<string, unknown>[] {
+  const routes: Record<string, unknown>[] = [];
+  for (const { r, owner, index, root } of flatRoutes(b.ctx, vs)) {
+    const entries = r.match && r.match.length > 0 ? r.match.filter((m) => matchApplies(m, b)) : [{} as HTTPMatchRequest];
+    if (entries.length === 0) continue;
+    const body = routeBody(b, owner, r);
+    if (!body) continue;
+    const perFilter: Record<string, unknown> = {};
+    const fault = faultConfig(r);
+    if (fault) perFilter[HTTP_FILTER.fault] = fault;
+    const cors = corsConfig(r);
+    if (cors) perFilter[HTTP_FILTER.cors] = cors;
+    for (const m of entries) {
+      const route: Record<string, unknown> = {
+        name: m.name ? `${r.name ?? ''}.${m.name}` : r.name ?? `${owner.metadata.namespace}/${owner.metadata.name}/${index}`,
+        match: routeMatch(m),
+        ...body,
+        decorator: { operation: `${owner.metadata.name}:${b.port}/*` },
+        ...(Object.keys(perFilter).length > 0 ? { typedPerFilterConfig: perFilter } : {}),
+      };
+      headerFields(r.headers, route);
+      const meta = provenance(root ? [owner, root] : [owner]);
+      if (meta) route['metadata'] = meta;
+      routes.push(route);
+    }
+    // NOTE: as Envoy, a route matching everything ends the list: later routes could never match.
+    if (entries.some((m) => m.uri === undefined && !m.headers && !m.method && !m.authority && !m.queryParams && !m.withoutHeaders && !m.scheme)) break;
+  }
+  return routes;
+}
+
+/** Istio's default route of a service without a VirtualService. */
+export function defaultRoute(svc: Service, port: number): Record<string, unknown> {
+  return {
+    name: 'default',
+    match: { prefix: '/' },
+    route: {
+      cluster: outboundClusterName(port, '', svc.hostname),
+      timeout: ZERO,
+      retryPolicy: defaultRetryPolicy(),
+      maxStreamDuration: { maxStreamDuration: ZERO, grpcTimeoutHeaderMax: ZERO },
+    },
+    decorator: { operation: `${svc.hostname}:${port}/*` },
+  };
+}
+
+/** A built route configuration and what it depends on. */
+export interface BuiltRouteConfiguration {
+  readonly resource: Record<string, unknown>;
+  readonly dependencies: readonly string[];
+}
+
+/**
+ * Builds route configuration `<port>` for a proxy, or undefined when the name is not a port. A domain
+ * already claimed by an earlier virtual host (services sorted by host) is left out of later ones: Envoy
+ * refuses a route configuration with a duplicate domain.
+ */
+export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, name: string): BuiltRouteConfiguration | undefined {
+  if (!/^[1-9]\d{0,4}$/.test(name)) return undefined;
+  const port = Number(name);
+  const b: Build = { ctx, proxy, port, deps: new Set(['kind:VirtualService', 'kind:DestinationRule']) };
+  const claimed = new Set<string>();
+  const virtualHosts: Record<string, unknown>[] = [];
+  const scope = sidecarScope(ctx, proxy);
+  const services = scope.services.filter((s) => s.ports.some((p) => p.port === port && isHttpPort(p)));
+  for (const svc of [...services].sort((a, c) => (a.hostname < c.hostname ? -1 : 1))) {
+    b.deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
+    const domains = serviceDomains(svc, port, proxy.namespace, ctx.domain).filter((d) => !claimed.has(d));
+    if (domains.length === 0) continue;
+    for (const d of domains) claimed.add(d);
+    const vs = ctx.virtualService(svc.hostname, proxy.namespace);
+    const routes = vs ? virtualServiceRoutes(b, vs) : [defaultRoute(svc, port)];
+    const vh: Record<string, unknown> = { name: `${svc.hostname}:${port}`, domains, routes, includeRequestAttemptCount: true };
+    const meta = provenance([vs]);
+    if (meta) vh['metadata'] = meta;
+    virtualHosts.push(vh);
+  }
+  const allowAny = scope.outboundMode === 'ALLOW_ANY';
+  virtualHosts.push(
+    allowAny
+      ? { name: 'allow_any', domains: ['*'], routes: [{ name: 'allow_any', match: { prefix: '/' }, route: { cluster: PASSTHROUGH_CLUSTER, timeout: ZERO, maxStreamDuration: { maxStreamDuration: ZERO, grpcTimeoutHeaderMax: ZERO } } }], includeRequestAttemptCount: true }
+      : { name: 'block_all', domains: ['*'], routes: [{ name: 'block_all', match: { prefix: '/' }, directResponse: { status: 502 } }], includeRequestAttemptCount: true },
+  );
+  return { resource: { name, virtualHosts, validateClusters: { value: false } }, dependencies: [...b.deps].sort() };
+}
+
+/** The route configuration names of a proxy: one per port on which a visible service speaks HTTP. */
+export function routeConfigurationNames(ctx: PushContext, proxy: Proxy): string[] {
+  const ports = new Set<number>();
+  for (const s of sidecarScope(ctx, proxy).services) for (const p of s.ports) if (isHttpPort(p)) ports.add(p.port);
+  return [...ports].sort((a, c) => a - c).map(String);
+}

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { simulateRequest } from '../../simulator/request-simulator.js';
+import { checkConsistency } from './consistency-checker.js';
+import { sidecarScope } from './sidecar-scope.js';
+import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode, SIDECAR_MESH } from './testing/sidecar-mesh.js';
+
+function withSidecar(spec: string, meta = '{ name: default, namespace: default }'): string {
+  return `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: Sidecar
+metadata: ${meta}
+spec: ${spec}
+`;
+}
+
+function scopeOf(yaml: string, labels: Record<string, string> = { app: 'productpage' }): { hosts: string[]; mode: string; sidecar: string | undefined } {
+  const { proxy, snap } = sidecarAt(sidecarModel(yaml), sidecarNode({ metadata: { LABELS: labels, NAMESPACE: 'default' } }));
+  const s = sidecarScope(snap.pushContext, proxy);
+  return { hosts: s.services.map((x) => x.hostname), mode: s.outboundMode, sidecar: s.sidecar?.metadata.name };
+}
+
+const ALL = ['api.example.com', 'db.data.svc.cluster.local', 'productpage.default.svc.cluster.local', 'reviews.default.svc.cluster.local'];
+const DEFAULT_NS = ['api.example.com', 'productpage.default.svc.cluster.local', 'reviews.default.svc.cluster.local'];
+
+describe('sidecar scope (Sidecar resource)', () => {
+  const cases: { name: string; yaml: string; labels?: Record<string, string>; want: { hosts: string[]; mode: string; sidecar: string | undefined } }[] = [
+    { name: 'given no Sidecar should see every service exported to the namespace', yaml: SIDECAR_MESH, want: { hosts: ALL, mode: 'ALLOW_ANY', sidecar: undefined } },
+    { name: 'given egress ./* should see only its own namespace', yaml: withSidecar('{ egress: [{ hosts: ["./*"] }] }'), want: { hosts: DEFAULT_NS, mode: 'ALLOW_ANY', sidecar: 'default' } },
+    { name: 'given egress data/* should see only that namespace', yaml: withSidecar('{ egress: [{ hosts: ["data/*"] }] }'), want: { hosts: ['db.data.svc.cluster.local'], mode: 'ALLOW_ANY', sidecar: 'default' } },
+    { name: 'given egress ~/* should see nothing', yaml: withSidecar('{ egress: [{ hosts: ["~/*"] }] }'), want: { hosts: [], mode: 'ALLOW_ANY', sidecar: 'default' } },
+    {
+      name: 'given egress on a host routed by a VirtualService should also see the VirtualService destinations',
+      yaml: withSidecar('{ egress: [{ hosts: ["*/reviews.default.svc.cluster.local"] }] }'),
+      want: { hosts: ['reviews.default.svc.cluster.local'], mode: 'ALLOW_ANY', sidecar: 'default' },
+    },
+    {
+      name: 'given a Sidecar outboundTrafficPolicy should override the mesh mode',
+      yaml: withSidecar('{ outboundTrafficPolicy: { mode: REGISTRY_ONLY } }'),
+      want: { hosts: ALL, mode: 'REGISTRY_ONLY', sidecar: 'default' },
+    },
+    {
+      name: 'given a Sidecar selecting the workload should win over the namespace-wide one',
+      yaml: `${withSidecar('{ egress: [{ hosts: ["./*"] }] }')}
+---
+apiVersion: networking.mesh.io/v1
+kind: Sidecar
+metadata: { name: pp, namespace: default }
+spec: { workloadSelector: { labels: { app: productpage } }, egress: [{ hosts: ["data/*"] }] }
+`,
+      want: { hosts: ['db.data.svc.cluster.local'], mode: 'ALLOW_ANY', sidecar: 'pp' },
+    },
+    {
+      name: 'given a root-namespace Sidecar and none in the namespace should use the root one',
+      yaml: withSidecar('{ egress: [{ hosts: ["data/*"] }] }', '{ name: mesh-wide, namespace: mesh-system }'),
+      want: { hosts: ['db.data.svc.cluster.local'], mode: 'ALLOW_ANY', sidecar: 'mesh-wide' },
+    },
+  ];
+  for (const c of cases) it(c.name, () => assert.deepEqual(scopeOf(c.yaml, c.labels), c.want));
+
+  it('given egress on a host whose VirtualService delegates should also see the delegate destinations', () => {
+    const yaml = `${withSidecar('{ egress: [{ hosts: ["./productpage.default.svc.cluster.local"] }] }')}
+---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: pp, namespace: default }
+spec:
+  hosts: [productpage]
+  http: [{ delegate: { name: pp-routes } }]
+---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: pp-routes, namespace: default }
+spec:
+  http: [{ route: [{ destination: { host: db.data.svc.cluster.local } }] }]
+`;
+    assert.deepEqual(scopeOf(yaml).hosts, ['db.data.svc.cluster.local', 'productpage.default.svc.cluster.local']);
+    const { proxy, snap } = sidecarAt(sidecarModel(yaml));
+    assert.deepEqual(checkConsistency(allSidecarResources(proxy, snap)), []);
+  });
+
+  it('given egress ./* should leave the other namespace out of CDS and LDS, stay consistent, and pass the database through', () => {
+    const { proxy, snap } = sidecarAt(sidecarModel(withSidecar('{ egress: [{ hosts: ["./*"] }] }')));
+    const cfg = allSidecarResources(proxy, snap);
+    assert.deepEqual(checkConsistency(cfg), []);
+    assert.ok(!cfg.clusters.some((c) => String(c['name']).endsWith('db.data.svc.cluster.local')));
+    const walk = simulateRequest(cfg, { protocol: 'tcp', address: '10.96.0.30', port: 5432 });
+    assert.deepEqual([walk.listener, walk.clusters?.[0]?.name], ['virtualOutbound', 'PassthroughCluster']);
+  });
+
+  it('given a Sidecar with REGISTRY_ONLY should black-hole unknown TCP and name the Sidecar on virtualOutbound', () => {
+    const { proxy, snap } = sidecarAt(sidecarModel(withSidecar('{ outboundTrafficPolicy: { mode: REGISTRY_ONLY } }')));
+    const cfg = allSidecarResources(proxy, snap);
+    const walk = simulateRequest(cfg, { protocol: 'tcp', address: '1.2.3.4', port: 80 });
+    assert.deepEqual([walk.clusters?.[0]?.name, walk.sources], ['BlackHoleCluster', ['Sidecar/default/default@0']]);
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * The Sidecar resource that applies to a proxy and what it lets the proxy see (Istio's SidecarScope):
+ * the oldest Sidecar in the proxy's namespace whose workloadSelector matches its labels, else the
+ * namespace's Sidecar without selector, else the root namespace's. Its `egress[].hosts`
+ * (`namespace/dnsName`, namespace `*` any, `.` the Sidecar's own, `~` none; dnsName `*`, `*.suffix` or
+ * exact) narrow the services the proxy gets clusters, listeners and routes for; its
+ * `outboundTrafficPolicy.mode` overrides the mesh's. Without a Sidecar a proxy sees every service exported to its namespace.
+ */
+import { hostMatches, labelsMatch, resolveShortName, type Config, type PushContext, type Proxy, type Service } from '../../../core/index.js';
+import type { SidecarSpec, VirtualServiceSpec } from '../../../crds/index.js';
+
+/** The scope of one proxy. */
+export interface SidecarScope {
+  /** The Sidecar that applies, if any. */
+  readonly sidecar: Config | undefined;
+  /** Services the proxy gets configuration for, in host order. */
+  readonly services: readonly Service[];
+  /** ALLOW_ANY or REGISTRY_ONLY, from the Sidecar or else the mesh config. */
+  readonly outboundMode: 'ALLOW_ANY' | 'REGISTRY_ONLY';
+  /** Whether the proxy's scope includes a service. */
+  includes(svc: Service): boolean;
+}
+
+function byAge(a: Config, b: Config): number {
+  const ta = a.metadata.creationTimestamp ?? '';
+  const tb = b.metadata.creationTimestamp ?? '';
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
+}
+
+/** The Sidecar that applies to a proxy (see the file comment). */
+export function sidecarFor(ctx: PushContext, proxy: Proxy): Config | undefined {
+  const selectorOf = (c: Config): Readonly<Record<string, string>> | undefined => (c.spec as SidecarSpec).workloadSelector?.labels;
+  const inNs = [...ctx.configs.byIndex('kindNamespace', `Sidecar/${proxy.namespace}`)].sort(byAge);
+  const selected = inNs.find((c) => {
+    const sel = selectorOf(c);
+    return sel !== undefined && Object.keys(sel).length > 0 && labelsMatch(sel, proxy.labels);
+  });
+  if (selected) return selected;
+  const nsWide = inNs.find((c) => !selectorOf(c) || Object.keys(selectorOf(c)!).length === 0);
+  if (nsWide) return nsWide;
+  const root = ctx.meshConfig.rootNamespace;
+  if (root === proxy.namespace) return undefined;
+  return [...ctx.configs.byIndex('kindNamespace', `Sidecar/${root}`)].sort(byAge).find((c) => !selectorOf(c) || Object.keys(selectorOf(c)!).length === 0);
+}
+
+/** Whether an egress host (`ns/dnsName`) of a Sidecar in `sidecarNs` selects a service. */
+export function egressHostSelects(entry: string, sidecarNs: string, svc: Service): boolean {
+  const slash = entry.indexOf('/');
+  const ns = slash < 0 ? '*' : entry.slice(0, slash);
+  const host = slash < 0 ? entry : entry.slice(slash + 1);
+  if (ns === '~') return false;
+  if (ns !== '*' && (ns === '.' ? sidecarNs : ns) !== svc.namespace) return false;
+  return host === '*' || hostMatches(host, svc.hostname);
+}
+
+/** The destination (and mirror) hosts of a VirtualService's HTTP, TCP and TLS routes (and of its delegates' HTTP routes), as FQDNs. */
+function destinationHosts(ctx: PushContext, vs: Config, depth = 0): string[] {
+  const spec = vs.spec as unknown as VirtualServiceSpec;
+  const hosts: string[] = [];
+  const out: string[] = [];
+  for (const r of spec.http ?? []) {
+    for (const d of r.route ?? []) hosts.push(d.destination.host);
+    if (r.mirror) hosts.push(r.mirror.host);
+    for (const m of r.mirrors ?? []) hosts.push(m.destination.host);
+    if (r.delegate && depth === 0) {
+      const ns = r.delegate.namespace ?? vs.metadata.namespace;
+      const child = ctx.configs.byIndex('kindNamespace', `VirtualService/${ns}`).find((c) => c.metadata.name === r.delegate!.name);
+      if (child) out.push(...destinationHosts(ctx, child, depth + 1));
+    }
+  }
+  for (const r of [...(spec.tcp ?? []), ...(spec.tls ?? [])]) for (const d of r.route ?? []) hosts.push(d.destination.host);
+  return [...out, ...hosts.map((h) => resolveShortName(h, vs.metadata.namespace, ctx.domain))];
+}
+
+const memo = new WeakMap<PushContext, Map<string, SidecarScope>>();
+
+/** The scope of a proxy, memoized per PushContext, namespace and labels. */
+export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
+  let perCtx = memo.get(ctx);
+  if (!perCtx) memo.set(ctx, (perCtx = new Map()));
+  const key = `${proxy.namespace}\n${JSON.stringify(Object.entries(proxy.labels).sort())}`;
+  const known = perCtx.get(key);
+  if (known) return known;
+  const sidecar = sidecarFor(ctx, proxy);
+  const spec = sidecar?.spec as SidecarSpec | undefined;
+  const hosts = (spec?.egress ?? []).flatMap((e) => e.hosts ?? []);
+  const visible = ctx.services.filter((s) => ctx.serviceVisible(s, proxy.namespace));
+  const scoped = spec?.egress && spec.egress.length > 0 ? visible.filter((s) => hosts.some((h) => egressHostSelects(h, sidecar!.metadata.namespace, s))) : visible;
+  // NOTE: as Istio, the destinations of the VirtualServices of scoped hosts join the scope, so every
+  // route the proxy gets names a cluster it also gets.
+  const set = new Set(scoped);
+  if (scoped.length < visible.length) {
+    const visibleSet = new Set(visible);
+    for (const svc of scoped) {
+      const vs = ctx.virtualService(svc.hostname, proxy.namespace);
+      for (const host of vs ? destinationHosts(ctx, vs) : []) {
+        const dest = ctx.service(host);
+        if (dest && visibleSet.has(dest)) set.add(dest);
+      }
+    }
+  }
+  const services = visible.filter((s) => set.has(s));
+  const scope: SidecarScope = {
+    sidecar,
+    services,
+    outboundMode: spec?.outboundTrafficPolicy?.mode ?? ctx.meshConfig.outboundTrafficPolicy.mode,
+    includes: (svc) => set.has(svc),
+  };
+  perCtx.set(key, scope);
+  return scope;
+}

@@ -1,0 +1,88 @@
+/**
+ * Outbound TCP and TLS listeners of a dataplane sidecar (Istio's buildSidecarOutboundTCPListenerOpts /
+ * TLS SNI chains): a TCP service port with a VIP gets `<vip>_<port>` with tcp_proxy, weighted by the
+ * first VirtualService `tcp` route whose match applies (port, source labels, source namespace); a TLS
+ * or HTTPS port gets, on `<vip>_<port>` (or `0.0.0.0_<port>` without a VIP), one filter chain per
+ * VirtualService `tls` route matching its `sniHosts` and else one matching the service's host as SNI,
+ * with tls_inspector to read the SNI.
+ */
+import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
+import type { VirtualServiceSpec } from '../../../crds/index.js';
+import { any, outboundClusterName } from '../grpc/envoy.js';
+import { ENVOY, provenance } from './sidecar-names.js';
+
+type RouteDestination = NonNullable<NonNullable<VirtualServiceSpec['tcp']>[number]['route']>[number];
+type L4Match = { port?: number; sourceLabels?: Record<string, string>; sourceNamespace?: string; gateways?: string[] };
+
+/** Whether the protocol is TLS-wrapped end to end (routed by SNI, not terminated by the sidecar). */
+export function isTlsPort(p: ServicePort): boolean {
+  return p.protocol === 'TLS' || p.protocol === 'HTTPS';
+}
+
+function l4Applies(m: L4Match, proxy: Proxy, port: number): boolean {
+  return (
+    (m.port === undefined || m.port === port) &&
+    labelsMatch(m.sourceLabels, proxy.labels) &&
+    (m.sourceNamespace === undefined || m.sourceNamespace === proxy.namespace) &&
+    (m.gateways === undefined || m.gateways.length === 0 || m.gateways.includes('mesh'))
+  );
+}
+
+/** tcp_proxy to the route's destinations (one cluster, or weighted clusters). */
+function tcpProxyTo(ctx: PushContext, vs: Config, dests: readonly RouteDestination[], port: number, statPrefix: string): Record<string, unknown> | undefined {
+  const clusters = dests
+    .map((d) => {
+      const host = resolveShortName(d.destination.host, vs.metadata.namespace, ctx.domain);
+      const svc = ctx.service(host);
+      const p = d.destination.port?.number ?? (svc && svc.ports.length === 1 ? svc.ports[0]!.port : port);
+      return { name: outboundClusterName(p, d.destination.subset ?? '', host), weight: d.weight ?? (dests.length === 1 ? 100 : 0) };
+    })
+    .filter((c) => c.weight > 0);
+  if (clusters.length === 0) return undefined;
+  const config = clusters.length === 1 ? { statPrefix, cluster: clusters[0]!.name } : { statPrefix, weightedClusters: { clusters } };
+  return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, config) };
+}
+
+function plainTcpProxy(svc: Service, port: number): Record<string, unknown> {
+  const cluster = outboundClusterName(port, '', svc.hostname);
+  return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: cluster, cluster }) };
+}
+
+/** The filter chain of a TCP service port: its VirtualService's first applicable `tcp` route, else its own cluster. */
+export function tcpChain(ctx: PushContext, proxy: Proxy, svc: Service, port: number, name: string): Record<string, unknown> {
+  const vs = ctx.virtualService(svc.hostname, proxy.namespace);
+  const spec = vs?.spec as unknown as VirtualServiceSpec | undefined;
+  for (const r of spec?.tcp ?? []) {
+    const matches = r.match && r.match.length > 0 ? r.match : [{}];
+    if (!matches.some((m) => l4Applies(m, proxy, port))) continue;
+    const filter = tcpProxyTo(ctx, vs!, r.route ?? [], port, outboundClusterName(port, '', svc.hostname));
+    if (!filter) continue;
+    const meta = provenance([vs]);
+    return { name: `${name}-tcp`, filters: [filter], ...(meta ? { metadata: meta } : {}) };
+  }
+  return { name: `${name}-tcp`, filters: [plainTcpProxy(svc, port)] };
+}
+
+/** The SNI filter chains of a TLS service port: one per applicable VirtualService `tls` route, then the service's own host. */
+export function tlsChains(ctx: PushContext, proxy: Proxy, svc: Service, port: number): Record<string, unknown>[] {
+  const chains: Record<string, unknown>[] = [];
+  const claimed = new Set<string>();
+  const vs = ctx.virtualService(svc.hostname, proxy.namespace);
+  const spec = vs?.spec as unknown as VirtualServiceSpec | undefined;
+  for (const [i, r] of (spec?.tls ?? []).entries()) {
+    const sni = [...new Set(r.match.filter((m) => l4Applies(m, proxy, port)).flatMap((m) => m.sniHosts ?? []))].filter((h) => !claimed.has(h));
+    if (sni.length === 0) continue;
+    const filter = tcpProxyTo(ctx, vs!, r.route ?? [], port, outboundClusterName(port, '', svc.hostname));
+    if (!filter) continue;
+    for (const h of sni) claimed.add(h);
+    const meta = provenance([vs]);
+    chains.push({ name: `${svc.hostname}:${port}-tls-${i}`, filterChainMatch: { serverNames: sni }, filters: [filter], ...(meta ? { metadata: meta } : {}) });
+  }
+  if (!claimed.has(svc.hostname)) chains.push({ name: `${svc.hostname}:${port}-tls`, filterChainMatch: { serverNames: [svc.hostname] }, filters: [plainTcpProxy(svc, port)] });
+  return chains;
+}
+
+/** The listener filters of an SNI-routed listener. */
+export function tlsListenerFilters(): Record<string, unknown>[] {
+  return [{ name: 'envoy.filters.listener.tls_inspector', typedConfig: any(ENVOY.tlsInspector, {}) }];
+}

@@ -1,0 +1,257 @@
+/**
+ * simulateRequest: walks one request through the configuration an Envoy proxy holds, as Envoy does:
+ * listener (outbound traffic arrives on `virtualOutbound` and is handed to the listener of its original
+ * destination, exact address first, then 0.0.0.0 on the port; inbound traffic arrives on
+ * `virtualInbound`) -> filter chain (Envoy's filter chain match order: destination port, destination IP,
+ * server name, transport protocol, application protocols; most specific wins at each step) -> for HTTP
+ * the route configuration (RDS or inline) -> virtual host (exact domain, then longest suffix wildcard,
+ * then prefix wildcard, then `*`) -> first matching route (path, headers, query parameters) -> cluster(s)
+ * with weights -> endpoints. It reads plain objects (built or decoded), so meshd tests and
+ * `meshctl x simulate` share it. Outcomes, not proto text, are what tests assert.
+ */
+import type { ProxyConfig } from '../generators/sidecar/consistency-checker.js';
+
+/** A request to simulate. */
+export interface SimulatedRequest {
+  /** `outbound` (from the app, via 15001) or `inbound` (to the app, via 15006). Default outbound. */
+  readonly direction?: 'outbound' | 'inbound';
+  /** `http` (default), `tcp`, or `tls` (raw TLS with an SNI, not terminated by the proxy). */
+  readonly protocol?: 'http' | 'tcp' | 'tls';
+  /** The destination IP the connection goes to (a VIP or pod IP); unset: the host resolved to no known VIP. */
+  readonly address?: string;
+  readonly port: number;
+  /** The HTTP authority (Host header), e.g. `reviews:9080`; default the address and port. */
+  readonly host?: string;
+  readonly method?: string;
+  /** The path with query string, default `/`. */
+  readonly path?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** TLS SNI (for `tls`, or mTLS from a peer sidecar). */
+  readonly sni?: string;
+  /** Whether the connection is TLS at the transport (mTLS from a peer sidecar, or `tls`). */
+  readonly tls?: boolean;
+  /** ALPN offered (mesh mTLS offers `mesh-peer-exchange`, `mesh`). */
+  readonly alpn?: readonly string[];
+}
+
+/** One cluster the request may go to, with its share and endpoints. */
+export interface SimulatedCluster {
+  readonly name: string;
+  /** Weight among the route's clusters (100 for a single cluster). */
+  readonly weight: number;
+  /** `ip:port` of the endpoints Envoy would pick from (ORIGINAL_DST: the original destination). */
+  readonly endpoints: readonly string[];
+}
+
+/** Where the request goes, step by step. */
+export interface SimulationResult {
+  readonly outcome: 'routed' | 'redirect' | 'direct-response' | 'no-listener' | 'no-filter-chain' | 'no-route-config' | 'no-virtual-host' | 'no-route' | 'no-cluster';
+  readonly listener?: string;
+  readonly filterChain?: string;
+  readonly routeConfig?: string;
+  readonly virtualHost?: string;
+  readonly route?: string;
+  readonly clusters?: readonly SimulatedCluster[];
+  /** For redirects and direct responses: the status (or redirect code) Envoy answers with. */
+  readonly response?: Readonly<Record<string, unknown>>;
+  /** The mesh.io objects that shaped the steps (from provenance metadata), in walk order. */
+  readonly sources: readonly string[];
+}
+
+type Obj = Record<string, unknown>;
+const arr = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
+const obj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
+const wrapped = (v: unknown): unknown => (obj(v) && 'value' in obj(v)! ? obj(v)!['value'] : v);
+const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+const TCP_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
+
+/** The provenance sources of a resource (`metadata.filterMetadata.mesh.sources`), in either object form. */
+function sourcesOf(r: Obj | undefined): string[] {
+  const mesh = obj(obj(obj(r?.['metadata'])?.['filterMetadata'])?.['mesh']);
+  const s = obj(mesh?.['fields'])?.['sources'] ?? mesh?.['sources'];
+  if (Array.isArray(s)) return s.map(String);
+  const values = arr(obj(obj(s)?.['listValue'])?.['values']);
+  return values.map((v) => String(v['stringValue']));
+}
+
+function socket(l: Obj): { address: string; port: number } {
+  const s = obj(obj(l['address'])?.['socketAddress']);
+  return { address: String(s?.['address'] ?? ''), port: Number(s?.['portValue'] ?? 0) };
+}
+
+function pickListener(cfg: ProxyConfig, req: SimulatedRequest): Obj | undefined {
+  const byName = (n: string): Obj | undefined => cfg.listeners.find((l) => l['name'] === n);
+  if (req.direction === 'inbound') return byName('virtualInbound');
+  const exact = req.address ? cfg.listeners.find((l) => socket(l).address === req.address && socket(l).port === req.port) : undefined;
+  const wildcard = cfg.listeners.find((l) => socket(l).address === '0.0.0.0' && socket(l).port === req.port && l['name'] !== 'virtualOutbound' && l['name'] !== 'virtualInbound');
+  return exact ?? wildcard ?? byName('virtualOutbound');
+}
+
+function ipInRange(ip: string, range: Obj): boolean {
+  const prefix = String(range['addressPrefix'] ?? '');
+  const len = Number(wrapped(range['prefixLen']) ?? 32);
+  const toBits = (a: string): string => a.split('.').map((x) => Number(x).toString(2).padStart(8, '0')).join('');
+  if (!/^\d+\.\d+\.\d+\.\d+$/.test(ip) || !/^\d+\.\d+\.\d+\.\d+$/.test(prefix)) return ip === prefix;
+  return toBits(ip).slice(0, len) === toBits(prefix).slice(0, len);
+}
+
+/** Envoy's filter chain selection: narrow by each criterion in order, preferring chains that name it. */
+function pickFilterChain(l: Obj, req: SimulatedRequest): Obj | undefined {
+  let chains = arr(l['filterChains']);
+  const match = (c: Obj): Obj => obj(c['filterChainMatch']) ?? {};
+  const step = (has: (m: Obj) => boolean, ok: (m: Obj) => boolean): void => {
+    const specific = chains.filter((c) => has(match(c)) && ok(match(c)));
+    chains = specific.length > 0 ? specific : chains.filter((c) => !has(match(c)));
+  };
+  step((m) => wrapped(m['destinationPort']) !== undefined, (m) => Number(wrapped(m['destinationPort'])) === req.port);
+  step((m) => arr(m['prefixRanges']).length > 0, (m) => req.address !== undefined && arr(m['prefixRanges']).some((r) => ipInRange(req.address!, r)));
+  step((m) => Array.isArray(m['serverNames']) && (m['serverNames'] as unknown[]).length > 0, (m) => req.sni !== undefined && (m['serverNames'] as string[]).includes(req.sni));
+  const transport = req.tls || req.protocol === 'tls' ? 'tls' : 'raw_buffer';
+  step((m) => typeof m['transportProtocol'] === 'string' && m['transportProtocol'] !== '', (m) => m['transportProtocol'] === transport);
+  step((m) => Array.isArray(m['applicationProtocols']) && (m['applicationProtocols'] as unknown[]).length > 0, (m) => (m['applicationProtocols'] as string[]).some((p) => (req.alpn ?? []).includes(p)));
+  return chains[0] ?? obj(l['defaultFilterChain']);
+}
+
+/** Envoy's virtual host selection by the Host header. */
+export function pickVirtualHost(rc: Obj, host: string): Obj | undefined {
+  const h = host.toLowerCase();
+  const vhs = arr(rc['virtualHosts']);
+  const domains = (v: Obj): string[] => ((v['domains'] as string[] | undefined) ?? []).map((d) => d.toLowerCase());
+  const exact = vhs.find((v) => domains(v).includes(h));
+  if (exact) return exact;
+  let best: { v: Obj; len: number } | undefined;
+  for (const v of vhs) for (const d of domains(v)) if (d.startsWith('*') && d !== '*' && h.endsWith(d.slice(1)) && (!best || d.length > best.len)) best = { v, len: d.length };
+  if (best) return best.v;
+  for (const v of vhs) for (const d of domains(v)) if (d.endsWith('*') && d !== '*' && h.startsWith(d.slice(0, -1)) && (!best || d.length > best.len)) best = { v, len: d.length };
+  if (best) return best.v;
+  return vhs.find((v) => domains(v).includes('*'));
+}
+
+function stringMatches(m: Obj, value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const ic = m['ignoreCase'] === true;
+  const v = ic ? value.toLowerCase() : value;
+  const c = (x: unknown): string => (ic ? String(x).toLowerCase() : String(x));
+  if (m['exact'] !== undefined) return v === c(m['exact']);
+  if (m['prefix'] !== undefined) return v.startsWith(c(m['prefix']));
+  if (m['suffix'] !== undefined) return v.endsWith(c(m['suffix']));
+  if (m['contains'] !== undefined) return v.includes(c(m['contains']));
+  const re = obj(m['safeRegex'])?.['regex'];
+  if (re !== undefined) return new RegExp(`^(?:${String(re)})$`).test(value);
+  return false;
+}
+
+function headerValue(req: SimulatedRequest, name: string): string | undefined {
+  if (name === ':method') return req.method ?? 'GET';
+  if (name === ':authority') return req.host;
+  if (name === ':path') return req.path ?? '/';
+  if (name === ':scheme') return 'http';
+  const key = Object.keys(req.headers ?? {}).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined ? undefined : req.headers![key];
+}
+
+/** Whether a route's match accepts the request (Envoy's RouteMatch: path, headers, query parameters). */
+export function routeMatches(match: Obj, req: SimulatedRequest): boolean {
+  const full = req.path ?? '/';
+  const [path = '/', query = ''] = full.split('?', 2);
+  const cs = wrapped(match['caseSensitive']) !== false;
+  const p = cs ? path : path.toLowerCase();
+  const c = (x: unknown): string => (cs ? String(x) : String(x).toLowerCase());
+  if (match['prefix'] !== undefined && !p.startsWith(c(match['prefix']))) return false;
+  if (match['path'] !== undefined && p !== c(match['path'])) return false;
+  const re = obj(match['safeRegex'])?.['regex'];
+  if (re !== undefined && !new RegExp(`^(?:${String(re)})$`, cs ? '' : 'i').test(path)) return false;
+  for (const h of arr(match['headers'])) {
+    const v = headerValue(req, String(h['name']));
+    const sm = obj(h['stringMatch']);
+    const ok = h['presentMatch'] === true ? v !== undefined : sm ? stringMatches(sm, v) : v !== undefined;
+    if (ok === (h['invertMatch'] === true)) return false;
+  }
+  const params = new URLSearchParams(query);
+  for (const q of arr(match['queryParameters'])) {
+    const v = params.get(String(q['name'])) ?? undefined;
+    const sm = obj(q['stringMatch']);
+    if (q['presentMatch'] === true ? v === undefined : sm ? !stringMatches(sm, v) : v === undefined) return false;
+  }
+  return true;
+}
+
+function endpointsOf(cfg: ProxyConfig, name: string, req: SimulatedRequest): string[] | undefined {
+  const cluster = cfg.clusters.find((c) => c['name'] === name);
+  if (!cluster) return undefined;
+  const la =
+    cluster['type'] === 'EDS'
+      ? cfg.endpoints.find((e) => e['clusterName'] === (String(obj(cluster['edsClusterConfig'])?.['serviceName'] ?? '') || name))
+      : obj(cluster['loadAssignment']);
+  if (cluster['type'] === 'ORIGINAL_DST') {
+    const override = wrapped(obj(cluster['originalDstLbConfig'])?.['upstreamPortOverride']);
+    return req.address ? [`${req.address}:${override !== undefined ? Number(override) : req.port}`] : [];
+  }
+  const out: string[] = [];
+  for (const loc of arr(la?.['endpoints'])) {
+    for (const e of arr(loc['lbEndpoints'])) {
+      if (e['healthStatus'] === 'UNHEALTHY') continue;
+      const s = obj(obj(obj(e['endpoint'])?.['address'])?.['socketAddress']);
+      if (s) out.push(`${String(s['address'])}:${String(s['portValue'])}`);
+    }
+  }
+  return out;
+}
+
+function toClusters(cfg: ProxyConfig, refs: { name: string; weight: number }[], req: SimulatedRequest): SimulatedCluster[] | undefined {
+  const out: SimulatedCluster[] = [];
+  for (const r of refs) {
+    const endpoints = endpointsOf(cfg, r.name, req);
+    if (!endpoints) return undefined;
+    out.push({ name: r.name, weight: r.weight, endpoints });
+  }
+  return out;
+}
+
+/** See the file comment. */
+export function simulateRequest(cfg: ProxyConfig, req: SimulatedRequest): SimulationResult {
+  const sources: string[] = [];
+  const listener = pickListener(cfg, req);
+  if (!listener) return { outcome: 'no-listener', sources };
+  sources.push(...sourcesOf(listener));
+  const base = { listener: String(listener['name']) };
+  const chain = pickFilterChain(listener, req);
+  if (!chain) return { outcome: 'no-filter-chain', ...base, sources };
+  const at = { ...base, filterChain: String(chain['name'] ?? '') };
+  for (const f of arr(chain['filters'])) {
+    const tc = obj(f['typedConfig']);
+    if (tc?.['@type'] === TCP_PROXY) {
+      for (const s of sourcesOf(chain)) if (!sources.includes(s)) sources.push(s);
+      const refs =
+        typeof tc['cluster'] === 'string'
+          ? [{ name: tc['cluster'], weight: 100 }]
+          : arr(obj(tc['weightedClusters'])?.['clusters']).map((w) => ({ name: String(w['name']), weight: Number(wrapped(w['weight']) ?? 0) }));
+      const clusters = toClusters(cfg, refs, req);
+      return clusters ? { outcome: 'routed', ...at, clusters, sources } : { outcome: 'no-cluster', ...at, clusters: refs.map((r) => ({ ...r, endpoints: [] })), sources };
+    }
+    if (tc?.['@type'] !== HCM || req.protocol === 'tcp' || req.protocol === 'tls') continue;
+    const rdsName = obj(tc['rds'])?.['routeConfigName'];
+    const rc = typeof rdsName === 'string' ? cfg.routes.find((r) => r['name'] === rdsName) : obj(tc['routeConfig']);
+    if (!rc) return { outcome: 'no-route-config', ...at, ...(typeof rdsName === 'string' ? { routeConfig: rdsName } : {}), sources };
+    const withRc = { ...at, routeConfig: String(rc['name'] ?? '') };
+    const host = req.host ?? `${req.address ?? ''}:${req.port}`;
+    const vh = pickVirtualHost(rc, host);
+    if (!vh) return { outcome: 'no-virtual-host', ...withRc, sources };
+    sources.push(...sourcesOf(vh));
+    const withVh = { ...withRc, virtualHost: String(vh['name']) };
+    const route = arr(vh['routes']).find((r) => routeMatches(obj(r['match']) ?? {}, req));
+    if (!route) return { outcome: 'no-route', ...withVh, sources };
+    for (const s of sourcesOf(route)) if (!sources.includes(s)) sources.push(s);
+    const withRoute = { ...withVh, route: String(route['name'] ?? '') };
+    if (route['redirect']) return { outcome: 'redirect', ...withRoute, response: obj(route['redirect'])!, sources };
+    if (route['directResponse']) return { outcome: 'direct-response', ...withRoute, response: obj(route['directResponse'])!, sources };
+    const action = obj(route['route']) ?? {};
+    const refs =
+      typeof action['cluster'] === 'string'
+        ? [{ name: action['cluster'], weight: 100 }]
+        : arr(obj(action['weightedClusters'])?.['clusters']).map((w) => ({ name: String(w['name']), weight: Number(wrapped(w['weight']) ?? 0) }));
+    const clusters = toClusters(cfg, refs, req);
+    return clusters ? { outcome: 'routed', ...withRoute, clusters, sources } : { outcome: 'no-cluster', ...withRoute, clusters: refs.map((r) => ({ ...r, endpoints: [] })), sources };
+  }
+  return { outcome: 'no-filter-chain', ...at, sources };
+}
