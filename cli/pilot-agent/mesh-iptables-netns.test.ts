@@ -19,6 +19,11 @@ const which = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd
 function missing(): string | undefined {
   if (process.getuid?.() !== 0) return 'not root';
   for (const cmd of ['iptables-restore', 'iptables-save', 'ip', 'nsenter', 'setpriv']) if (!which(cmd)) return `no ${cmd} (apt-get install iptables iproute2 util-linux)`;
+  // NOTE: root in a container without CAP_SYS_ADMIN cannot make network namespaces: probe once.
+  const probe = `mesh-probe-${process.pid}`;
+  const made = spawnSync('ip', ['netns', 'add', probe], { encoding: 'utf8' });
+  if (made.status !== 0) return `cannot create a network namespace: ${(made.stderr || made.error?.message || '').trim()}`;
+  spawnSync('ip', ['netns', 'del', probe]);
   return undefined;
 }
 
