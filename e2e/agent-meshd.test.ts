@@ -50,7 +50,7 @@ describe('e2e: pilot-agent with meshd (TokenRequest token, CA, SDS to the stand-
     for (const ns of [appNs, meshNs]) if (ns) await deleteNamespaceFully(core, ns);
   });
 
-  it('given a TokenRequest token should get a certificate from meshd, serve and rotate it over SDS, and pass meshd\'s refusal of sidecar xDS back through the agent', async () => {
+  it('given a TokenRequest token should get a certificate from meshd, serve and rotate it over SDS, and carry the sidecar ADS stream to meshd and its answers back', async () => {
     const [adminPort, statusPort] = await freePorts(2);
     writeFileSync(join(dir, 'root-cert.pem'), root);
     mkdirSync(join(dir, 'var/run/secrets/tokens'), { recursive: true });
@@ -81,11 +81,10 @@ describe('e2e: pilot-agent with meshd (TokenRequest token, CA, SDS to the stand-
     assert.ok(chainVerifiesTo(chain, root), 'the served chain verifies to meshd root');
     assert.ok(new X509Certificate(chain[0]!).validTo);
 
-    // ADS: meshd does not generate sidecar config yet; its refusal reaches the stand-in through the agent as is.
-    await waitForCondition(() => standInEvents(log).some((e) => e.event === 'xds-error'), 'meshd status through the agent', 30_000);
-    const refusal = standInEvents(log).find((e) => e.event === 'xds-error')!;
-    assert.equal(refusal.code, 9, `FAILED_PRECONDITION from meshd, got ${JSON.stringify(refusal)}`);
-    assert.match(refusal.details ?? '', /not implemented yet: xDS generation for dataplane sidecar proxies/);
+    // ADS: meshd's sidecar generators answer the stand-in's stream through the agent.
+    await waitForCondition(() => standInEvents(log).some((e) => e.event === 'xds'), `a sidecar ADS response from meshd (agent output: ${err.slice(-1500)})`, 30_000);
+    assert.ok(!standInEvents(log).some((e) => e.event === 'xds-error'), `no xDS error: ${JSON.stringify(standInEvents(log).filter((e) => e.event === 'xds-error'))}`);
+    assert.equal(standInEvents(log).find((e) => e.event === 'xds')!.typeUrl, 'type.googleapis.com/envoy.config.cluster.v3.Cluster');
     assert.match((await httpGet(`http://127.0.0.1:${statusPort}/stats/prometheus`)).body, /^cert_expiry_seconds\{resource_name="default"\} /m);
     child.kill('SIGTERM');
     assert.equal(await agent.exited, 0, err.slice(-2000));
@@ -95,7 +94,7 @@ describe('e2e: pilot-agent with meshd (TokenRequest token, CA, SDS to the stand-
     const [adminPort, statusPort] = await freePorts(2);
     const log = join(dir, 'stand-in-grpc.log');
     const address = `localhost:${meshd.ports.secureGrpc}`;
-    // NOTE: meshd generates config for proxyless gRPC nodes only so far; the node metadata says GENERATOR=grpc.
+    // NOTE: the node metadata says GENERATOR=grpc: meshd's proxyless generators answer it.
     const env = programEnv({
       PROXY_CONFIG: JSON.stringify({ binaryPath: join(dir, 'dataplane'), configPath: join(dir, 'etc/mesh/proxy2'), proxyAdminPort: adminPort, statusPort, discoveryAddress: address, terminationDrainDuration: '1s' }),
       POD_NAME: 'reviews-2', POD_NAMESPACE: appNs, SERVICE_ACCOUNT: 'reviews', MESH_META_INSTANCE_IPS: '10.9.8.8', MESH_META_GENERATOR: 'grpc',
