@@ -67,14 +67,35 @@ describe('meshctl x simulate (bin/meshctl over examples/bookinfo-sidecar)', func
       want: { outcome: 'routed', listener: 'virtualOutbound', clusters: ['BlackHoleCluster:100 -> '] },
     },
     {
+      name: 'given inbound mesh mTLS to the app port under STRICT should reach the inbound cluster',
+      args: ['--inbound', 'http://productpage:9080/'],
+      want: { outcome: 'routed', listener: 'virtualInbound', clusters: ['inbound|9080||:100 -> 10.0.0.1:9080'] },
+    },
+    {
+      name: 'given inbound plaintext under STRICT should match no filter chain (refused)',
+      args: ['--inbound', '--plaintext', 'http://productpage:9080/'],
+      want: { outcome: 'no-filter-chain', listener: 'virtualInbound' },
+    },
+    {
       name: 'given an unknown host on a mesh HTTP port under REGISTRY_ONLY should get the block_all 502',
       args: [...MESH('registry-only'), '--address', '93.184.216.34', 'http://unknown.example.com:9080/'],
       want: { outcome: 'direct-response', listener: '0.0.0.0_9080', route: 'block_all', status: 502 },
     },
   ];
+  // NOTE: each case is a bin/meshctl process (~1-2 s of module loading); run them two at a time up front.
+  const results = new Map<string, Promise<Report>>();
+  before(() => {
+    const chain: Promise<unknown>[] = [Promise.resolve(), Promise.resolve()];
+    cases.forEach((c, i) => {
+      const p = chain[i % 2]!.then(() => simulate(c.args));
+      p.catch(() => undefined); // NOTE: reported by the case's own `it`
+      chain[i % 2] = p.catch(() => undefined);
+      results.set(c.name, p);
+    });
+  });
   for (const c of cases) {
     it(c.name, async () => {
-      const r = await simulate(c.args);
+      const r = await results.get(c.name)!;
       assert.equal(r.result.outcome, c.want.outcome);
       assert.equal(r.result.listener, c.want.listener);
       if (c.want.route !== undefined) assert.equal(r.result.route, c.want.route);
