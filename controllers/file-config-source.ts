@@ -23,7 +23,7 @@ import type { RejectedConfigEntry, RejectedConfigs } from './rejected-configs.js
 import { ScanCache, type ScanResult, type ScanWork } from './scan-cache.js';
 import { rescanChanged, scanConfigDir } from './scan-config-dir.js';
 
-export { type RejectedConfig, type ScanContext } from './file-config-scan.js';
+export { scanFile, type FileEntry, type RejectedConfig, type ScanContext } from './file-config-scan.js';
 export { ScanCache, type ScanResult, type ScanWork } from './scan-cache.js';
 export { scanConfigDir, rescanChanged } from './scan-config-dir.js';
 

@@ -7,6 +7,10 @@ export { formatReplay, replayEvents, ReplayError, type ReplayedPush, type Replay
 // generators by proxy kind and type URL; the proxyless gRPC generators and the cache
 export { GeneratorRegistry, NotImplementedError, defaultNeedsPush, type RegisteredProxy } from './server/generator-registry.js';
 export { MissingSnapshotError, ProxylessGrpcGenerator, type GrpcGeneratorOptions } from './generators/grpc-generator.js';
+// Envoy sidecars: the generators' builders, the consistency check and the request simulator (meshctl x simulate / x translate)
+export { buildSidecarResources, SidecarGenerator, type SidecarGeneratorOptions } from './generators/sidecar/sidecar-generator.js';
+export { checkConsistency, type ConsistencyOptions, type ProxyConfig } from './generators/sidecar/consistency-checker.js';
+export { simulateRequest, type SimulatedCluster, type SimulatedRequest, type SimulationResult } from './simulator/request-simulator.js';
 export { XdsCache, type XdsCacheOptions, type XdsCacheMetrics } from './cache/xds-cache.js';
 export { cacheMetricsFrom } from './cache/cache-metrics.js';
 export { debugRoutes, configDump, type DebugDeps, type DebugHandler } from './debug/debug-routes.js';

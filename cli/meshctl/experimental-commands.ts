@@ -4,6 +4,8 @@ import { notBuilt } from '../common/not-built.js';
 import { configListCommand } from './config-list-command.js';
 import { runCheckInject } from './check-inject-command.js';
 import { replayCommand } from './replay-command.js';
+import { simulateCommand } from './simulate-command.js';
+import { translateCommand } from './translate-command.js';
 
 const TARGET = { usage: '[<type>/]<name>[.<namespace>]', max: 1 } as const;
 const revision = (): Flag => flag.string('revision', '', 'The revision to use', { short: 'r' });
@@ -145,6 +147,8 @@ export function experimentalCommand(): Command {
         ],
       }),
       replayCommand(),
+      simulateCommand(),
+      translateCommand(),
       waypoint(),
       workload(),
     ],

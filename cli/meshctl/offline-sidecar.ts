@@ -1,0 +1,187 @@
+/**
+ * The offline meshd behind `meshctl x simulate` and `meshctl x translate`: reads mesh.io files the way
+ * `pilot-discovery --configDir` does (same parser, validation and error messages), folds them into a
+ * MeshModel, and builds what meshd's sidecar generators would serve one sidecar (LDS and CDS, then the
+ * RDS and EDS names they reference, as Envoy asks). No network, no cluster, no running meshd.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { MeshModel, defaultMeshConfig, proxyFromNode, proxyRequestPush, type Config, type MeshConfig, type ModelInput, type Proxy, type ProxyNode } from '../../core/index.js';
+import { MeshConfigError, readMeshConfig, scanFile } from '../../controllers/index.js';
+import { buildSidecarResources, TYPE_URL, type ProxyConfig } from '../../xds/index.js';
+import { CliError, NotImplementedError, flag, type Flag, type RunContext } from '../framework/index.js';
+import { inputFiles } from './analyze-command.js';
+
+/** Kubernetes kinds a user may expect to give; meshd reads them from the API server, not from files. */
+const ORCH_KINDS = new Set(['Service', 'Endpoints', 'EndpointSlice', 'Pod', 'Deployment']);
+/** The IP of a proxy given by labels only (no WorkloadEntry names it): TEST-NET-1, never a real workload. */
+export const DEFAULT_PROXY_IP = '192.0.2.1';
+
+/** The flags both commands share. */
+export function offlineFlags(): Flag[] {
+  return [
+    flag.stringSlice('filename', [], 'Files or directories of mesh.io resources (YAML or JSON; repeatable); - is not supported', { short: 'f' }),
+    flag.bool('recursive', false, 'Process directories given with -f recursively', { short: 'R' }),
+    flag.string('meshConfigFile', '', 'A MeshConfig file (e.g. outboundTrafficPolicy); default: the built-in mesh config'),
+    flag.string(
+      'proxy',
+      '',
+      'The sidecar: <namespace>/<WorkloadEntry name>, <name>.<namespace>, <namespace>/<label>=<value>[,...] or <namespace> (required)',
+      { short: 'p' },
+    ),
+    flag.string('proxy-ip', '', `The sidecar's IP (default: the WorkloadEntry's address, else ${DEFAULT_PROXY_IP})`),
+    flag.string('domain', 'cluster.local', 'The DNS domain suffix of the mesh'),
+  ];
+}
+
+/** What the files and the chosen proxy add up to. */
+export interface OfflineMesh {
+  readonly configs: readonly Config[];
+  readonly meshConfig: MeshConfig;
+  readonly proxy: Proxy;
+  /** Every resource the sidecar gets, as plain objects (built, not decoded). */
+  readonly config: ProxyConfig;
+  readonly domain: string;
+}
+
+/** Reads `-f` inputs with meshd's file parser; any rejected document fails the command, naming file, document, object and field. */
+export async function readConfigFiles(paths: readonly string[], recursive: boolean, cwd: string): Promise<Config[]> {
+  if (paths.length === 0) throw new CliError('no input: give mesh.io files or directories with -f');
+  const configs = new Map<string, { config: Config; file: string }>();
+  const problems: string[] = [];
+  for (const p of paths) {
+    if (p === '-') throw new CliError('-f -: standard input is not supported; give files or directories');
+    const abs = resolve(cwd, p);
+    for (const file of inputFiles(abs, recursive)) {
+      // NOTE: name files as the user gave them (meshd names them relative to --configDir).
+      const shown = file === abs ? p : join(p, relative(abs, file));
+      const entry = await scanFile(file, { dir: dirname(file), defaultNamespace: 'default' }, '');
+      for (const r of entry.rejected) {
+        if (ORCH_KINDS.has(r.kind)) {
+          throw new NotImplementedError(`Kubernetes ${r.kind} inputs (${shown} document ${r.document}); describe services with ServiceEntry and workloads with WorkloadEntry`);
+        }
+        problems.push(r.message.startsWith(`${r.file}:`) ? `${shown}${r.message.slice(r.file.length)}` : r.message);
+      }
+      for (const c of entry.configs) {
+        const prev = configs.get(c.key);
+        if (prev) problems.push(`${shown}: document ${c.document} (${c.config.kind} ${c.config.metadata.namespace}/${c.config.metadata.name}): also defined in ${prev.file}`);
+        else configs.set(c.key, { config: c.config, file: shown });
+      }
+    }
+  }
+  if (problems.length > 0) throw new CliError(`invalid input (meshd would refuse it):\n  ${problems.join('\n  ')}`);
+  return [...configs.values()].map((v) => v.config);
+}
+
+function parseLabels(text: string, what: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const kv of text.split(',').filter((s) => s !== '')) {
+    const i = kv.indexOf('=');
+    if (i <= 0) throw new CliError(`--proxy ${what}: "${kv}" is not <label>=<value>`);
+    out[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  return out;
+}
+
+/** The sidecar node `--proxy` names (see the flag), taking labels, IP, service account and locality from its WorkloadEntry. */
+export function proxyNodeFor(spec: string, proxyIp: string, configs: readonly Config[], domain: string): ProxyNode {
+  if (spec === '') throw new CliError('--proxy is required: <namespace>/<WorkloadEntry name>, <namespace>/<label>=<value>, or <namespace>');
+  let namespace: string;
+  let rest = '';
+  if (spec.includes('/')) [namespace, rest] = [spec.slice(0, spec.indexOf('/')), spec.slice(spec.indexOf('/') + 1)];
+  else if (spec.includes('.')) [rest, namespace] = [spec.slice(0, spec.indexOf('.')), spec.slice(spec.indexOf('.') + 1)];
+  else namespace = spec;
+  if (namespace === '') throw new CliError(`--proxy ${spec}: no namespace`);
+  const entries = configs.filter((c) => c.kind === 'WorkloadEntry' && c.metadata.namespace === namespace);
+  const specOf = (c: Config): { address?: string; labels?: Record<string, string>; serviceAccount?: string; locality?: string } => (c.spec ?? {}) as never;
+  let labels: Record<string, string> = {};
+  let we: Config | undefined;
+  if (rest.includes('=')) {
+    labels = parseLabels(rest, spec);
+    we = entries.find((c) => Object.entries(labels).every(([k, v]) => specOf(c).labels?.[k] === v));
+  } else if (rest !== '') {
+    we = entries.find((c) => c.metadata.name === rest);
+    if (!we) {
+      const known = entries.map((c) => c.metadata.name).sort();
+      throw new CliError(`--proxy ${spec}: no WorkloadEntry ${namespace}/${rest} in the files${known.length ? ` (WorkloadEntries in ${namespace}: ${known.join(', ')})` : ''}; or give labels: ${namespace}/app=<name>`);
+    }
+    labels = { ...(specOf(we).labels ?? {}) };
+  }
+  const s = we ? specOf(we) : {};
+  const ip = proxyIp || (s.address && !s.address.startsWith('unix://') ? s.address : DEFAULT_PROXY_IP);
+  const pod = we?.metadata.name ?? 'simulated';
+  const [region = '', zone = '', subZone = ''] = (s.locality ?? '').split('/');
+  return {
+    id: `sidecar~${ip}~${pod}.${namespace}~${namespace}.svc.${domain}`,
+    type: 'sidecar',
+    ipAddresses: [ip],
+    podName: pod,
+    namespace,
+    dnsDomain: `${namespace}.svc.${domain}`,
+    metadata: { LABELS: labels, NAMESPACE: namespace, ...(s.serviceAccount ? { SERVICE_ACCOUNT: s.serviceAccount } : {}) },
+    locality: { region, zone, subZone },
+    proxyless: false,
+  };
+}
+
+function rdsNamesOf(listeners: readonly Record<string, unknown>[]): string[] {
+  const names = new Set<string>();
+  for (const l of listeners) {
+    for (const fc of (l['filterChains'] as Record<string, unknown>[] | undefined) ?? []) {
+      for (const f of (fc['filters'] as Record<string, unknown>[] | undefined) ?? []) {
+        const rds = (f['typedConfig'] as { rds?: { routeConfigName?: string } } | undefined)?.rds;
+        if (rds?.routeConfigName) names.add(rds.routeConfigName);
+      }
+    }
+  }
+  return [...names].sort();
+}
+
+function edsNamesOf(clusters: readonly Record<string, unknown>[]): string[] {
+  return clusters
+    .filter((c) => c['type'] === 'EDS')
+    .map((c) => (c['edsClusterConfig'] as { serviceName?: string } | undefined)?.serviceName || (c['name'] as string))
+    .sort();
+}
+
+/** Builds the model from `configs` and the resources the sidecar would get (the generator code meshd runs). */
+export function buildOffline(configs: readonly Config[], meshConfig: MeshConfig, node: ProxyNode, domain: string): OfflineMesh {
+  const model = new MeshModel({ domain, drainingLabel: 'mesh.io/draining', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, meshConfig });
+  const inputs: ModelInput[] = configs.map((c) => ({
+    kind: 'config',
+    event: { type: 'added', key: { kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name }, object: c, resourceVersion: c.metadata.resourceVersion ?? '1' },
+  }));
+  model.apply(inputs);
+  model.rebuild();
+  const snap = proxyRequestPush(model.snapshot).snapshot;
+  if (!snap) throw new Error('the model published no snapshot');
+  const proxy = proxyFromNode(node);
+  const opts = { sendUnhealthyEndpoints: false };
+  const listeners = [...buildSidecarResources(proxy, TYPE_URL.listener, snap, undefined, opts).values()];
+  const clusters = [...buildSidecarResources(proxy, TYPE_URL.cluster, snap, undefined, opts).values()];
+  const routes = [...buildSidecarResources(proxy, TYPE_URL.route, snap, rdsNamesOf(listeners), opts).values()];
+  const endpoints = [...buildSidecarResources(proxy, TYPE_URL.endpoint, snap, edsNamesOf(clusters), opts).values()];
+  return { configs, meshConfig, proxy, config: { listeners, routes, clusters, endpoints }, domain };
+}
+
+/** Reads the flags of {@link offlineFlags}, the files and the mesh config, and builds. */
+export async function offlineMeshFromFlags(ctx: RunContext): Promise<OfflineMesh> {
+  const f = ctx.flags;
+  const cwd = process.cwd();
+  const configs = await readConfigFiles(f.strings('filename'), f.bool('recursive'), cwd);
+  let meshConfig = defaultMeshConfig();
+  const mc = f.string('meshConfigFile');
+  if (mc !== '') {
+    // NOTE: readMeshConfig serves defaults for a missing file (meshd waits for it to appear); here a typo must fail.
+    if (!existsSync(resolve(cwd, mc))) throw new CliError(`--meshConfigFile ${mc}: no such file`);
+    try {
+      meshConfig = readMeshConfig(resolve(cwd, mc));
+    } catch (e) {
+      if (e instanceof MeshConfigError) throw new CliError(`--meshConfigFile ${mc}: ${e.message}`);
+      throw e;
+    }
+  }
+  const domain = f.string('domain');
+  const node = proxyNodeFor(f.string('proxy'), f.string('proxy-ip'), configs, domain);
+  return buildOffline(configs, meshConfig, node, domain);
+}
