@@ -115,7 +115,15 @@ export class MeshDiscovery {
     const cache = new XdsCache({ maxSize: o.generator.cacheSize ?? 60000, metrics: cacheMetricsFrom(o.metrics) });
     this.generator = new ProxylessGrpcGenerator({ ...o.generator, cache });
     this.generator.register(this.registry);
-    this.sidecarGenerator = new SidecarGenerator({ sendUnhealthyEndpoints: o.generator.sendUnhealthyEndpoints });
+    // NOTE: one cache for both generators: the proxyless generator's `invalidate` clears it once per push.
+    this.sidecarGenerator = new SidecarGenerator({
+      sendUnhealthyEndpoints: o.generator.sendUnhealthyEndpoints,
+      enableCache: o.generator.enableCache,
+      enableCdsCache: o.generator.enableCdsCache,
+      enableRdsCache: o.generator.enableRdsCache,
+      cache,
+      ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
+    });
     this.sidecarGenerator.register(this.registry);
     this.ads = new AdsServer<RegisteredProxy>({
       ...o.transport,

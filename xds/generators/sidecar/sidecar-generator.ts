@@ -1,20 +1,25 @@
 /**
  * SidecarGenerator: the generators of dataplane sidecars (proxy type `sidecar` without `GENERATOR`
  * metadata), one TypeGenerator per xDS type (LDS, RDS, CDS, EDS). It reads only the snapshot each push
- * carries and builds with the builders beside it; each resource is encoded once per push and proxy.
- * NOTE: no XdsCache yet: sharing encoded bytes across sidecars with the same inputs is the next step
- * (cluster and route keys must include the proxy's namespace, Sidecar scope and locality).
+ * carries and builds with the builders beside it. Outbound clusters, load assignments and route
+ * configurations are encoded once and shared through the XdsCache by every sidecar with the same inputs
+ * (keys and dependencies in sidecar-cache-keys.ts); the cache refuses bytes built from a snapshot older
+ * than the entry's last invalidation. Listeners, inbound and special clusters are built per proxy.
  */
 import { nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../../core/index.js';
+import { XdsCache } from '../../cache/xds-cache.js';
 import { encode } from '../../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../../server/contracts.js';
 import type { GeneratorRegistry } from '../../server/generator-registry.js';
 import { snapshotOf } from '../grpc-generator.js';
-import { buildSidecarClusters } from './cluster-builder.js';
+import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js';
+import { buildInboundCluster, buildOutboundCluster, buildSidecarClusters, buildSpecialClusters, inboundPorts, proxyInstances, subsetsOf } from './cluster-builder.js';
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
 import { buildSidecarListeners } from './listener-builder.js';
 import { buildSidecarRouteConfiguration } from './route-builder.js';
+import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKey, sidecarRouteKey } from './sidecar-cache-keys.js';
 import { ENVOY } from './sidecar-names.js';
+import { sidecarScope } from './sidecar-scope.js';
 
 /** Options of the sidecar generator, read once by the caller. */
 export interface SidecarGeneratorOptions {
@@ -22,10 +27,42 @@ export interface SidecarGeneratorOptions {
   readonly sendUnhealthyEndpoints: boolean;
   /** When generation yields the event loop (default the process-wide `pushPathSlicer`). */
   readonly slicer?: Pick<TurnSlicer, 'overBudget'>;
+  /** PILOT_ENABLE_XDS_CACHE (default false: every resource is built for every proxy). */
+  readonly enableCache?: boolean;
+  /** PILOT_ENABLE_CDS_CACHE (only with enableCache) */
+  readonly enableCdsCache?: boolean;
+  /** PILOT_ENABLE_RDS_CACHE (only with enableCache) */
+  readonly enableRdsCache?: boolean;
+  /**
+   * The cache to use, shared with the proxyless generator (whose `invalidate` clears it once per push);
+   * made from `cacheSize` when absent, and then the caller must call `invalidate` itself.
+   */
+  readonly cache?: XdsCache;
+  /** PILOT_XDS_CACHE_SIZE, used when no cache is given. */
+  readonly cacheSize?: number;
 }
 
-/** Config kinds that cannot change a sidecar's endpoints (beyond the EDS descriptor's own). */
-const SIDECAR_EDS_UNAFFECTED: ReadonlySet<string> = new Set(['VirtualService']);
+/** One resource to serve: its name and, on a cache miss, how to build it with its cache key and dependencies. */
+interface Item {
+  readonly name: string;
+  readonly key: string | undefined;
+  readonly build: () => { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined;
+}
+
+/**
+ * Config kinds that cannot change a sidecar's resources beyond each type descriptor's own (which hold
+ * istiod's `skippedCdsConfigs`, `skippedEdsConfigs` and `skippedRdsConfigs`): istiod's
+ * `skippedLdsConfigs[SidecarProxy]` adds Gateway to what LDS skips for every
+ * proxy type; CDS and RDS skip nothing more for sidecars (a VirtualService widens a Sidecar scope, so
+ * it can change clusters).
+ */
+export const SIDECAR_CDS_UNAFFECTED: ReadonlySet<string> = new Set();
+/** See SIDECAR_CDS_UNAFFECTED. */
+export const SIDECAR_EDS_UNAFFECTED: ReadonlySet<string> = new Set(['VirtualService']);
+/** See SIDECAR_CDS_UNAFFECTED. */
+export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway']);
+/** See SIDECAR_CDS_UNAFFECTED. */
+export const SIDECAR_RDS_UNAFFECTED: ReadonlySet<string> = new Set();
 
 /** The resources of one type a sidecar gets, as plain objects keyed by name (for tests, debugging and the consistency checker). */
 export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: SidecarGeneratorOptions): Map<string, Record<string, unknown>> {
@@ -70,15 +107,17 @@ const MESSAGE: Readonly<Record<string, string>> = {
 /** See the file comment. */
 export class SidecarGenerator {
   readonly #opts: SidecarGeneratorOptions;
+  readonly cache: XdsCache;
 
   constructor(opts: SidecarGeneratorOptions) {
     this.#opts = opts;
+    this.cache = opts.cache ?? new XdsCache({ maxSize: opts.cacheSize ?? 60000 });
   }
 
   /** The node type these generators serve. */
   static readonly PROXY_TYPE = 'sidecar';
 
-  /** One TypeGenerator per xDS type. */
+  /** One TypeGenerator per xDS type, each with the kinds that cannot change it for a sidecar beyond its descriptor's. */
   typeGenerators(): TypeGenerator[] {
     const of = (typeUrl: string, unaffectedKinds: ReadonlySet<string>): TypeGenerator => ({
       typeUrl,
@@ -86,10 +125,10 @@ export class SidecarGenerator {
       generate: (proxy, watched, push) => this.generate(proxy, watched, push),
     });
     return [
-      of(TYPE_URL.cluster, new Set()),
+      of(TYPE_URL.cluster, SIDECAR_CDS_UNAFFECTED),
       of(TYPE_URL.endpoint, SIDECAR_EDS_UNAFFECTED),
-      of(TYPE_URL.listener, new Set()),
-      of(TYPE_URL.route, new Set()),
+      of(TYPE_URL.listener, SIDECAR_LDS_UNAFFECTED),
+      of(TYPE_URL.route, SIDECAR_RDS_UNAFFECTED),
     ];
   }
 
@@ -98,19 +137,111 @@ export class SidecarGenerator {
     for (const g of this.typeGenerators()) registry.register({ proxyType: SidecarGenerator.PROXY_TYPE }, g);
   }
 
-  /** Builds and encodes the resources of one type for a sidecar from the push's snapshot. */
+  /** Drops the cached bytes a push invalidates (only for a cache of its own: a shared cache is cleared by its owner). */
+  invalidate(push: PushRequest): void {
+    const token = snapshotOf(push).token;
+    if (push.full && push.configsUpdated.size === 0) this.cache.clearAll(token);
+    else this.cache.clear(push.configsUpdated, token);
+  }
+
+  /** Builds (or reads cached) and encodes the resources of one type for a sidecar from the push's snapshot. */
   async generate(p: Proxy, watched: WatchedResource, push: PushRequest): Promise<GenerateResult> {
     const snap = snapshotOf(push);
     const typeName = MESSAGE[watched.typeUrl];
     if (!typeName) return { resources: [] };
     const names = watched.wildcard && watched.names.size === 0 ? undefined : [...watched.names].sort();
-    const built = buildSidecarResources(p, watched.typeUrl, snap, names, this.#opts);
+    const o = this.#opts;
+    const cached = o.enableCache === true;
+    let items: readonly Item[] | undefined;
+    if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cached && o.enableCdsCache === true);
+    else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, names ?? [], cached, o);
+    else if (watched.typeUrl === TYPE_URL.route) items = routeItems(p, snap, names ?? [], cached && o.enableRdsCache === true);
     const resources: GeneratedResource[] = [];
-    for (const [name, r] of built) {
-      // NOTE: keep the event loop responsive between resources (see TurnSlicer).
-      if ((this.#opts.slicer ?? pushPathSlicer).overBudget()) await nextTurn();
-      resources.push({ name, body: encode(typeName, r) });
+    if (!items) {
+      for (const [name, r] of buildSidecarResources(p, watched.typeUrl, snap, names, o)) {
+        // NOTE: keep the event loop responsive between resources (see TurnSlicer).
+        if ((o.slicer ?? pushPathSlicer).overBudget()) await nextTurn();
+        resources.push({ name, body: encode(typeName, r) });
+      }
+      return { resources };
     }
+    // NOTE: a Map by name, as buildSidecarResources: the same names and bytes with the cache on or off.
+    const out = new Map<string, Uint8Array>();
+    for (const it of items) {
+      if ((o.slicer ?? pushPathSlicer).overBudget()) await nextTurn();
+      const hit = it.key !== undefined ? this.cache.get(it.key) : undefined;
+      if (hit) {
+        out.set(it.name, hit);
+        continue;
+      }
+      const built = it.build();
+      if (!built) continue;
+      const body = encode(typeName, built.resource);
+      // NOTE: refused when a change invalidated the key or its inputs while this push was being built.
+      if (it.key !== undefined) this.cache.set(it.key, body, built.dependencies, snap.token);
+      out.set(it.name, body);
+    }
+    for (const [name, body] of out) resources.push({ name, body });
     return { resources };
   }
+}
+
+/** The clusters of a sidecar in buildSidecarClusters' order; outbound clusters keyed when `cached`. */
+function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, cached: boolean): Item[] {
+  const ctx = snap.pushContext;
+  const want = names && names.length > 0 ? new Set(names) : undefined;
+  const items: Item[] = [];
+  for (const svc of sidecarScope(ctx, p).services) {
+    const dr = ctx.destinationRule(svc.hostname, p.namespace);
+    const subsets = ['', ...subsetsOf(dr).map((s) => s.name)];
+    for (const port of svc.ports) {
+      for (const subset of subsets) {
+        const name = outboundClusterName(port.port, subset, svc.hostname);
+        if (want && !want.has(name)) continue;
+        items.push({
+          name,
+          key: cached ? sidecarClusterKey(name, svc, dr) : undefined,
+          build: () => ({ resource: buildOutboundCluster(ctx, p, svc, port, subset, snap.endpoints), dependencies: clusterDependencies(svc, dr) }),
+        });
+      }
+    }
+  }
+  const local = [...inboundPorts(ctx, proxyInstances(ctx, p, snap.endpoints)).map((ip) => buildInboundCluster(ctx, ip.targetPort)), ...buildSpecialClusters(ctx)];
+  for (const c of local) {
+    const name = c['name'] as string;
+    if (!want || want.has(name)) items.push({ name, key: undefined, build: () => ({ resource: c, dependencies: [] }) });
+  }
+  // NOTE: the comparator of buildSidecarClusters on the same input order: the same order, duplicates included.
+  return items.sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/** The load assignments asked for, keyed when `cached` and the name is an outbound cluster in the proxy's scope. */
+function endpointItems(p: Proxy, snap: PushSnapshot, names: readonly string[], cached: boolean, o: SidecarGeneratorOptions): Item[] {
+  const ctx = snap.pushContext;
+  const scope = sidecarScope(ctx, p);
+  return names.map((name) => {
+    const build = (): { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined => {
+      const resource = buildSidecarLoadAssignment(ctx, p, name, snap.endpoints, o);
+      const parsed = parseOutboundClusterName(name);
+      const svc = parsed ? ctx.service(parsed.host) : undefined;
+      return resource && svc ? { resource, dependencies: endpointsDependencies(svc, ctx.destinationRule(svc.hostname, p.namespace)) } : undefined;
+    };
+    const parsed = cached ? parseOutboundClusterName(name) : undefined;
+    const svc = parsed ? ctx.service(parsed.host) : undefined;
+    // NOTE: only names the builder serves get a key (the scope decides which proxies may read it).
+    if (!parsed || !svc || !scope.includes(svc)) return { name, key: undefined, build };
+    const dr = ctx.destinationRule(svc.hostname, p.namespace);
+    return { name, key: sidecarEndpointsKey(name, svc, dr, parsed.subset, parsed.port, p), build };
+  });
+}
+
+/** The route configurations asked for, keyed when `cached`. */
+function routeItems(p: Proxy, snap: PushSnapshot, names: readonly string[], cached: boolean): Item[] {
+  const ctx = snap.pushContext;
+  const scope = sidecarScope(ctx, p);
+  return names.map((name) => ({
+    name,
+    key: cached && /^[1-9]\d{0,4}$/.test(name) ? sidecarRouteKey(ctx, p, scope, name) : undefined,
+    build: () => buildSidecarRouteConfiguration(ctx, p, name),
+  }));
 }

@@ -1,0 +1,95 @@
+/**
+ * XdsCache keys of the sidecar generator: every input a builder reads is either in the key or a
+ * dependency of the entry (a wrong key serves wrong config to another proxy, which is worse than slow).
+ *
+ * Outbound cluster (`buildOutboundCluster`) reads: the cluster name (port, subset, host); the service
+ * (resolution, ports, location, namespace, service accounts: dependency `ServiceEntry/<ns>/<host>`,
+ * plus its namespace in the key as two namespaces may define one host); the DestinationRule that
+ * applies for the proxy's namespace (its identity in the key, so a DestinationRule that starts or stops
+ * applying changes the key; its own key a dependency, so an edit clears); the endpoints of the host
+ * (DNS targets and SANs: endpoint pushes name `ServiceEntry/<ns>/<host>`); PeerAuthentication through
+ * `mtlsMode` (dependency `kind:PeerAuthentication`); the mesh config (connect timeout, DNS refresh,
+ * auto mTLS, trust domain: a mesh config change is a full push naming nothing, which clears all). The
+ * proxy itself only decides which clusters it gets (visibility, Sidecar scope), not their bytes, so
+ * proxies of every namespace that see the same DestinationRule share an entry.
+ *
+ * Load assignment (`buildSidecarLoadAssignment`) reads the same service, DestinationRule (subset
+ * labels, outlier detection) and endpoints, plus the proxy's locality when outlier detection turns on
+ * locality failover (then in the key).
+ *
+ * Route configuration (`buildSidecarRouteConfiguration`) reads the proxy's namespace (domains,
+ * VirtualService visibility, sourceNamespace matches), its Sidecar scope (the HTTP services on the
+ * port and the outbound mode: both in the key, as a digest), its labels only through sourceLabels
+ * matches (in the key when any VirtualService has one), every VirtualService and DestinationRule
+ * (`kind:` dependencies) and the services it names (dependencies the builder collects).
+ */
+import { createHash } from 'node:crypto';
+import { keyStringOf, type Config, type PushContext, type Proxy, type Service } from '../../../core/index.js';
+import type { VirtualServiceSpec } from '../../../crds/index.js';
+import { effectivePolicy } from '../grpc/cluster-builder.js';
+import { isHttpPort } from './cluster-builder.js';
+import type { SidecarScope } from './sidecar-scope.js';
+
+/** The dependencies of an outbound cluster of `svc` built with DestinationRule `dr`. */
+export function clusterDependencies(svc: Service, dr: Config | undefined): string[] {
+  const deps = [`ServiceEntry/${svc.namespace}/${svc.hostname}`, 'kind:PeerAuthentication'];
+  if (dr) deps.push(keyStringOf(dr));
+  return deps;
+}
+
+/** The key of outbound cluster `name` of `svc` with DestinationRule `dr` (see the file comment). */
+export function sidecarClusterKey(name: string, svc: Service, dr: Config | undefined): string {
+  return `scds|${name}|${svc.namespace}|${dr ? keyStringOf(dr) : '-'}`;
+}
+
+/** The key of the load assignment `name`; the locality joins when failover priorities depend on it. */
+export function sidecarEndpointsKey(name: string, svc: Service, dr: Config | undefined, subset: string, port: number, proxy: Proxy): string {
+  const base = `seds|${name}|${svc.namespace}|${dr ? keyStringOf(dr) : '-'}`;
+  const failover = effectivePolicy(dr, subset, port).outlierDetection !== undefined && proxy.locality.region !== '';
+  return failover ? `${base}|${proxy.locality.region}/${proxy.locality.zone}/${proxy.locality.subZone}` : base;
+}
+
+/** The dependencies of a load assignment of `svc` with DestinationRule `dr`. */
+export function endpointsDependencies(svc: Service, dr: Config | undefined): string[] {
+  const deps = [`ServiceEntry/${svc.namespace}/${svc.hostname}`];
+  if (dr) deps.push(keyStringOf(dr));
+  return deps;
+}
+
+const scopeDigests = new WeakMap<SidecarScope, Map<number, string>>();
+
+/** A digest of what the Sidecar scope gives route configuration `port`: the HTTP services on it and the outbound mode. */
+function scopeDigest(scope: SidecarScope, port: number): string {
+  let byPort = scopeDigests.get(scope);
+  if (!byPort) scopeDigests.set(scope, (byPort = new Map()));
+  let d = byPort.get(port);
+  if (d === undefined) {
+    const h = createHash('sha256').update(scope.outboundMode);
+    for (const s of scope.services) if (s.ports.some((p) => p.port === port && isHttpPort(p))) h.update(`\n${s.namespace}/${s.hostname}`);
+    d = h.digest('base64url');
+    byPort.set(port, d);
+  }
+  return d;
+}
+
+const bySourceLabels = new WeakMap<PushContext, boolean>();
+
+/** Whether any VirtualService of the context matches on source labels (then routes differ per proxy labels). */
+function anySourceLabels(ctx: PushContext): boolean {
+  let known = bySourceLabels.get(ctx);
+  if (known === undefined) {
+    known = ctx.configs.byIndex('kind', 'VirtualService').some((vs) =>
+      ((vs.spec as unknown as VirtualServiceSpec).http ?? []).some((r) => (r.match ?? []).some((m) => m.sourceLabels !== undefined)),
+    );
+    bySourceLabels.set(ctx, known);
+  }
+  return known;
+}
+
+/** The key of route configuration `name` (a port) for a proxy with scope `scope`. */
+export function sidecarRouteKey(ctx: PushContext, proxy: Proxy, scope: SidecarScope, name: string): string {
+  const base = `srds|${name}|${proxy.namespace}|${scopeDigest(scope, Number(name))}`;
+  if (!anySourceLabels(ctx)) return base;
+  const labels = Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',');
+  return `${base}|${labels}`;
+}

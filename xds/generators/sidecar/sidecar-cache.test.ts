@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { proxyFromNode, proxyRequestPush, withSnapshot, type MeshModel, type Proxy, type PushRequest } from '../../../core/index.js';
+import { XdsCache } from '../../cache/xds-cache.js';
+import { decode } from '../../protos/codec.js';
+import { protoRoot } from '../../protos/root.js';
+import { TYPE_URL } from '../../server/contracts.js';
+import { configsFromYaml, configEvent } from '../testing/model-fixtures.js';
+import { SidecarGenerator, type SidecarGeneratorOptions } from './sidecar-generator.js';
+import { ENVOY } from './sidecar-names.js';
+import { edsNamesOf, rdsNamesOf, sidecarModel, sidecarNode, SIDECAR_MESH } from './testing/sidecar-mesh.js';
+
+const REVIEWS = 'reviews.default.svc.cluster.local';
+
+/** A cache counting hits and misses. */
+function countingCache(): { cache: XdsCache; reads: { hit: number; miss: number } } {
+  const reads = { hit: 0, miss: 0 };
+  return { cache: new XdsCache({ maxSize: 100_000, metrics: { read: (t) => void reads[t]++ } }), reads };
+}
+
+function cachedGenerator(cache: XdsCache, over: Partial<SidecarGeneratorOptions> = {}): SidecarGenerator {
+  return new SidecarGenerator({ sendUnhealthyEndpoints: false, enableCache: true, enableCdsCache: true, enableRdsCache: true, cache, ...over });
+}
+
+type Bytes = Map<string, Uint8Array>;
+
+async function cds(gen: SidecarGenerator, p: Proxy, push: PushRequest): Promise<Bytes> {
+  const r = await gen.generate(p, { typeUrl: TYPE_URL.cluster, names: new Set(), wildcard: true }, push);
+  return new Map(r.resources.map((x) => [x.name, x.body]));
+}
+
+/** Every resource of every type a proxy gets, following references as Envoy does, as bytes per `type name`. */
+async function everything(gen: SidecarGenerator, p: Proxy, push: PushRequest): Promise<Bytes> {
+  const out: Bytes = new Map();
+  const get = async (typeUrl: string, names: readonly string[], wildcard: boolean): Promise<Record<string, unknown>[]> => {
+    const r = await gen.generate(p, { typeUrl, names: new Set(names), wildcard }, push);
+    for (const x of r.resources) out.set(`${typeUrl} ${x.name}`, x.body);
+    const typeName = { [TYPE_URL.listener]: ENVOY.listener, [TYPE_URL.cluster]: ENVOY.cluster }[typeUrl];
+    return typeName ? r.resources.map((x) => decode(typeName, x.body)) : [];
+  };
+  const listeners = await get(TYPE_URL.listener, [], true);
+  const clusters = await get(TYPE_URL.cluster, [], true);
+  await get(TYPE_URL.route, rdsNamesOf(listeners), false);
+  await get(TYPE_URL.endpoint, edsNamesOf(clusters), false);
+  return out;
+}
+
+function proxyOf(ns: string, ip: string, labels: Record<string, string>, locality?: string): Proxy {
+  return proxyFromNode(sidecarNode({ id: `sidecar~${ip}~p-${ip}.${ns}~${ns}.svc.cluster.local`, ipAddresses: [ip], podName: `p-${ip}`, namespace: ns, metadata: { LABELS: labels, NAMESPACE: ns }, ...(locality ? { locality: toLocality(locality) } : {}) }));
+}
+
+function toLocality(s: string): { region: string; zone: string; subZone: string } {
+  const [region = '', zone = '', subZone = ''] = s.split('/');
+  return { region, zone, subZone };
+}
+
+/** Applies YAML documents (or deletes them) to the model, rebuilds, and returns the push with its snapshot. */
+function change(model: MeshModel, yaml: string, type: 'added' | 'updated' | 'deleted' = 'updated'): PushRequest {
+  const req = model.apply(configsFromYaml(yaml).map((c) => configEvent(c, type)));
+  assert.ok(req, 'the change calls for a push');
+  model.rebuild();
+  return withSnapshot(req, model.snapshot);
+}
+
+const REVIEWS_DR_EDIT = `
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: reviews, namespace: default, generation: 3 }
+spec:
+  host: reviews.default.svc.cluster.local
+  trafficPolicy:
+    connectionPool: { tcp: { maxConnections: 7 } }
+    tls: { mode: MESH_MUTUAL }
+  subsets:
+  - { name: v1, labels: { version: v1 } }
+  - { name: v2, labels: { version: v2 } }
+`;
+
+/** A mesh with namespace-local DestinationRules, a Sidecar with egress scope, source-label routes and locality failover. */
+const VARIED = `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: reviews-local, namespace: data }
+spec:
+  host: reviews.default.svc.cluster.local
+  trafficPolicy: { loadBalancer: { simple: RANDOM }, tls: { mode: DISABLE } }
+  subsets:
+  - { name: v3, labels: { version: v3 } }
+---
+apiVersion: networking.mesh.io/v1
+kind: Sidecar
+metadata: { name: default, namespace: scoped }
+spec:
+  egress: [{ hosts: ["./*", "default/reviews.default.svc.cluster.local"] }]
+  outboundTrafficPolicy: { mode: REGISTRY_ONLY }
+---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: pp, namespace: default }
+spec:
+  hosts: [productpage]
+  http:
+  - match: [{ sourceLabels: { app: reviews } }]
+    route: [{ destination: { host: reviews, subset: v1 } }]
+  - match: [{ sourceNamespace: data }]
+    fault: { abort: { httpStatus: 418, percentage: { value: 100 } } }
+    route: [{ destination: { host: productpage } }]
+  - route: [{ destination: { host: productpage } }]
+`;
+
+describe('SidecarGenerator with the XdsCache', function () {
+  this.timeout(120_000);
+  before(() => protoRoot());
+
+  it('given two sidecars in the same namespace should build each outbound cluster once and serve the second from the cache', async () => {
+    const model = sidecarModel();
+    const push = proxyRequestPush(model.snapshot);
+    const { cache, reads } = countingCache();
+    const gen = cachedGenerator(cache);
+    const a = await cds(gen, proxyOf('default', '10.0.0.1', { app: 'productpage' }), push);
+    const outbound = [...a.keys()].filter((n) => n.startsWith('outbound|'));
+    assert.ok(outbound.length >= 5, `outbound clusters: ${outbound.join(', ')}`);
+    assert.deepEqual(reads, { hit: 0, miss: outbound.length });
+    const b = await cds(gen, proxyOf('default', '10.0.0.9', { app: 'other' }), push);
+    assert.deepEqual(reads, { hit: outbound.length, miss: outbound.length });
+    for (const n of outbound) assert.equal(b.get(n), a.get(n), `${n}: the same bytes object from the cache`);
+  });
+
+  it('given the cache flags off should read and write nothing (PILOT_ENABLE_XDS_CACHE, PILOT_ENABLE_CDS_CACHE, PILOT_ENABLE_RDS_CACHE)', async () => {
+    const model = sidecarModel();
+    const push = proxyRequestPush(model.snapshot);
+    const p = proxyOf('default', '10.0.0.1', { app: 'productpage' });
+    const cases: { over: Partial<SidecarGeneratorOptions>; prefixes: string[] }[] = [
+      { over: { enableCache: false }, prefixes: [] },
+      { over: { enableCdsCache: false }, prefixes: ['seds|', 'srds|'] },
+      { over: { enableRdsCache: false }, prefixes: ['scds|', 'seds|'] },
+    ];
+    for (const c of cases) {
+      const { cache } = countingCache();
+      await everything(cachedGenerator(cache, c.over), p, push);
+      const seen = [...new Set(cache.keys().map((k) => `${k.slice(0, 5)}`))].sort();
+      assert.deepEqual(seen, c.prefixes, JSON.stringify(c.over));
+    }
+  });
+
+  it('given a DestinationRule change should clear exactly the clusters and endpoints of its host, and the next push should serve the new bytes', async () => {
+    const model = sidecarModel();
+    const push = proxyRequestPush(model.snapshot);
+    const { cache } = countingCache();
+    const gen = cachedGenerator(cache);
+    const p = proxyOf('default', '10.0.0.1', { app: 'productpage' });
+    await everything(gen, p, push);
+    const before = new Set(cache.keys());
+    const edit = change(model, REVIEWS_DR_EDIT);
+    gen.invalidate(edit);
+    const after = new Set(cache.keys());
+    const dropped = [...before].filter((k) => !after.has(k)).sort();
+    const reviewsKeys = [...before].filter((k) => k.includes(`|${REVIEWS}|`) && !k.startsWith('srds|')).sort();
+    const routeKeys = [...before].filter((k) => k.startsWith('srds|')).sort();
+    assert.ok(reviewsKeys.length >= 6, 'reviews has clusters and endpoints cached');
+    assert.deepEqual(dropped, [...reviewsKeys, ...routeKeys].sort(), 'reviews clusters and endpoints, and the routes (they read every DestinationRule), nothing else');
+    const served = await cds(gen, p, edit);
+    const plain = await cds(new SidecarGenerator({ sendUnhealthyEndpoints: false }), p, edit);
+    assert.deepEqual([...served.keys()], [...plain.keys()]);
+    for (const [n, body] of plain) assert.deepEqual(served.get(n), body, n);
+    const c = decode(ENVOY.cluster, served.get(`outbound|9080||${REVIEWS}`)!) as { circuitBreakers: { thresholds: { maxConnections: { value: number } }[] } };
+    assert.equal(c.circuitBreakers.thresholds[0]!.maxConnections.value, 7);
+  });
+
+  it('given a mesh with varied configs should serve cached bytes equal to uncached bytes for every resource of every proxy', async () => {
+    const model = sidecarModel(VARIED);
+    const proxies = [
+      proxyOf('default', '10.0.0.1', { app: 'productpage' }),
+      proxyOf('default', '10.0.0.2', { app: 'reviews', version: 'v9' }, 'r1/z1'),
+      proxyOf('data', '10.0.0.3', { app: 'db' }),
+      proxyOf('scoped', '10.0.0.4', { app: 'x' }, 'r1/z2'),
+      proxyOf('default', '10.0.0.5', { app: 'reviews' }, 'r2/z1'),
+    ];
+    const { cache, reads } = countingCache();
+    const cached = cachedGenerator(cache);
+    const plain = new SidecarGenerator({ sendUnhealthyEndpoints: false });
+    const compare = async (push: PushRequest, label: string): Promise<void> => {
+      // NOTE: twice over all proxies: the first round fills the cache across proxies, the second reads it.
+      for (const round of [1, 2]) {
+        for (const p of proxies) {
+          const want = await everything(plain, p, push);
+          const got = await everything(cached, p, push);
+          assert.deepEqual([...got.keys()], [...want.keys()], `${label} round ${round} ${p.id}: names`);
+          for (const [k, body] of want) assert.ok(Buffer.from(got.get(k)!).equals(Buffer.from(body)), `${label} round ${round} ${p.id}: ${k}`);
+        }
+      }
+    };
+    await compare(proxyRequestPush(model.snapshot), 'initial');
+    assert.ok(reads.hit > reads.miss, `the cache is used across proxies (${JSON.stringify(reads)})`);
+    for (const [label, yaml, type] of [
+      ['DestinationRule edit', REVIEWS_DR_EDIT, 'updated'],
+      ['local DestinationRule removed', VARIED.split('---').find((d) => d.includes('reviews-local'))!, 'deleted'],
+      ['Sidecar removed', VARIED.split('---').find((d) => d.includes('kind: Sidecar'))!, 'deleted'],
+    ] as const) {
+      const push = change(model, yaml, type);
+      cached.invalidate(push);
+      await compare(push, label);
+    }
+  });
+
+  it('given a build from an older snapshot finishing after a DestinationRule change should not cache it, and later pushes should serve the new config', async () => {
+    const model = sidecarModel();
+    const old = proxyRequestPush(model.snapshot);
+    const { cache } = countingCache();
+    const gen = cachedGenerator(cache);
+    const p = proxyOf('default', '10.0.0.1', { app: 'productpage' });
+    const edit = change(model, REVIEWS_DR_EDIT);
+    gen.invalidate(edit);
+    // NOTE: the old push's build runs after the invalidation (as a slow push racing a config change would).
+    await cds(gen, p, old);
+    assert.deepEqual(cache.keys().filter((k) => k.includes(`|${REVIEWS}|`)), [], 'bytes of the old DestinationRule are refused');
+    const served = await cds(gen, proxyOf('default', '10.0.0.9', {}), edit);
+    const plain = await cds(new SidecarGenerator({ sendUnhealthyEndpoints: false }), p, edit);
+    for (const [n, body] of plain) if (n.startsWith('outbound|')) assert.deepEqual(served.get(n), body, n);
+  });
+
+  it('given an endpoint-only push should clear the endpoints and clusters of that service only', async () => {
+    const model = sidecarModel();
+    const { cache } = countingCache();
+    const gen = cachedGenerator(cache);
+    await everything(gen, proxyOf('default', '10.0.0.1', { app: 'productpage' }), proxyRequestPush(model.snapshot));
+    const before = new Set(cache.keys());
+    const edit = change(model, SIDECAR_MESH.split('---').find((d) => d.includes('name: reviews-v2'))!.replace('weight: 3', 'weight: 4'));
+    assert.equal(edit.full, false, 'an endpoint-only push');
+    gen.invalidate(edit);
+    const dropped = [...before].filter((k) => !cache.keys().includes(k));
+    assert.ok(dropped.length > 0);
+    assert.deepEqual(dropped.filter((k) => !k.includes(`|${REVIEWS}|`) && !k.startsWith('srds|')), [], `only reviews: ${dropped.join(' ')}`);
+  });
+});
