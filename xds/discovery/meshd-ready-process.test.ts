@@ -64,6 +64,7 @@ describe('meshd restarted with a large config dir (process)', function () {
 
     const expected = Array.from({ length: SERVICES }, (_, i) => `outbound|50051||${host(i)}`);
     const refusals = new Set<string>();
+    const notReadyBodies = new Set<string>();
     const deadline = Date.now() + 60_000;
     let first: SotwResponse | undefined;
     while (!first) {
@@ -78,6 +79,8 @@ describe('meshd restarted with a large config dir (process)', function () {
           assert.equal(outcome.code, grpc.status.UNAVAILABLE, `refused with ${grpc.status[outcome.code]}: ${outcome.details}`);
           // NOTE: before meshd listens the channel itself fails (UNAVAILABLE, no such message); retry as a proxy does.
           if (/not ready/.test(outcome.details)) refusals.add(outcome.details);
+          const probe = await fetch(`http://127.0.0.1:${ports.http}/ready`).catch(() => undefined);
+          if (probe?.status === 503) notReadyBodies.add(await probe.text());
           await new Promise((r) => setTimeout(r, 20));
         }
       } finally {
@@ -88,6 +91,8 @@ describe('meshd restarted with a large config dir (process)', function () {
     const missing = expected.filter((n) => !names.has(n));
     assert.deepEqual(missing.slice(0, 5), [], `the first answer lacks ${missing.length} of ${SERVICES} clusters`);
     for (const r of refusals) assert.match(r, /^meshd is not ready to serve discovery information: waiting for the first (sync of config-dir|push of the synced config)/);
+    // One definition of ready: /ready says the same reasons the streams were refused with.
+    for (const b of notReadyBodies) assert.match(b, /^not ready: waiting for the first (sync of config-dir|push of the synced config)/);
     const ready = await fetch(`http://127.0.0.1:${ports.http}/ready`);
     assert.equal(ready.status, 200, 'admitted proxies imply /ready');
   });
