@@ -97,6 +97,8 @@ export function startDiscoveryPipeline(
     ...options,
     model: { ...options.model, meshConfig: readMeshConfig(flags.meshConfigFile), networks: readMeshNetworks(flags.networksConfigFile) },
     ...(flags.record ? { record: { path: flags.record } } : {}),
+    // NOTE: gates new ADS streams (and /ready) on the sources' first sync and its first published push.
+    unsynced: () => sources.unsynced(),
   });
   if (flags.record) logging.scope('model').info({ file: flags.record }, 'recording the event log');
   discovery.ads.register(server.grpc, { auth: plaintextXdsAuth });

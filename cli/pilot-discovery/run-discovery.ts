@@ -66,13 +66,11 @@ export async function runDiscovery(ctx: RunContext): Promise<number> {
     const ignored = NOT_ACTED_ON.filter((name) => ctx.flags.changed(name) && !actedOn.includes(name));
     if (ignored.length > 0) log.warn({ flags: ignored }, 'flags accepted but not acted on yet');
     // Ready once every config and registry source has delivered its first full read (istiod waits for its
-    // caches the same way), so a proxy connecting after /ready gets complete config.
-    const sources = pipeline?.sources;
-    server.setReadiness(() => {
-      const waiting = sources?.unsynced() ?? [];
-      return waiting.length === 0 ? undefined : `waiting for the first sync of ${waiting.join(', ')}`;
-    });
-    void sources?.synced.then(() => log.info({}, 'config and registry sources synced: ready'));
+    // caches the same way) and the model has published a snapshot with it: the same condition refuses new
+    // ADS streams before (MeshDiscovery.notReady), so a proxy connecting after /ready gets complete config.
+    const discovery = pipeline?.discovery;
+    server.setReadiness(() => discovery?.notReady());
+    void pipeline?.sources.synced.then(() => log.info({}, 'config and registry sources synced'));
     metrics.gauge('startup_duration_seconds').set(process.uptime());
     const uptime = metrics.gauge('meshd_uptime_seconds');
     const uptimeTimer = setInterval(() => uptime.set(process.uptime()), 1000).unref();

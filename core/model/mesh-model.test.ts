@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Subject } from 'rxjs';
 import { createMetrics } from '../metrics/index.js';
+import { ManualClock } from '../clock/index.js';
 import type { Config, ConfigEvent } from './config.js';
 import { MeshModel, type ModelInput } from './mesh-model.js';
 import { modelMetricsFrom } from './model-metrics.js';
@@ -251,5 +252,41 @@ describe('MeshModel endpoints inputs', () => {
     const m = model();
     m.apply([shard([instance('10.1.0.1', { app: 'web', 'mesh.io/draining': '' }), instance('10.1.0.2')])]);
     assert.deepEqual(m.endpoints.instances(host).map((i) => i.health), ['DRAINING', 'HEALTHY']);
+  });
+});
+
+describe('MeshModel unpublished (what the published snapshot does not cover yet)', () => {
+  const host = 'web.a.svc.cluster.local';
+  const se = ev(cfg('ServiceEntry', 'orch:web', { hosts: [host], location: 'MESH_INTERNAL', ports: [{ number: 80, name: 'grpc', protocol: 'GRPC' }] }, 'a'));
+  const shard = (address: string): ModelInput => ({
+    kind: 'endpoints', hostname: host, shard: 'Orchestrator/c1',
+    instances: [{ hostname: host, servicePort: 80, servicePortName: 'grpc', address, port: 8080, labels: {}, locality: { region: '', zone: '', subZone: '' }, weight: 1, serviceAccount: '', network: '', health: 'HEALTHY', source: 'ServiceEntry/a/orch:web' }],
+  });
+
+  it('given batches waiting in the debouncer and EDS pushes that bypass it, should count what no published snapshot covers', () => {
+    const clock = new ManualClock(0);
+    const m = new MeshModel({ domain: 'cluster.local', drainingLabel: '', debounceAfter: 100, debounceMax: 1000, enableEdsDebounce: false, clock });
+    const inputs = new Subject<readonly ModelInput[]>();
+    const tokens: number[] = [];
+    const sub = m.pushes(inputs).subscribe((r) => tokens.push(r.snapshot!.token));
+    try {
+      assert.equal(m.unpublished, 0, 'nothing applied');
+      inputs.next([]);
+      assert.equal(m.unpublished, 0, 'an empty batch calls for no push: the initial snapshot is complete');
+      inputs.next([se]);
+      assert.equal(m.unpublished, 1, 'applied, waiting in the debouncer');
+      inputs.next([shard('10.0.0.1')]);
+      assert.deepEqual(tokens, [1], 'the EDS push bypassed the window');
+      assert.equal(m.unpublished, 2, 'the EDS push does not publish the waiting ServiceEntry');
+      clock.advanceSync(150);
+      assert.deepEqual(tokens, [1, 2]);
+      assert.equal(m.unpublished, 0, 'the full push covers everything applied');
+      inputs.next([shard('10.0.0.2')]);
+      assert.equal(m.unpublished, 0, 'an EDS push alone covers its endpoints');
+      inputs.next([se]);
+      assert.equal(m.unpublished, 0, 'a batch that changes nothing calls for no push');
+    } finally {
+      sub.unsubscribe();
+    }
   });
 });

@@ -92,6 +92,12 @@ export class MeshModel {
   #empty = new Set<string>();
   #emptyOf: PushContext | undefined;
   #snapshot: PushSnapshot;
+  /** Input batches `apply` turned into a request (by `pushes`), numbered; see `unpublished`. */
+  #applied = 0;
+  /** `#applied` at the latest full request. */
+  #appliedFull = 0;
+  /** How many of the `#applied` requests the published snapshot covers. */
+  #published = 0;
   readonly #clock: Clock;
   readonly #scheduler: ReturnType<typeof clockScheduler>;
 
@@ -114,6 +120,15 @@ export class MeshModel {
    */
   get snapshot(): PushSnapshot {
     return this.#snapshot;
+  }
+
+  /**
+   * How many applied input batches (ones that called for a push) the published snapshot does not cover
+   * yet: they are folded into the collections but wait in the debouncer. 0 means `snapshot` reflects
+   * every input `pushes` has seen (also when the inputs called for no push, e.g. an empty config).
+   */
+  get unpublished(): number {
+    return this.#applied - this.#published;
   }
 
   /** The latest published PushContext (frozen). */
@@ -200,9 +215,9 @@ export class MeshModel {
     return inputs$.pipe(
       map((i) => {
         const batch = Array.isArray(i) ? (i as readonly ModelInput[]) : [i as ModelInput];
-        if (!this.#opts.onError) return this.apply(batch);
+        if (!this.#opts.onError) return this.#counted(this.apply(batch));
         try {
-          return this.apply(batch);
+          return this.#counted(this.apply(batch));
         } catch (e) {
           this.#opts.onError(e, batch);
           return undefined;
@@ -226,16 +241,31 @@ export class MeshModel {
       }),
       map((req) => {
         if (req.full) this.rebuild();
-        else this.#publish();
+        else {
+          // NOTE: an EDS-only push (which may bypass the debounce window) publishes the current endpoints but
+          // not the PushContext: it covers what was applied only when no full request is still waiting.
+          if (this.#appliedFull <= this.#published) this.#published = this.#applied;
+          this.#publish();
+        }
         return withSnapshot(req, this.#snapshot);
       }),
     );
+  }
+
+  /** Numbers an applied batch's request (for `unpublished`). */
+  #counted(req: PushRequest | undefined): PushRequest | undefined {
+    if (req === undefined) return undefined;
+    this.#applied++;
+    if (req.full) this.#appliedFull = this.#applied;
+    return req;
   }
 
   /** Rebuilds the PushContext from the current collections and publishes it in a new snapshot. */
   rebuild(): PushContext {
     this.#context = this.#build();
     this.#reportServicesWithoutInstances();
+    // NOTE: built from the current collections, so it covers every batch applied so far.
+    this.#published = this.#applied;
     this.#publish();
     return this.#context;
   }

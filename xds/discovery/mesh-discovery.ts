@@ -59,6 +59,12 @@ export interface MeshDiscoveryOptions {
    * up, records are dropped, logged once per overflow and marked in the file, and nothing waits.
    */
   readonly record?: { readonly path: string; readonly maxBufferedBytes?: number };
+  /**
+   * The sources that have not delivered their first full read yet (controllers/ SourceSet `unsynced`).
+   * Given, new ADS streams are refused with UNAVAILABLE until `notReady()` says ready; omitted, streams
+   * are always served (tests, replay).
+   */
+  readonly unsynced?: () => readonly string[];
 }
 
 /** What an event log's header holds: the options a replay rebuilds the same pipeline from. */
@@ -101,9 +107,12 @@ export class MeshDiscovery {
   /** The event log being written (`record`), if any; close it on shutdown to flush it. */
   readonly recorder: EventLogRecorder | undefined;
   readonly #log: MeshDiscoveryOptions['loggers']['ads'] | undefined;
+  readonly #unsynced: (() => readonly string[]) | undefined;
+  #ready = false;
 
   constructor(o: MeshDiscoveryOptions) {
     this.#log = o.loggers.ads;
+    this.#unsynced = o.unsynced;
     const modelLog = o.loggers.model;
     const clock = o.clock ?? systemClock;
     const nonceSeed = o.nonceSeed ?? randomNonceSeed();
@@ -133,6 +142,10 @@ export class MeshDiscovery {
       latestSnapshot: () => this.model.snapshot,
       clock,
       nonces: seededNonces(nonceSeed),
+      ...(o.unsynced ? { notReady: () => {
+        const waiting = this.notReady();
+        return waiting === undefined ? undefined : `meshd is not ready to serve discovery information: ${waiting}`;
+      } } : {}),
       ...(o.controlPlaneId ? { controlPlaneId: o.controlPlaneId } : {}),
     });
     this.recorder = o.record ? this.#record(o, clock, nonceSeed, o.record) : undefined;
@@ -143,6 +156,25 @@ export class MeshDiscovery {
       connections: () => this.ads.connections(),
       pushStatus: this.pushStatus,
     });
+  }
+
+  /**
+   * meshd's one definition of ready (for /ready and new ADS streams): undefined once every source has
+   * delivered its first full read (`unsynced`) AND the model has published a snapshot covering those
+   * inputs (none waits in the debouncer); else what it waits for. Inputs are applied at once but published
+   * only with the debounced push, so a stream admitted right after sync would get the older (empty)
+   * snapshot. Once ready, stays ready (as istiod): later pushes reach connected proxies anyway. Without
+   * the `unsynced` option it is always ready.
+   */
+  notReady(): string | undefined {
+    if (this.#ready || !this.#unsynced) return undefined;
+    const waiting = this.#unsynced();
+    if (waiting.length > 0) return `waiting for the first sync of ${waiting.join(', ')}`;
+    const pending = this.model.unpublished;
+    if (pending > 0) return `waiting for the first push of the synced config (${pending} input batches applied, not yet published)`;
+    this.#ready = true;
+    this.#log?.info({}, 'config and registry sources synced and published: ready');
+    return undefined;
   }
 
   /** Starts the event log: the header (the options a replay needs), then connects, requests and disconnects. */

@@ -50,6 +50,13 @@ export interface AdsServerOptions<P> extends TransportOptions {
    * response reads, so with a recorded seed a replay writes the same bytes.
    */
   readonly nonces?: NonceSource;
+  /**
+   * Why new streams must wait (e.g. "meshd is not ready to serve discovery information: waiting for ..."),
+   * or undefined once they may be served. A stream opened while it names a reason is refused with
+   * UNAVAILABLE and that reason (proxies retry), as istiod refuses streams before its caches synced and
+   * its first push context is built. Default: always ready.
+   */
+  readonly notReady?: () => string | undefined;
 }
 
 /** One response written to a local stream: the encoded DiscoveryResponse (or delta) and the push it answers. */
@@ -166,6 +173,13 @@ export class AdsServer<P = unknown> {
   #serve(call: AdsCall, protocol: 'sotw' | 'delta', auth: XdsStreamAuth | undefined): void {
     if (this.#closed) {
       closeCall(call, grpc.status.UNAVAILABLE, 'meshd is shutting down');
+      return;
+    }
+    // NOTE: checked before auth and initProxy: a proxy admitted now would be answered from an incomplete snapshot.
+    const waiting = this.#opts.notReady?.();
+    if (waiting !== undefined) {
+      this.#opts.loggers[protocol === 'sotw' ? 'ads' : 'delta'].debug({ peer: call.getPeer(), reason: waiting }, 'stream refused: not ready');
+      closeCall(call, grpc.status.UNAVAILABLE, waiting);
       return;
     }
     if (protocol === 'sotw') serveSotw(this.#hostFor(call, auth), call, this.#opts.loggers.ads);
