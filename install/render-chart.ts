@@ -10,7 +10,7 @@
  * under `helm template`.
  */
 import { parseDocument } from 'yaml';
-import { GoFunction, GoInt, GoStruct, helmFunctions, newTemplateSet, sprigFunctions, type GoMap, type GoValue } from '../templates/index.js';
+import { GoFunction, GoInt, GoStruct, helmFunctions, newTemplateSet, sprigFunctions, type GoMap } from '../templates/index.js';
 import { coalesceValues } from './coalesce-values.js';
 import type { Chart, ChartMetadata } from './load-chart.js';
 
