@@ -1,6 +1,6 @@
 // Dependency direction, as ARCHITECTURE.md draws it. cli/ wires everything; core/ imports no folder of
 // ours; each folder imports only the folders its row allows, and only through their index.ts.
-const folders = ['analysis', 'cli', 'core', 'templates', 'webhooks', 'controllers', 'reconcilers', 'xds', 'ca', 'agent', 'crds', 'e2e', 'hack'];
+const folders = ['analysis', 'cli', 'core', 'templates', 'webhooks', 'controllers', 'reconcilers', 'xds', 'ca', 'agent', 'crds', 'install', 'e2e', 'hack'];
 const allowed = {
   core: [],
   templates: [],
@@ -12,6 +12,7 @@ const allowed = {
   xds: ['core', 'crds', 'ca'],
   ca: ['core'],
   agent: ['core', 'ca', 'xds'],
+  install: ['core', 'crds', 'templates'],
 };
 // Folders that may import parts of another beyond its row above: agent/ uses xds/'s proto layer
 // (type URLs, proto root, codec) for its xDS proxy and SDS server, and nothing else of xds/.
@@ -54,10 +55,10 @@ forbidden.push({
   name: 'only-through-index',
   comment: "Another folder's internals are reached only through its index.ts.",
   severity: 'error',
-  from: { path: '^(analysis|cli|controllers|reconcilers|xds|ca|agent|webhooks)/' },
+  from: { path: '^(analysis|cli|controllers|reconcilers|xds|ca|agent|webhooks|install)/' },
   to: {
-    path: '^(analysis|core|crds|controllers|ca|xds|templates|webhooks)/',
-    pathNot: ['^(analysis|core|crds|controllers|ca|xds|templates|webhooks)/index\\.ts$', '^xds/protos/index\\.ts$', '^$1/'],
+    path: '^(analysis|core|crds|controllers|ca|xds|templates|webhooks|install)/',
+    pathNot: ['^(analysis|core|crds|controllers|ca|xds|templates|webhooks|install)/index\\.ts$', '^xds/protos/index\\.ts$', '^$1/'],
   },
 });
 forbidden.push({ name: 'no-circular', severity: 'error', from: {}, to: { circular: true } });

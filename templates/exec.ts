@@ -289,8 +289,8 @@ class State {
   }
 
   evalFieldChain(dot: Val, receiver: Val, node: Node, ident: string[], args: ArgNode[] | undefined, final: Final): Val {
-    for (let i = 0; i < ident.length - 1; i++) receiver = this.evalField(ident[i], undefined, MISSING, receiver);
-    return this.evalField(ident[ident.length - 1], args, final, receiver);
+    for (let i = 0; i < ident.length - 1; i++) receiver = this.evalField(ident[i], undefined, MISSING, receiver, dot, node);
+    return this.evalField(ident[ident.length - 1], args, final, receiver, dot, node);
   }
 
   evalFunction(dot: Val, name: string, node: Node, args: ArgNode[] | undefined, final: Final, ident: Node = node): Val {
@@ -300,7 +300,7 @@ class State {
     return this.evalCall(dot, fn, node, name, args, final);
   }
 
-  evalField(fieldName: string, args: ArgNode[] | undefined, final: Final, receiver: Val): Val {
+  evalField(fieldName: string, args: ArgNode[] | undefined, final: Final, receiver: Val, dot: Val = receiver, node?: Node): Val {
     if (receiver === undefined) {
       if (this.env.missingKey === 'error') this.errorf(`nil data; no entry for key ${JSON.stringify(fieldName)}`);
       return undefined;
@@ -312,6 +312,10 @@ class State {
     if (r instanceof GoStruct && Object.hasOwn(r.fields, fieldName)) {
       if (hasArgs) this.errorf(`${fieldName} has arguments but cannot be invoked as function`);
       return r.fields[fieldName];
+    }
+    if (r instanceof GoStruct && Object.hasOwn(r.methods, fieldName)) {
+      // NOTE: a method's arguments are evaluated against dot, as Go's evalCall does for methods.
+      return this.evalCall(dot, r.methods[fieldName], node ?? (this.node as Node), fieldName, args, final);
     }
     if (isMap(r)) {
       if (hasArgs) this.errorf(`${fieldName} is not a method but has arguments`);

@@ -59,9 +59,15 @@ export class GoInt {
 
 /** A Go struct value: a type name (as `%T` prints it, e.g. `main.Pod`) and its exported fields. */
 export class GoStruct {
+  /**
+   * @param typeName the type name `%T` prints
+   * @param fields exported fields
+   * @param methods exported methods, called as `.Struct.Method arg...` (e.g. Helm's `.Files.Get`)
+   */
   constructor(
     readonly typeName: string,
     readonly fields: Record<string, GoValue>,
+    readonly methods: Record<string, GoFunction> = {},
   ) {}
 }
 

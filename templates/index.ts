@@ -10,4 +10,5 @@ export { TemplateParseError } from './parser.js';
 export { Template, TemplateSet, parseTemplate, type TemplateSetOptions } from './template-set.js';
 export { sprigFunctions } from './sprig.js';
 export { helmFunctions } from './helm-functions.js';
+export { marshalYAML, unmarshalYAML } from './go-yaml.js';
 export { newTemplateSet, type NewTemplateSetOptions } from './new-template-set.js';

@@ -35,12 +35,25 @@ export function deepCopy(v: GoValue): GoValue {
   return v;
 }
 
-/** mergo.Merge semantics: fill keys of dst missing (or empty) from src, recursing into maps. */
+/**
+ * dario.cat/mergo v1.0.1 deepMerge of map values, as Sprig's `merge` (fill keys of dst that are missing or
+ * empty) and `mergeOverwrite` (every non-map source value wins, even "", false, 0 and nil) use it. A nil
+ * source value is skipped by `merge` and written by `mergeOverwrite`; maps merge recursively; a non-empty
+ * destination slice is kept by `merge`.
+ */
 function mergeInto(dst: GoMap, src: GoMap, overwrite: boolean): void {
   for (const [k, sv] of Object.entries(src)) {
+    const has = Object.hasOwn(dst, k);
     const dv = dst[k];
-    if (isMap(dv) && isMap(sv)) mergeInto(dv, sv, overwrite);
-    else if (!Object.hasOwn(dst, k) || (overwrite ? !empty(sv) : empty(dv))) dst[k] = sv;
+    if (sv === null || sv === undefined) {
+      if (overwrite) dst[k] = null;
+      continue;
+    }
+    if (isMap(sv) && isMap(dv)) {
+      mergeInto(dv, sv, overwrite);
+      if (!empty(dv)) continue;
+    }
+    if (overwrite || !has || empty(dv)) dst[k] = sv;
   }
 }
 
