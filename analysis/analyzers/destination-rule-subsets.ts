@@ -1,7 +1,9 @@
 /**
  * destinationrule.SubsetSelectPodAnalyzer (Istio's PodNotSelectedAnalyzer): a DestinationRule's host is a
  * service of the mesh (IST0174), and each subset, with the service's workload selector, selects a workload
- * (IST0173), else traffic to it fails with 503 NoHealthyUpstream.
+ * (IST0173), else traffic to it fails with 503 NoHealthyUpstream. NOTE: a ServiceEntry's endpoints are
+ * WorkloadEntries and inline endpoints as well as pods, so their labels count as workloads here (Istio looks
+ * at pods only; a mesh run from files has WorkloadEntries and no pods).
  */
 import type { Analyzer } from '../analyzer.js';
 import { K } from '../kinds.js';
@@ -13,11 +15,17 @@ import { ServiceIndex, toFqdn } from '../service-index.js';
 /** The node labels the registry copies onto endpoints (topology), so subsets may select on them. */
 const TOPOLOGY_LABELS = ['topology.kubernetes.io/region', 'topology.kubernetes.io/zone', 'topology.mesh.io/subzone'] as const;
 
+function strLabels(v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(rec(v))) if (typeof x === 'string') out[k] = x;
+  return out;
+}
+
 /** See the file comment. */
 export const subsetSelectPodAnalyzer: Analyzer = {
   name: 'destinationrule.SubsetSelectPodAnalyzer',
   description: 'Checks if pods are selected by subsets in destination rules.',
-  inputs: [K.DestinationRule, K.Pod, K.Service, K.ServiceEntry],
+  inputs: [K.DestinationRule, K.Pod, K.Service, K.ServiceEntry, K.WorkloadEntry],
   analyze(ctx) {
     const index = new ServiceIndex(ctx);
     const nodes = new Map(ctx.all('/Node').map((n) => [n.name, n.labels]));
@@ -29,6 +37,8 @@ export const subsetSelectPodAnalyzer: Analyzer = {
       for (const l of TOPOLOGY_LABELS) if (nodeLabels[l] !== undefined) extra[l] = nodeLabels[l];
       return { ...w.labels, ...extra };
     });
+    for (const we of ctx.all(K.WorkloadEntry)) workloads.push(strLabels(rec(we.obj['spec'])['labels']));
+    for (const se of ctx.all(K.ServiceEntry)) for (const ep of recs(rec(se.obj['spec'])['endpoints'])) workloads.push(strLabels(ep['labels']));
     for (const dr of ctx.all(K.DestinationRule)) {
       const spec = rec(dr.obj['spec']);
       const host = str(spec['host']) ?? '';

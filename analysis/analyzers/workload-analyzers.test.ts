@@ -126,6 +126,11 @@ describe('destinationrule.SubsetSelectPodAnalyzer', () => {
         files: ['destination-rule-subsets.yaml'],
         expected: ['IST0173 DestinationRule default/reviews', 'IST0174 DestinationRule default/fake-host'],
       },
+      {
+        name: 'given a ServiceEntry whose WorkloadEntries carry one subset\'s labels should report only the subset none carries',
+        files: ['destination-rule-subsets-workload-entries.yaml'],
+        expected: ['IST0173 DestinationRule default/ratings'],
+      },
     ],
   );
 });
