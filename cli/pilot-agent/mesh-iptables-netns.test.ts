@@ -115,7 +115,7 @@ describe('mesh-iptables in a network namespace (real iptables, real traffic)', f
     const why = missing();
     if (why) {
       process.stderr.write(`  skipped: mesh-iptables namespace tests need root, iptables, iproute2, nsenter and setpriv: ${why}\n`);
-      this.skip();
+      this.skip(); // not root, no iptables/iproute2/nsenter/setpriv, or no network namespaces here (reason printed above)
     }
   });
   afterEach(async () => {
