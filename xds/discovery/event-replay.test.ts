@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { Subject, type Subscription } from 'rxjs';
 import { closeGrpcServer, createMetrics, ManualClock, readEventLog, type ModelInput } from '../../core/index.js';
-import { configEvent, configsFromYaml } from '../generators/testing/model-fixtures.js';
+import { configEvent, configsFromYaml, ECHO_HOST, ECHO_SERVICE_ENTRY_YAML } from '../generators/testing/model-fixtures.js';
 import { TYPE_URL } from '../server/contracts.js';
 import { AdsClient } from '../testing/ads-client.js';
 import { DeltaAdsClient } from '../testing/delta-ads-client.js';
@@ -19,18 +19,10 @@ import { eventually } from '../testing/eventually.js';
 import { formatReplay, replayEvents } from './event-replay.js';
 import { MeshDiscovery } from './mesh-discovery.js';
 
-const HOST = 'echo.qs.svc.cluster.local';
+const HOST = ECHO_HOST;
 const CLUSTERS = ['', 'v1', 'v2'].map((s) => `outbound|50051|${s}|${HOST}`);
 
-const SERVICE = `apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: echo, namespace: qs }
-spec:
-  hosts: [${HOST}]
-  location: MESH_INTERNAL
-  ports: [{ number: 50051, name: grpc, protocol: GRPC }]
-  resolution: STATIC
-  workloadSelector: { labels: { app: echo } }
+const SERVICE = `${ECHO_SERVICE_ENTRY_YAML}
 ---
 apiVersion: networking.mesh.io/v1
 kind: DestinationRule

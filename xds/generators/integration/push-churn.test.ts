@@ -11,8 +11,9 @@ import { AdsClient } from '../../testing/ads-client.js';
 import { DeltaAdsClient } from '../../testing/delta-ads-client.js';
 import { eventually } from '../../testing/eventually.js';
 import { MeshHarness } from '../testing/mesh-harness.js';
+import { ECHO_HOST, ECHO_SERVICE_ENTRY_YAML } from '../testing/model-fixtures.js';
 
-const HOST = 'echo.qs.svc.cluster.local';
+const HOST = ECHO_HOST;
 const CLUSTERS = ['', 'v1', 'v2', 'v3'].map((s) => `outbound|50051|${s}|${HOST}`);
 /** What every proxy watches: type -> names (empty: wildcard). */
 const WATCH: readonly (readonly [string, readonly string[]])[] = [
@@ -22,15 +23,7 @@ const WATCH: readonly (readonly [string, readonly string[]])[] = [
   [TYPE_URL.route, [CLUSTERS[0]!]],
 ];
 
-const SERVICE = `apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: echo, namespace: qs }
-spec:
-  hosts: [${HOST}]
-  location: MESH_INTERNAL
-  ports: [{ number: 50051, name: grpc, protocol: GRPC }]
-  resolution: STATIC
-  workloadSelector: { labels: { app: echo } }
+const SERVICE = `${ECHO_SERVICE_ENTRY_YAML}
 ---
 apiVersion: networking.mesh.io/v1
 kind: DestinationRule

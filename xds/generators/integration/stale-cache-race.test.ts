@@ -9,19 +9,12 @@ import { decode } from '../../protos/index.js';
 import { TYPE_URL } from '../../server/contracts.js';
 import { AdsClient } from '../../testing/ads-client.js';
 import { MeshHarness } from '../testing/mesh-harness.js';
+import { ECHO_HOST, ECHO_SERVICE_ENTRY_YAML } from '../testing/model-fixtures.js';
 
-const HOST = 'echo.qs.svc.cluster.local';
+const HOST = ECHO_HOST;
 const ROUTE = `outbound|50051||${HOST}`;
 
-const BASE = `apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: echo, namespace: qs }
-spec:
-  hosts: [${HOST}]
-  location: MESH_INTERNAL
-  ports: [{ number: 50051, name: grpc, protocol: GRPC }]
-  resolution: STATIC
-  workloadSelector: { labels: { app: echo } }
+const BASE = `${ECHO_SERVICE_ENTRY_YAML}
 ---
 apiVersion: networking.mesh.io/v1
 kind: WorkloadEntry

@@ -52,3 +52,17 @@ export function grpcNode(namespace: string, over: Partial<ProxyNode> = {}): Prox
     ...over,
   };
 }
+
+/** The host of the echo service the integration tests route to. */
+export const ECHO_HOST = 'echo.qs.svc.cluster.local';
+
+/** The ServiceEntry document of the echo service (port 50051, gRPC, STATIC, pods labelled app=echo). */
+export const ECHO_SERVICE_ENTRY_YAML = `apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: echo, namespace: qs }
+spec:
+  hosts: [${ECHO_HOST}]
+  location: MESH_INTERNAL
+  ports: [{ number: 50051, name: grpc, protocol: GRPC }]
+  resolution: STATIC
+  workloadSelector: { labels: { app: echo } }`;
