@@ -1,11 +1,8 @@
 /** Label selector helpers shared by the analyzers. */
+import { labelsMatch } from '../core/index.js';
 
-/** True when every `key: value` of `selector` is among `labels` (an empty selector selects everything). */
-export function selects(selector: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>>): boolean {
-  if (!selector) return true;
-  for (const [k, v] of Object.entries(selector)) if (labels[k] !== v) return false;
-  return true;
-}
+/** True when every `key: value` of `selector` is among `labels` (an empty selector selects everything): core's matcher. */
+export const selects = labelsMatch;
 
 /** `matchLabels` of a `workloadSelector`/`selector` object, or of a plain label map; undefined when absent. */
 export function matchLabelsOf(v: unknown): Record<string, string> | undefined {

@@ -26,3 +26,4 @@ export * from './metrics/index.js';
 export * from './model/model-metrics.js';
 export * from './lifecycle/index.js';
 export * from './ctrlz/index.js';
+export * from './model/label-selector.js';

@@ -2,6 +2,7 @@
  * Whether a pod is injected, and why: Istio's `injectRequired`, renamed. Namespace selection happens in the
  * API server (the webhook configurations' selectors, see webhook-configurations.ts); this decides the rest.
  */
+import { labelSelectorMatches } from '../core/index.js';
 import type { InjectionConfig, LabelSelector } from './injection-config.js';
 
 /** The label (preferred) and annotation a pod opts in or out with. */
@@ -28,31 +29,8 @@ export interface InjectDecision {
 
 /** True if `labels` match a Kubernetes label selector (an empty selector matches nothing here, as in Istio). */
 export function selectorMatches(selector: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
-  const ml = Object.entries(selector.matchLabels ?? {});
-  const me = selector.matchExpressions ?? [];
-  if (ml.length === 0 && me.length === 0) return false;
-  for (const [k, v] of ml) if (labels[k] !== v) return false;
-  for (const e of me) {
-    const has = Object.hasOwn(labels, e.key);
-    const v = labels[e.key];
-    switch (e.operator) {
-      case 'In':
-        if (!has || !(e.values ?? []).includes(v!)) return false;
-        break;
-      case 'NotIn':
-        if (has && (e.values ?? []).includes(v!)) return false;
-        break;
-      case 'Exists':
-        if (!has) return false;
-        break;
-      case 'DoesNotExist':
-        if (has) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
+  if (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0) return false;
+  return labelSelectorMatches(selector, labels);
 }
 
 function describeSelector(s: LabelSelector): string {

@@ -4,18 +4,9 @@
  * no selectors at all.
  */
 
-/** One `matchExpressions` item. */
-export interface LabelSelectorRequirement {
-  readonly key: string;
-  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-  readonly values?: readonly string[];
-}
+import { labelSelectorMatches, type LabelSelector } from '../../core/index.js';
 
-/** A label selector. An empty selector matches everything. */
-export interface LabelSelector {
-  readonly matchLabels?: Readonly<Record<string, string>>;
-  readonly matchExpressions?: readonly LabelSelectorRequirement[];
-}
+export type { LabelSelector, LabelSelectorRequirement } from '../../core/index.js';
 
 /** A selector that cannot be used; the message names the item and what is wrong. */
 export class LabelSelectorError extends Error {
@@ -55,29 +46,8 @@ export function parseLabelSelectors(raw: unknown, where: string): LabelSelector[
   });
 }
 
-/** Whether one selector matches `labels`. */
-export function selectorMatches(selector: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const e of selector.matchExpressions ?? []) {
-    const has = Object.hasOwn(labels, e.key);
-    const value = labels[e.key];
-    switch (e.operator) {
-      case 'In':
-        if (!has || !(e.values ?? []).includes(value!)) return false;
-        break;
-      case 'NotIn':
-        if (has && (e.values ?? []).includes(value!)) return false;
-        break;
-      case 'Exists':
-        if (!has) return false;
-        break;
-      case 'DoesNotExist':
-        if (has) return false;
-        break;
-    }
-  }
-  return true;
-}
+/** Whether one selector matches `labels` (core's matcher). */
+export const selectorMatches = labelSelectorMatches;
 
 /** Whether a namespace with `labels` is selected: no selectors, or any selector matches. */
 export function namespaceSelected(selectors: readonly LabelSelector[], labels: Readonly<Record<string, string>>): boolean {
