@@ -8,5 +8,6 @@ export * from './completion-scripts.js';
 export * from './errors.js';
 export * from './flag.js';
 export * from './help.js';
+export * from './lazy-run.js';
 export * from './parse-args.js';
 export * from './run-cli.js';
