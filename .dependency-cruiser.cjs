@@ -1,6 +1,6 @@
 // Dependency direction, as ARCHITECTURE.md draws it. cli/ wires everything; core/ imports no folder of
 // ours; each folder imports only the folders its row allows, and only through their index.ts.
-const folders = ['analysis', 'cli', 'core', 'templates', 'webhooks', 'controllers', 'reconcilers', 'xds', 'ca', 'agent', 'crds', 'install', 'e2e', 'hack'];
+const folders = ['analysis', 'cli', 'core', 'templates', 'webhooks', 'controllers', 'reconcilers', 'xds', 'ca', 'agent', 'crds', 'install', 'inspect', 'operator', 'e2e', 'hack'];
 const allowed = {
   core: [],
   templates: [],
@@ -13,6 +13,8 @@ const allowed = {
   ca: ['core'],
   agent: ['core', 'ca', 'xds'],
   install: ['core', 'crds', 'templates'],
+  inspect: ['core', 'crds', 'xds', 'analysis'],
+  operator: ['core', 'crds', 'templates', 'install', 'controllers', 'reconcilers'],
 };
 // Folders that may import parts of another beyond its row above: agent/ uses xds/'s proto layer
 // (type URLs, proto root, codec) for its xDS proxy and SDS server, and nothing else of xds/.
@@ -55,10 +57,10 @@ forbidden.push({
   name: 'only-through-index',
   comment: "Another folder's internals are reached only through its index.ts.",
   severity: 'error',
-  from: { path: '^(analysis|cli|controllers|reconcilers|xds|ca|agent|webhooks|install)/' },
+  from: { path: '^(analysis|cli|controllers|reconcilers|xds|ca|agent|webhooks|install|inspect|operator)/' },
   to: {
-    path: '^(analysis|core|crds|controllers|ca|xds|templates|webhooks|install)/',
-    pathNot: ['^(analysis|core|crds|controllers|ca|xds|templates|webhooks|install)/index\\.ts$', '^xds/protos/index\\.ts$', '^$1/'],
+    path: '^(analysis|core|crds|controllers|ca|xds|templates|webhooks|install|inspect|operator)/',
+    pathNot: ['^(analysis|core|crds|controllers|ca|xds|templates|webhooks|install|inspect|operator)/index\\.ts$', '^xds/protos/index\\.ts$', '^$1/'],
   },
 });
 forbidden.push({ name: 'no-circular', severity: 'error', from: {}, to: { circular: true } });
