@@ -169,4 +169,19 @@ describe('e2e: the API server calls meshd\'s injection and validation webhooks o
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('given neverInjectSelector in the injector ConfigMap, should have meshctl x check-inject say the called webhook\'s injector skips matching pods, and why', async () => {
+    const path = `/api/v1/namespaces/${meshNs}/configmaps/mesh-sidecar-injector`;
+    const cm = await client.request<{ data: Record<string, string> }>('GET', path);
+    await client.request('PATCH', path, { body: { data: { ...cm.data, config: `${cm.data['config'] ?? ''}neverInjectSelector:\n- matchLabels:\n    e2e-injection: never\n` } }, contentType: 'application/merge-patch+json' });
+    const check = async (labels: string): Promise<string> => {
+      const io = bufferIo({ HOME: '/nonexistent' });
+      const code = await runCli(meshctlCommand(), ['x', 'check-inject', '-n', appNs['enabled']!, '-l', labels, '--meshNamespace', meshNs, '--orchconfig', e2eCluster().kubeconfigPath], io);
+      assert.equal(code, 0, io.err());
+      return io.out();
+    };
+    const webhook = `mesh-sidecar-injector-${run}/namespace.sidecar-injector.mesh.io`;
+    assert.match(await check('e2e-injection=never'), new RegExp(`${webhook}\\s+default\\s+no\\s+Namespace label mesh-injection=enabled[^\\n]*; the injector skips the pod: the pod's labels match neverInjectSelector \\{e2e-injection=never\\}`));
+    assert.match(await check('e2e-injection=other'), new RegExp(`${webhook}\\s+default\\s+yes\\s+Namespace label mesh-injection=enabled[^;\\n]*\n`));
+  });
 });
