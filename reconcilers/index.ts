@@ -36,6 +36,7 @@ export {
 } from './config-status-reconciler.js';
 export {
   WebhookCaBundleReconciler,
+  caBundleProblem,
   WEBHOOK_CA_BUNDLE_RECONCILER_NAME,
   type WebhookCaBundleReconcilerOptions,
 } from './webhook-ca-bundle-reconciler.js';

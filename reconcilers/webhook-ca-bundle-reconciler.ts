@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import type { Logger } from 'pino';
 import { combineLatest, distinctUntilChanged, filter, take, type Observable, type Subscription } from 'rxjs';
 import type { Metrics } from '../core/index.js';
@@ -18,6 +19,24 @@ interface WebhookConfig {
   webhooks?: { name?: string; clientConfig?: { caBundle?: string }; failurePolicy?: string }[];
 }
 
+/**
+ * Why `bundle` cannot be a webhook's caBundle (no PEM certificate in it, or one that does not parse), or
+ * undefined when every certificate in it parses. Istio's patcher checks its CA bundle the same way before
+ * writing it.
+ */
+export function caBundleProblem(bundle: string): string | undefined {
+  const blocks = bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) return 'the CA bundle holds no PEM certificate';
+  for (const [i, block] of blocks.entries()) {
+    try {
+      new X509Certificate(block);
+    } catch (e) {
+      return `certificate ${i + 1} of the CA bundle does not parse: ${(e as Error).message}`;
+    }
+  }
+  return undefined;
+}
+
 /** Options of a {@link WebhookCaBundleReconciler}. */
 export interface WebhookCaBundleReconcilerOptions {
   readonly client: OrchTransport;
@@ -32,7 +51,10 @@ export interface WebhookCaBundleReconcilerOptions {
   /** meshd's revision (`default` when none): configurations labelled `mesh.io/rev=<revision>` (tags) are patched too. */
   readonly revision: string;
   readonly logger?: Logger;
-  /** Counts `webhook_patch_*` (injection) and `webhook_validation_config_*` (validation) when given. */
+  /**
+   * Counts `webhook_patch_*` (injection), `webhook_validation_config_*` (validation) and
+   * `webhook_validation_config_load_error` (a root bundle that does not load) when given.
+   */
   readonly metrics?: Metrics;
 }
 
@@ -49,6 +71,8 @@ export class WebhookCaBundleReconciler implements LeaderTask {
   readonly #mutating: Informer<WebhookConfig>;
   readonly #validating: Informer<WebhookConfig>;
   readonly #failed = new Set<string>();
+  /** The last bundle refused by {@link caBundleProblem}: counted and logged once, not per configuration. */
+  #refusedBundle: string | undefined;
   #runner: ReconcileRunner | undefined;
   #subscriptions: Subscription[] = [];
   #bundle: string | undefined;
@@ -112,6 +136,17 @@ export class WebhookCaBundleReconciler implements LeaderTask {
     const mutating = kind === 'mutating';
     const cfg = (mutating ? this.#mutating : this.#validating).get(name);
     if (!cfg) return;
+    const problem = caBundleProblem(bundle);
+    if (problem !== undefined) {
+      // NOTE: as Istio's patcher: a bundle that does not load is counted and not written; retrying cannot help
+      // until the roots change (a new bundle reconciles every configuration again).
+      if (this.#refusedBundle !== bundle) {
+        this.#refusedBundle = bundle;
+        this.#o.metrics?.counter('webhook_validation_config_load_error').inc();
+        this.#o.logger?.error({ problem }, 'not patching webhook configurations: the CA bundle does not load');
+      }
+      return;
+    }
     const caBundle = Buffer.from(bundle).toString('base64');
     let changed = false;
     const webhooks = (cfg.webhooks ?? []).map((w) => {
