@@ -36,12 +36,49 @@ export function sprintln(args: GoValue[]): string {
   return args.map((a) => formatArg(a, 'v', plainSpec())).join(' ') + '\n';
 }
 
-/** Go's `fmt.Sprintf` (without explicit argument indexes `%[n]d`). */
+/** Go's limit on a width or precision (fmt's `tooLarge`). */
+const MAX_WIDTH = 1e6;
+
+/** A width or precision taken from an argument (`*`): Go's `intFromArg`. */
+function intFromArg(args: GoValue[], argNum: number): { num: number; ok: boolean; next: number } {
+  if (argNum >= args.length) return { num: 0, ok: false, next: argNum };
+  const a = args[argNum];
+  if (!(a instanceof GoInt) || Math.abs(a.value) > MAX_WIDTH) return { num: 0, ok: false, next: argNum + 1 };
+  return { num: a.value, ok: true, next: argNum + 1 };
+}
+
+/** Digits at `i` (before `end`): Go's `parsenum`. */
+function parseNum(format: string, i: number, end: number): { num: number; ok: boolean; next: number } {
+  let j = i;
+  while (j < end && format[j]! >= '0' && format[j]! <= '9') j++;
+  if (j === i) return { num: 0, ok: false, next: i };
+  const num = Number(format.slice(i, j));
+  return num > MAX_WIDTH ? { num: 0, ok: false, next: end } : { num, ok: true, next: j };
+}
+
+/**
+ * Go's `fmt.Sprintf`, explicit argument indexes included (`%[2]d`, `%[3]*.[2]*[1]f`): an index moves the
+ * argument cursor, a bad one prints `%!d(BADINDEX)`, and reordered calls never report `%!(EXTRA ...)`.
+ */
 export function sprintf(format: string, args: GoValue[]): string {
   let out = '';
   let argNum = 0;
+  let reordered = false;
   let i = 0;
   const n = format.length;
+  /** An explicit `[n]` at `i`: Go's `argNumber`. */
+  const argNumber = (at: number): { found: boolean; good: boolean } => {
+    if (at >= n || format[at] !== '[') return { found: false, good: true };
+    reordered = true;
+    const close = format.indexOf(']', at + 1);
+    if (n - at < 3 || close < 0) { i = at + 1; return { found: false, good: false }; }
+    const num = parseNum(format, at + 1, close);
+    i = close + 1;
+    if (!num.ok || num.next !== close) return { found: false, good: false };
+    const index = num.num - 1;
+    if (index >= 0 && index < args.length) { argNum = index; return { found: true, good: true }; }
+    return { found: true, good: false };
+  };
   while (i < n) {
     const pct = format.indexOf('%', i);
     if (pct < 0) {
@@ -50,6 +87,7 @@ export function sprintf(format: string, args: GoValue[]): string {
     }
     out += format.slice(i, pct);
     i = pct + 1;
+    let goodArgNum = true;
     const spec = plainSpec();
     flags: for (; i < n; i++) {
       switch (format[i]) {
@@ -61,29 +99,49 @@ export function sprintf(format: string, args: GoValue[]): string {
         default: break flags;
       }
     }
-    if (format[i] === '*') {
+    let idx = argNumber(i);
+    goodArgNum &&= idx.good;
+    let afterIndex = idx.found;
+    if (i < n && format[i] === '*') {
       i++;
-      const w = args[argNum++];
-      if (w instanceof GoInt) {
-        spec.width = Math.abs(w.value);
-        if (w.value < 0) { spec.minus = true; spec.zero = false; }
-      } else out += '%!(BADWIDTH)';
-    } else {
-      const m = /^\d+/.exec(format.slice(i));
-      if (m) { spec.width = Number(m[0]); i += m[0].length; }
-    }
-    if (format[i] === '.') {
-      i++;
-      if (format[i] === '*') {
-        i++;
-        const p = args[argNum++];
-        if (p instanceof GoInt && p.value >= 0) spec.prec = p.value;
-        else out += '%!(BADPREC)';
-      } else {
-        const m = /^\d+/.exec(format.slice(i));
-        spec.prec = m ? Number(m[0]) : 0;
-        if (m) i += m[0].length;
+      const w = intFromArg(args, argNum);
+      argNum = w.next;
+      if (!w.ok) out += '%!(BADWIDTH)';
+      else {
+        spec.width = Math.abs(w.num);
+        if (w.num < 0) { spec.minus = true; spec.zero = false; }
       }
+      afterIndex = false;
+    } else {
+      const w = parseNum(format, i, n);
+      i = w.next;
+      if (w.ok) {
+        spec.width = w.num;
+        if (afterIndex) goodArgNum = false;
+      }
+    }
+    if (i + 1 < n && format[i] === '.') {
+      i++;
+      if (afterIndex) goodArgNum = false;
+      idx = argNumber(i);
+      goodArgNum &&= idx.good;
+      afterIndex = idx.found;
+      if (i < n && format[i] === '*') {
+        i++;
+        const p = intFromArg(args, argNum);
+        argNum = p.next;
+        if (!p.ok || p.num < 0) out += '%!(BADPREC)';
+        else spec.prec = p.num;
+        afterIndex = false;
+      } else {
+        const p = parseNum(format, i, n);
+        i = p.next;
+        spec.prec = p.ok ? p.num : 0;
+      }
+    }
+    if (!afterIndex) {
+      idx = argNumber(i);
+      goodArgNum &&= idx.good;
     }
     if (i >= n) {
       out += '%!(NOVERB)';
@@ -93,6 +151,10 @@ export function sprintf(format: string, args: GoValue[]): string {
     i += verb.length;
     if (verb === '%') {
       out += '%';
+      continue;
+    }
+    if (!goodArgNum) {
+      out += `%!${verb}(BADINDEX)`;
       continue;
     }
     if (argNum >= args.length) {
@@ -108,7 +170,7 @@ export function sprintf(format: string, args: GoValue[]): string {
     }
     out += formatArg(args[argNum++], verb, spec);
   }
-  if (argNum < args.length) {
+  if (!reordered && argNum < args.length) {
     out += '%!(EXTRA ' + args.slice(argNum).map((a) => (a === null || a === undefined ? '<nil>' : `${typeName(a)}=${formatArg(a, 'v', plainSpec())}`)).join(', ') + ')';
   }
   return out;
@@ -124,17 +186,18 @@ export function formatArg(v: GoValue, verb: string, spec: Spec): string {
   return formatValue(v, verb, spec, 0);
 }
 
-function badVerb(v: GoValue, verb: string): string {
+/** Go's `badVerb`: the operand is printed with `%v` under the same flags, width and precision. */
+function badVerb(v: GoValue, verb: string, spec: Spec = plainSpec()): string {
   if (v === null || v === undefined) return `%!${verb}(<nil>)`;
-  return `%!${verb}(${typeName(v)}=${formatValue(v, 'v', plainSpec(), 0)})`;
+  return `%!${verb}(${typeName(v)}=${formatValue(v, 'v', spec, 0)})`;
 }
 
 function formatValue(v: GoValue, verb: string, spec: Spec, depth: number): string {
   if (v === null || v === undefined) return depth > 0 ? pad('<nil>', spec) : formatArg(v, verb, spec);
-  if (typeof v === 'boolean') return verb === 't' || verb === 'v' ? pad(String(v), spec) : badVerb(v, verb);
-  if (typeof v === 'number') return fmtFloatVerb(v, verb, spec) ?? badVerb(v, verb);
-  if (v instanceof GoInt) return fmtIntVerb(v, verb, spec) ?? badVerb(v, verb);
-  if (typeof v === 'string') return fmtStringVerb(v, verb, spec) ?? badVerb(v, verb);
+  if (typeof v === 'boolean') return verb === 't' || verb === 'v' ? pad(String(v), spec) : badVerb(v, verb, spec);
+  if (typeof v === 'number') return fmtFloatVerb(v, verb, spec) ?? badVerb(v, verb, spec);
+  if (v instanceof GoInt) return fmtIntVerb(v, verb, spec) ?? badVerb(v, verb, spec);
+  if (typeof v === 'string') return fmtStringVerb(v, verb, spec) ?? badVerb(v, verb, spec);
   if (v instanceof GoFunction) return pad('0xc000010000', spec);
   if (v instanceof GoStruct) {
     const parts = Object.entries(v.fields).map(([k, f]) => (spec.plusV ? `${k}:` : '') + formatValue(f, verb, spec, depth + 1));
