@@ -2,6 +2,9 @@
 import type { Analyzer } from './analyzer.js';
 import { annotationsAnalyzer } from './analyzers/annotations.js';
 import { authorizationPoliciesAnalyzer } from './analyzers/authorization-policies.js';
+import { conditionAnalyzer } from './analyzers/conditions.js';
+import { deprecationAnalyzer } from './analyzers/deprecation.js';
+import { k8sGatewayCrdVersionAnalyzer, k8sGatewaySelectorAnalyzer } from './analyzers/k8s-gateway-analyzers.js';
 import { caCertificateAnalyzer } from './analyzers/destination-rule-ca-certificate.js';
 import { subsetSelectPodAnalyzer } from './analyzers/destination-rule-subsets.js';
 import { applicationUidAnalyzer, multiServiceAnalyzer } from './analyzers/deployment-analyzers.js';
@@ -27,8 +30,10 @@ import { webhookAnalyzer } from './analyzers/webhook.js';
 export const ALL_ANALYZERS: readonly Analyzer[] = [
   annotationsAnalyzer,
   authorizationPoliciesAnalyzer,
+  conditionAnalyzer,
   multiServiceAnalyzer,
   applicationUidAnalyzer,
+  deprecationAnalyzer,
   externalControlPlaneAnalyzer,
   ingressGatewayPortAnalyzer,
   gatewayCertificateAnalyzer,
@@ -37,6 +42,8 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   injectionAnalyzer,
   injectionImageAnalyzer,
   imageAutoAnalyzer,
+  k8sGatewaySelectorAnalyzer,
+  k8sGatewayCrdVersionAnalyzer,
   meshNetworksAnalyzer,
   portNameAnalyzer,
   sidecarDefaultSelectorAnalyzer,

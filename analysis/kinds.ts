@@ -23,6 +23,7 @@ export const K = {
   PeerAuthentication: 'security.mesh.io/PeerAuthentication',
   RequestAuthentication: 'security.mesh.io/RequestAuthentication',
   Telemetry: 'telemetry.mesh.io/Telemetry',
+  WasmPlugin: 'extensions.mesh.io/WasmPlugin',
   K8sGateway: 'gateway.networking.k8s.io/Gateway',
 } as const;
 

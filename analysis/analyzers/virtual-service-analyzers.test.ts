@@ -36,7 +36,14 @@ describe('virtualservice.DestinationRuleAnalyzer', () => {
 describe('virtualservice.GatewayAnalyzer', () => {
   analyzerTable(
     [virtualServiceGatewayAnalyzer],
-    [{ name: 'given a missing gateway and a gateway not serving the host should report both', files: ['vs-gateways.yaml'], expected: ['IST0101 VirtualService default/gw-missing', 'IST0132 VirtualService default/gw-host-not-served'] }],
+    [
+      { name: 'given a missing gateway and a gateway not serving the host should report both', files: ['vs-gateways.yaml'], expected: ['IST0101 VirtualService default/gw-missing', 'IST0132 VirtualService default/gw-host-not-served'] },
+      {
+        name: 'given Gateway API Gateways should accept them by listener hostname (none: every host), and report a host no listener serves and an internal generated Gateway',
+        files: ['vs-k8s-gateways.yaml'],
+        expected: ['IST0132 VirtualService default/k8s-gw-wrong-host', 'IST0165 VirtualService default/internal-gw'],
+      },
+    ],
   );
 });
 
