@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -153,18 +153,41 @@ describe('e2e: the API server calls meshd\'s injection and validation webhooks o
     assert.equal(proxy.env!.find((e) => e.name === 'TRUST_DOMAIN')?.value, 'example.org');
     assert.ok((proxy as { args?: string[] }).args?.includes('--proxyLogLevel=debug'));
 
-    // meshctl orch-inject reads the same ConfigMaps and gives the same proxy (the stored pod adds only server defaults).
+    // meshctl orch-inject gives the same proxy (the stored pod adds only server defaults) both ways: through the
+    // cluster's injection webhook (no injector files, as istioctl), and with the injector run locally on the same
+    // ConfigMaps (a revision without a webhook falls back to its ConfigMaps).
     const dir = mkdtempSync(join(tmpdir(), 'e2e-orch-inject-'));
     try {
       const file = join(dir, 'pod.yaml');
       writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: pod.metadata.name, namespace: appNs['enabled']! }, spec: { serviceAccountName: 'default', containers: [{ name: 'app', image: 'example/app:1' }] } }));
+      const orchInject = async (...extra: string[]): Promise<{ pod: Pod; err: string }> => {
+        const io = bufferIo({ HOME: '/nonexistent' });
+        assert.equal(await runCli(meshctlCommand(), ['orch-inject', '-f', file, '--orchconfig', e2eCluster().kubeconfigPath, '--meshNamespace', meshNs, ...extra], io), 0, io.err());
+        return { pod: parseYaml(io.out()) as Pod, err: io.err() };
+      };
+      const remote = await orchInject('--xds-address', `localhost:${meshd.ports.https}`);
+      assert.equal(remote.err, '', 'the webhook was called, no fallback');
+      const cmDir = join(dir, 'cm');
+      mkdirSync(cmDir);
+      const cm = await client.request<{ data: Record<string, string> }>('GET', `/api/v1/namespaces/${meshNs}/configmaps/mesh-sidecar-injector`);
+      const cmFile = (name: string, key: string): string => {
+        const path = join(cmDir, `${name}.yaml`);
+        writeFileSync(path, cm.data[key] ?? '');
+        return path;
+      };
+      const meshCm = await client.request<{ data: Record<string, string> }>('GET', `/api/v1/namespaces/${meshNs}/configmaps/mesh`);
+      writeFileSync(join(cmDir, 'mesh.yaml'), meshCm.data['mesh'] ?? '');
+      const local = await orchInject('--injectConfigFile', cmFile('config', 'config'), '--valuesFile', cmFile('values', 'values'), '--meshConfigFile', join(cmDir, 'mesh.yaml'));
+      for (const offline of [remote.pod, local.pod]) {
+        const cli = offline.spec.containers.find((c) => c.name === 'mesh-proxy')!;
+        assert.deepEqual((cli as { args?: string[] }).args, (proxy as { args?: string[] }).args);
+        assert.deepEqual(cli.env!.map((e) => [e.name, e.value]), proxy.env!.map((e) => [e.name, e.value]));
+        assert.equal(offline.metadata.annotations?.['e2e.mesh.io/from'], 'configmap');
+      }
       const io = bufferIo({ HOME: '/nonexistent' });
-      assert.equal(await runCli(meshctlCommand(), ['orch-inject', '-f', file, '--orchconfig', e2eCluster().kubeconfigPath, '--meshNamespace', meshNs], io), 0, io.err());
-      const offline = parseYaml(io.out()) as Pod;
-      const cli = offline.spec.containers.find((c) => c.name === 'mesh-proxy')!;
-      assert.deepEqual((cli as { args?: string[] }).args, (proxy as { args?: string[] }).args);
-      assert.deepEqual(cli.env!.map((e) => [e.name, e.value]), proxy.env!.map((e) => [e.name, e.value]));
-      assert.equal(offline.metadata.annotations?.['e2e.mesh.io/from'], 'configmap');
+      assert.equal(await runCli(meshctlCommand(), ['orch-inject', '-f', file, '--orchconfig', e2eCluster().kubeconfigPath, '--meshNamespace', meshNs, '--revision', 'nosuch'], io), 1);
+      assert.match(io.err(), /no injection webhook for revision nosuch \(a MutatingWebhookConfiguration labelled mesh.io\/rev=nosuch; --webhookConfig mesh-sidecar-injector\): injecting with the injector ConfigMaps/);
+      assert.match(io.err(), new RegExp(`ConfigMap ${meshNs}/mesh-sidecar-injector-nosuch not found`));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

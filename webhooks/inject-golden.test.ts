@@ -22,12 +22,12 @@ const cases = [
 
 describe('orch-inject golden files (webhooks/testdata/inject)', () => {
   for (const c of cases) {
-    it(`given ${c.name}.yaml (${c.about}) should inject as ${c.name}.golden.yaml`, () => {
+    it(`given ${c.name}.yaml (${c.about}) should inject as ${c.name}.golden.yaml`, async () => {
       const settings = injectorSettingsFrom(
         { config: read(`${c.name}.inject-config.yaml`), values: read(`${c.name}.values.yaml`), meshConfig: read(`${c.name}.mesh-config.yaml`) },
         { nativeSidecars: c.native ?? false },
       );
-      const { text } = injectManifests(read(`${c.name}.yaml`)!, new SidecarInjector(settings), `${c.name}.yaml`);
+      const { text } = await injectManifests(read(`${c.name}.yaml`)!, new SidecarInjector(settings), `${c.name}.yaml`);
       if (UPDATE) writeFileSync(`${DIR}${c.name}.golden.yaml`, text);
       const golden = read(`${c.name}.golden.yaml`);
       assert.ok(golden !== undefined, `${c.name}.golden.yaml is missing: run with UPDATE_GOLDEN=1`);

@@ -1,13 +1,19 @@
 /**
  * Injection into orchestrator manifests (`meshctl orch-inject`): Pods, and the pod templates of
  * Deployments, StatefulSets, DaemonSets, ReplicaSets, ReplicationControllers, Jobs and CronJobs, in a
- * stream of YAML documents or `List`s. Other documents pass through unchanged. The pod is injected by the
- * same {@link SidecarInjector} as the webhook's, with the workload as its owner.
+ * stream of YAML documents or `List`s. Other documents pass through unchanged. The pod is injected by a
+ * {@link PodInjector}: the same {@link SidecarInjector} as the webhook's, with the workload as its owner, or
+ * a cluster's injection webhook called remotely.
  */
 import { stringify } from 'yaml';
 import { parseYamlDocuments } from './injection-config.js';
 import { isObject, type JsonObject } from './pod-overlay.js';
-import { InjectionError, type SidecarInjector } from './sidecar-injector.js';
+import { InjectionError, type InjectionResult, type InjectOptions } from './sidecar-injector.js';
+
+/** What injects one pod: a {@link SidecarInjector} here, or an injection webhook reached over the network. */
+export interface PodInjector {
+  inject(pod: JsonObject, namespace: string, options?: InjectOptions): InjectionResult | Promise<InjectionResult>;
+}
 
 /** Thrown for a manifest that cannot be read; names the document. */
 export class ManifestError extends Error {
@@ -42,10 +48,12 @@ function describe(obj: JsonObject, namespace: string): string {
  * Injects one object (a Pod, a workload, or a `List` of them), returning the new object.
  * @throws InjectionError (named after the object) when a template fails
  */
-export function injectObject(obj: JsonObject, injector: SidecarInjector, outcomes: WorkloadOutcome[] = [], defaultNamespace = 'default'): JsonObject {
+export async function injectObject(obj: JsonObject, injector: PodInjector, outcomes: WorkloadOutcome[] = [], defaultNamespace = 'default'): Promise<JsonObject> {
   const kind = obj['kind'];
   if (kind === 'List' && Array.isArray(obj['items'])) {
-    return { ...obj, items: obj['items'].map((i) => (isObject(i) ? injectObject(i, injector, outcomes, defaultNamespace) : i)) };
+    const items: unknown[] = [];
+    for (const i of obj['items'] as unknown[]) items.push(isObject(i) ? await injectObject(i, injector, outcomes, defaultNamespace) : i);
+    return { ...obj, items };
   }
   const meta = isObject(obj['metadata']) ? obj['metadata'] : {};
   const namespace = typeof meta['namespace'] === 'string' && meta['namespace'] !== '' ? meta['namespace'] : defaultNamespace;
@@ -55,7 +63,7 @@ export function injectObject(obj: JsonObject, injector: SidecarInjector, outcome
   };
   if (kind === 'Pod') {
     try {
-      const r = injector.inject(obj, namespace);
+      const r = await injector.inject(obj, namespace);
       outcomes.push(r.injected ? { what, injected: true } : { what, injected: false, reason: r.decision.reason });
       return r.pod;
     } catch (e) {
@@ -77,7 +85,7 @@ export function injectObject(obj: JsonObject, injector: SidecarInjector, outcome
   const pod: JsonObject = { apiVersion: 'v1', kind: 'Pod', metadata: { ...tmeta, namespace }, spec: template['spec'] ?? {} };
   let r;
   try {
-    r = injector.inject(pod, namespace, { workload: { apiVersion: String(obj['apiVersion'] ?? ''), kind: String(kind), name: String(meta['name'] ?? ''), namespace } });
+    r = await injector.inject(pod, namespace, { workload: { apiVersion: String(obj['apiVersion'] ?? ''), kind: String(kind), name: String(meta['name'] ?? ''), namespace } });
   } catch (e) {
     return wrap(e);
   }
@@ -97,7 +105,7 @@ export function injectObject(obj: JsonObject, injector: SidecarInjector, outcome
  * happened to each workload.
  * @throws ManifestError naming the document that does not parse (its number counts non-empty documents); InjectionError for a template failure
  */
-export function injectManifests(text: string, injector: SidecarInjector, source = 'input'): { text: string; outcomes: WorkloadOutcome[] } {
+export async function injectManifests(text: string, injector: PodInjector, source = 'input'): Promise<{ text: string; outcomes: WorkloadOutcome[] }> {
   const outcomes: WorkloadOutcome[] = [];
   const docs: string[] = [];
   let raws: unknown[];
@@ -106,9 +114,9 @@ export function injectManifests(text: string, injector: SidecarInjector, source 
   } catch (e) {
     throw new ManifestError((e as Error).message);
   }
-  raws.forEach((raw, i) => {
+  for (const [i, raw] of raws.entries()) {
     if (!isObject(raw)) throw new ManifestError(`${source} document ${i + 1}: not an object with apiVersion, kind and metadata`);
-    docs.push(stringify(injectObject(raw, injector, outcomes), { lineWidth: 0 }));
-  });
+    docs.push(stringify(await injectObject(raw, injector, outcomes), { lineWidth: 0 }));
+  }
   return { text: docs.join('---\n'), outcomes };
 }

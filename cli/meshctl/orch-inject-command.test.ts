@@ -40,7 +40,7 @@ describe('meshctl orch-inject', () => {
     { name: 'a missing file', args: ['orch-inject', '-f', '/nonexistent/x.yaml'], want: /--filename \/nonexistent\/x.yaml: no such file/ },
     { name: 'an injection config with a bad policy', args: ['orch-inject', '-f', `${DATA}deployment.yaml`, '--injectConfigFile', 'BAD'], want: /policy: "maybe" is not "enabled" or "disabled"/ },
     { name: 'a template that does not exist', args: ['orch-inject', '-f', 'TPL'], want: /Pod app\/x: template "nope" \(annotation inject.mesh.io\/templates\) is not defined/ },
-    { name: '--xds-address (remote injection)', args: ['orch-inject', '-f', `${DATA}deployment.yaml`, '--xds-address', 'meshd:15012'], want: /not implemented yet: meshctl orch-inject remote injection through meshd \(--xds-address\)/ },
+    { name: '--xds-port (a central meshd over xDS)', args: ['orch-inject', '-f', `${DATA}deployment.yaml`, '--xds-port', '15012'], want: /not implemented yet: meshctl orch-inject through a central meshd over xDS \(--xds-port\)/ },
     { name: '--operatorFileName', args: ['orch-inject', '-f', `${DATA}deployment.yaml`, '--operatorFileName', 'op.yaml'], want: /not implemented yet: meshctl orch-inject --operatorFileName/ },
   ];
   for (const c of bad) {

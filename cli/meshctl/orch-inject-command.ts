@@ -1,16 +1,20 @@
 /**
  * `meshctl orch-inject -f FILE`: injects the sidecar into Pods and workload pod templates (Deployments,
  * StatefulSets, DaemonSets, ReplicaSets, Jobs, CronJobs, Lists of them) with the injector meshd's webhook
- * uses, so both give the same pod. Inputs come from files (`--injectConfigFile`, `--valuesFile`,
+ * uses, so both give the same pod. With none of the injector files and a cluster, the pods go to the
+ * cluster's injection webhook of the revision, as istioctl does (orch-inject-remote.ts; `--xds-address`
+ * picks a webhook by URL, `--insecure`, `--authority`, `--timeout`); when there is none, or only one behind a
+ * Service, the injector runs here. Its inputs come from files (`--injectConfigFile`, `--valuesFile`,
  * `--meshConfigFile`; a ConfigMap manifest or its bare `config`/`values`/`mesh` text) or, for those not
  * given, from the cluster's ConfigMaps `mesh-sidecar-injector[-<rev>]` and `--meshConfigMapName[-<rev>]` in
  * `--meshNamespace`; with neither, the built-in defaults (said on stderr). `-o` writes a file.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadEnv } from '../../core/index.js';
-import { injectManifests, injectorSettingsFrom, InjectionConfigError, InjectionError, ManifestError, parseYamlDocument, SidecarInjector, type InjectorTexts } from '../../webhooks/index.js';
+import { injectManifests, injectorSettingsFrom, InjectionConfigError, InjectionError, ManifestError, parseYamlDocument, SidecarInjector, type InjectorTexts, type PodInjector } from '../../webhooks/index.js';
 import { CliError, type RunContext } from '../framework/index.js';
 import { getOptional, meshctlOrchClient, meshctlOrchSource } from './meshctl-orch.js';
+import { findInjectionWebhook, RemoteInjector } from './orch-inject-remote.js';
 
 interface ConfigMap {
   data?: Record<string, string>;
@@ -77,30 +81,55 @@ export async function injectorTextsFor(ctx: RunContext): Promise<InjectorTexts> 
   return texts;
 }
 
+/**
+ * The cluster's injection webhook as a {@link PodInjector} when no injector file is given and a cluster is
+ * configured; undefined (said on stderr) when the revision has no webhook at a URL.
+ */
+async function remoteInjectorFor(ctx: RunContext): Promise<PodInjector | undefined> {
+  const f = ctx.flags;
+  if (['injectConfigFile', 'valuesFile', 'meshConfigFile'].some((n) => f.string(n) !== '') || !meshctlOrchSource(ctx)) return undefined;
+  const client = meshctlOrchClient(ctx, 'finding the injection webhook');
+  const revision = f.string('revision') || 'default';
+  const address = f.string('xds-address').replace(/:\d+$/, '');
+  const webhook = await findInjectionWebhook(client, revision, address);
+  if (!webhook) {
+    ctx.io.stderr.write(`no injection webhook for revision ${revision} (a MutatingWebhookConfiguration labelled mesh.io/rev=${revision}${address !== '' ? ` with a URL containing ${address}` : ''}; --webhookConfig ${f.string('webhookConfig')}): injecting with the injector ConfigMaps\n`);
+    return undefined;
+  }
+  if (webhook.url === undefined) {
+    const s = webhook.service!;
+    ctx.io.stderr.write(`not implemented yet: calling the injection webhook ${webhook.name} through its Service ${s.namespace}/${s.name} (a port-forward); injecting with the injector ConfigMaps\n`);
+    return undefined;
+  }
+  return new RemoteInjector({ ...webhook, url: webhook.url }, { insecure: f.bool('insecure'), authority: f.string('authority'), timeoutMs: f.duration('timeout') });
+}
+
 /** Runs `meshctl orch-inject`. */
 export async function runOrchInject(ctx: RunContext): Promise<number> {
   const f = ctx.flags;
   if (f.string('operatorFileName') !== '') throw new CliError('not implemented yet: meshctl orch-inject --operatorFileName (MeshOperator resources); give --injectConfigFile, --valuesFile and --meshConfigFile instead');
-  // NOTE: these flags choose meshd's remote injection over xDS, which is not built: refuse rather than inject locally.
-  const remote = ['authority', 'cert-dir', 'insecure', 'plaintext', 'timeout', 'webhookConfig', 'xds-address', 'xds-label', 'xds-port'].filter((n) => f.changed(n));
-  if (remote.length > 0) {
-    throw new CliError(`not implemented yet: meshctl orch-inject remote injection through meshd (${remote.map((n) => `--${n}`).join(', ')}); inject locally with --injectConfigFile, --valuesFile and --meshConfigFile, or from the cluster's ConfigMaps`);
+  // NOTE: these flags reach a central meshd over xDS (istioctl's central options), which orch-inject does not use.
+  const xdsOnly = ['cert-dir', 'plaintext', 'xds-label', 'xds-port'].filter((n) => f.changed(n));
+  if (xdsOnly.length > 0) {
+    throw new CliError(`not implemented yet: meshctl orch-inject through a central meshd over xDS (${xdsOnly.map((n) => `--${n}`).join(', ')}); without injector files the cluster's injection webhook is called, or give --injectConfigFile, --valuesFile and --meshConfigFile`);
   }
   const file = f.string('filename');
   if (file === '') throw new CliError('give the manifest to inject with -f (a file, or - for standard input)');
   const input = readInput(file, 'filename');
-  const env = loadEnv('meshctl', ctx.io.env);
-  let injector: SidecarInjector;
-  try {
-    const texts = await injectorTextsFor(ctx);
-    injector = new SidecarInjector(injectorSettingsFrom(texts, { revision: f.string('revision'), nativeSidecars: env.bool('ENABLE_NATIVE_SIDECARS') }));
-  } catch (e) {
-    if (e instanceof InjectionConfigError) throw new CliError(e.message);
-    throw e;
+  let injector: PodInjector | undefined = await remoteInjectorFor(ctx);
+  if (!injector) {
+    const env = loadEnv('meshctl', ctx.io.env);
+    try {
+      const texts = await injectorTextsFor(ctx);
+      injector = new SidecarInjector(injectorSettingsFrom(texts, { revision: f.string('revision'), nativeSidecars: env.bool('ENABLE_NATIVE_SIDECARS') }));
+    } catch (e) {
+      if (e instanceof InjectionConfigError) throw new CliError(e.message);
+      throw e;
+    }
   }
   let result;
   try {
-    result = injectManifests(input, injector, file === '-' ? '<stdin>' : file);
+    result = await injectManifests(input, injector, file === '-' ? '<stdin>' : file);
   } catch (e) {
     if (e instanceof ManifestError || e instanceof InjectionError || e instanceof InjectionConfigError) throw new CliError(e.message);
     throw e;
