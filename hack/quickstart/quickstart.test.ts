@@ -38,6 +38,11 @@ describe('quick start (npm start)', function () {
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'mesh-quickstart-test-'));
     cpSync(join(REPO, 'examples', 'quickstart'), dir, { recursive: true });
+    // NOTE: the example's backends listen on 127.0.0.11/12:50051; a random 127.x.y.0/24 in the copy lets two
+    // test runs share a machine.
+    const net = `127.${1 + Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+    const entries = join(dir, 'workload-entries.yaml');
+    writeFileSync(entries, readFileSync(entries, 'utf8').replaceAll('address: 127.0.0.', `address: ${net}.`));
   });
   after(async () => {
     if (child && child.exitCode === null) {
