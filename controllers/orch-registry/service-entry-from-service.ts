@@ -9,14 +9,14 @@
  */
 import type { V1EndpointSlice, V1Namespace, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Config } from '../../core/index.js';
-import { labelsMatch } from '../../core/index.js';
+import { labelsMatch, ORCH_NAME_PREFIX } from '../../core/index.js';
 import { portProtocol } from './port-protocol.js';
 import type { SpecOf } from '../../crds/index.js';
 
 /** Annotation on every config the orchestrator registry generates; its value is the source kind. */
 export const ORCH_SOURCE_ANNOTATION = 'mesh.io/orch-source';
-/** Prefix of the names of generated configs. */
-export const ORCH_NAME_PREFIX = 'orch:';
+/** Prefix of the names of generated configs (core's, where services are told apart by it). */
+export { ORCH_NAME_PREFIX };
 /** Service annotation that restricts where the service is visible (comma-separated namespaces, `*`, `.`). */
 export const EXPORT_TO_ANNOTATION = 'networking.mesh.io/exportTo';
 /** Node and endpoint labels of the locality. */

@@ -51,6 +51,18 @@ export interface Service {
   readonly creationTimestamp: string;
 }
 
+/** The name prefix of the ServiceEntries the orchestrator registry makes of orchestrator Services (`orch:<name>`). */
+export const ORCH_NAME_PREFIX = 'orch:';
+
+/**
+ * The orchestrator Service a service was made from (its name and namespace), or undefined for a service
+ * a ServiceEntry declares.
+ */
+export function orchServiceOf(svc: Pick<Service, 'source' | 'namespace'>): { name: string; namespace: string } | undefined {
+  const prefix = `ServiceEntry/${svc.namespace}/${ORCH_NAME_PREFIX}`;
+  return svc.source.startsWith(prefix) ? { name: svc.source.slice(prefix.length), namespace: svc.namespace } : undefined;
+}
+
 /** Locality of a workload: `region/zone/subzone`, each part optional. */
 export interface Locality {
   readonly region: string;

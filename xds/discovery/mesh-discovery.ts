@@ -17,6 +17,7 @@ import { debugRoutes, type DebugHandler } from '../debug/debug-routes.js';
 import { PushStatus } from '../debug/push-status.js';
 import { ProxylessGrpcGenerator, type GrpcGeneratorOptions } from '../generators/grpc-generator.js';
 import { SidecarGenerator } from '../generators/sidecar/sidecar-generator.js';
+import { registerNds } from '../generators/nds/nds-generator.js';
 import { AdsServer } from '../server/ads-server.js';
 import { randomNonceSeed, seededNonces } from '../server/nonce-source.js';
 import { GeneratorRegistry, type RegisteredProxy } from '../server/generator-registry.js';
@@ -134,6 +135,7 @@ export class MeshDiscovery {
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
     });
     this.sidecarGenerator.register(this.registry);
+    registerNds(this.registry);
     this.ads = new AdsServer<RegisteredProxy>({
       ...o.transport,
       generator: this.registry,

@@ -1,10 +1,12 @@
 /**
- * Loads the Envoy v3 protos shipped with @grpc/grpc-js-xds into one protobufjs Root, once, on first use.
+ * Loads the Envoy v3 protos shipped with @grpc/grpc-js-xds (and meshd's own, mesh-protos.ts) into one
+ * protobufjs Root, once, on first use.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import protobuf from 'protobufjs';
+import { MESH_PROTOS } from './mesh-protos.js';
 
 /** Thrown when a type name or type URL does not name a message in the loaded protos. */
 export class UnknownTypeError extends Error {
@@ -82,6 +84,7 @@ function loadRoot(): protobuf.Root {
     return locate(target) ?? protobuf.util.path.resolve(origin, target);
   };
   root.loadSync(files, { keepCase: false });
+  protobuf.parse(MESH_PROTOS, root, { keepCase: false });
   root.resolveAll();
   return root;
 }

@@ -11,5 +11,7 @@ export const TYPE_URL = {
   route: 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
   secret: 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret',
   extensionConfig: 'type.googleapis.com/envoy.config.core.v3.TypedExtensionConfig',
+  /** meshd's name table for pilot-agent's DNS proxy (NDS). */
+  nameTable: 'type.googleapis.com/mesh.networking.nds.v1.NameTable',
 } as const;
 export type TypeUrl = (typeof TYPE_URL)[keyof typeof TYPE_URL];

@@ -59,6 +59,14 @@ export const XDS_TYPES: readonly XdsTypeDescriptor[] = [
   },
   { typeUrl: TYPE_URL.secret, short: 'sds', wildcard: false, endpointPush: false, unaffectedKinds: new Set() },
   { typeUrl: TYPE_URL.extensionConfig, short: 'ecds', wildcard: false, endpointPush: false, unaffectedKinds: new Set() },
+  {
+    // NOTE: one unnamed resource; host names and addresses change only with services and the Sidecar scope.
+    typeUrl: TYPE_URL.nameTable,
+    short: 'nds',
+    wildcard: true,
+    endpointPush: false,
+    unaffectedKinds: new Set(['VirtualService', 'DestinationRule', 'Gateway', 'EnvoyFilter', 'WorkloadGroup', 'AuthorizationPolicy', 'RequestAuthentication', 'PeerAuthentication', 'Secret', ...NOT_XDS]),
+  },
 ];
 
 const BY_URL: ReadonlyMap<string, XdsTypeDescriptor> = new Map(XDS_TYPES.map((d) => [d.typeUrl, d]));
