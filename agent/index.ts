@@ -27,5 +27,6 @@ export { validateRedirect, VALIDATION_ADDRESS } from './iptables/validate-redire
 export { ADS_STREAM_METHOD, XdsProxy, type XdsProxyOptions, type XdsUpstream } from './xds-proxy/xds-proxy.js';
 export { buildAnswer, DNS_TYPES, DnsFormatError, parseQuery, type DnsQuestion } from './dns/dns-message.js';
 export { DnsProxy, type DnsProxyOptions, type NameTable } from './dns/dns-proxy.js';
+export { dnsNameTable, type NameInfo } from './dns/name-table.js';
 export { CERT_FILES, GRPC_SERVER_LISTENER_TEMPLATE, grpcBootstrap, writeCertificateFiles, writeGrpcBootstrap } from './grpc-bootstrap/grpc-bootstrap.js';
 export { WasmCache, WasmFetchError, type WasmCacheOptions } from './wasm/wasm-cache.js';

@@ -8,12 +8,18 @@
  * and a fresh upstream stream is made. Metrics: `xds_proxy_requests`, `xds_proxy_responses`,
  * `meshd_connection_failures` (no response ever came), `meshd_connection_terminations` (an established
  * stream broke).
+ *
+ * With `onNameTable` (DNS capture), the agent subscribes the upstream stream to meshd's name table (NDS) after
+ * the proxy's first request, keeps those responses for itself (ACKing them upstream) and hands each table to
+ * the DNS proxy; the proxy never sees them.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Metrics } from '../../core/index.js';
+import { decode, encode, TYPE_URL } from '../xds-protos.js';
+import type { NameInfo } from '../dns/name-table.js';
 
 /** The ADS method path. */
 export const ADS_STREAM_METHOD = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
@@ -39,6 +45,52 @@ export interface XdsProxyOptions {
   readonly upstream: XdsUpstream;
   readonly metrics: Metrics;
   readonly logger: Logger;
+  /** Called with each name table meshd sends (NDS); without it no name table is asked for. */
+  readonly onNameTable?: (table: Readonly<Record<string, NameInfo>>) => void;
+}
+
+const DISCOVERY_REQUEST = 'envoy.service.discovery.v3.DiscoveryRequest';
+const DISCOVERY_RESPONSE = 'envoy.service.discovery.v3.DiscoveryResponse';
+const NAME_TABLE = 'mesh.networking.nds.v1.NameTable';
+
+/**
+ * The `type_url` (field 4) of an encoded DiscoveryResponse, found by skipping over the other top-level
+ * fields (no resource is decoded); undefined when the bytes do not parse.
+ */
+export function responseTypeUrl(b: Buffer): string | undefined {
+  let i = 0;
+  const varint = (): number => {
+    let v = 0;
+    let shift = 0;
+    for (;;) {
+      if (i >= b.length || shift > 49) throw new RangeError('truncated varint');
+      const byte = b[i++]!;
+      v += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return v;
+      shift += 7;
+    }
+  };
+  try {
+    while (i < b.length) {
+      const tag = varint();
+      const field = Math.floor(tag / 8);
+      switch (tag & 7) {
+        case 0: varint(); break;
+        case 1: i += 8; break;
+        case 5: i += 4; break;
+        case 2: {
+          const len = varint();
+          if (field === 4) return b.toString('utf8', i, i + len);
+          i += len;
+          break;
+        }
+        default: return undefined;
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
 }
 
 /** A running xDS proxy. */
@@ -82,6 +134,7 @@ export class XdsProxy {
     this.#calls.add(up);
     let responded = false;
     let closed = false;
+    let ndsAsked = false;
     const close = (): void => {
       closed = true;
       this.#calls.delete(up);
@@ -89,6 +142,11 @@ export class XdsProxy {
     down.on('data', (b: Buffer) => {
       m.counter('xds_proxy_requests').inc();
       up.write(b);
+      // NOTE: after the proxy's first request, which carries the node meshd needs on a new stream.
+      if (this.#o.onNameTable && !ndsAsked) {
+        ndsAsked = true;
+        up.write(Buffer.from(encode(DISCOVERY_REQUEST, { typeUrl: TYPE_URL.nameTable })));
+      }
     });
     down.on('end', () => up.end());
     down.on('cancelled', () => {
@@ -102,6 +160,10 @@ export class XdsProxy {
     up.on('data', (b: Buffer) => {
       responded = true;
       m.counter('xds_proxy_responses').inc();
+      if (this.#o.onNameTable && responseTypeUrl(b) === TYPE_URL.nameTable) {
+        up.write(this.#nameTableAck(b));
+        return;
+      }
       down.write(b);
     });
     up.on('error', (e: grpc.ServiceError) => {
@@ -118,6 +180,23 @@ export class XdsProxy {
       close();
       down.end();
     });
+  }
+
+  /** Hands a name-table response to `onNameTable`; returns its ACK (a NACK naming the problem when it does not decode). */
+  #nameTableAck(b: Buffer): Buffer {
+    let ack = { typeUrl: TYPE_URL.nameTable, versionInfo: '', responseNonce: '' };
+    try {
+      // NOTE: decode expands Any with `@type`: the NameTable's fields sit beside it.
+      const r = decode(DISCOVERY_RESPONSE, b) as { versionInfo?: string; nonce?: string; resources?: { '@type'?: string; table?: Record<string, NameInfo> }[] };
+      ack = { ...ack, versionInfo: r.versionInfo ?? '', responseNonce: r.nonce ?? '' };
+      const first = r.resources?.[0];
+      if (first && first['@type'] !== TYPE_URL.nameTable) throw new Error(`resource of type ${String(first['@type'])}, want ${NAME_TABLE}`);
+      this.#o.onNameTable!(first?.table ?? {});
+      return Buffer.from(encode(DISCOVERY_REQUEST, ack));
+    } catch (e) {
+      this.#o.logger.warn({ err: (e as Error).message }, 'name table from meshd refused');
+      return Buffer.from(encode(DISCOVERY_REQUEST, { ...ack, versionInfo: '', errorDetail: { code: 3, message: `name table: ${(e as Error).message}` } }));
+    }
   }
 
   /** Stops serving, cancels upstream streams, removes the socket. */

@@ -11,7 +11,7 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { AppProbersError, BootstrapError, parseAppProbers, proxyArgs, ProxySupervisor, ProxyLogLevelError, DnsProxy, resolvConfServers, StatusServer, writeBootstrap, writeCertificateFiles, writeGrpcBootstrap, XdsProxy, type AppProber, type WorkloadSecret, type XdsUpstream, type TemplateRenderer } from '../../agent/index.js';
+import { AppProbersError, BootstrapError, parseAppProbers, proxyArgs, ProxySupervisor, ProxyLogLevelError, DnsProxy, dnsNameTable, resolvConfServers, StatusServer, writeBootstrap, writeCertificateFiles, writeGrpcBootstrap, XdsProxy, type AppProber, type NameInfo, type WorkloadSecret, type XdsUpstream, type TemplateRenderer } from '../../agent/index.js';
 import type { Logger } from 'pino';
 import { createLogging, createMetrics, Lifecycle, SCOPES, type Logging, type Metrics } from '../../core/index.js';
 import { newTemplateSet, type GoValue } from '../../templates/index.js';
@@ -64,7 +64,6 @@ async function startDnsProxy(at: { host: string; port: number }, parallel: boole
     logger.warn({}, 'no /etc/resolv.conf: names outside the mesh cannot be resolved');
   }
   const { v4, v6 } = resolvConfServers(resolv);
-  logger.warn({}, 'not implemented yet: the name table (NDS) from meshd; the DNS proxy forwards every query upstream');
   try {
     return await DnsProxy.start({ host: at.host, port: at.port, upstreams: [...v4, ...v6], parallel, metrics, logger });
   } catch (e) {
@@ -171,11 +170,13 @@ export async function runProxy(ctx: RunContext): Promise<number> {
       throw e;
     }
     await startWorkloadCertificates(certs, o.bootstrap.sdsSocketPath, { logger: logging.scope('sds'), metrics, lifecycle });
+    let onNameTable: ((table: Readonly<Record<string, NameInfo>>) => void) | undefined;
     if (o.dnsProxy) {
       const dns = await startDnsProxy(o.dnsProxy, o.env.bool('DNS_FORWARD_PARALLEL'), metrics, logging.scope('dns'));
       lifecycle.add('dns proxy', () => dns.close());
+      onNameTable = (table) => dns.setNameTable(dnsNameTable(table, o.bootstrap.podNamespace));
     }
-    const xds = await XdsProxy.start({ socketPath: o.bootstrap.xdsSocketPath, upstream: xdsUpstreamFrom(o), metrics, logger: logging.scope('xdsproxy') });
+    const xds = await XdsProxy.start({ socketPath: o.bootstrap.xdsSocketPath, upstream: xdsUpstreamFrom(o), metrics, logger: logging.scope('xdsproxy'), ...(onNameTable ? { onNameTable } : {}) });
     lifecycle.add('xds proxy', () => xds.close());
     log.info({ bootstrap: bootstrapPath, binary: o.proxy.binaryPath }, 'bootstrap written');
     const supervisor = new ProxySupervisor({
