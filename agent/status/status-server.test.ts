@@ -122,6 +122,21 @@ describe('StatusServer', () => {
     assert.equal(quits, 1);
   });
 
+  it('given no DNS capture should answer /debug/ndsz 503 saying so; with it, the last name table as JSON', async () => {
+    const off = await get('/debug/ndsz');
+    assert.equal(off.status, 503);
+    assert.match(off.body, /does not capture DNS/);
+    const table = { 'api.example.com': { ips: ['240.0.0.1'], registry: 'External' } };
+    const withDns = await StatusServer.start({ host: '127.0.0.1', port: 0, metrics: createMetrics('pilot-agent', { processMetrics: false }), probers: new Map(), onQuit: () => undefined, nameTable: () => table, logger });
+    try {
+      const r = await httpGet(`http://127.0.0.1:${withDns.port}/debug/ndsz`, 5_000);
+      assert.equal(r.status, 200);
+      assert.deepEqual(JSON.parse(r.body), { table });
+    } finally {
+      await withDns.close();
+    }
+  });
+
   const badProbers: { text: string; error: RegExp }[] = [
     { text: '{', error: /^AppProbersError: P: not JSON/ },
     { text: '{"/healthz": {"tcpSocket": {"port": 1}}}', error: /^AppProbersError: P: "\/healthz" is not \/app-health/ },

@@ -2,7 +2,7 @@
  * The agent's status server (ProxyConfig statusPort, 15020): `/healthz/ready` (the proxy is live and has
  * its first config), `/stats/prometheus` (the agent's metrics, the proxy's and, when configured, the
  * app's, merged), `/app-health/...` (rewritten application probes), `POST /quitquitquit` (drain the proxy
- * and exit), `/debug/ndsz` (the name table, once the DNS proxy is built). The readiness listener on 15021
+ * and exit), `/debug/ndsz` (the name table meshd last sent, as JSON, when the agent captures DNS). The readiness listener on 15021
  * is the proxy's own (the bootstrap routes it here).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -12,6 +12,7 @@ import type { Metrics } from '../../core/index.js';
 import { runAppProbe, type AppProber } from './app-probers.js';
 import { httpGet } from './http-get.js';
 import { proxyNotReadyReason } from './proxy-readiness.js';
+import type { NameInfo } from '../dns/name-table.js';
 
 /** Options of the status server. */
 export interface StatusServerOptions {
@@ -27,6 +28,8 @@ export interface StatusServerOptions {
   readonly onQuit: () => void;
   /** Extra readiness conditions of the agent (e.g. the first certificate); undefined = ready. */
   readonly agentNotReadyReason?: () => string | undefined;
+  /** The name table meshd last sent (NDS) for `/debug/ndsz`; absent when the agent does not capture DNS. */
+  readonly nameTable?: () => Readonly<Record<string, NameInfo>>;
   readonly logger: Logger;
 }
 
@@ -109,7 +112,11 @@ export class StatusServer {
       return;
     }
     if (path === '/debug/ndsz') {
-      res.writeHead(501).end('not implemented yet: the DNS proxy name table (NDS)\n');
+      if (!this.#o.nameTable) {
+        res.writeHead(503).end('the agent does not capture DNS (MESH_META_DNS_CAPTURE is not true): no name table\n');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`${JSON.stringify({ table: this.#o.nameTable() }, null, 2)}\n`);
       return;
     }
     res.writeHead(404).end('not found\n');

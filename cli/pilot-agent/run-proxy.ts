@@ -171,10 +171,14 @@ export async function runProxy(ctx: RunContext): Promise<number> {
     }
     await startWorkloadCertificates(certs, o.bootstrap.sdsSocketPath, { logger: logging.scope('sds'), metrics, lifecycle });
     let onNameTable: ((table: Readonly<Record<string, NameInfo>>) => void) | undefined;
+    let lastNameTable: Readonly<Record<string, NameInfo>> = {};
     if (o.dnsProxy) {
       const dns = await startDnsProxy(o.dnsProxy, o.env.bool('DNS_FORWARD_PARALLEL'), metrics, logging.scope('dns'));
       lifecycle.add('dns proxy', () => dns.close());
-      onNameTable = (table) => dns.setNameTable(dnsNameTable(table, o.bootstrap.podNamespace));
+      onNameTable = (table) => {
+        lastNameTable = table;
+        dns.setNameTable(dnsNameTable(table, o.bootstrap.podNamespace));
+      };
     }
     const xds = await XdsProxy.start({ socketPath: o.bootstrap.xdsSocketPath, upstream: xdsUpstreamFrom(o), metrics, logger: logging.scope('xdsproxy'), ...(onNameTable ? { onNameTable } : {}) });
     lifecycle.add('xds proxy', () => xds.close());
@@ -202,6 +206,7 @@ export async function runProxy(ctx: RunContext): Promise<number> {
       metrics,
       probers,
       onQuit: () => onSignal('quitquitquit'),
+      ...(o.dnsProxy ? { nameTable: () => lastNameTable } : {}),
       logger: logging.scope('healthcheck'),
     });
     lifecycle.add('status server', () => status.close());
