@@ -29,4 +29,5 @@ export { buildAnswer, DNS_TYPES, DnsFormatError, parseQuery, type DnsQuestion } 
 export { DnsProxy, type DnsProxyOptions, type NameTable } from './dns/dns-proxy.js';
 export { dnsNameTable, type NameInfo } from './dns/name-table.js';
 export { CERT_FILES, GRPC_SERVER_LISTENER_TEMPLATE, grpcBootstrap, writeCertificateFiles, writeGrpcBootstrap } from './grpc-bootstrap/grpc-bootstrap.js';
-export { WasmCache, WasmFetchError, type WasmCacheOptions } from './wasm/wasm-cache.js';
+export { WasmCache, WasmFetchError, type RegistryCredentials, type WasmCacheOptions } from './wasm/wasm-cache.js';
+export { fetchOciWasm, parseOciUrl, type OciReference } from './wasm/oci-image.js';

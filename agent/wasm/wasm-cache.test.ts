@@ -96,8 +96,4 @@ describe('WasmCache', () => {
     assert.match(await metrics.text(), /^wasm_cache_entries 0$/m);
     c.close();
   });
-
-  it('given an OCI image should say it is not implemented yet', async () => {
-    await assert.rejects(cache().get('oci://registry.example/filters/auth:v1'), /^Error: not implemented yet: Wasm modules from OCI images/);
-  });
 });

@@ -5,7 +5,8 @@
  * each bounded by WASM_HTTP_REQUEST_TIMEOUT; HTTPS is verified unless the host is in
  * WASM_INSECURE_REGISTRIES. Entries unused for WASM_MODULE_EXPIRY are purged every WASM_PURGE_INTERVAL.
  * Metrics: `wasm_remote_fetch_count{result}`, `wasm_cache_lookup_count{hit}`, `wasm_cache_entries`.
- * OCI images are not fetched yet.
+ * `oci://` modules come from OCI images (oci-image.ts); their `sha256` names the image manifest's digest,
+ * as in Istio. An insecure registry is tried over HTTPS without verification, then over plain HTTP.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,13 @@ import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { systemClock, type CancelTimer, type Clock, type Metrics } from '../../core/index.js';
+import { fetchOciWasm, parseOciUrl, type HttpAnswer } from './oci-image.js';
+
+/** Credentials for a registry (from an image pull secret). */
+export interface RegistryCredentials {
+  readonly username: string;
+  readonly password: string;
+}
 
 /** Options of the cache, from the WASM_* variables. */
 export interface WasmCacheOptions {
@@ -77,7 +85,7 @@ export class WasmCache {
   }
 
   /** The local file of the module at `url` (fetching it unless cached); rejects with WasmFetchError. */
-  async get(url: string, sha256?: string): Promise<string> {
+  async get(url: string, sha256?: string, credentials?: RegistryCredentials): Promise<string> {
     const key = `${url}#${sha256 ?? ''}`;
     const cached = this.#entries.get(key);
     this.#o.metrics.counter('wasm_cache_lookup_count').inc({ hit: cached ? 'true' : 'false' });
@@ -85,20 +93,28 @@ export class WasmCache {
       cached.lastUsedMs = this.#clock.now();
       return cached.path;
     }
-    if (url.startsWith('oci://')) throw new Error(`not implemented yet: Wasm modules from OCI images (${url})`);
-    if (!/^https?:\/\//.test(url)) throw new WasmFetchError('download_failure', `${url}: only http(s):// and oci:// Wasm URLs are supported`);
+    const oci = url.startsWith('oci://');
+    if (!oci && !/^https?:\/\//.test(url)) throw new WasmFetchError('download_failure', `${url}: only http(s):// and oci:// Wasm URLs are supported`);
     let bytes: Buffer;
+    let checked: string;
     try {
-      bytes = await this.#fetchWithRetries(url);
+      if (oci) {
+        const fetched = await this.#withRetries(url, () => this.#fetchOci(url, credentials));
+        bytes = fetched.wasm;
+        checked = fetched.manifestDigest.replace(/^sha256:/, '');
+      } else {
+        bytes = await this.#withRetries(url, () => this.#fetch(url));
+        checked = createHash('sha256').update(bytes).digest('hex');
+      }
     } catch (e) {
       this.#o.metrics.counter('wasm_remote_fetch_count').inc({ result: 'download_failure' });
       throw new WasmFetchError('download_failure', `${url}: ${(e as Error).message}`);
     }
-    const got = createHash('sha256').update(bytes).digest('hex');
-    if (sha256 && got !== sha256.toLowerCase()) {
+    if (sha256 && checked !== sha256.toLowerCase().replace(/^sha256:/, '')) {
       this.#o.metrics.counter('wasm_remote_fetch_count').inc({ result: 'checksum_mismatched' });
-      throw new WasmFetchError('checksum_mismatched', `${url}: sha256 is ${got}, expected ${sha256}`);
+      throw new WasmFetchError('checksum_mismatched', `${url}: ${oci ? 'image digest' : 'sha256'} is ${checked}, expected ${sha256}`);
     }
+    const got = createHash('sha256').update(bytes).digest('hex');
     if (!bytes.subarray(0, 4).equals(WASM_MAGIC)) {
       this.#o.metrics.counter('wasm_remote_fetch_count').inc({ result: 'download_failure' });
       throw new WasmFetchError('download_failure', `${url}: not a Wasm binary (no \\0asm header)`);
@@ -111,11 +127,11 @@ export class WasmCache {
     return path;
   }
 
-  async #fetchWithRetries(url: string): Promise<Buffer> {
+  async #withRetries<T>(url: string, fetch: () => Promise<T>): Promise<T> {
     let delay = this.#o.retryBackoffMs ?? 500;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.#fetch(url);
+        return await fetch();
       } catch (e) {
         if (attempt >= this.#o.maxRetries) throw new Error(`${(e as Error).message} (after ${attempt + 1} attempts)`);
         this.#o.logger.debug({ url, attempt, err: (e as Error).message }, 'Wasm fetch failed; retrying');
@@ -125,14 +141,38 @@ export class WasmCache {
     }
   }
 
-  #fetch(url: string): Promise<Buffer> {
+  #insecure(u: URL): boolean {
+    const list = this.#o.insecureRegistries;
+    return list.includes('*') || list.includes(u.host) || list.includes(u.hostname);
+  }
+
+  async #fetch(url: string): Promise<Buffer> {
+    const a = await this.#request(url, {});
+    if (a.status !== 200) throw new Error(`HTTP ${a.status}`);
+    return a.body;
+  }
+
+  async #fetchOci(url: string, credentials: RegistryCredentials | undefined): Promise<{ wasm: Buffer; manifestDigest: string }> {
+    const ref = parseOciUrl(url);
+    const get = (u: string, headers: Readonly<Record<string, string>>): Promise<HttpAnswer> => this.#request(u, headers);
+    const o = { get, ...(credentials ? { credentials } : {}) };
+    if (!this.#insecure(new URL(`https://${ref.registry}`))) return fetchOciWasm(ref, { ...o, scheme: 'https' });
+    try {
+      return await fetchOciWasm(ref, { ...o, scheme: 'https' });
+    } catch (e) {
+      // NOTE: an insecure registry may serve plain HTTP: a TLS handshake failure falls back to it.
+      if (!/EPROTO|SSL|TLS|ECONNRESET|socket hang up/i.test(`${(e as NodeJS.ErrnoException).code ?? ''} ${(e as Error).message}`)) throw e;
+      return fetchOciWasm(ref, { ...o, scheme: 'http' });
+    }
+  }
+
+  #request(url: string, headers: Readonly<Record<string, string>>): Promise<HttpAnswer> {
     const u = new URL(url);
-    const insecure = this.#o.insecureRegistries.includes('*') || this.#o.insecureRegistries.includes(u.host) || this.#o.insecureRegistries.includes(u.hostname);
     return new Promise((resolve, reject) => {
-      const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { timeout: this.#o.requestTimeoutMs, rejectUnauthorized: !insecure }, (res) => {
+      const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { headers, timeout: this.#o.requestTimeoutMs, rejectUnauthorized: !this.#insecure(u) }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`HTTP ${res.statusCode}`))));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
         res.on('error', reject);
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${this.#o.requestTimeoutMs}ms`)));
