@@ -32,7 +32,12 @@ const SERVICE: grpc.ServiceDefinition = {
 export interface XdsUpstream {
   /** `host:port` (discoveryAddress). */
   readonly address: string;
-  readonly credentials: grpc.ChannelCredentials;
+  /**
+   * The channel credentials, or a function giving the current ones (TLS with the workload certificate of
+   * the moment): asked for each new upstream stream; a different object makes a new channel, and the old
+   * one closes when its last stream ends.
+   */
+  readonly credentials: grpc.ChannelCredentials | (() => grpc.ChannelCredentials);
   /** TLS name to verify when it differs from the address host. */
   readonly serverName?: string;
   /** The bearer token per stream (XDS_AUTH), read when the stream opens. */
@@ -96,15 +101,17 @@ export function responseTypeUrl(b: Buffer): string | undefined {
 /** A running xDS proxy. */
 export class XdsProxy {
   readonly #server = new grpc.Server();
-  readonly #client: grpc.Client;
   readonly #o: XdsProxyOptions;
   readonly #calls = new Set<{ cancel(): void }>();
+  /** The channel new streams use, with the credentials it was made with. */
+  #client: { readonly client: grpc.Client; readonly credentials: grpc.ChannelCredentials } | undefined;
+  /** Streams per channel, so a replaced channel closes after its last one. */
+  readonly #streamsOf = new Map<grpc.Client, number>();
   /** Downstream streams accepted so far. */
   streams = 0;
 
   private constructor(o: XdsProxyOptions) {
     this.#o = o;
-    this.#client = new grpc.Client(o.upstream.address, o.upstream.credentials, o.upstream.serverName ? { 'grpc.ssl_target_name_override': o.upstream.serverName } : {});
     this.#server.addService(SERVICE, { StreamAggregatedResources: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => this.#stream(call) });
   }
 
@@ -115,6 +122,33 @@ export class XdsProxy {
     const p = new XdsProxy(o);
     await new Promise<void>((res, rej) => p.#server.bindAsync(`unix:${o.socketPath}`, grpc.ServerCredentials.createInsecure(), (e) => (e ? rej(e) : res())));
     return p;
+  }
+
+  /** The channel for a new stream: the current one, or a new one when the credentials changed. */
+  #channel(): grpc.Client {
+    const u = this.#o.upstream;
+    const credentials = typeof u.credentials === 'function' ? u.credentials() : u.credentials;
+    const current = this.#client;
+    if (current?.credentials === credentials) return current.client;
+    const client = new grpc.Client(u.address, credentials, u.serverName ? { 'grpc.ssl_target_name_override': u.serverName } : {});
+    this.#client = { client, credentials };
+    this.#streamsOf.set(client, 0);
+    if (current && (this.#streamsOf.get(current.client) ?? 0) === 0) {
+      this.#streamsOf.delete(current.client);
+      current.client.close();
+    }
+    return client;
+  }
+
+  /** One stream of `client` ended: a replaced channel without streams is closed. */
+  #release(client: grpc.Client): void {
+    const n = (this.#streamsOf.get(client) ?? 1) - 1;
+    if (n > 0 || this.#client?.client === client) {
+      this.#streamsOf.set(client, Math.max(n, 0));
+      return;
+    }
+    this.#streamsOf.delete(client);
+    client.close();
   }
 
   #stream(down: grpc.ServerDuplexStream<Buffer, Buffer>): void {
@@ -130,14 +164,18 @@ export class XdsProxy {
       down.emit('error', { code: grpc.status.UNAUTHENTICATED, details: `xDS token cannot be read: ${(e as Error).message}` });
       return;
     }
-    const up = this.#client.makeBidiStreamRequest(ADS_STREAM_METHOD, identity, identity, metadata);
+    const channel = this.#channel();
+    const up = channel.makeBidiStreamRequest(ADS_STREAM_METHOD, identity, identity, metadata);
     this.#calls.add(up);
+    this.#streamsOf.set(channel, (this.#streamsOf.get(channel) ?? 0) + 1);
     let responded = false;
     let closed = false;
     let ndsAsked = false;
     const close = (): void => {
+      if (closed) return;
       closed = true;
       this.#calls.delete(up);
+      this.#release(channel);
     };
     down.on('data', (b: Buffer) => {
       m.counter('xds_proxy_requests').inc();
@@ -203,7 +241,9 @@ export class XdsProxy {
   async close(): Promise<void> {
     for (const c of this.#calls) c.cancel();
     this.#server.forceShutdown();
-    this.#client.close();
+    for (const client of this.#streamsOf.keys()) client.close();
+    this.#streamsOf.clear();
+    this.#client = undefined;
     rmSync(this.#o.socketPath, { force: true });
     await Promise.resolve();
   }

@@ -30,10 +30,10 @@ export const renderGoTemplate: TemplateRenderer = (name, text, data) => {
  * meshd's ADS endpoint: `discoveryAddress`, TLS (unless controlPlaneAuthPolicy is NONE) verified with
  * XDS_ROOT_CA or the mounted mesh root, and with XDS_AUTH the service-account token on each stream.
  */
-export function xdsUpstreamFrom(o: ProxyOptions): XdsUpstream {
+export function xdsUpstreamFrom(o: ProxyOptions, workloadCertificate: () => WorkloadSecret | undefined = () => undefined): XdsUpstream {
   const address = o.proxy.discoveryAddress;
   const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-  let credentials = grpc.credentials.createInsecure();
+  let credentials: XdsUpstream['credentials'] = grpc.credentials.createInsecure();
   if (o.proxy.controlPlaneAuthPolicy !== 'NONE') {
     const rootPath = o.env.string('XDS_ROOT_CA') || MESH_ROOT_CERT_PATH;
     let root: Buffer;
@@ -42,7 +42,16 @@ export function xdsUpstreamFrom(o: ProxyOptions): XdsUpstream {
     } catch (e) {
       throw new CliError(`the xDS root certificate (XDS_ROOT_CA) ${rootPath} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
-    credentials = grpc.credentials.createSsl(root);
+    // NOTE: the workload certificate of the moment is the client certificate (meshd accepts it as the
+    // proxy's identity, as istiod does); new credentials only when it rotated, so the channel is reused.
+    const rootOnly = grpc.credentials.createSsl(root);
+    let last: { chain: string; credentials: grpc.ChannelCredentials } | undefined;
+    credentials = () => {
+      const cert = workloadCertificate();
+      if (!cert) return rootOnly;
+      if (last?.chain !== cert.certChainPem) last = { chain: cert.certChainPem, credentials: grpc.credentials.createSsl(root, Buffer.from(cert.keyPem), Buffer.from(cert.certChainPem)) };
+      return last.credentials;
+    };
   }
   return {
     address,
@@ -52,10 +61,7 @@ export function xdsUpstreamFrom(o: ProxyOptions): XdsUpstream {
   };
 }
 
-/**
- * The DNS proxy at DNS_PROXY_ADDR with the upstream servers of /etc/resolv.conf.
- * NOTE: meshd's name table (NDS) is not requested yet, so every query is forwarded upstream.
- */
+/** The DNS proxy at DNS_PROXY_ADDR with the upstream servers of /etc/resolv.conf (mesh names come from NDS). */
 async function startDnsProxy(at: { host: string; port: number }, parallel: boolean, metrics: Metrics, logger: Logger): Promise<DnsProxy> {
   let resolv = '';
   try {
@@ -96,7 +102,7 @@ async function runWithoutProxy(o: ProxyOptions, certs: CertificateOptions, parts
       if (cache.current) write(cache.current);
     }
   }
-  const xds = await XdsProxy.start({ socketPath: o.bootstrap.xdsSocketPath, upstream: xdsUpstreamFrom(o), metrics, logger: logging.scope('xdsproxy') });
+  const xds = await XdsProxy.start({ socketPath: o.bootstrap.xdsSocketPath, upstream: xdsUpstreamFrom(o, () => cache?.current), metrics, logger: logging.scope('xdsproxy') });
   lifecycle.add('xds proxy', () => xds.close());
   let stop!: () => void;
   const stopped = new Promise<void>((res) => (stop = res));
@@ -169,7 +175,7 @@ export async function runProxy(ctx: RunContext): Promise<number> {
       if (e instanceof BootstrapError || e instanceof ProxyLogLevelError) throw new CliError(e.message);
       throw e;
     }
-    await startWorkloadCertificates(certs, o.bootstrap.sdsSocketPath, { logger: logging.scope('sds'), metrics, lifecycle });
+    const cache = await startWorkloadCertificates(certs, o.bootstrap.sdsSocketPath, { logger: logging.scope('sds'), metrics, lifecycle });
     let onNameTable: ((table: Readonly<Record<string, NameInfo>>) => void) | undefined;
     let lastNameTable: Readonly<Record<string, NameInfo>> = {};
     if (o.dnsProxy) {
@@ -180,7 +186,7 @@ export async function runProxy(ctx: RunContext): Promise<number> {
         dns.setNameTable(dnsNameTable(table, o.bootstrap.podNamespace));
       };
     }
-    const xds = await XdsProxy.start({ socketPath: o.bootstrap.xdsSocketPath, upstream: xdsUpstreamFrom(o), metrics, logger: logging.scope('xdsproxy'), ...(onNameTable ? { onNameTable } : {}) });
+    const xds = await XdsProxy.start({ socketPath: o.bootstrap.xdsSocketPath, upstream: xdsUpstreamFrom(o, () => cache?.current), metrics, logger: logging.scope('xdsproxy'), ...(onNameTable ? { onNameTable } : {}) });
     lifecycle.add('xds proxy', () => xds.close());
     log.info({ bootstrap: bootstrapPath, binary: o.proxy.binaryPath }, 'bootstrap written');
     const supervisor = new ProxySupervisor({
