@@ -90,7 +90,7 @@ export function manifestCommand(): Command {
           flag.string('select', '::', 'Constrain the list of resources to compare to only the ones in this list, ignoring all others. The format of each list item is "::" and the items are comma separated. The "*" character represents wildcard selection.'),
           flag.bool('verbose', false, 'Verbose output.', { short: 'v' }),
         ],
-        run: notBuilt,
+        run: lazyRun(() => import('./manifest-diff-command.js'), (m) => m.runManifestDiff),
       }),
       command({
         name: 'generate',
@@ -125,7 +125,7 @@ export function profileCommand(): Command {
         short: 'Diffs two Mesh configuration profiles',
         args: { usage: '<profile|file1.yaml> <profile|file2.yaml>', min: 2, max: 2 },
         flags: [charts(), manifests()],
-        run: notBuilt,
+        run: lazyRun(() => import('./profile-command-runs.js'), (m) => m.runProfileDiff),
       }),
       command({
         name: 'dump',
@@ -138,9 +138,9 @@ export function profileCommand(): Command {
           manifests(),
           flag.string('output', 'yaml', 'Output format: one of json|yaml|flags', { short: 'o' }),
         ],
-        run: notBuilt,
+        run: lazyRun(() => import('./profile-command-runs.js'), (m) => m.runProfileDump),
       }),
-      command({ name: 'list', short: 'Lists available Mesh configuration profiles', flags: [charts(), manifests()], run: notBuilt }),
+      command({ name: 'list', short: 'Lists available Mesh configuration profiles', flags: [charts(), manifests()], run: lazyRun(() => import('./profile-command-runs.js'), (m) => m.runProfileList) }),
     ],
   });
 }
