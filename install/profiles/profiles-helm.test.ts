@@ -16,8 +16,14 @@ function findHelm(): string | undefined {
 /** Every release of every profile (enabled or not), deduplicated by chart, release, namespace and values. */
 function profileReleases(): { profile: string; r: ComponentRelease }[] {
   const seen = new Map<string, { profiles: string[]; r: ComponentRelease }>();
-  for (const profile of listProfiles()) {
-    for (const r of componentReleases(resolveMeshOperator({ sets: [`profile=${profile}`] }).spec)) {
+  // NOTE: beyond the profiles, the values-gated observability objects and a named revision.
+  const variants: [string, string[]][] = [
+    ...listProfiles().map((p): [string, string[]] => [p, [`profile=${p}`]]),
+    ['default+monitors', ['values.serviceMonitor.enabled=true', 'values.podMonitor.enabled=true']],
+    ['demo+revision canary', ['profile=demo', 'revision=canary']],
+  ];
+  for (const [profile, sets] of variants) {
+    for (const r of componentReleases(resolveMeshOperator({ sets }).spec)) {
       const key = JSON.stringify([r.chart, r.release, r.namespace, r.values]);
       const had = seen.get(key);
       if (had) had.profiles.push(profile);
@@ -61,7 +67,7 @@ describe('profiles against a live helm binary: manifest generate equals helm tem
   });
 
   for (const { profile, r } of profileReleases()) {
-    const name = `${profile.replaceAll('/', '_')}-${r.component}-${r.release}`;
+    const name = `${profile.replace(/[^\w-]/g, '_')}-${r.component}-${r.release}`;
     it(`given profile ${profile}, ${r.component} ${r.release} (${r.chart} chart${r.enabled ? '' : ', disabled in the profile'}), should render what helm template renders`, () => {
       const f = valuesFile(name, r);
       const want = run(['template', r.release, chartDir(r.chart), '--namespace', r.namespace, '--kube-version', DEFAULT_KUBE_VERSION, '--values', f]);
