@@ -1,7 +1,6 @@
 /** meshctl's installation commands: install (apply), upgrade, uninstall, manifest, profile, operator. */
-import { command, flag, type Command, type Flag } from '../framework/index.js';
+import { command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
-import { runManifestGenerate } from './manifest-generate-command.js';
 
 const charts = (): Flag => flag.string('charts', '', 'Deprecated, use manifests (-d) instead.');
 const manifests = (): Flag => flag.string('manifests', '', 'Specify a path to a directory of charts and profiles (e.g. ~/Downloads/mesh-0.1.0/manifests)', { short: 'd' });
@@ -91,7 +90,7 @@ export function manifestCommand(): Command {
           flag.string('select', '::', 'Constrain the list of resources to compare to only the ones in this list, ignoring all others. The format of each list item is "::" and the items are comma separated. The "*" character represents wildcard selection.'),
           flag.bool('verbose', false, 'Verbose output.', { short: 'v' }),
         ],
-        run: notBuilt,
+        run: lazyRun(() => import('./manifest-diff-command.js'), (m) => m.runManifestDiff),
       }),
       command({
         name: 'generate',
@@ -107,7 +106,7 @@ export function manifestCommand(): Command {
           revision(),
           setFlag(),
         ],
-        run: runManifestGenerate,
+        run: lazyRun(() => import('./manifest-generate-command.js'), (m) => m.runManifestGenerate),
       }),
       command({ name: 'install', aliases: ['apply'], short: 'Applies a Mesh manifest, installing or reconfiguring Mesh on a cluster.', flags: installFlags(), run: notBuilt }),
     ],
@@ -126,7 +125,7 @@ export function profileCommand(): Command {
         short: 'Diffs two Mesh configuration profiles',
         args: { usage: '<profile|file1.yaml> <profile|file2.yaml>', min: 2, max: 2 },
         flags: [charts(), manifests()],
-        run: notBuilt,
+        run: lazyRun(() => import('./profile-command-runs.js'), (m) => m.runProfileDiff),
       }),
       command({
         name: 'dump',
@@ -139,9 +138,9 @@ export function profileCommand(): Command {
           manifests(),
           flag.string('output', 'yaml', 'Output format: one of json|yaml|flags', { short: 'o' }),
         ],
-        run: notBuilt,
+        run: lazyRun(() => import('./profile-command-runs.js'), (m) => m.runProfileDump),
       }),
-      command({ name: 'list', short: 'Lists available Mesh configuration profiles', flags: [charts(), manifests()], run: notBuilt }),
+      command({ name: 'list', short: 'Lists available Mesh configuration profiles', flags: [charts(), manifests()], run: lazyRun(() => import('./profile-command-runs.js'), (m) => m.runProfileList) }),
     ],
   });
 }
