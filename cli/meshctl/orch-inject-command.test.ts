@@ -35,19 +35,30 @@ describe('meshctl orch-inject', () => {
     assert.match(io.err(), /using the built-in defaults/);
   });
 
+  it('given --operatorFileName should inject with the settings the MeshOperator would install (its meshd release rendered)', async () => {
+    const op = join(dir, 'op.yaml');
+    writeFileSync(op, 'apiVersion: install.mesh.io/v1alpha1\nkind: MeshOperator\nspec:\n  meshConfig:\n    trustDomain: example.org\n  values:\n    global:\n      proxy:\n        logLevel: debug\n');
+    const io = bufferIo(NO_CLUSTER);
+    assert.equal(await runCli(meshctlCommand(), ['orch-inject', '-f', `${DATA}deployment.yaml`, '--operatorFileName', op], io), 0, io.err());
+    assert.match(io.out(), /- name: TRUST_DOMAIN\n\s+value: example.org/);
+    assert.match(io.out(), /--proxyLogLevel=debug/);
+  });
+
   const bad = [
     { name: 'no -f', args: ['orch-inject'], want: /give the manifest to inject with -f/ },
     { name: 'a missing file', args: ['orch-inject', '-f', '/nonexistent/x.yaml'], want: /--filename \/nonexistent\/x.yaml: no such file/ },
     { name: 'an injection config with a bad policy', args: ['orch-inject', '-f', `${DATA}deployment.yaml`, '--injectConfigFile', 'BAD'], want: /policy: "maybe" is not "enabled" or "disabled"/ },
     { name: 'a template that does not exist', args: ['orch-inject', '-f', 'TPL'], want: /Pod app\/x: template "nope" \(annotation inject.mesh.io\/templates\) is not defined/ },
     { name: '--xds-port (a central meshd over xDS)', args: ['orch-inject', '-f', `${DATA}deployment.yaml`, '--xds-port', '15012'], want: /not implemented yet: meshctl orch-inject through a central meshd over xDS \(--xds-port\)/ },
-    { name: '--operatorFileName', args: ['orch-inject', '-f', `${DATA}deployment.yaml`, '--operatorFileName', 'op.yaml'], want: /not implemented yet: meshctl orch-inject --operatorFileName/ },
+    { name: '--operatorFileName with --injectConfigFile', args: ['orch-inject', '-f', `${DATA}deployment.yaml`, '--operatorFileName', 'op.yaml', '--injectConfigFile', 'x.yaml'], want: /--operatorFileName takes the injector settings from a MeshOperator: give it alone/ },
+    { name: 'a MeshOperator with a misspelt field', args: ['orch-inject', '-f', `${DATA}deployment.yaml`, '--operatorFileName', 'BADOP'], want: /--operatorFileName .*bad-op.yaml: .*spec.components.pilot.enabld/ },
   ];
   for (const c of bad) {
     it(`given ${c.name} should fail naming the problem`, async () => {
       writeFileSync(join(dir, 'bad.yaml'), 'policy: maybe\n');
       writeFileSync(join(dir, 'tpl.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: x, namespace: app, annotations: {inject.mesh.io/templates: nope}}\nspec: {containers: [{name: a, image: a}]}\n');
-      const args = c.args.map((a) => (a === 'BAD' ? join(dir, 'bad.yaml') : a === 'TPL' ? join(dir, 'tpl.yaml') : a));
+      writeFileSync(join(dir, 'bad-op.yaml'), 'apiVersion: install.mesh.io/v1alpha1\nkind: MeshOperator\nspec:\n  components:\n    pilot:\n      enabld: true\n');
+      const args = c.args.map((a) => (a === 'BAD' ? join(dir, 'bad.yaml') : a === 'TPL' ? join(dir, 'tpl.yaml') : a === 'BADOP' ? join(dir, 'bad-op.yaml') : a));
       const io = bufferIo(NO_CLUSTER);
       assert.equal(await runCli(meshctlCommand(), args, io), 1);
       assert.match(io.err(), c.want);

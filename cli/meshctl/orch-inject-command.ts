@@ -1,7 +1,8 @@
 /**
  * `meshctl orch-inject -f FILE`: injects the sidecar into Pods and workload pod templates (Deployments,
  * StatefulSets, DaemonSets, ReplicaSets, Jobs, CronJobs, Lists of them) with the injector meshd's webhook
- * uses, so both give the same pod. With none of the injector files and a cluster, the pods go to the
+ * uses, so both give the same pod. `--operatorFileName` takes the injector settings a MeshOperator would
+ * install (its meshd release rendered). With none of the injector files and a cluster, the pods go to the
  * cluster's injection webhook of the revision, as istioctl does (orch-inject-remote.ts; `--xds-address`
  * picks a webhook by URL, `--insecure`, `--authority`, `--timeout`); when there is none, or only one behind a
  * Service, the injector runs here. Its inputs come from files (`--injectConfigFile`, `--valuesFile`,
@@ -13,6 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { loadEnv } from '../../core/index.js';
 import { injectManifests, injectorSettingsFrom, InjectionConfigError, InjectionError, ManifestError, parseYamlDocument, SidecarInjector, type InjectorTexts, type PodInjector } from '../../webhooks/index.js';
 import { CliError, type RunContext } from '../framework/index.js';
+import { MeshOperatorError, renderMeshOperator, resolveMeshOperator } from '../../install/index.js';
 import { getOptional, meshctlOrchClient, meshctlOrchSource } from './meshctl-orch.js';
 import { findInjectionWebhook, RemoteInjector } from './orch-inject-remote.js';
 
@@ -44,9 +46,41 @@ function configMapKey(text: string, key: string, flagName: string): { value: str
   return { value: text };
 }
 
+/**
+ * The injector's texts of a MeshOperator file (`--operatorFileName`), as istioctl reads an IstioOperator:
+ * its meshd release is rendered, and the `mesh-sidecar-injector` and `mesh` ConfigMaps of the revision are
+ * read from the output.
+ */
+function injectorTextsOfOperator(file: string, revision: string): InjectorTexts {
+  let releases;
+  try {
+    const resolved = resolveMeshOperator({ files: [file], ...(revision !== '' ? { revision } : {}) });
+    releases = renderMeshOperator(resolved.spec, { components: ['pilot'] });
+  } catch (e) {
+    if (e instanceof MeshOperatorError) throw new CliError(`--operatorFileName ${file}: ${e.message}`);
+    throw e;
+  }
+  const suffix = revision !== '' && revision !== 'default' ? `-${revision}` : '';
+  const data = (name: string): Record<string, string> | undefined => {
+    for (const r of releases) {
+      for (const m of r.rendered.manifests) {
+        if (m.kind !== 'ConfigMap') continue;
+        const doc = parseYamlDocument(m.content, m.source) as (ConfigMap & { metadata?: { name?: string } }) | null;
+        if (doc?.metadata?.name === name) return doc.data ?? {};
+      }
+    }
+    return undefined;
+  };
+  const injector = data(`mesh-sidecar-injector${suffix}`);
+  const mesh = data(`mesh${suffix}`);
+  if (!injector || !mesh) throw new CliError(`--operatorFileName ${file}: the rendered meshd release has no ConfigMap mesh-sidecar-injector${suffix} and mesh${suffix} (is components.pilot disabled?)`);
+  return { config: injector['config'] ?? '', values: injector['values'] ?? '', meshConfig: mesh['mesh'] ?? '' };
+}
+
 /** The injector's texts from the flags' files, then the cluster for what they leave out. */
 export async function injectorTextsFor(ctx: RunContext): Promise<InjectorTexts> {
   const f = ctx.flags;
+  if (f.string('operatorFileName') !== '') return injectorTextsOfOperator(f.string('operatorFileName'), f.string('revision'));
   const texts: { config?: string; values?: string; meshConfig?: string } = {};
   if (f.string('injectConfigFile') !== '') {
     const c = configMapKey(readInput(f.string('injectConfigFile'), 'injectConfigFile'), 'config', 'injectConfigFile');
@@ -87,7 +121,7 @@ export async function injectorTextsFor(ctx: RunContext): Promise<InjectorTexts> 
  */
 async function remoteInjectorFor(ctx: RunContext): Promise<PodInjector | undefined> {
   const f = ctx.flags;
-  if (['injectConfigFile', 'valuesFile', 'meshConfigFile'].some((n) => f.string(n) !== '') || !meshctlOrchSource(ctx)) return undefined;
+  if (['injectConfigFile', 'valuesFile', 'meshConfigFile', 'operatorFileName'].some((n) => f.string(n) !== '') || !meshctlOrchSource(ctx)) return undefined;
   const client = meshctlOrchClient(ctx, 'finding the injection webhook');
   const revision = f.string('revision') || 'default';
   const address = f.string('xds-address').replace(/:\d+$/, '');
@@ -107,7 +141,9 @@ async function remoteInjectorFor(ctx: RunContext): Promise<PodInjector | undefin
 /** Runs `meshctl orch-inject`. */
 export async function runOrchInject(ctx: RunContext): Promise<number> {
   const f = ctx.flags;
-  if (f.string('operatorFileName') !== '') throw new CliError('not implemented yet: meshctl orch-inject --operatorFileName (MeshOperator resources); give --injectConfigFile, --valuesFile and --meshConfigFile instead');
+  if (f.string('operatorFileName') !== '' && ['injectConfigFile', 'valuesFile', 'meshConfigFile'].some((n) => f.string(n) !== '')) {
+    throw new CliError('--operatorFileName takes the injector settings from a MeshOperator: give it alone, or --injectConfigFile, --valuesFile and --meshConfigFile');
+  }
   // NOTE: these flags reach a central meshd over xDS (istioctl's central options), which orch-inject does not use.
   const xdsOnly = ['cert-dir', 'plaintext', 'xds-label', 'xds-port'].filter((n) => f.changed(n));
   if (xdsOnly.length > 0) {
