@@ -156,8 +156,9 @@ export function simulate(mesh: OfflineMesh, spec: RequestSpec, over: { address?:
     host: spec.explicitPort ? `${spec.host}:${port}` : spec.host,
     ...(vip.address ? { address: vip.address } : {}),
     ...(spec.protocol === 'tls' ? { tls: true, sni: over.sni || spec.host } : over.sni ? { sni: over.sni } : {}),
-    // NOTE: a peer sidecar sends mesh mTLS, offering mesh ALPN; --plaintext simulates a client without a sidecar.
-    ...(over.inbound && !over.plaintext ? { tls: true, alpn: ['mesh-peer-exchange', 'mesh'] } : {}),
+    // NOTE: a peer sidecar sends mesh mTLS, offering mesh ALPN (`mesh-http/1.1` first for HTTP, as Istio's ALPN
+    // override); --plaintext simulates a client without a sidecar.
+    ...(over.inbound && !over.plaintext ? { tls: true, alpn: spec.protocol === 'http' ? ['mesh-http/1.1', 'mesh'] : ['mesh-peer-exchange', 'mesh'] } : {}),
   };
   const resolved = router
     ? `${spec.host}:${spec.port} -> the gateway ${vip.address ?? ''}:${port}`

@@ -17,6 +17,7 @@ import { debugRoutes, type DebugHandler } from '../debug/debug-routes.js';
 import { PushStatus } from '../debug/push-status.js';
 import { ProxylessGrpcGenerator, type GrpcGeneratorOptions } from '../generators/grpc-generator.js';
 import { RouterGenerator } from '../generators/router/router-generator.js';
+import { conflictRecorderFrom } from '../generators/sidecar/conflict-recorder.js';
 import { SidecarGenerator } from '../generators/sidecar/sidecar-generator.js';
 import { AdsServer } from '../server/ads-server.js';
 import { randomNonceSeed, seededNonces } from '../server/nonce-source.js';
@@ -134,6 +135,7 @@ export class MeshDiscovery {
       enableCdsCache: o.generator.enableCdsCache,
       enableRdsCache: o.generator.enableRdsCache,
       cache,
+      conflicts: conflictRecorderFrom(o.metrics),
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
     });
     this.sidecarGenerator.register(this.registry);

@@ -98,7 +98,11 @@ function ipInRange(ip: string, range: Obj): boolean {
   return toBits(ip).slice(0, len) === toBits(prefix).slice(0, len);
 }
 
-/** Envoy's filter chain selection: narrow by each criterion in order, preferring chains that name it. */
+/**
+ * Envoy's filter chain selection: narrow by each criterion in order, preferring chains that name it;
+ * application protocols by the first ALPN value (client order) a chain names, http_inspector's on
+ * plaintext HTTP when the listener sniffs.
+ */
 function pickFilterChain(l: Obj, req: SimulatedRequest): Obj | undefined {
   let chains = arr(l['filterChains']);
   const match = (c: Obj): Obj => obj(c['filterChainMatch']) ?? {};
@@ -109,9 +113,16 @@ function pickFilterChain(l: Obj, req: SimulatedRequest): Obj | undefined {
   step((m) => wrapped(m['destinationPort']) !== undefined, (m) => Number(wrapped(m['destinationPort'])) === req.port);
   step((m) => arr(m['prefixRanges']).length > 0, (m) => req.address !== undefined && arr(m['prefixRanges']).some((r) => ipInRange(req.address!, r)));
   step((m) => Array.isArray(m['serverNames']) && (m['serverNames'] as unknown[]).length > 0, (m) => req.sni !== undefined && (m['serverNames'] as string[]).includes(req.sni));
-  const transport = req.tls || req.protocol === 'tls' ? 'tls' : 'raw_buffer';
+  const tls = req.tls === true || req.protocol === 'tls';
+  const transport = tls ? 'tls' : 'raw_buffer';
   step((m) => typeof m['transportProtocol'] === 'string' && m['transportProtocol'] !== '', (m) => m['transportProtocol'] === transport);
-  step((m) => Array.isArray(m['applicationProtocols']) && (m['applicationProtocols'] as unknown[]).length > 0, (m) => (m['applicationProtocols'] as string[]).some((p) => (req.alpn ?? []).includes(p)));
+  // NOTE: on plaintext, http_inspector (when the listener has it) sets the ALPN Envoy matches on.
+  const sniffs = arr(l['listenerFilters']).some((f) => f['name'] === 'envoy.filters.listener.http_inspector');
+  const alpn = req.alpn ?? (!tls && sniffs && (req.protocol ?? 'http') === 'http' ? ['http/1.1'] : []);
+  const protocols = (m: Obj): string[] => (Array.isArray(m['applicationProtocols']) ? (m['applicationProtocols'] as string[]) : []);
+  // NOTE: as Envoy, the first ALPN value (in the client's order) that some chain names decides.
+  const first = alpn.find((a) => chains.some((c) => protocols(match(c)).includes(a)));
+  chains = first !== undefined ? chains.filter((c) => protocols(match(c)).includes(first)) : chains.filter((c) => protocols(match(c)).length === 0);
   return chains[0] ?? obj(l['defaultFilterChain']);
 }
 

@@ -9,7 +9,7 @@
 import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy, type Service } from '../../../core/index.js';
 import type { Headers, HTTPMatchRequest, HTTPRoute, StringMatch, VirtualServiceSpec } from '../../../crds/index.js';
 import { any, duration, fractionalPercent, GRPC_STATUS, outboundClusterName } from '../grpc/envoy.js';
-import { isHttpPort } from './cluster-builder.js';
+import { routesHttp } from './cluster-builder.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { ENVOY, HTTP_FILTER, PASSTHROUGH_CLUSTER, provenance } from './sidecar-names.js';
 
@@ -368,7 +368,7 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
   const claimed = new Set<string>();
   const virtualHosts: Record<string, unknown>[] = [];
   const scope = sidecarScope(ctx, proxy);
-  const services = scope.services.filter((s) => s.ports.some((p) => p.port === port && isHttpPort(p)));
+  const services = scope.services.filter((s) => s.ports.some((p) => p.port === port && routesHttp(p)));
   for (const svc of [...services].sort((a, c) => (a.hostname < c.hostname ? -1 : 1))) {
     b.deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
     const domains = serviceDomains(svc, port, proxy.namespace, ctx.domain).filter((d) => !claimed.has(d));
@@ -390,9 +390,9 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
   return { resource: { name, virtualHosts, validateClusters: { value: false } }, dependencies: [...b.deps].sort() };
 }
 
-/** The route configuration names of a proxy: one per port on which a visible service speaks HTTP. */
+/** The route configuration names of a proxy: one per port on which a visible service speaks HTTP (or may: sniffed ports). */
 export function routeConfigurationNames(ctx: PushContext, proxy: Proxy): string[] {
   const ports = new Set<number>();
-  for (const s of sidecarScope(ctx, proxy).services) for (const p of s.ports) if (isHttpPort(p)) ports.add(p.port);
+  for (const s of sidecarScope(ctx, proxy).services) for (const p of s.ports) if (routesHttp(p)) ports.add(p.port);
   return [...ports].sort((a, c) => a - c).map(String);
 }
