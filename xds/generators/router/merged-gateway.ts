@@ -105,12 +105,14 @@ function routeNameOf(kind: ServerKind, s: GatewayServer, listenerPort: number, g
   return undefined;
 }
 
-const memo = new WeakMap<PushContext, Map<string, MergedGateway>>();
+const memo = new WeakMap<PushContext, WeakMap<EndpointView, Map<string, MergedGateway>>>();
 
-/** See the file comment; memoized per PushContext, proxy labels and IPs. */
+/** See the file comment; memoized per PushContext, endpoint view (port translation reads it), proxy labels and IPs. */
 export function mergeGateways(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): MergedGateway {
-  let perCtx = memo.get(ctx);
-  if (!perCtx) memo.set(ctx, (perCtx = new Map()));
+  let byEndpoints = memo.get(ctx);
+  if (!byEndpoints) memo.set(ctx, (byEndpoints = new WeakMap()));
+  let perCtx = byEndpoints.get(endpoints);
+  if (!perCtx) byEndpoints.set(endpoints, (perCtx = new Map()));
   const key = `${JSON.stringify(Object.entries(proxy.labels).sort())}\n${proxy.ipAddresses.join(',')}`;
   const known = perCtx.get(key);
   if (known) return known;

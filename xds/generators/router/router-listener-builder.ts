@@ -172,7 +172,7 @@ export function buildRouterListener(ctx: PushContext, proxy: Proxy, p: RouterPor
     for (const s of p.servers) {
       const tls = s.server.tls ?? ({ mode: 'SIMPLE' } as ServerTLSSettings);
       if (s.kind === 'https') {
-        chains.push(withMeta({ name: s.routeName!, filterChainMatch: serverMatch(s), transportSocket: serverTlsSocket(tls, true), filters: [gatewayHcm(s.server.name ?? statPrefix, s.routeName!)] }, [s.gateway]));
+        chains.push(withMeta({ name: s.routeName!, filterChainMatch: serverMatch(s), transportSocket: serverTlsSocket(tls, true), filters: [gatewayHcm(s.server.name || statPrefix, s.routeName!)] }, [s.gateway]));
       } else if (s.kind === 'passthrough') {
         chains.push(...passthroughChains(ctx, proxy, s, name, taken));
       } else if (s.kind === 'auto-passthrough') {
