@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { MeshModel, defaultMeshConfig, proxyFromNode, proxyRequestPush, type Config, type MeshConfig, type ModelInput, type Proxy, type ProxyNode } from '../../core/index.js';
 import { MeshConfigError, readMeshConfig, scanFile } from '../../controllers/index.js';
-import { buildRouterResources, buildSidecarResources, routerListenPorts, TYPE_URL, type ProxyConfig } from '../../xds/index.js';
+import { buildRouterResources, buildSidecarResources, routerListenPorts, routerServerConflicts, TYPE_URL, type ProxyConfig } from '../../xds/index.js';
 import { CliError, NotImplementedError, flag, type Flag, type RunContext } from '../framework/index.js';
 import { inputFiles } from './analyze-command.js';
 
@@ -46,6 +46,8 @@ export interface OfflineMesh {
   readonly domain: string;
   /** For a router: the port it listens on for each of its service ports (Service port 80 -> container port 8080). */
   readonly listenPorts: ReadonlyMap<number, number>;
+  /** What meshd would leave out for this proxy and why (a router's Gateway servers that conflict on a port). */
+  readonly warnings: readonly string[];
 }
 
 /** Reads `-f` inputs with meshd's file parser; any rejected document fails the command, naming file, document, object and field. */
@@ -182,7 +184,8 @@ export function buildOffline(configs: readonly Config[], meshConfig: MeshConfig,
   const routes = [...build(proxy, TYPE_URL.route, snap, rdsNamesOf(listeners), opts).values()];
   const endpoints = [...build(proxy, TYPE_URL.endpoint, snap, edsNamesOf(clusters), opts).values()];
   const listenPorts = node.type === 'router' ? routerListenPorts(proxy, snap) : new Map<number, number>();
-  return { configs, meshConfig, proxy, config: { listeners, routes, clusters, endpoints }, domain, listenPorts };
+  const warnings = node.type === 'router' ? routerServerConflicts(proxy, snap) : [];
+  return { configs, meshConfig, proxy, config: { listeners, routes, clusters, endpoints }, domain, listenPorts, warnings };
 }
 
 /** Reads the flags of {@link offlineFlags}, the files and the mesh config, and builds. */

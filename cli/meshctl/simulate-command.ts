@@ -237,6 +237,7 @@ async function runSimulate(ctx: RunContext): Promise<number> {
   const spec = merge(ctx);
   const mesh = await offlineMeshFromFlags(ctx);
   const report = simulate(mesh, spec, { address: ctx.flags.string('address'), sni: ctx.flags.string('sni'), inbound: ctx.flags.bool('inbound'), plaintext: ctx.flags.bool('plaintext') });
+  for (const w of mesh.warnings) ctx.io.stderr.write(`warning: ${w}\n`);
   if (output === 'json') ctx.io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else if (output === 'yaml') ctx.io.stdout.write(stringify(report));
   else ctx.io.stdout.write(formatShort(report));

@@ -1,6 +1,8 @@
 // `meshctl x simulate` and `meshctl x translate` for a router (gateway) proxy over examples/bookinfo-sidecar +
 // examples/bookinfo-gateway: outcomes through the gateway, proto validation and consistency of what it would get.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultMeshConfig } from '../../core/index.js';
 import { REPO_ROOT, runProgram } from '../testing/program-process.js';
@@ -12,8 +14,8 @@ const DIRS = [join(REPO_ROOT, 'examples/bookinfo-sidecar'), join(REPO_ROOT, 'exa
 const REVIEWS = 'reviews.default.svc.cluster.local';
 const PRODUCTPAGE = 'productpage.default.svc.cluster.local';
 
-async function gatewayMesh(proxyType = ''): Promise<OfflineMesh> {
-  const configs = await readConfigFiles(DIRS, false, REPO_ROOT);
+async function gatewayMesh(proxyType = '', extra: string[] = []): Promise<OfflineMesh> {
+  const configs = await readConfigFiles([...DIRS, ...extra], false, REPO_ROOT);
   return buildOffline(configs, defaultMeshConfig(), proxyNodeFor('mesh-system/ingressgateway-1', '', configs, 'cluster.local', proxyType), 'cluster.local');
 }
 
@@ -77,6 +79,23 @@ describe('meshctl x simulate / x translate for a gateway (examples/bookinfo-gate
     assert.deepEqual(problems, []);
     assert.equal(dump.configs.length, 4);
     assert.deepEqual(mesh.config.routes.map((r) => r['name']), ['http.8080', 'https.443.https.bookinfo-gateway.default']);
+  });
+
+  it('given a second Gateway with an HTTPS server on the HTTP port should warn that it is left out, and keep routing HTTP', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-clash-'));
+    try {
+      writeFileSync(
+        join(dir, 'clash.yaml'),
+        'apiVersion: networking.mesh.io/v1\nkind: Gateway\nmetadata: { name: clash, namespace: default, creationTimestamp: "2030-01-01T00:00:00Z" }\n' +
+          'spec:\n  selector: { mesh: ingressgateway }\n  servers:\n  - port: { number: 80, name: https, protocol: HTTPS }\n    hosts: ["*/x.example.com"]\n    tls: { mode: SIMPLE, credentialName: x }\n',
+      );
+      const clash = await gatewayMesh('', [dir]);
+      assert.deepEqual(clash.warnings, ['Gateway default/clash servers[0]: left out: port 8080 already serves HTTP servers; a HTTPS server cannot share it']);
+      assert.equal(simulate(clash, parseRequest('GET http://bookinfo.example.com/productpage'), {}).result.outcome, 'routed');
+      assert.deepEqual(mesh.warnings, []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('given --proxy-type sidecar should build the same pod as a sidecar instead', async () => {

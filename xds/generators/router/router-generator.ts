@@ -124,3 +124,11 @@ export function routerListenPorts(p: Proxy, snap: PushSnapshot): ReadonlyMap<num
   for (const i of proxyInstances(snap.pushContext, p, snap.endpoints)) if (!out.has(i.servicePort)) out.set(i.servicePort, i.port);
   return out;
 }
+
+/**
+ * The Gateway servers a router cannot serve because they conflict with another server on their port
+ * (left out of its listeners, as istiod drops them), as sentences naming the Gateway, the server and why.
+ */
+export function routerServerConflicts(p: Proxy, snap: PushSnapshot): string[] {
+  return mergeGateways(snap.pushContext, p, snap.endpoints).rejected.map((r) => `Gateway ${r.gatewayName} servers[${r.index}]: left out: ${r.reason}`);
+}
