@@ -9,6 +9,7 @@ export { GeneratorRegistry, NotImplementedError, defaultNeedsPush, type Register
 export { MissingSnapshotError, ProxylessGrpcGenerator, type GrpcGeneratorOptions } from './generators/grpc-generator.js';
 // Envoy sidecars: the generators' builders, the consistency check and the request simulator (meshctl x simulate / x translate)
 export { buildSidecarResources, SidecarGenerator, type SidecarGeneratorOptions } from './generators/sidecar/sidecar-generator.js';
+export { buildRouterResources, RouterGenerator, routerListenPorts, routerServerConflicts, type RouterGeneratorOptions } from './generators/router/router-generator.js';
 export { checkConsistency, type ConsistencyOptions, type ProxyConfig } from './generators/sidecar/consistency-checker.js';
 export { simulateRequest, type SimulatedCluster, type SimulatedRequest, type SimulationResult } from './simulator/request-simulator.js';
 export { XdsCache, type XdsCacheOptions, type XdsCacheMetrics } from './cache/xds-cache.js';

@@ -1,14 +1,15 @@
 /**
  * The offline meshd behind `meshctl x simulate` and `meshctl x translate`: reads mesh.io files the way
  * `pilot-discovery --configDir` does (same parser, validation and error messages), folds them into a
- * MeshModel, and builds what meshd's sidecar generators would serve one sidecar (LDS and CDS, then the
- * RDS and EDS names they reference, as Envoy asks). No network, no cluster, no running meshd.
+ * MeshModel, and builds what meshd's generators would serve one proxy, a sidecar or a router (gateway)
+ * (LDS and CDS, then the RDS and EDS names they reference, as Envoy asks). No network, no cluster, no
+ * running meshd.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { MeshModel, defaultMeshConfig, proxyFromNode, proxyRequestPush, type Config, type MeshConfig, type ModelInput, type Proxy, type ProxyNode } from '../../core/index.js';
 import { MeshConfigError, readMeshConfig, scanFile } from '../../controllers/index.js';
-import { buildSidecarResources, TYPE_URL, type ProxyConfig } from '../../xds/index.js';
+import { buildRouterResources, buildSidecarResources, routerListenPorts, routerServerConflicts, TYPE_URL, type ProxyConfig } from '../../xds/index.js';
 import { CliError, NotImplementedError, flag, type Flag, type RunContext } from '../framework/index.js';
 import { inputFiles } from './analyze-command.js';
 
@@ -26,11 +27,12 @@ export function offlineFlags(): Flag[] {
     flag.string(
       'proxy',
       '',
-      'The sidecar: <namespace>/<WorkloadEntry name>, <name>.<namespace>, <namespace>/<label>=<value>[,...] or <namespace> (required)',
+      'The proxy (sidecar or gateway): <namespace>/<WorkloadEntry name>, <name>.<namespace>, <namespace>/<label>=<value>[,...] or <namespace> (required)',
       { short: 'p' },
     ),
-    flag.string('proxy-ip', '', `The sidecar's IP (default: the WorkloadEntry's address, else ${DEFAULT_PROXY_IP})`),
+    flag.string('proxy-ip', '', `The proxy's IP (default: the WorkloadEntry's address, else ${DEFAULT_PROXY_IP})`),
     flag.string('domain', 'cluster.local', 'The DNS domain suffix of the mesh'),
+    flag.string('proxy-type', '', 'sidecar or router (a gateway); default: router when a Gateway in the files selects the proxy\'s labels, else sidecar'),
   ];
 }
 
@@ -42,6 +44,10 @@ export interface OfflineMesh {
   /** Every resource the sidecar gets, as plain objects (built, not decoded). */
   readonly config: ProxyConfig;
   readonly domain: string;
+  /** For a router: the port it listens on for each of its service ports (Service port 80 -> container port 8080). */
+  readonly listenPorts: ReadonlyMap<number, number>;
+  /** What meshd would leave out for this proxy and why (a router's Gateway servers that conflict on a port). */
+  readonly warnings: readonly string[];
 }
 
 /** Reads `-f` inputs with meshd's file parser; any rejected document fails the command, naming file, document, object and field. */
@@ -83,8 +89,22 @@ function parseLabels(text: string, what: string): Record<string, string> {
   return out;
 }
 
-/** The sidecar node `--proxy` names (see the flag), taking labels, IP, service account and locality from its WorkloadEntry. */
-export function proxyNodeFor(spec: string, proxyIp: string, configs: readonly Config[], domain: string): ProxyNode {
+const PROXY_TYPES = ['sidecar', 'router'] as const;
+
+/** Whether a Gateway in the files selects workloads with these labels (then the proxy is a router). */
+function selectedByGateway(labels: Readonly<Record<string, string>>, configs: readonly Config[]): boolean {
+  return configs.some((c) => {
+    const sel = c.kind === 'Gateway' ? (c.spec as { selector?: Record<string, string> }).selector : undefined;
+    return sel !== undefined && Object.keys(sel).length > 0 && Object.entries(sel).every(([k, v]) => labels[k] === v);
+  });
+}
+
+/**
+ * The node `--proxy` names (see the flag), taking labels, IP, service account and locality from its
+ * WorkloadEntry; `proxyType` '' picks router when a Gateway selects its labels, else sidecar.
+ */
+export function proxyNodeFor(spec: string, proxyIp: string, configs: readonly Config[], domain: string, proxyType = 'sidecar'): ProxyNode {
+  if (proxyType !== '' && !(PROXY_TYPES as readonly string[]).includes(proxyType)) throw new CliError(`--proxy-type: unknown proxy type "${proxyType}" (use sidecar or router)`);
   if (spec === '') throw new CliError('--proxy is required: <namespace>/<WorkloadEntry name>, <namespace>/<label>=<value>, or <namespace>');
   let namespace: string;
   let rest = '';
@@ -111,9 +131,10 @@ export function proxyNodeFor(spec: string, proxyIp: string, configs: readonly Co
   const ip = proxyIp || (s.address && !s.address.startsWith('unix://') ? s.address : DEFAULT_PROXY_IP);
   const pod = we?.metadata.name ?? 'simulated';
   const [region = '', zone = '', subZone = ''] = (s.locality ?? '').split('/');
+  const type = proxyType === '' ? (selectedByGateway(labels, configs) ? 'router' : 'sidecar') : (proxyType as (typeof PROXY_TYPES)[number]);
   return {
-    id: `sidecar~${ip}~${pod}.${namespace}~${namespace}.svc.${domain}`,
-    type: 'sidecar',
+    id: `${type}~${ip}~${pod}.${namespace}~${namespace}.svc.${domain}`,
+    type,
     ipAddresses: [ip],
     podName: pod,
     namespace,
@@ -144,7 +165,7 @@ function edsNamesOf(clusters: readonly Record<string, unknown>[]): string[] {
     .sort();
 }
 
-/** Builds the model from `configs` and the resources the sidecar would get (the generator code meshd runs). */
+/** Builds the model from `configs` and the resources the proxy would get (the generator code meshd runs for its type). */
 export function buildOffline(configs: readonly Config[], meshConfig: MeshConfig, node: ProxyNode, domain: string): OfflineMesh {
   const model = new MeshModel({ domain, drainingLabel: 'mesh.io/draining', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, meshConfig });
   const inputs: ModelInput[] = configs.map((c) => ({
@@ -157,11 +178,14 @@ export function buildOffline(configs: readonly Config[], meshConfig: MeshConfig,
   if (!snap) throw new Error('the model published no snapshot');
   const proxy = proxyFromNode(node);
   const opts = { sendUnhealthyEndpoints: false };
-  const listeners = [...buildSidecarResources(proxy, TYPE_URL.listener, snap, undefined, opts).values()];
-  const clusters = [...buildSidecarResources(proxy, TYPE_URL.cluster, snap, undefined, opts).values()];
-  const routes = [...buildSidecarResources(proxy, TYPE_URL.route, snap, rdsNamesOf(listeners), opts).values()];
-  const endpoints = [...buildSidecarResources(proxy, TYPE_URL.endpoint, snap, edsNamesOf(clusters), opts).values()];
-  return { configs, meshConfig, proxy, config: { listeners, routes, clusters, endpoints }, domain };
+  const build = node.type === 'router' ? buildRouterResources : buildSidecarResources;
+  const listeners = [...build(proxy, TYPE_URL.listener, snap, undefined, opts).values()];
+  const clusters = [...build(proxy, TYPE_URL.cluster, snap, undefined, opts).values()];
+  const routes = [...build(proxy, TYPE_URL.route, snap, rdsNamesOf(listeners), opts).values()];
+  const endpoints = [...build(proxy, TYPE_URL.endpoint, snap, edsNamesOf(clusters), opts).values()];
+  const listenPorts = node.type === 'router' ? routerListenPorts(proxy, snap) : new Map<number, number>();
+  const warnings = node.type === 'router' ? routerServerConflicts(proxy, snap) : [];
+  return { configs, meshConfig, proxy, config: { listeners, routes, clusters, endpoints }, domain, listenPorts, warnings };
 }
 
 /** Reads the flags of {@link offlineFlags}, the files and the mesh config, and builds. */
@@ -182,6 +206,6 @@ export async function offlineMeshFromFlags(ctx: RunContext): Promise<OfflineMesh
     }
   }
   const domain = f.string('domain');
-  const node = proxyNodeFor(f.string('proxy'), f.string('proxy-ip'), configs, domain);
+  const node = proxyNodeFor(f.string('proxy'), f.string('proxy-ip'), configs, domain, f.string('proxy-type'));
   return buildOffline(configs, meshConfig, node, domain);
 }

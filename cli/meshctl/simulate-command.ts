@@ -137,13 +137,15 @@ export interface SimulateReport {
 
 /** Simulates `spec` from the offline mesh (exported for tests and scripting). */
 export function simulate(mesh: OfflineMesh, spec: RequestSpec, over: { address?: string; sni?: string; inbound?: boolean; plaintext?: boolean }): SimulateReport {
+  // NOTE: a request to a router (gateway) arrives at the gateway itself, on the port its service maps the URL's port to.
+  const router = mesh.proxy.type === 'router';
   const vip = over.address
     ? { address: over.address }
-    : over.inbound
+    : over.inbound || router
       ? { address: mesh.proxy.ipAddresses[0]! }
       : resolveVip(spec.host, mesh.proxy.namespace, mesh.domain, mesh.configs);
   if (spec.port === undefined) throw new CliError(`--request: ${spec.protocol}:// needs a port`);
-  const port = spec.port;
+  const port = router ? (mesh.listenPorts.get(spec.port) ?? spec.port) : spec.port;
   const req: SimulatedRequest = {
     direction: over.inbound ? 'inbound' : 'outbound',
     protocol: spec.protocol,
@@ -154,10 +156,13 @@ export function simulate(mesh: OfflineMesh, spec: RequestSpec, over: { address?:
     host: spec.explicitPort ? `${spec.host}:${port}` : spec.host,
     ...(vip.address ? { address: vip.address } : {}),
     ...(spec.protocol === 'tls' ? { tls: true, sni: over.sni || spec.host } : over.sni ? { sni: over.sni } : {}),
-    // NOTE: a peer sidecar sends mesh mTLS, offering mesh ALPN; --plaintext simulates a client without a sidecar.
-    ...(over.inbound && !over.plaintext ? { tls: true, alpn: ['mesh-peer-exchange', 'mesh'] } : {}),
+    // NOTE: a peer sidecar sends mesh mTLS, offering mesh ALPN (`mesh-http/1.1` first for HTTP, as Istio's ALPN
+    // override); --plaintext simulates a client without a sidecar.
+    ...(over.inbound && !over.plaintext ? { tls: true, alpn: spec.protocol === 'http' ? ['mesh-http/1.1', 'mesh'] : ['mesh-peer-exchange', 'mesh'] } : {}),
   };
-  const resolved = vip.address
+  const resolved = router
+    ? `${spec.host}:${spec.port} -> the gateway ${vip.address ?? ''}:${port}`
+    : vip.address
     ? `${vip.fqdn ?? spec.host} -> ${vip.address}`
     : `${spec.host}: no ServiceEntry address in the files (the app's DNS would pick the IP; simulated without a destination IP)`;
   const result = simulateRequest(mesh.config, req);
@@ -232,6 +237,7 @@ async function runSimulate(ctx: RunContext): Promise<number> {
   const spec = merge(ctx);
   const mesh = await offlineMeshFromFlags(ctx);
   const report = simulate(mesh, spec, { address: ctx.flags.string('address'), sni: ctx.flags.string('sni'), inbound: ctx.flags.bool('inbound'), plaintext: ctx.flags.bool('plaintext') });
+  for (const w of mesh.warnings) ctx.io.stderr.write(`warning: ${w}\n`);
   if (output === 'json') ctx.io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else if (output === 'yaml') ctx.io.stdout.write(stringify(report));
   else ctx.io.stdout.write(formatShort(report));
@@ -242,7 +248,7 @@ async function runSimulate(ctx: RunContext): Promise<number> {
 export function simulateCommand(): Command {
   return command({
     name: 'simulate',
-    short: 'Show where a request from a sidecar would go and why, from mesh.io files alone',
+    short: 'Show where a request from a sidecar, or to a gateway, would go and why, from mesh.io files alone',
     long:
       'Builds, from files alone (no cluster, no running meshd), the Envoy configuration meshd would serve the sidecar named by\n' +
       '--proxy (the same parser, validation and generators as meshd), and walks one request through it as Envoy matches:\n' +
@@ -253,11 +259,15 @@ export function simulateCommand(): Command {
       'DNS would: a short name in the proxy\'s namespace, name.namespace, the FQDN or a ServiceEntry host, to the ServiceEntry\'s\n' +
       'address; an IP is used as is. A host no ServiceEntry names goes to the catch-all (outboundTrafficPolicy: ALLOW_ANY\n' +
       'passes it through, REGISTRY_ONLY blackholes it; set it with --meshConfigFile).\n\n' +
+      'A router (gateway) proxy (--proxy-type router, or a WorkloadEntry whose labels a Gateway selects) is simulated as a\n' +
+      'request arriving at the gateway: the URL\'s port is the gateway service\'s port, translated to the target port the\n' +
+      'gateway listens on; https:// requests reach HTTPS servers by SNI and are routed as HTTP once terminated.\n\n' +
       'Inputs: ServiceEntry and WorkloadEntry describe services and workloads (Kubernetes Service/Pod files are not read yet);\n' +
       'a document meshd would refuse fails the command with meshd\'s message (file, document, object, field). Exit 1 on bad input.',
     example:
       "  meshctl x simulate -f examples/bookinfo-sidecar --proxy default/productpage-v1 \\\n    --request \"GET http://reviews:9080/reviews/1 -H 'end-user: jason'\"\n" +
-      '  meshctl x simulate -f examples/bookinfo-sidecar -p default/app=productpage tcp://mysqldb.data:3306 -o json',
+      '  meshctl x simulate -f examples/bookinfo-sidecar -p default/app=productpage tcp://mysqldb.data:3306 -o json\n' +
+      '  meshctl x simulate -f examples/bookinfo-gateway -p mesh-system/ingressgateway-1 "GET http://bookinfo.example.com/productpage"',
     args: { usage: '[<request>...]' },
     flags: [
       ...offlineFlags(),

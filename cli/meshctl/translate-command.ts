@@ -56,6 +56,7 @@ async function runTranslate(ctx: RunContext): Promise<number> {
   const mesh = await offlineMeshFromFlags(ctx);
   const { dump, problems } = translate(mesh.config);
   ctx.io.stdout.write(output === 'json' ? `${JSON.stringify(dump, null, 2)}\n` : stringify(dump));
+  for (const w of mesh.warnings) ctx.io.stderr.write(`warning: ${w}\n`);
   if (problems.length === 0) {
     ctx.io.stderr.write(`${mesh.proxy.id}: ${mesh.config.listeners.length} listeners, ${mesh.config.routes.length} route configurations, ${mesh.config.clusters.length} clusters, ${mesh.config.endpoints.length} load assignments; proto validation and consistency checks passed\n`);
     return 0;

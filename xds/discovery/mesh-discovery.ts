@@ -1,7 +1,7 @@
 /**
  * The discovery pipeline of meshd, assembled: MeshModel (collections, debounce, PushContext snapshots)
- * -> GeneratorRegistry (the proxyless gRPC generators + XdsCache, the dataplane sidecar generators; routers
- * get theirs when they are built) -> AdsServer, plus the debug routes (which see only the generator contract). The
+ * -> GeneratorRegistry (the proxyless gRPC generators + XdsCache, the dataplane sidecar generators, the router
+ * (gateway) generators) -> AdsServer, plus the debug routes (which see only the generator contract). The
  * CLI creates it, registers `ads` on the discovery gRPC server, mounts `debugRoutes`, and connects the
  * sources (controllers/) with `connect`.
  */
@@ -16,6 +16,8 @@ import { XdsCache } from '../cache/xds-cache.js';
 import { debugRoutes, type DebugHandler } from '../debug/debug-routes.js';
 import { PushStatus } from '../debug/push-status.js';
 import { ProxylessGrpcGenerator, type GrpcGeneratorOptions } from '../generators/grpc-generator.js';
+import { RouterGenerator } from '../generators/router/router-generator.js';
+import { conflictRecorderFrom } from '../generators/sidecar/conflict-recorder.js';
 import { SidecarGenerator } from '../generators/sidecar/sidecar-generator.js';
 import { registerNds } from '../generators/nds/nds-generator.js';
 import { AdsServer } from '../server/ads-server.js';
@@ -100,6 +102,8 @@ export class MeshDiscovery {
   readonly generator: ProxylessGrpcGenerator;
   /** The dataplane sidecar generators (proxy type `sidecar` without GENERATOR metadata). */
   readonly sidecarGenerator: SidecarGenerator;
+  /** The router (gateway) generators (proxy type `router` without GENERATOR metadata). */
+  readonly routerGenerator: RouterGenerator;
   /** Generators by proxy kind and type URL; what the ADS server generates with. */
   readonly registry = new GeneratorRegistry();
   readonly ads: AdsServer<RegisteredProxy>;
@@ -132,10 +136,16 @@ export class MeshDiscovery {
       enableCdsCache: o.generator.enableCdsCache,
       enableRdsCache: o.generator.enableRdsCache,
       cache,
+      conflicts: conflictRecorderFrom(o.metrics),
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
     });
     this.sidecarGenerator.register(this.registry);
     registerNds(this.registry);
+    this.routerGenerator = new RouterGenerator({
+      sendUnhealthyEndpoints: o.generator.sendUnhealthyEndpoints,
+      ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
+    });
+    this.routerGenerator.register(this.registry);
     this.ads = new AdsServer<RegisteredProxy>({
       ...o.transport,
       generator: this.registry,

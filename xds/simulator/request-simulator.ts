@@ -5,8 +5,11 @@
  * `virtualInbound`) -> filter chain (Envoy's filter chain match order: destination port, destination IP,
  * server name, transport protocol, application protocols; most specific wins at each step) -> for HTTP
  * the route configuration (RDS or inline) -> virtual host (exact domain, then longest suffix wildcard,
- * then prefix wildcard, then `*`) -> first matching route (path, headers, query parameters) -> cluster(s)
- * with weights -> endpoints. It reads plain objects (built or decoded), so meshd tests and
+ * then prefix wildcard, then `*`; the port ignored when the route configuration says
+ * `ignorePortInHostMatching`; a virtual host that requires TLS redirects plaintext requests to https)
+ * -> first matching route (path, headers, query parameters) -> cluster(s) with weights -> endpoints. A
+ * TLS request (`tls`) reaching a filter chain that terminates TLS (a transport socket, as gateways'
+ * HTTPS servers) and runs an HTTP connection manager is routed as the HTTPS request it carries. It reads plain objects (built or decoded), so meshd tests and
  * `meshctl x simulate` share it. Outcomes, not proto text, are what tests assert.
  */
 import type { ProxyConfig } from '../generators/sidecar/consistency-checker.js';
@@ -95,7 +98,11 @@ function ipInRange(ip: string, range: Obj): boolean {
   return toBits(ip).slice(0, len) === toBits(prefix).slice(0, len);
 }
 
-/** Envoy's filter chain selection: narrow by each criterion in order, preferring chains that name it. */
+/**
+ * Envoy's filter chain selection: narrow by each criterion in order, preferring chains that name it;
+ * application protocols by the first ALPN value (client order) a chain names, http_inspector's on
+ * plaintext HTTP when the listener sniffs.
+ */
 function pickFilterChain(l: Obj, req: SimulatedRequest): Obj | undefined {
   let chains = arr(l['filterChains']);
   const match = (c: Obj): Obj => obj(c['filterChainMatch']) ?? {};
@@ -106,9 +113,16 @@ function pickFilterChain(l: Obj, req: SimulatedRequest): Obj | undefined {
   step((m) => wrapped(m['destinationPort']) !== undefined, (m) => Number(wrapped(m['destinationPort'])) === req.port);
   step((m) => arr(m['prefixRanges']).length > 0, (m) => req.address !== undefined && arr(m['prefixRanges']).some((r) => ipInRange(req.address!, r)));
   step((m) => Array.isArray(m['serverNames']) && (m['serverNames'] as unknown[]).length > 0, (m) => req.sni !== undefined && (m['serverNames'] as string[]).includes(req.sni));
-  const transport = req.tls || req.protocol === 'tls' ? 'tls' : 'raw_buffer';
+  const tls = req.tls === true || req.protocol === 'tls';
+  const transport = tls ? 'tls' : 'raw_buffer';
   step((m) => typeof m['transportProtocol'] === 'string' && m['transportProtocol'] !== '', (m) => m['transportProtocol'] === transport);
-  step((m) => Array.isArray(m['applicationProtocols']) && (m['applicationProtocols'] as unknown[]).length > 0, (m) => (m['applicationProtocols'] as string[]).some((p) => (req.alpn ?? []).includes(p)));
+  // NOTE: on plaintext, http_inspector (when the listener has it) sets the ALPN Envoy matches on.
+  const sniffs = arr(l['listenerFilters']).some((f) => f['name'] === 'envoy.filters.listener.http_inspector');
+  const alpn = req.alpn ?? (!tls && sniffs && (req.protocol ?? 'http') === 'http' ? ['http/1.1'] : []);
+  const protocols = (m: Obj): string[] => (Array.isArray(m['applicationProtocols']) ? (m['applicationProtocols'] as string[]) : []);
+  // NOTE: as Envoy, the first ALPN value (in the client's order) that some chain names decides.
+  const first = alpn.find((a) => chains.some((c) => protocols(match(c)).includes(a)));
+  chains = first !== undefined ? chains.filter((c) => protocols(match(c)).includes(first)) : chains.filter((c) => protocols(match(c)).length === 0);
   return chains[0] ?? obj(l['defaultFilterChain']);
 }
 
@@ -229,16 +243,22 @@ export function simulateRequest(cfg: ProxyConfig, req: SimulatedRequest): Simula
       const clusters = toClusters(cfg, refs, req);
       return clusters ? { outcome: 'routed', ...at, clusters, sources } : { outcome: 'no-cluster', ...at, clusters: refs.map((r) => ({ ...r, endpoints: [] })), sources };
     }
-    if (tc?.['@type'] !== HCM || req.protocol === 'tcp' || req.protocol === 'tls') continue;
+    for (const s of sourcesOf(chain)) if (!sources.includes(s)) sources.push(s);
+    const terminates = obj(chain['transportSocket']) !== undefined;
+    if (tc?.['@type'] !== HCM || req.protocol === 'tcp' || (req.protocol === 'tls' && !terminates)) continue;
     const rdsName = obj(tc['rds'])?.['routeConfigName'];
     const rc = typeof rdsName === 'string' ? cfg.routes.find((r) => r['name'] === rdsName) : obj(tc['routeConfig']);
     if (!rc) return { outcome: 'no-route-config', ...at, ...(typeof rdsName === 'string' ? { routeConfig: rdsName } : {}), sources };
     const withRc = { ...at, routeConfig: String(rc['name'] ?? '') };
-    const host = req.host ?? `${req.address ?? ''}:${req.port}`;
+    const authority = req.host ?? `${req.address ?? ''}:${req.port}`;
+    // NOTE: Envoy's ignore_port_in_host_matching (gateways set it): `host:port` matches domain `host`.
+    const host = wrapped(rc['ignorePortInHostMatching']) === true ? authority.replace(/:\d+$/, '') : authority;
     const vh = pickVirtualHost(rc, host);
     if (!vh) return { outcome: 'no-virtual-host', ...withRc, sources };
     sources.push(...sourcesOf(vh));
     const withVh = { ...withRc, virtualHost: String(vh['name']) };
+    const secure = req.protocol === 'tls' || req.tls === true;
+    if (vh['requireTls'] === 'ALL' && !secure) return { outcome: 'redirect', ...withVh, response: { httpsRedirect: true, responseCode: 'MOVED_PERMANENTLY' }, sources };
     const route = arr(vh['routes']).find((r) => routeMatches(obj(r['match']) ?? {}, req));
     if (!route) return { outcome: 'no-route', ...withVh, sources };
     for (const s of sourcesOf(route)) if (!sources.includes(s)) sources.push(s);

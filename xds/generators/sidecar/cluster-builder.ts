@@ -40,6 +40,21 @@ export function isHttpPort(p: ServicePort): boolean {
   return p.protocol === 'HTTP' || isHttp2(p);
 }
 
+/**
+ * Whether a port's protocol is unknown, so listeners sniff it (Istio's protocol sniffing): no protocol
+ * from the ServiceEntry, or, for orchestrator Services, neither `appProtocol` nor a known port-name
+ * prefix (see controllers' port-protocol.ts). HTTP on such a port is routed by route configuration
+ * `<port>` as on an HTTP port.
+ */
+export function isSniffedPort(p: Pick<ServicePort, 'protocol'>): boolean {
+  return p.protocol === 'UNSUPPORTED';
+}
+
+/** Whether HTTP to a port goes through route configuration `<port>` (an HTTP port, or a sniffed one). */
+export function routesHttp(p: ServicePort): boolean {
+  return isHttpPort(p) || isSniffedPort(p);
+}
+
 /** The subsets of the DestinationRule for a host as seen from the proxy. */
 export function subsetsOf(dr: Config | undefined): NonNullable<DestinationRuleSpec['subsets']> {
   return (dr?.spec as unknown as DestinationRuleSpec | undefined)?.subsets ?? [];
@@ -216,12 +231,20 @@ export interface InboundPort {
   readonly protocol: ServicePort['protocol'];
 }
 
-/** The distinct inbound (target) ports of the proxy from its own instances, with the protocol of their service port. */
-export function inboundPorts(ctx: PushContext, instances: readonly ServiceInstance[]): InboundPort[] {
+/**
+ * The distinct inbound (target) ports of the proxy from its own instances, with the protocol of their
+ * service port. Two services whose ports reach one target port with different protocols conflict: the
+ * first (by service host) wins and `onConflict` hears of the other (pilot_conflict_inbound_listener).
+ */
+export function inboundPorts(ctx: PushContext, instances: readonly ServiceInstance[], onConflict?: (port: number) => void): InboundPort[] {
   const seen = new Map<number, InboundPort>();
   for (const i of instances) {
-    if (seen.has(i.port)) continue;
     const protocol = ctx.service(i.hostname)?.ports.find((p) => p.port === i.servicePort)?.protocol ?? 'TCP';
+    const have = seen.get(i.port);
+    if (have) {
+      if (have.protocol !== protocol) onConflict?.(i.port);
+      continue;
+    }
     seen.set(i.port, { servicePort: i.servicePort, targetPort: i.port, name: i.servicePortName, protocol });
   }
   return [...seen.values()].sort((a, b) => a.targetPort - b.targetPort);

@@ -5,13 +5,20 @@
  * - `virtualInbound` on 0.0.0.0:15006 (original_dst, tls_inspector, http_inspector): per inbound port a
  *   mesh mTLS chain and/or a plaintext chain by the PeerAuthentication mode, then passthrough chains;
  * - outbound listeners per service port (bind_to_port false): HTTP ports share `0.0.0.0_<port>` (HCM
- *   with RDS route configuration `<port>`); TCP and TLS ports: see tcp-listener-builder.ts.
+ *   with RDS route configuration `<port>`); TCP and TLS ports: see tcp-listener-builder.ts; ports of
+ *   unknown protocol are sniffed (Istio's protocol sniffing): `<vip>_<port>` (or `0.0.0.0_<port>`
+ *   without a VIP) with tls_inspector and http_inspector, a chain for the HTTP ALPNs http_inspector
+ *   detects (HCM, RDS `<port>`) and the TCP chain for everything else; inbound likewise per port.
+ * Conflicts are reported to an optional sink (see conflict-recorder.ts): a TCP listener whose
+ * `<vip>_<port>` another TCP service already holds, two inbound ports on one target port with different
+ * protocols.
  */
 import type { EndpointView, MtlsMode, PushContext, Proxy, Service } from '../../../core/index.js';
 import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { isTlsPort, tcpChain, tlsChains, tlsListenerFilters } from './tcp-listener-builder.js';
-import { inboundPorts, isHttpPort, proxyInstances, type InboundPort } from './cluster-builder.js';
+import { inboundPorts, isHttpPort, isSniffedPort, proxyInstances, type InboundPort } from './cluster-builder.js';
+import type { ConflictSink } from './conflict-recorder.js';
 import {
   ADS,
   BLACKHOLE_CLUSTER,
@@ -29,6 +36,19 @@ import {
   VIRTUAL_OUTBOUND,
   VIRTUAL_OUTBOUND_PORT,
 } from './sidecar-names.js';
+
+/** The ALPN values http_inspector sets on plaintext HTTP (what sniffing HTTP chains match). */
+export const HTTP_ALPN = ['http/1.1', 'http/1.0', 'h2c'] as const;
+/** The ALPN a client sidecar offers for HTTP over mesh mTLS (Istio's `istio-http/1.1`, ..., renamed). */
+export const MESH_HTTP_ALPN = ['mesh-http/1.0', 'mesh-http/1.1', 'mesh-h2'] as const;
+
+/** tls_inspector and http_inspector: what a sniffing listener reads before choosing a chain. */
+export function sniffingListenerFilters(): Record<string, unknown>[] {
+  return [
+    { name: 'envoy.filters.listener.tls_inspector', typedConfig: any(ENVOY.tlsInspector, {}) },
+    { name: 'envoy.filters.listener.http_inspector', typedConfig: any(ENVOY.httpInspector, {}) },
+  ];
+}
 
 function address(ip: string, port: number): Record<string, unknown> {
   return { socketAddress: { address: ip, portValue: port } };
@@ -106,8 +126,36 @@ export function inboundMtlsSocket(http: boolean): Record<string, unknown> {
   };
 }
 
+/**
+ * The chains of an inbound port of unknown protocol: per mode, an HTTP chain for the HTTP ALPNs (mesh
+ * mTLS: the `mesh-http/*` a client sidecar offers; plaintext: what http_inspector detects) before the
+ * TCP chain for the rest.
+ */
+function sniffedInboundChains(p: InboundPort, mode: MtlsMode): Record<string, unknown>[] {
+  const cluster = inboundClusterName(p.targetPort);
+  const tcp = [tcpProxy(cluster, `inbound|${p.targetPort}||`)];
+  const http = [inboundHcm(p)];
+  const port = { destinationPort: { value: p.targetPort } };
+  const chains: Record<string, unknown>[] = [];
+  if (mode !== 'DISABLE') {
+    chains.push(
+      { name: `${cluster}-mtls-http`, filterChainMatch: { ...port, transportProtocol: 'tls', applicationProtocols: [...MESH_HTTP_ALPN] }, filters: http, transportSocket: inboundMtlsSocket(true) },
+      { name: `${cluster}-mtls-tcp`, filterChainMatch: { ...port, transportProtocol: 'tls', applicationProtocols: [...MESH_ALPN] }, filters: tcp, transportSocket: inboundMtlsSocket(false) },
+    );
+  }
+  if (mode !== 'STRICT') {
+    const transport = mode === 'DISABLE' ? {} : { transportProtocol: 'raw_buffer' };
+    chains.push(
+      { name: `${cluster}-plaintext-http`, filterChainMatch: { ...port, ...transport, applicationProtocols: [...HTTP_ALPN] }, filters: http },
+      { name: `${cluster}-plaintext-tcp`, filterChainMatch: { ...port, ...transport }, filters: tcp },
+    );
+  }
+  return chains;
+}
+
 /** The filter chains of one inbound port by the mode of mTLS the proxy's PeerAuthentication sets for it. */
 function inboundChains(p: InboundPort, mode: MtlsMode): Record<string, unknown>[] {
+  if (isSniffedPort(p)) return sniffedInboundChains(p, mode);
   const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
   const filters = http ? [inboundHcm(p)] : [tcpProxy(inboundClusterName(p.targetPort), `inbound|${p.targetPort}||`)];
   const chains: Record<string, unknown>[] = [];
@@ -130,8 +178,8 @@ function inboundChains(p: InboundPort, mode: MtlsMode): Record<string, unknown>[
 }
 
 /** `virtualInbound`: per-port chains, then passthrough chains for other ports (mTLS and/or plaintext per the workload's mode). */
-export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): Record<string, unknown> {
-  const ports = inboundPorts(ctx, proxyInstances(ctx, proxy, endpoints));
+export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink): Record<string, unknown> {
+  const ports = inboundPorts(ctx, proxyInstances(ctx, proxy, endpoints), (port) => onConflict?.('pilot_conflict_inbound_listener', `${proxy.id}:${port}`));
   const chains: Record<string, unknown>[] = [];
   for (const p of ports) chains.push(...inboundChains(p, ctx.mtlsMode(proxy.namespace, proxy.labels, p.targetPort)));
   const mode = ctx.mtlsMode(proxy.namespace, proxy.labels);
@@ -192,7 +240,7 @@ function vip(svc: Service): string | undefined {
  * `<vip>_<port>` per TCP service port with a VIP, and SNI-routed listeners for TLS ports (services on
  * one port share it). A port whose listener name is already taken is dropped (first by host name wins).
  */
-export function buildOutboundListeners(ctx: PushContext, proxy: Proxy): Record<string, unknown>[] {
+export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflict?: ConflictSink): Record<string, unknown>[] {
   const byName = new Map<string, Record<string, unknown>>();
   const services = sidecarScope(ctx, proxy).services;
   for (const svc of services) {
@@ -210,6 +258,22 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy): Record<s
         continue;
       }
       const ip = vip(svc);
+      if (isSniffedPort(p)) {
+        const name = `${ip ?? '0.0.0.0'}_${p.port}`;
+        if (byName.has(name)) continue;
+        byName.set(name, {
+          name,
+          address: address(ip ?? '0.0.0.0', p.port),
+          bindToPort: { value: false },
+          trafficDirection: 'OUTBOUND',
+          listenerFilters: sniffingListenerFilters(),
+          filterChains: [
+            { name: `${name}-http`, filterChainMatch: { applicationProtocols: [...HTTP_ALPN] }, filters: [outboundHcm(`outbound_${name}`, String(p.port))] },
+            tcpChain(ctx, proxy, svc, p.port, name),
+          ],
+        });
+        continue;
+      }
       if (isTlsPort(p)) {
         // NOTE: SNI routing: services on one TLS port share the listener, one chain per SNI.
         const name = `${ip ?? '0.0.0.0'}_${p.port}`;
@@ -223,7 +287,11 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy): Record<s
       }
       if (!ip) continue;
       const name = `${ip}_${p.port}`;
-      if (byName.has(name)) continue;
+      if (byName.has(name)) {
+        // NOTE: as istiod, the first service (by host) keeps the listener; the other is counted.
+        if (!Array.isArray(byName.get(name)!['listenerFilters'])) onConflict?.('pilot_conflict_outbound_listener_tcp_over_current_tcp', `${svc.hostname}:${p.port}`);
+        continue;
+      }
       byName.set(name, { name, address: address(ip, p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [tcpChain(ctx, proxy, svc, p.port, name)] });
     }
   }
@@ -231,7 +299,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy): Record<s
 }
 
 /** Every listener of a sidecar, sorted by name. */
-export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): Record<string, unknown>[] {
-  const all = [buildVirtualOutbound(ctx, proxy), buildVirtualInbound(ctx, proxy, endpoints), ...buildOutboundListeners(ctx, proxy)];
+export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink): Record<string, unknown>[] {
+  const all = [buildVirtualOutbound(ctx, proxy), buildVirtualInbound(ctx, proxy, endpoints, onConflict), ...buildOutboundListeners(ctx, proxy, onConflict)];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
 }

@@ -9,7 +9,7 @@
 import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy, type Service } from '../../../core/index.js';
 import type { Headers, HTTPMatchRequest, HTTPRoute, StringMatch, VirtualServiceSpec } from '../../../crds/index.js';
 import { any, duration, fractionalPercent, GRPC_STATUS, outboundClusterName } from '../grpc/envoy.js';
-import { isHttpPort } from './cluster-builder.js';
+import { routesHttp } from './cluster-builder.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { ENVOY, HTTP_FILTER, PASSTHROUGH_CLUSTER, provenance } from './sidecar-names.js';
 
@@ -128,12 +128,19 @@ function corsConfig(r: HTTPRoute): Record<string, unknown> | undefined {
 const REDIRECT_CODES: Readonly<Record<number, string>> = { 301: 'MOVED_PERMANENTLY', 302: 'FOUND', 303: 'SEE_OTHER', 307: 'TEMPORARY_REDIRECT', 308: 'PERMANENT_REDIRECT' };
 
 /** Context of one route configuration build. */
-interface Build {
+export interface RouteBuild {
   readonly ctx: PushContext;
   readonly proxy: Proxy;
   readonly port: number;
   readonly deps: Set<string>;
+  /**
+   * For a router (gateway): the gateways (`namespace/name`) the routes are built for; a match entry that
+   * names `gateways` applies only when one of them is here. Unset for sidecars: such an entry applies
+   * only when it names `mesh`.
+   */
+  readonly gateways?: ReadonlySet<string>;
 }
+type Build = RouteBuild;
 
 function destinationCluster(b: Build, vs: Config, d: { host: string; subset?: string; port?: { number?: number } }): string {
   const host = resolveShortName(d.host, vs.metadata.namespace, b.ctx.domain);
@@ -217,13 +224,23 @@ function routeBody(b: Build, vs: Config, r: HTTPRoute): Record<string, unknown> 
   return { route: action };
 }
 
+/** `gateway` of a VirtualService in `namespace` as `namespace/name` (`mesh` stays `mesh`), as Istio resolves `gateways` entries. */
+export function qualifiedGateway(gateway: string, namespace: string): string {
+  if (gateway === 'mesh' || gateway.includes('/')) return gateway;
+  // NOTE: Istio also accepts `name.namespace` (and FQDN forms); the first label is the name.
+  const dot = gateway.indexOf('.');
+  return dot > 0 ? `${gateway.slice(dot + 1).split('.')[0]}/${gateway.slice(0, dot)}` : `${namespace}/${gateway}`;
+}
+
 /** Whether a match entry applies on this port for this proxy (port, source labels, source namespace, gateways). */
-function matchApplies(m: HTTPMatchRequest, b: Build): boolean {
+function matchApplies(m: HTTPMatchRequest, b: Build, vsNamespace: string): boolean {
+  const gw = m.gateways;
+  const gatewayOk = gw === undefined || gw.length === 0 || (b.gateways ? gw.some((g) => b.gateways!.has(qualifiedGateway(g, vsNamespace))) : gw.includes('mesh'));
   return (
     (m.port === undefined || m.port === b.port) &&
     labelsMatch(m.sourceLabels, b.proxy.labels) &&
     (m.sourceNamespace === undefined || m.sourceNamespace === b.proxy.namespace) &&
-    (m.gateways === undefined || m.gateways.length === 0 || m.gateways.includes('mesh'))
+    gatewayOk
   );
 }
 
@@ -290,7 +307,7 @@ export function flatRoutes(ctx: PushContext, vs: Config): FlatRoute[] {
 export function virtualServiceRoutes(b: Build, vs: Config): Record<string, unknown>[] {
   const routes: Record<string, unknown>[] = [];
   for (const { r, owner, index, root } of flatRoutes(b.ctx, vs)) {
-    const entries = r.match && r.match.length > 0 ? r.match.filter((m) => matchApplies(m, b)) : [{} as HTTPMatchRequest];
+    const entries = r.match && r.match.length > 0 ? r.match.filter((m) => matchApplies(m, b, vs.metadata.namespace)) : [{} as HTTPMatchRequest];
     if (entries.length === 0) continue;
     const body = routeBody(b, owner, r);
     if (!body) continue;
@@ -351,7 +368,7 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
   const claimed = new Set<string>();
   const virtualHosts: Record<string, unknown>[] = [];
   const scope = sidecarScope(ctx, proxy);
-  const services = scope.services.filter((s) => s.ports.some((p) => p.port === port && isHttpPort(p)));
+  const services = scope.services.filter((s) => s.ports.some((p) => p.port === port && routesHttp(p)));
   for (const svc of [...services].sort((a, c) => (a.hostname < c.hostname ? -1 : 1))) {
     b.deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
     const domains = serviceDomains(svc, port, proxy.namespace, ctx.domain).filter((d) => !claimed.has(d));
@@ -373,9 +390,9 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
   return { resource: { name, virtualHosts, validateClusters: { value: false } }, dependencies: [...b.deps].sort() };
 }
 
-/** The route configuration names of a proxy: one per port on which a visible service speaks HTTP. */
+/** The route configuration names of a proxy: one per port on which a visible service speaks HTTP (or may: sniffed ports). */
 export function routeConfigurationNames(ctx: PushContext, proxy: Proxy): string[] {
   const ports = new Set<number>();
-  for (const s of sidecarScope(ctx, proxy).services) for (const p of s.ports) if (isHttpPort(p)) ports.add(p.port);
+  for (const s of sidecarScope(ctx, proxy).services) for (const p of s.ports) if (routesHttp(p)) ports.add(p.port);
   return [...ports].sort((a, c) => a - c).map(String);
 }

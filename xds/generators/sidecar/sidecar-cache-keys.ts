@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 import { keyStringOf, type Config, type PushContext, type Proxy, type Service } from '../../../core/index.js';
 import type { VirtualServiceSpec } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
-import { isHttpPort } from './cluster-builder.js';
+import { routesHttp } from './cluster-builder.js';
 import type { SidecarScope } from './sidecar-scope.js';
 
 /** The dependencies of an outbound cluster of `svc` built with DestinationRule `dr`. */
@@ -65,7 +65,7 @@ function scopeDigest(scope: SidecarScope, port: number): string {
   let d = byPort.get(port);
   if (d === undefined) {
     const h = createHash('sha256').update(scope.outboundMode);
-    for (const s of scope.services) if (s.ports.some((p) => p.port === port && isHttpPort(p))) h.update(`\n${s.namespace}/${s.hostname}`);
+    for (const s of scope.services) if (s.ports.some((p) => p.port === port && routesHttp(p))) h.update(`\n${s.namespace}/${s.hostname}`);
     d = h.digest('base64url');
     byPort.set(port, d);
   }

@@ -15,6 +15,7 @@ import { snapshotOf } from '../grpc-generator.js';
 import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js';
 import { buildInboundCluster, buildOutboundCluster, buildSidecarClusters, buildSpecialClusters, inboundPorts, proxyInstances, subsetsOf } from './cluster-builder.js';
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
+import type { ConflictRecorder } from './conflict-recorder.js';
 import { buildSidecarListeners } from './listener-builder.js';
 import { buildSidecarRouteConfiguration } from './route-builder.js';
 import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKey, sidecarRouteKey } from './sidecar-cache-keys.js';
@@ -40,6 +41,8 @@ export interface SidecarGeneratorOptions {
   readonly cache?: XdsCache;
   /** PILOT_XDS_CACHE_SIZE, used when no cache is given. */
   readonly cacheSize?: number;
+  /** Where listener conflicts are counted (pilot_conflict_* gauges); none: not counted. */
+  readonly conflicts?: ConflictRecorder;
 }
 
 /** One resource to serve: its name and, on a cache miss, how to build it with its cache key and dependencies. */
@@ -65,7 +68,7 @@ export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway']);
 export const SIDECAR_RDS_UNAFFECTED: ReadonlySet<string> = new Set();
 
 /** The resources of one type a sidecar gets, as plain objects keyed by name (for tests, debugging and the consistency checker). */
-export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: SidecarGeneratorOptions): Map<string, Record<string, unknown>> {
+export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: Pick<SidecarGeneratorOptions, 'sendUnhealthyEndpoints' | 'conflicts'>): Map<string, Record<string, unknown>> {
   const ctx = snap.pushContext;
   const out = new Map<string, Record<string, unknown>>();
   const byName = (list: readonly Record<string, unknown>[]): void => {
@@ -74,7 +77,9 @@ export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnaps
   };
   switch (typeUrl) {
     case TYPE_URL.listener:
-      byName(buildSidecarListeners(ctx, p, snap.endpoints));
+      // NOTE: observe first: a build that meets no conflict still clears an older snapshot's counts.
+      opts.conflicts?.observe(snap.token);
+      byName(buildSidecarListeners(ctx, p, snap.endpoints, opts.conflicts?.sink(snap.token)));
       break;
     case TYPE_URL.cluster:
       byName(buildSidecarClusters(ctx, p, { endpoints: snap.endpoints }));

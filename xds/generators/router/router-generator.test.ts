@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { parseConfigKey, proxyRequestPush, pushRequest, type PushRequest } from '../../../core/index.js';
+import { decode } from '../../protos/codec.js';
+import { protoRoot } from '../../protos/root.js';
+import { validate } from '../../protos/validate.js';
+import { simulateRequest, type SimulatedRequest } from '../../simulator/request-simulator.js';
+import { TYPE_URL } from '../../server/contracts.js';
+import { GeneratorRegistry } from '../../server/generator-registry.js';
+import { checkConsistency } from '../sidecar/consistency-checker.js';
+import { SidecarGenerator } from '../sidecar/sidecar-generator.js';
+import { ENVOY } from '../sidecar/sidecar-names.js';
+import { sidecarModel, sidecarNode } from '../sidecar/testing/sidecar-mesh.js';
+import { mergeGateways } from './merged-gateway.js';
+import { buildRouterResources, RouterGenerator } from './router-generator.js';
+import { allRouterResources, routerAt, routerNode, ROUTER_MESH } from './testing/router-mesh.js';
+
+const REVIEWS = 'reviews.default.svc.cluster.local';
+const PRODUCTPAGE = 'productpage.default.svc.cluster.local';
+const GW = '10.0.9.9';
+
+describe('RouterGenerator', () => {
+  before(function () {
+    this.timeout(60_000);
+    protoRoot();
+  });
+
+  const model = sidecarModel(ROUTER_MESH);
+  const { proxy, snap } = routerAt(model);
+  const cfg = allRouterResources(proxy, snap);
+
+  it('given Gateways selecting the pod should merge servers per (target) port as istiod names them', () => {
+    assert.deepEqual(cfg.listeners.map((l) => l['name']), ['0.0.0.0_15443', '0.0.0.0_5432', '0.0.0.0_8080', '0.0.0.0_8443']);
+    assert.deepEqual(cfg.routes.map((r) => r['name']), ['http.8080', 'https.443.https.public.default']);
+    const https = cfg.listeners.find((l) => l['name'] === '0.0.0.0_8443')!;
+    const chains = (https['filterChains'] as { name: string; filterChainMatch?: { serverNames?: string[] } }[]).map((c) => [c.name, c.filterChainMatch?.serverNames]);
+    assert.deepEqual(chains, [
+      ['https.443.https.public.default', ['shop.example.com']],
+      ['0.0.0.0_8443-passthrough-default/secure-0', ['secure.example.com']],
+    ]);
+  });
+
+  const cases: { name: string; req: SimulatedRequest; want: { outcome: string; listener?: string; route?: string; virtualHost?: string; clusters?: string[]; status?: unknown } }[] = [
+    {
+      name: 'given an HTTP request for a server host should route by the bound VirtualService',
+      req: { address: GW, port: 8080, host: 'shop.example.com', path: '/reviews/1' },
+      want: { outcome: 'routed', listener: '0.0.0.0_8080', virtualHost: 'shop.example.com:80', route: 'reviews', clusters: [`outbound|9080|v2|${REVIEWS}`] },
+    },
+    {
+      name: 'given the Host header with a port should still match (the port is ignored in host matching)',
+      req: { address: GW, port: 8080, host: 'shop.example.com:80', path: '/' },
+      want: { outcome: 'routed', route: 'pages', clusters: [`outbound|9080||${PRODUCTPAGE}`] },
+    },
+    {
+      name: 'given a route whose match names another gateway should skip it at this gateway',
+      req: { address: GW, port: 8080, host: 'shop.example.com', path: '/internal/x' },
+      want: { outcome: 'routed', route: 'pages', clusters: [`outbound|9080||${PRODUCTPAGE}`] },
+    },
+    {
+      name: 'given a host no server admits should find no virtual host',
+      req: { address: GW, port: 8080, host: 'reviews.default.svc.cluster.local', path: '/' },
+      want: { outcome: 'no-virtual-host', listener: '0.0.0.0_8080' },
+    },
+    {
+      name: 'given an httpsRedirect server with no VirtualService should redirect plaintext to https',
+      req: { address: GW, port: 8080, host: 'admin.example.com', path: '/' },
+      want: { outcome: 'redirect', virtualHost: 'admin.example.com:80', status: { httpsRedirect: true, responseCode: 'MOVED_PERMANENTLY' } },
+    },
+    {
+      name: 'given HTTPS with the server SNI should terminate and route as HTTP',
+      req: { protocol: 'tls', tls: true, sni: 'shop.example.com', address: GW, port: 8443, host: 'shop.example.com', path: '/reviews' },
+      want: { outcome: 'routed', listener: '0.0.0.0_8443', route: 'reviews', clusters: [`outbound|9080|v2|${REVIEWS}`] },
+    },
+    {
+      name: 'given TLS with a PASSTHROUGH SNI should forward the bytes by the tls route',
+      req: { protocol: 'tls', tls: true, sni: 'secure.example.com', address: GW, port: 8443 },
+      want: { outcome: 'routed', clusters: [`outbound|9080||${PRODUCTPAGE}`] },
+    },
+    {
+      name: 'given TLS with an SNI no server serves should find no filter chain',
+      req: { protocol: 'tls', tls: true, sni: 'other.example.com', address: GW, port: 8443 },
+      want: { outcome: 'no-filter-chain', listener: '0.0.0.0_8443' },
+    },
+    {
+      name: 'given AUTO_PASSTHROUGH with an outbound_ SNI should go to that subset cluster',
+      req: { protocol: 'tls', tls: true, sni: `outbound_.9080_.v1_.${REVIEWS}`, address: GW, port: 15443 },
+      want: { outcome: 'routed', clusters: [`outbound|9080|v1|${REVIEWS}`] },
+    },
+    {
+      name: 'given a TCP server should forward by the tcp route of a VirtualService in another namespace',
+      req: { protocol: 'tcp', address: GW, port: 5432 },
+      want: { outcome: 'routed', listener: '0.0.0.0_5432', clusters: ['outbound|5432||db.data.svc.cluster.local'] },
+    },
+    {
+      name: 'given a port no server uses should find no listener',
+      req: { protocol: 'tcp', address: GW, port: 9999 },
+      want: { outcome: 'no-listener' },
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const r = simulateRequest(cfg, { direction: 'outbound', ...c.req });
+      assert.equal(r.outcome, c.want.outcome, JSON.stringify(r));
+      if (c.want.listener) assert.equal(r.listener, c.want.listener);
+      if (c.want.route) assert.equal(r.route, c.want.route);
+      if (c.want.virtualHost) assert.equal(r.virtualHost, c.want.virtualHost);
+      if (c.want.clusters) assert.deepEqual(r.clusters?.map((x) => x.name), c.want.clusters);
+      if (c.want.status) assert.deepEqual(r.response, c.want.status);
+    });
+  }
+
+  it('given the VirtualService routed for the gateway should name it and the Gateway as the sources', () => {
+    const r = simulateRequest(cfg, { address: GW, port: 8080, host: 'shop.example.com', path: '/' });
+    assert.deepEqual(r.sources, ['Gateway/default/public@5', 'Gateway/mesh-system/internal@0', 'VirtualService/default/shop@7']);
+  });
+
+  it('given the generator output should encode, pass protoc-gen-validate and reference only what was sent', async () => {
+    assert.deepEqual(checkConsistency(cfg), []);
+    const gen = new RouterGenerator({ sendUnhealthyEndpoints: false });
+    const push = proxyRequestPush(model.snapshot);
+    const sent: Record<string, Record<string, unknown>[]> = {};
+    const kinds = [
+      ['listeners', TYPE_URL.listener, ENVOY.listener],
+      ['routes', TYPE_URL.route, ENVOY.route],
+      ['clusters', TYPE_URL.cluster, ENVOY.cluster],
+      ['endpoints', TYPE_URL.endpoint, ENVOY.endpoint],
+    ] as const;
+    for (const [k, url, typeName] of kinds) {
+      const names = k === 'routes' || k === 'endpoints' ? cfg[k].map((r) => String(r['name'] ?? r['clusterName'])) : [];
+      const res = await gen.generate(proxy, { typeUrl: url, names: new Set(names), wildcard: names.length === 0 }, snapOf(push));
+      assert.equal(res.resources.length, cfg[k].length, k);
+      sent[k] = res.resources.map((r) => {
+        assert.deepEqual(validate(typeName, r.body), [], `${k} ${r.name} passes protoc-gen-validate`);
+        return decode(typeName, r.body);
+      });
+    }
+    assert.deepEqual(checkConsistency({ listeners: sent['listeners']!, routes: sent['routes']!, clusters: sent['clusters']!, endpoints: sent['endpoints']! }), []);
+  });
+
+  it('given terminated servers should name their SDS secrets as istiod does', () => {
+    const yaml = ROUTER_MESH.replace('tls: { mode: SIMPLE, credentialName: shop-cert }', 'tls: { mode: MUTUAL, credentialName: shop-cert }').replace(
+      '  - port: { number: 5432, name: tcp, protocol: TCP }\n    hosts: [data/db.example.com]',
+      '  - port: { number: 5432, name: tcp, protocol: TLS }\n    hosts: [data/db.example.com]\n    tls: { mode: MESH_MUTUAL }',
+    );
+    const m = sidecarModel(yaml);
+    const at = routerAt(m);
+    const listeners = [...buildRouterResources(at.proxy, TYPE_URL.listener, at.snap, undefined, { sendUnhealthyEndpoints: false }).values()];
+    const secrets = (name: string): string[] => [...JSON.stringify(listeners.find((l) => l['name'] === name)).matchAll(/"name":"((?:kubernetes:\/\/|default|ROOTCA)[^"]*)"/g)].map((x) => x[1]!);
+    assert.deepEqual(secrets('0.0.0.0_8443'), ['kubernetes://shop-cert', 'kubernetes://shop-cert-cacert']);
+    assert.deepEqual(secrets('0.0.0.0_5432'), ['default', 'ROOTCA']);
+  });
+
+  it('given an HTTPS server on a port that serves plain HTTP should leave it out and report the conflict', () => {
+    const yaml = ROUTER_MESH.replace('  - port: { number: 15443, name: tls, protocol: TLS }', '  - port: { number: 80, name: https-clash, protocol: HTTPS }\n    hosts: ["*/x.example.com"]\n    tls: { credentialName: x }\n  - port: { number: 15443, name: tls, protocol: TLS }');
+    const at = routerAt(sidecarModel(yaml));
+    const merged = mergeGateways(at.snap.pushContext, at.proxy, at.snap.endpoints);
+    assert.deepEqual(merged.rejected.map((r) => [r.gatewayName, r.index]), [['mesh-system/internal', 1]]);
+    assert.match(merged.rejected[0]!.reason, /port 8080 already serves HTTP servers/);
+    assert.equal(merged.ports.find((p) => p.port === 8080)?.servers.length, 2);
+  });
+
+  it('given no VirtualService for an HTTP server should answer a blackhole virtual host, and an empty configuration for an unknown name', () => {
+    const yaml = ROUTER_MESH.replace('gateways: [public]', 'gateways: [mesh]');
+    const at = routerAt(sidecarModel(yaml));
+    const routes = buildRouterResources(at.proxy, TYPE_URL.route, at.snap, ['https.443.https.public.default', 'http.9999'], { sendUnhealthyEndpoints: false });
+    assert.deepEqual(routes.get('https.443.https.public.default')?.['virtualHosts'], [{ name: 'blackhole:443', domains: ['*'], routes: [] }]);
+    assert.deepEqual(routes.get('http.9999'), { name: 'http.9999', virtualHosts: [], validateClusters: { value: false } });
+  });
+
+  it('given a pod no Gateway selects should get no listener', () => {
+    const at = routerAt(model, routerNode({ metadata: { LABELS: { app: 'other' } } }));
+    assert.equal(buildRouterResources(at.proxy, TYPE_URL.listener, at.snap, undefined, { sendUnhealthyEndpoints: false }).size, 0);
+  });
+
+  it('given a registry with both generators should serve routers and sidecars each with their own', async () => {
+    const registry = new GeneratorRegistry();
+    new SidecarGenerator({ sendUnhealthyEndpoints: false }).register(registry);
+    new RouterGenerator({ sendUnhealthyEndpoints: false }).register(registry);
+    const state = registry.initProxy(routerNode());
+    const res = await registry.generate(state, { typeUrl: TYPE_URL.listener, names: new Set(), wildcard: true }, proxyRequestPush(model.snapshot));
+    assert.deepEqual(res?.resources.map((r) => r.name), ['0.0.0.0_15443', '0.0.0.0_5432', '0.0.0.0_8080', '0.0.0.0_8443']);
+    const sidecar = registry.initProxy(sidecarNode());
+    const gatewayEdit = pushRequest('config', { full: true, configs: [parseConfigKey('Gateway/default/public')] });
+    for (const t of [TYPE_URL.listener, TYPE_URL.route]) assert.equal(registry.needsPush(state, t, gatewayEdit), true, `router ${t}`);
+    assert.equal(registry.needsPush(state, TYPE_URL.endpoint, gatewayEdit), false);
+    assert.equal(registry.needsPush(sidecar, TYPE_URL.listener, gatewayEdit), false);
+  });
+});
+
+function snapOf(push: PushRequest): NonNullable<PushRequest['snapshot']> {
+  if (!push.snapshot) throw new Error('no snapshot');
+  return push.snapshot;
+}

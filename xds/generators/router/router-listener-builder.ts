@@ -1,0 +1,205 @@
+/**
+ * Listeners of a router (gateway) proxy (istiod's buildGatewayListeners): one listener `<bind>_<port>`
+ * per merged port (see merged-gateway.ts), bound to the port, traffic direction OUTBOUND:
+ * - plain HTTP servers: one filter chain, the gateway HCM reading route configuration `http.<port>`;
+ * - terminated HTTPS servers: a filter chain each, matched by SNI (the server's hosts; none for `*`),
+ *   with a DownstreamTlsContext whose certificates come over SDS (`kubernetes://<credentialName>`, and
+ *   `kubernetes://<credentialName>-cacert` to verify clients for MUTUAL; `default` / `ROOTCA` for
+ *   MESH_MUTUAL; `file-cert:` / `file-root:` for file paths, as istiod names them) and the HCM reading
+ *   `https.<port>.<portName>.<gateway>.<ns>`;
+ * - PASSTHROUGH servers: per VirtualService `tls` route bound to the gateway, a chain matching its SNI
+ *   hosts (within the server's) with tcp_proxy to the route's destinations;
+ * - AUTO_PASSTHROUGH servers: per visible service port and subset whose host the server admits, a chain
+ *   matching SNI `outbound_.<port>_.<subset>_.<host>` with tcp_proxy to that cluster (istiod reaches the
+ *   same cluster through sni_cluster and SNI-DNAT clusters; the routing outcome is the same);
+ * - TCP servers and TLS servers with termination: the first VirtualService `tcp` route bound to the
+ *   gateway whose hosts meet the server's and whose match applies (port, gateways).
+ * A listener left with no filter chain is not sent (istiod omits it too). TLS listeners read SNI with
+ * tls_inspector.
+ */
+import { hostMatches, resolveShortName, type Config, type PushContext, type Proxy } from '../../../core/index.js';
+import type { ServerTLSSettings, VirtualServiceSpec } from '../../../crds/index.js';
+import { any, outboundClusterName } from '../grpc/envoy.js';
+import { subsetsOf } from '../sidecar/cluster-builder.js';
+import { outboundHcm } from '../sidecar/listener-builder.js';
+import { qualifiedGateway } from '../sidecar/route-builder.js';
+import { sidecarScope } from '../sidecar/sidecar-scope.js';
+import { ENVOY, provenance, SDS_SECRET, sdsSecret } from '../sidecar/sidecar-names.js';
+import { tlsListenerFilters } from '../sidecar/tcp-listener-builder.js';
+import { splitServerHost, type MergedGateway, type RouterPort, type RouterServer } from './merged-gateway.js';
+import { intersectHosts, virtualServicesForGateway } from './router-route-builder.js';
+
+type Obj = Record<string, unknown>;
+type RouteDestination = { destination: { host: string; subset?: string; port?: { number?: number } }; weight?: number };
+type L4Match = { port?: number; gateways?: string[]; sniHosts?: string[] };
+
+/** The scope a router sees: istiod gives gateways the namespace's default Sidecar scope (no workload selector). */
+export function routerScopeProxy(proxy: Proxy): Proxy {
+  return { ...proxy, labels: {} };
+}
+
+/** The gateway HCM: the sidecar's outbound HCM with istiod's gateway settings (the remote address is the client's; client certs sanitized). */
+function gatewayHcm(statPrefix: string, routeName: string): Obj {
+  const hcm = outboundHcm(statPrefix, routeName);
+  const tc = hcm['typedConfig'] as Obj;
+  return { ...hcm, typedConfig: { ...tc, useRemoteAddress: { value: true }, forwardClientCertDetails: 'SANITIZE_SET' } };
+}
+
+/** The SDS secret names of a server's certificate and of the CA verifying clients (istiod's names). */
+export function serverSecrets(tls: ServerTLSSettings): { certs: string[]; ca?: string } {
+  if (tls.mode === 'MESH_MUTUAL') return { certs: [SDS_SECRET.identity], ca: SDS_SECRET.root };
+  const names = tls.credentialNames && tls.credentialNames.length > 0 ? tls.credentialNames : tls.credentialName ? [tls.credentialName] : [];
+  if (names.length > 0) return { certs: names.map((n) => `kubernetes://${n}`), ...(tls.mode === 'MUTUAL' || tls.mode === 'OPTIONAL_MUTUAL' ? { ca: `kubernetes://${names[0]!}-cacert` } : {}) };
+  const certs = tls.serverCertificate ? [`file-cert:${tls.serverCertificate}~${tls.privateKey ?? ''}`] : [];
+  return { certs, ...(tls.caCertificates && tls.mode !== 'SIMPLE' ? { ca: `file-root:${tls.caCertificates}` } : {}) };
+}
+
+/** The DownstreamTlsContext transport socket of a terminating server. */
+function serverTlsSocket(tls: ServerTLSSettings, http: boolean): Obj {
+  const { certs, ca } = serverSecrets(tls);
+  const common: Obj = { tlsCertificateSdsSecretConfigs: certs.map(sdsSecret), alpnProtocols: http ? ['h2', 'http/1.1'] : [] };
+  if (ca) {
+    const sans = (tls.subjectAltNames ?? []).map((exact) => ({ sanType: 'DNS', matcher: { exact } }));
+    common['combinedValidationContext'] = { defaultValidationContext: sans.length > 0 ? { matchTypedSubjectAltNames: sans } : {}, validationContextSdsSecretConfig: sdsSecret(ca) };
+  }
+  const params: Obj = {};
+  if (tls.minProtocolVersion) params['tlsMinimumProtocolVersion'] = tls.minProtocolVersion;
+  if (tls.maxProtocolVersion) params['tlsMaximumProtocolVersion'] = tls.maxProtocolVersion;
+  if (tls.cipherSuites && tls.cipherSuites.length > 0) params['cipherSuites'] = [...tls.cipherSuites];
+  if (Object.keys(params).length > 0) common['tlsParams'] = params;
+  const requireClient = tls.mode === 'MUTUAL' || tls.mode === 'MESH_MUTUAL';
+  return { name: 'envoy.transport_sockets.tls', typedConfig: any(ENVOY.downstreamTls, { commonTlsContext: common, requireClientCertificate: { value: requireClient } }) };
+}
+
+/** tcp_proxy to route destinations (one cluster, or weighted), resolving short hosts in the VirtualService's namespace. */
+function tcpProxyTo(ctx: PushContext, vs: Config, dests: readonly RouteDestination[], port: number, statPrefix: string): Obj | undefined {
+  const clusters = dests
+    .map((d) => {
+      const host = resolveShortName(d.destination.host, vs.metadata.namespace, ctx.domain);
+      const svc = ctx.service(host);
+      const p = d.destination.port?.number ?? (svc && svc.ports.length === 1 ? svc.ports[0]!.port : port);
+      return { name: outboundClusterName(p, d.destination.subset ?? '', host), weight: d.weight ?? (dests.length === 1 ? 100 : 0) };
+    })
+    .filter((c) => c.weight > 0);
+  if (clusters.length === 0) return undefined;
+  const config = clusters.length === 1 ? { statPrefix, cluster: clusters[0]!.name } : { statPrefix, weightedClusters: { clusters } };
+  return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, config) };
+}
+
+function l4Applies(m: L4Match, s: RouterServer, vsNs: string): boolean {
+  return (m.port === undefined || m.port === s.server.port.number) && (m.gateways === undefined || m.gateways.length === 0 || m.gateways.some((g) => qualifiedGateway(g, vsNs) === s.gatewayName));
+}
+
+/** The chain of a TCP server (or a TLS server terminated to TCP): the first applicable `tcp` route of a bound VirtualService. */
+function tcpServerChain(ctx: PushContext, proxy: Proxy, s: RouterServer, listenerName: string): Obj | undefined {
+  for (const vs of virtualServicesForGateway(ctx, s.gatewayName, proxy.namespace)) {
+    if (intersectHosts(s, vs, ctx.domain).length === 0) continue;
+    for (const r of (vs.spec as unknown as VirtualServiceSpec).tcp ?? []) {
+      const matches: L4Match[] = r.match && r.match.length > 0 ? r.match : [{}];
+      if (!matches.some((m) => l4Applies(m, s, vs.metadata.namespace))) continue;
+      const filter = tcpProxyTo(ctx, vs, r.route ?? [], s.server.port.number, listenerName);
+      if (!filter) continue;
+      return withMeta({ name: `${listenerName}-tcp-${s.gatewayName}-${s.index}`, filters: [filter] }, [s.gateway, vs]);
+    }
+  }
+  return undefined;
+}
+
+/** The chains of a PASSTHROUGH server: one per applicable `tls` route of a bound VirtualService, SNI names not yet taken on the port. */
+function passthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, listenerName: string, taken: Set<string>): Obj[] {
+  const chains: Obj[] = [];
+  for (const vs of virtualServicesForGateway(ctx, s.gatewayName, proxy.namespace)) {
+    const shared = new Set(intersectHosts(s, vs, ctx.domain));
+    if (shared.size === 0) continue;
+    for (const [i, r] of ((vs.spec as unknown as VirtualServiceSpec).tls ?? []).entries()) {
+      const sni = [...new Set(r.match.filter((m) => l4Applies(m, s, vs.metadata.namespace)).flatMap((m) => m.sniHosts ?? []))]
+        .filter((h) => [...shared].some((x) => x === h || (x.startsWith('*') && h.endsWith(x.slice(1))) || (h.startsWith('*') && x.endsWith(h.slice(1)))))
+        .filter((h) => !taken.has(h));
+      if (sni.length === 0) continue;
+      const filter = tcpProxyTo(ctx, vs, r.route ?? [], s.server.port.number, listenerName);
+      if (!filter) continue;
+      for (const h of sni) taken.add(h);
+      chains.push(withMeta({ name: `${listenerName}-passthrough-${vs.metadata.namespace}/${vs.metadata.name}-${i}`, filterChainMatch: { serverNames: sni }, filters: [filter] }, [s.gateway, vs]));
+    }
+  }
+  return chains;
+}
+
+/** The chains of an AUTO_PASSTHROUGH server: SNI `outbound_.<port>_.<subset>_.<host>` per visible service the server admits. */
+function autoPassthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, listenerName: string, taken: Set<string>): Obj[] {
+  const chains: Obj[] = [];
+  const admits = (host: string, namespace: string): boolean =>
+    s.server.hosts.map(splitServerHost).some((h) => {
+      const nsOk = h.namespace === '*' || h.namespace === namespace || (h.namespace === '.' && s.gateway.metadata.namespace === namespace);
+      return nsOk && hostMatches(h.host, host);
+    });
+  for (const svc of sidecarScope(ctx, routerScopeProxy(proxy)).services) {
+    if (!admits(svc.hostname, svc.namespace)) continue;
+    const subsets = ['', ...subsetsOf(ctx.destinationRule(svc.hostname, proxy.namespace)).map((x) => x.name)];
+    for (const p of svc.ports) {
+      for (const subset of subsets) {
+        const sni = `outbound_.${p.port}_.${subset}_.${svc.hostname}`;
+        if (taken.has(sni)) continue;
+        taken.add(sni);
+        const cluster = outboundClusterName(p.port, subset, svc.hostname);
+        chains.push(withMeta({ name: sni, filterChainMatch: { serverNames: [sni] }, filters: [{ name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: cluster, cluster }) }] }, [s.gateway]));
+      }
+    }
+  }
+  return chains;
+}
+
+/** `o` with provenance metadata naming `configs` (none when there are none). */
+function withMeta(o: Obj, configs: readonly (Config | undefined)[]): Obj {
+  const meta = provenance(configs);
+  return meta ? { ...o, metadata: meta } : o;
+}
+
+function serverMatch(s: RouterServer): Obj {
+  return s.sniHosts.length > 0 ? { serverNames: [...s.sniHosts] } : {};
+}
+
+/** The listener of one merged port, or undefined when none of its servers yields a filter chain. */
+export function buildRouterListener(ctx: PushContext, proxy: Proxy, p: RouterPort): Obj | undefined {
+  const name = `${p.bind}_${p.port}`;
+  const statPrefix = `outbound_${name}`;
+  const chains: Obj[] = [];
+  if (p.mode === 'http') {
+    const routeName = p.servers[0]!.routeName!;
+    chains.push(withMeta({ name: `${name}-http`, filters: [gatewayHcm(statPrefix, routeName)] }, [...new Set(p.servers.map((s) => s.gateway))]));
+  } else {
+    const taken = new Set<string>();
+    for (const s of p.servers) {
+      const tls = s.server.tls ?? ({ mode: 'SIMPLE' } as ServerTLSSettings);
+      if (s.kind === 'https') {
+        chains.push(withMeta({ name: s.routeName!, filterChainMatch: serverMatch(s), transportSocket: serverTlsSocket(tls, true), filters: [gatewayHcm(s.server.name || statPrefix, s.routeName!)] }, [s.gateway]));
+      } else if (s.kind === 'passthrough') {
+        chains.push(...passthroughChains(ctx, proxy, s, name, taken));
+      } else if (s.kind === 'auto-passthrough') {
+        chains.push(...autoPassthroughChains(ctx, proxy, s, name, taken));
+      } else {
+        const c = tcpServerChain(ctx, proxy, s, name);
+        if (!c) continue;
+        chains.push(s.kind === 'tls-terminated' ? { ...c, filterChainMatch: serverMatch(s), transportSocket: serverTlsSocket(tls, false) } : c);
+      }
+    }
+  }
+  if (chains.length === 0) return undefined;
+  return {
+    name,
+    address: { socketAddress: { address: p.bind, portValue: p.port } },
+    trafficDirection: 'OUTBOUND',
+    ...(p.mode === 'tls' ? { listenerFilters: tlsListenerFilters() } : {}),
+    filterChains: chains,
+  };
+}
+
+/** Every listener of a router, sorted by name. */
+export function buildRouterListeners(ctx: PushContext, proxy: Proxy, merged: MergedGateway): Obj[] {
+  const out: Obj[] = [];
+  for (const p of merged.ports) {
+    const l = buildRouterListener(ctx, proxy, p);
+    if (l) out.push(l);
+  }
+  return out.sort((a, b) => (String(a['name']) < String(b['name']) ? -1 : 1));
+}

@@ -1,0 +1,116 @@
+/**
+ * Route configurations of a router (gateway) proxy (istiod's buildGatewayHTTPRouteConfig): for route
+ * configuration `http.<port>` (plain HTTP servers sharing a port) or `https.<port>.<portName>.<gateway>.<ns>`
+ * (one terminated HTTPS server), every VirtualService bound to the server's Gateway (`gateways:` names
+ * it as `ns/name`, `name` in the VirtualService's namespace, or `name.ns`) and visible to the proxy's
+ * namespace contributes a virtual host per host it shares with the server (`ns/host` server hosts,
+ * wildcards intersected as istiod does: the narrower name wins), domains the host alone (the port is
+ * ignored in host matching), the VirtualService's HTTP routes for that gateway and server port (the
+ * sidecar's route builder, with match `gateways` read for this gateway). Hosts of several
+ * VirtualServices share one virtual host (routes appended in order). `tls.httpsRedirect` makes a virtual
+ * host require TLS. No virtual host at all gives istiod's `blackhole:<port>` (404 for everything).
+ */
+import { hostMatches, resolveShortName, visibleTo, type Config, type PushContext, type Proxy } from '../../../core/index.js';
+import type { VirtualServiceSpec } from '../../../crds/index.js';
+import { qualifiedGateway, virtualServiceRoutes, type RouteBuild } from '../sidecar/route-builder.js';
+import { provenance } from '../sidecar/sidecar-names.js';
+import { splitServerHost, type MergedGateway, type RouterServer } from './merged-gateway.js';
+
+/** The VirtualServices bound to a gateway (`namespace/name`) and visible from `from`, oldest first. */
+export function virtualServicesForGateway(ctx: PushContext, gatewayName: string, from: string): Config[] {
+  return ctx.configs
+    .byIndex('kind', 'VirtualService')
+    .filter((vs) => {
+      const spec = vs.spec as unknown as VirtualServiceSpec & { exportTo?: string[] };
+      if (!(spec.gateways ?? []).some((g) => qualifiedGateway(g, vs.metadata.namespace) === gatewayName)) return false;
+      return visibleTo(spec.exportTo, ctx.meshConfig.defaultVirtualServiceExportTo, vs.metadata.namespace, from);
+    })
+    .sort((a, b) => {
+      const ta = a.metadata.creationTimestamp ?? '';
+      const tb = b.metadata.creationTimestamp ?? '';
+      if (ta !== tb) return ta < tb ? -1 : 1;
+      return `${a.metadata.namespace}/${a.metadata.name}` < `${b.metadata.namespace}/${b.metadata.name}` ? -1 : 1;
+    });
+}
+
+/**
+ * The hosts a server and a VirtualService share (istiod's host.Names.Intersection): the server's hosts
+ * whose namespace part admits the VirtualService's namespace (`*`, `.` for the Gateway's own, or the
+ * name), against the VirtualService's hosts; where one is a wildcard covering the other, the narrower.
+ */
+export function intersectHosts(server: RouterServer, vs: Config, domain: string): string[] {
+  const vsNs = vs.metadata.namespace;
+  const serverHosts = server.server.hosts
+    .map(splitServerHost)
+    .filter(({ namespace }) => namespace === '*' || namespace === vsNs || (namespace === '.' && server.gateway.metadata.namespace === vsNs))
+    .map(({ host }) => host.toLowerCase());
+  const vsHosts = ((vs.spec as unknown as VirtualServiceSpec).hosts ?? []).map((h) => resolveShortName(h, vsNs, domain).toLowerCase());
+  const out: string[] = [];
+  for (const sh of serverHosts) {
+    for (const vh of vsHosts) {
+      const h = hostMatches(sh, vh) ? vh : hostMatches(vh, sh) ? sh : undefined;
+      if (h !== undefined && !out.includes(h)) out.push(h);
+    }
+  }
+  return out;
+}
+
+/** A built route configuration and the configs it read (for provenance and tests). */
+export interface BuiltRouterRoutes {
+  readonly resource: Record<string, unknown>;
+  readonly virtualServices: readonly Config[];
+}
+
+/** Builds route configuration `name` of a router, or undefined when no server of the proxy's Gateways uses it (Envoy still asks while a listener drains: istiod answers an empty one; so do we, see the caller). */
+export function buildRouterRouteConfiguration(ctx: PushContext, proxy: Proxy, merged: MergedGateway, name: string): BuiltRouterRoutes | undefined {
+  const servers = merged.serversByRoute.get(name);
+  if (!servers || servers.length === 0) return undefined;
+  const vhosts = new Map<string, Record<string, unknown> & { routes: Record<string, unknown>[]; sources: Config[] }>();
+  const used: Config[] = [];
+  for (const s of servers) {
+    const port = s.server.port.number;
+    const redirect = s.server.tls?.httpsRedirect === true;
+    const b: RouteBuild = { ctx, proxy, port, deps: new Set(), gateways: new Set([s.gatewayName]) };
+    for (const vs of virtualServicesForGateway(ctx, s.gatewayName, proxy.namespace)) {
+      const hosts = intersectHosts(s, vs, ctx.domain);
+      if (hosts.length === 0) continue;
+      if (!used.includes(vs)) used.push(vs);
+      const routes = virtualServiceRoutes(b, vs);
+      for (const h of hosts) {
+        const vh = vhosts.get(h);
+        if (vh) {
+          vh.routes.push(...routes);
+          if (!vh.sources.includes(vs)) vh.sources.push(vs);
+          if (redirect) vh['requireTls'] = 'ALL';
+          continue;
+        }
+        vhosts.set(h, { name: `${h}:${port}`, domains: [h], routes: [...routes], includeRequestAttemptCount: true, sources: [vs], ...(redirect ? { requireTls: 'ALL' } : {}) });
+      }
+    }
+    if (redirect) {
+      for (const { host } of s.server.hosts.map(splitServerHost)) {
+        const h = host.toLowerCase();
+        const vh = vhosts.get(h);
+        if (vh) vh['requireTls'] = 'ALL';
+        else vhosts.set(h, { name: `${h}:${port}`, domains: [h], routes: [], includeRequestAttemptCount: true, requireTls: 'ALL', sources: [] });
+      }
+    }
+  }
+  let virtualHosts: Record<string, unknown>[];
+  if (vhosts.size === 0) {
+    virtualHosts = [{ name: `blackhole:${servers[0]!.server.port.number}`, domains: ['*'], routes: [] }];
+  } else {
+    virtualHosts = [...vhosts.values()]
+      .map(({ sources, ...vh }) => {
+        const meta = provenance(sources);
+        return meta ? { ...vh, metadata: meta } : vh;
+      })
+      .sort((a, b) => (String(a['name']) < String(b['name']) ? -1 : 1));
+  }
+  return { resource: { name, virtualHosts, validateClusters: { value: false }, ignorePortInHostMatching: true }, virtualServices: used };
+}
+
+/** An empty route configuration (what istiod answers for a name no server uses any more). */
+export function emptyRouteConfiguration(name: string): Record<string, unknown> {
+  return { name, virtualHosts: [], validateClusters: { value: false } };
+}
