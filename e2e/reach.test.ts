@@ -5,18 +5,7 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { OrchClient } from '../controllers/index.js';
 import { directDialer, parsePodTarget, podHttpGet, portForwardDialer, ReachError, resolvePod } from '../inspect/index.js';
 import { createTestNamespace, deleteNamespaceFully, e2eCluster } from './harness/index.js';
-
-/** Creates a pod and, when `phase` is given, writes that phase into its status (no kubelet runs here). */
-export async function createPod(client: OrchClient, ns: string, name: string, labels: Record<string, string>, phase?: string): Promise<void> {
-  await client.request('POST', `/api/v1/namespaces/${ns}/pods`, {
-    body: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, labels }, spec: { containers: [{ name: 'app', image: 'app:1' }] } },
-  });
-  if (phase === undefined) return;
-  const pod = await client.request<Record<string, unknown>>('GET', `/api/v1/namespaces/${ns}/pods/${name}`);
-  await client.request('PUT', `/api/v1/namespaces/${ns}/pods/${name}/status`, {
-    body: { ...pod, status: { phase, podIP: '10.0.0.9', conditions: [{ type: 'Ready', status: 'True' }] } },
-  });
-}
+import { createPod } from './harness/pods.js';
 
 describe('e2e: reaching pods through a real API server', function () {
   this.timeout(120_000);

@@ -2,3 +2,5 @@
 // proxy and control-plane inspection).
 export * from './reach/index.js';
 export * from './configdump/index.js';
+export * from './dashboard/index.js';
+export * from './dataplane/index.js';

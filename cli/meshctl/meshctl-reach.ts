@@ -11,6 +11,8 @@ import { meshctlOrchClient } from './meshctl-orch.js';
 export interface MeshctlDeps {
   /** Replaces the API server port-forward dialer. */
   readonly podDialer?: PodDialer;
+  /** Ends long-running commands (dashboard forwards) as SIGINT would. */
+  readonly interrupt?: AbortSignal;
 }
 
 /** The connection of one pod-reaching command. */
