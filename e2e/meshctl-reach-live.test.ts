@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { OrchClient } from '../controllers/index.js';
 import { directDialer } from '../inspect/index.js';
@@ -165,6 +168,24 @@ describe('e2e: meshctl proxy-config, x dataplane-stats, x authz check and dashbo
       assert.equal(await done, 0, io.err());
     });
   }
+
+  it('given no -n should take the namespace of the kubeconfig context', async () => {
+    const ctxKc = e2eCluster().kubeConfig();
+    const current = ctxKc.getCurrentContext();
+    const contexts = ctxKc.getContexts().map((c) => (c.name === current ? { ...c, namespace: ns } : c));
+    ctxKc.loadFromOptions({ clusters: ctxKc.getClusters(), users: ctxKc.getUsers(), contexts, currentContext: current });
+    const dir = mkdtempSync(join(tmpdir(), 'e2e-reach-ctx-'));
+    try {
+      const path = join(dir, 'kubeconfig');
+      writeFileSync(path, ctxKc.exportConfig());
+      const io = bufferIo({ TERM: 'dumb', HOME: '/nonexistent' });
+      const code = await runCli(meshctlCommand(deps), ['pc', 'cluster', 'productpage-v1-0', '--fqdn', 'mysqldb', '--orchconfig', path], io);
+      assert.equal(code, 0, io.err());
+      assert.match(io.out(), /^mysqldb\.data\.svc\.cluster\.local\s+3306/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   const failures: { args: string[]; want: (ns: string) => RegExp }[] = [
     { args: ['dashboard', 'topology-ui', '--browser=false'], want: (n) => new RegExp(`no pods match label app=kiali in namespace ${n}: is the topology UI \\(Kiali\\) installed\\?`) },

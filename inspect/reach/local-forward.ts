@@ -44,8 +44,10 @@ export async function forwardLocalPort(dial: PodDialer, pod: PodRef, podPort: nu
     local.pause();
     dial(pod, podPort).then(
       (remote) => {
+        // NOTE: half-closes pass through (the servers allow half-open sockets and pipe ends the other side);
+        // a stream that goes away without ending, or fails, takes the other one with it.
         local.once('close', () => remote.destroy());
-        remote.once('close', () => local.destroy());
+        remote.once('close', () => local.end());
         remote.on('error', () => local.destroy());
         local.on('error', () => remote.destroy());
         local.pipe(remote).pipe(local);
@@ -63,7 +65,7 @@ export async function forwardLocalPort(dial: PodDialer, pod: PodRef, podPort: nu
   const failures: string[] = [];
   let port = options.port;
   for (const host of hosts) {
-    const server = createServer(onConnection);
+    const server = createServer({ allowHalfOpen: true }, onConnection);
     try {
       port = await listen(server, host, port);
       servers.push(server);
