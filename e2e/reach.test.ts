@@ -74,7 +74,7 @@ describe('e2e: reaching pods through a real API server', function () {
 
   it('given the API server port-forward dialer and a pod no kubelet runs should fail naming the pod and port', async () => {
     const dial = portForwardDialer(kc);
-    await assert.rejects(dial({ namespace: ns, name: 'reviews-v1-a' }, 15000), (e: unknown) => e instanceof ReachError && e.message.startsWith(`port-forward to pod reviews-v1-a.${ns} port 15000 through the API server failed: `));
+    await assert.rejects(dial({ namespace: ns, name: 'reviews-v1-a' }, 15000), (e: unknown) => e instanceof ReachError && e.message.startsWith(`port-forward to pod reviews-v1-a.${ns} port 15000 through the API server failed: `) && e.message.endsWith('(the pod is not scheduled on a node, so no kubelet can forward to it)'));
   });
 
   describe('HTTP to the resolved pod', () => {

@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net';
 import { Duplex, PassThrough, Writable } from 'node:stream';
-import { PortForward, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, PortForward, type KubeConfig } from '@kubernetes/client-node';
 // NOTE: the package's index does not re-export the handler; its file is the only way to give it own streams.
 import { WebSocketHandler } from '@kubernetes/client-node/dist/web-socket-handler.js';
 import { dotted, type PodRef } from './pod-target.js';
@@ -38,6 +38,21 @@ export function directDialer(addressOf: PodAddressMap): PodDialer {
   };
 }
 
+/**
+ * Why the API server may have refused a port-forward, from the pod's state: the WebSocket error carries only
+ * the HTTP status. Undefined when the pod looks reachable or cannot be read.
+ */
+async function explainRefusal(kc: KubeConfig, pod: PodRef): Promise<string | undefined> {
+  try {
+    const p = await kc.makeApiClient(CoreV1Api).readNamespacedPod({ name: pod.name, namespace: pod.namespace });
+    if (!p.spec?.nodeName) return 'the pod is not scheduled on a node, so no kubelet can forward to it';
+    if (p.status?.phase !== 'Running') return `the pod is ${p.status?.phase ?? 'in an unknown phase'}, not Running`;
+    return undefined;
+  } catch (e) {
+    return `and reading the pod failed too: ${message(e)}`;
+  }
+}
+
 interface ClosableSocket {
   close(): void;
   on(event: 'close', listener: () => void): void;
@@ -67,7 +82,8 @@ export function portForwardDialer(kc: KubeConfig): PodDialer {
     try {
       socket = (await forward.portForward(pod.namespace, pod.name, [port], fromPod, errorSink, toPod)) as unknown as ClosableSocket;
     } catch (err) {
-      throw new ReachError(`port-forward to pod ${dotted(pod)} port ${port} through the API server failed: ${message(err)}`);
+      const why = await explainRefusal(kc, pod);
+      throw new ReachError(`port-forward to pod ${dotted(pod)} port ${port} through the API server failed: ${message(err)}${why ? ` (${why})` : ''}`);
     }
     const stream = Duplex.from({ readable: fromPod, writable: toPod });
     socket.on('close', () => {
