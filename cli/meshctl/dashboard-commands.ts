@@ -1,6 +1,6 @@
 /** `meshctl dashboard` (aliases dash, d) and its subcommands. */
-import { command, flag, type Command, type Flag } from '../framework/index.js';
-import { notBuilt } from '../common/not-built.js';
+import { command, flag, lazyRun, type Command, type Flag, type RunFn } from '../framework/index.js';
+import type { MeshctlDeps } from './meshctl-reach.js';
 
 const WORKLOAD_ARG = { usage: '[<type>/]<name>[.<namespace>]', max: 1 } as const;
 
@@ -15,12 +15,16 @@ function common(): Flag[] {
 const uiPort = (port: number, what: string): Flag => flag.int('ui-port', port, `The component dashboard UI port (${what}).`);
 const selector = (): Flag => flag.string('selector', '', 'Label selector', { short: 'l' });
 
-function ui(name: string, short: string, port: number): Command {
-  return command({ name, short, flags: [...common(), uiPort(port, name)], run: notBuilt });
+function runKind(deps: MeshctlDeps, kind: string): RunFn {
+  return lazyRun(() => import('./dashboard-run.js'), (m) => (ctx) => m.runDashboard(ctx, deps, kind));
+}
+
+function ui(deps: MeshctlDeps, name: string, short: string, port: number): Command {
+  return command({ name, short, flags: [...common(), uiPort(port, name)], run: runKind(deps, name) });
 }
 
 /** The dashboard command tree. */
-export function dashboardCommand(): Command {
+export function dashboardCommand(deps: MeshctlDeps = {}): Command {
   return command({
     name: 'dashboard',
     aliases: ['dash', 'd'],
@@ -32,7 +36,7 @@ export function dashboardCommand(): Command {
         long: 'Open the ControlZ web UI for the pod in the Mesh control plane',
         args: WORKLOAD_ARG,
         flags: [...common(), flag.int('ctrlz_port', 9876, 'ControlZ port'), selector()],
-        run: notBuilt,
+        run: runKind(deps, 'controlz'),
       }),
       command({
         name: 'dataplane',
@@ -40,21 +44,21 @@ export function dashboardCommand(): Command {
         args: WORKLOAD_ARG,
         deprecated: 'use proxy',
         flags: [...common(), selector(), uiPort(15000, 'proxy admin')],
-        run: notBuilt,
+        run: runKind(deps, 'proxy'),
       }),
       command({
         name: 'proxy',
         short: 'Open the admin dashboard of a data-plane proxy, including node and waypoint proxies',
         args: WORKLOAD_ARG,
         flags: [...common(), selector(), uiPort(15000, 'proxy admin')],
-        run: notBuilt,
+        run: runKind(deps, 'proxy'),
       }),
-      ui('metrics-ui', 'Open the metrics dashboard web UI', 3000),
-      ui('tracing-ui-1', 'Open the tracing web UI', 16686),
-      ui('topology-ui', 'Open the topology web UI', 20001),
-      ui('metrics-store', 'Open the metrics store web UI', 9090),
-      ui('tracing-ui-2', 'Open the tracing web UI', 8080),
-      ui('tracing-ui-3', 'Open the tracing web UI', 9411),
+      ui(deps, 'metrics-ui', 'Open the metrics dashboard web UI', 3000),
+      ui(deps, 'tracing-ui-1', 'Open the tracing web UI', 16686),
+      ui(deps, 'topology-ui', 'Open the topology web UI', 20001),
+      ui(deps, 'metrics-store', 'Open the metrics store web UI', 9090),
+      ui(deps, 'tracing-ui-2', 'Open the tracing web UI', 8080),
+      ui(deps, 'tracing-ui-3', 'Open the tracing web UI', 9411),
     ],
   });
 }

@@ -1,5 +1,6 @@
 /** `meshctl experimental` (alias x): commands not ready for production. */
-import { command, flag, type Command, type Flag } from '../framework/index.js';
+import { command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
+import type { MeshctlDeps } from './meshctl-reach.js';
 import { notBuilt } from '../common/not-built.js';
 import { configListCommand } from './config-list-command.js';
 import { runCheckInject } from './check-inject-command.js';
@@ -98,7 +99,7 @@ function workload(): Command {
 }
 
 /** The experimental command tree. */
-export function experimentalCommand(): Command {
+export function experimentalCommand(deps: MeshctlDeps = {}): Command {
   return command({
     name: 'experimental',
     aliases: ['x'],
@@ -114,7 +115,7 @@ export function experimentalCommand(): Command {
             short: 'Check AuthorizationPolicy applied in the pod.',
             args: TARGET,
             flags: [flag.string('file', '', 'The JSON file with the proxy config dump of a pod', { short: 'f' })],
-            run: notBuilt,
+            run: lazyRun(() => import('./dataplane-run.js'), (m) => (ctx) => m.runAuthzCheck(ctx, deps)),
           }),
         ],
       }),
@@ -135,7 +136,7 @@ export function experimentalCommand(): Command {
           flag.string('output', 'short', 'Output format: one of json|yaml|prom|prom-merged', { short: 'o' }),
           flag.string('type', 'server', 'Where to grab the stats: one of server|clusters', { short: 't' }),
         ],
-        run: notBuilt,
+        run: lazyRun(() => import('./dataplane-run.js'), (m) => (ctx) => m.runDataplaneStats(ctx, deps)),
       }),
       command({
         name: 'describe',
