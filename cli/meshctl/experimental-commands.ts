@@ -1,5 +1,5 @@
 /** `meshctl experimental` (alias x): commands not ready for production. */
-import { command, flag, type Command, type Flag } from '../framework/index.js';
+import { command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
 import { configListCommand } from './config-list-command.js';
 import { runCheckInject } from './check-inject-command.js';
@@ -142,8 +142,8 @@ export function experimentalCommand(): Command {
         aliases: ['des'],
         short: 'Describe resource and related Mesh configuration',
         commands: [
-          command({ name: 'pod', aliases: ['po'], short: 'Describe pods and their Mesh configuration', args: { usage: '<pod>', min: 1, max: 1 }, flags: [ignoreUnmeshed()], run: notBuilt }),
-          command({ name: 'service', aliases: ['svc'], short: 'Describe services and their Mesh configuration', args: { usage: '<svc>', min: 1, max: 1 }, flags: [ignoreUnmeshed()], run: notBuilt }),
+          command({ name: 'pod', aliases: ['po'], short: 'Describe pods and their Mesh configuration', args: { usage: '<pod>', min: 1, max: 1 }, flags: [ignoreUnmeshed()], run: lazyRun(() => import('./describe-run.js'), (m) => m.runDescribePod) }),
+          command({ name: 'service', aliases: ['svc'], short: 'Describe services and their Mesh configuration', args: { usage: '<svc>', min: 1, max: 1 }, flags: [ignoreUnmeshed()], run: lazyRun(() => import('./describe-run.js'), (m) => m.runDescribeService) }),
         ],
       }),
       replayCommand(),
