@@ -4,3 +4,7 @@ export {};
 export * from './describe/describe-cluster.js';
 export * from './describe/describe-render.js';
 export * from './describe/describe-workload.js';
+export * from './bug-report/log-spec.js';
+export * from './bug-report/time-range.js';
+export * from './bug-report/bug-report-collect.js';
+export * from './bug-report/bug-report-archive.js';
