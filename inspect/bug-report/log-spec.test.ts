@@ -83,5 +83,6 @@ describe('bug-report time range', () => {
   it('given a log with timestamps should keep the lines up to the end, continuation lines with theirs', () => {
     const log = ['2026-11-25T09:00:00Z early', '2026-11-25T11:00:00Z kept', '  at continuation', '2026-11-25T13:00:00Z late', '  late continuation'].join('\n');
     assert.equal(cutLogAtEnd(log, { start: new Date('2026-11-25T10:00:00Z'), end: now }), '2026-11-25T11:00:00Z kept\n  at continuation');
+    assert.equal(cutLogAtEnd(`${log}\n`, { end: now }), '2026-11-25T09:00:00Z early\n2026-11-25T11:00:00Z kept\n  at continuation\n');
   });
 });

@@ -40,7 +40,8 @@ export function resolveTimeRange(flags: { readonly startTime: string; readonly e
  * already cut at `sinceTime`; the end is cut here). A line without a readable timestamp follows the line before.
  */
 export function cutLogAtEnd(text: string, range: TimeRange): string {
-  const lines = text.split('\n');
+  const ended = text.endsWith('\n');
+  const lines = (ended ? text.slice(0, -1) : text).split('\n');
   const out: string[] = [];
   let keep = true;
   for (const line of lines) {
@@ -49,5 +50,5 @@ export function cutLogAtEnd(text: string, range: TimeRange): string {
     if (!Number.isNaN(ms)) keep = ms <= range.end.getTime() && (!range.start || ms >= range.start.getTime());
     if (keep) out.push(line);
   }
-  return out.join('\n');
+  return out.length > 0 ? out.join('\n') + (ended ? '\n' : '') : '';
 }
