@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { extract, list } from 'tar';
 import { OrchClient } from '../controllers/index.js';
+import { collectBugReport, directDialer, parseLogSpec } from '../inspect/index.js';
 import { bufferIo, runCli } from '../cli/framework/index.js';
 import { meshctlCommand } from '../cli/meshctl/meshctl-command.js';
 import { createTestNamespace, deleteNamespaceFully, e2eCluster, generateClusterPki, uniqueName } from './harness/index.js';
@@ -149,7 +151,8 @@ describe('e2e: meshctl bug-report against a real API server (logs through pods/l
     const summary = read('bug-report/summary.txt');
     assert.match(summary, /secrets: data redacted/);
     assert.match(summary, /timed out: no/);
-    assert.match(summary, /not collected by this build:\n {2}proxy config dumps/);
+    // NOTE: no kubelet forwards ports here: the config dump fails through pods/portforward and is named, the rest is kept.
+    assert.match(summary, new RegExp(`errors:\n(.*\n)*  GET :15000/config_dump on pod productpage-v1\\.${ns}: `));
   });
 
   it('given --full-secrets should keep the secret data', async () => {
@@ -168,6 +171,8 @@ describe('e2e: meshctl bug-report against a real API server (logs through pods/l
     assert.ok(lines.includes(`would collect logs/${ns}/productpage-v1/mesh-proxy.log: GET /api/v1/namespaces/${ns}/pods/productpage-v1/log?container=mesh-proxy`), r.out);
     assert.ok(lines.includes(`would collect logs/${meshNs}/meshd-1/discovery.log: GET /api/v1/namespaces/${meshNs}/pods/meshd-1/log?container=discovery`), r.out);
     assert.ok(!r.out.includes('skipme'), r.out);
+    assert.ok(lines.includes(`would collect proxies/${ns}/productpage-v1/config_dump.json: GET :15000/config_dump on pod productpage-v1.${ns}`), r.out);
+    assert.ok(lines.includes(`would collect meshd/meshd-1/debug/syncz.json: GET :8080/debug/syncz on pod meshd-1.${meshNs}`), r.out);
     assert.ok(lines.some((l) => l.startsWith('would collect resources/<namespace>/secrets.yaml: GET /api/v1/secrets') && l.endsWith('data redacted')), r.out);
     assert.equal(existsSync(join(out, 'bug-report.tar.gz')), false);
   });
@@ -178,6 +183,46 @@ describe('e2e: meshctl bug-report against a real API server (logs through pods/l
     assert.equal(r.code, 1);
     assert.match(r.err, /--duration and --start-time are mutually exclusive/);
     assert.equal(existsSync(join(out, 'bug-report.tar.gz')), false);
+  });
+
+  it('given a dialer to the pods (a local stand-in for the proxy admin and meshd debug ports) should archive config dumps and debug output', async () => {
+    const seen: string[] = [];
+    const standIn = createHttpServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ served: req.url }));
+    });
+    await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (standIn.address() as AddressInfo).port;
+      const reached: string[] = [];
+      const dialer = directDialer((pod, podPort) => {
+        reached.push(`${pod.name}.${pod.namespace}:${podPort}`);
+        return { host: '127.0.0.1', port };
+      });
+      const include = [parseLogSpec(ns, 'include')];
+      const result = await collectBugReport(client, {
+        meshNamespace: meshNs,
+        include,
+        exclude: [parseLogSpec(`${ns}//skipme`, 'exclude')],
+        fullSecrets: false,
+        range: { end: new Date() },
+        concurrency: 4,
+        timeoutMs: 120_000,
+        progress: () => undefined,
+        dialer,
+      });
+      assert.deepEqual(result.errors, []);
+      const byPath = new Map(result.entries.map((e) => [e.path, e.content]));
+      assert.equal(byPath.get(`proxies/${ns}/productpage-v1/config_dump.json`), JSON.stringify({ served: '/config_dump' }));
+      for (const d of ['syncz', 'configz', 'registryz', 'endpointz', 'connections', 'push_status']) {
+        assert.equal(byPath.get(`meshd/meshd-1/debug/${d}.json`), JSON.stringify({ served: `/debug/${d}` }));
+      }
+      assert.ok(reached.includes(`productpage-v1.${ns}:15000`) && reached.includes(`meshd-1.${meshNs}:8080`), reached.join(' '));
+      assert.ok(!reached.some((r) => r.startsWith('skipme.')), reached.join(' '));
+    } finally {
+      standIn.closeAllConnections();
+      await new Promise<void>((resolve) => standIn.close(() => resolve()));
+    }
   });
 
   it('given a log that never comes should stop at --timeout and keep what was captured', async () => {

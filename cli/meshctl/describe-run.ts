@@ -14,7 +14,7 @@ import {
   splitsOf,
   splitTarget,
   type DescribeCluster,
-  type PodObject,
+  type DescribedPod,
   type RouteSimulator,
   type ServiceObject,
 } from '../../inspect/index.js';
@@ -40,7 +40,7 @@ async function readMeshConfig(client: ReturnType<typeof meshctlOrchClient>, mesh
 }
 
 /** Services -> ServiceEntries with the registry's translation (endpoints from the EndpointSlices). */
-function translator(meshConfig: MeshConfig): (services: readonly ServiceObject[], slices: readonly Record<string, unknown>[], pods: readonly PodObject[]) => Config[] {
+function translator(meshConfig: MeshConfig): (services: readonly ServiceObject[], slices: readonly Record<string, unknown>[], pods: readonly DescribedPod[]) => Config[] {
   return (services, slices, pods) => {
     const byName = new Map(pods.map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, p as unknown as V1Pod]));
     const byIp = new Map(pods.filter((p) => p.status?.podIP).map((p) => [p.status!.podIP!, p as unknown as V1Pod]));

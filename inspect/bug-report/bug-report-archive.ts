@@ -1,6 +1,6 @@
 /**
  * bug-report's archive: the collected files under one top folder, a `summary.txt` saying what was collected,
- * what failed, what the timeout left out and what this build cannot collect yet, packed as a tar.gz.
+ * what failed and what the timeout left out, packed as a tar.gz.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join, dirname } from 'node:path';
@@ -11,7 +11,7 @@ import type { ArchiveEntry, CollectResult } from './bug-report-collect.js';
 export const ARCHIVE_TOP = 'bug-report';
 
 /** The summary file: the options, counts, errors and omissions, one per line. */
-export function summaryText(result: CollectResult, header: readonly string[], notCollected: readonly string[]): string {
+export function summaryText(result: CollectResult, header: readonly string[]): string {
   const logs = result.entries.filter((e) => e.path.startsWith('logs/')).length;
   const lines = [
     ...header,
@@ -19,7 +19,6 @@ export function summaryText(result: CollectResult, header: readonly string[], no
     `timed out: ${result.timedOut ? 'yes (what was captured before the timeout is kept)' : 'no'}`,
     ...(result.errors.length > 0 ? ['errors:', ...result.errors.map((e) => `  ${e}`)] : []),
     ...(result.skipped.length > 0 ? ['not fetched (timeout):', ...result.skipped.map((s) => `  ${s}`)] : []),
-    ...(notCollected.length > 0 ? ['not collected by this build:', ...notCollected.map((s) => `  ${s}`)] : []),
   ];
   return `${lines.join('\n')}\n`;
 }

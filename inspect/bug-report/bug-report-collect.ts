@@ -8,6 +8,7 @@
 import { stringify } from 'yaml';
 import { systemClock, type Clock } from '../../core/index.js';
 import { renderCrds } from '../../crds/index.js';
+import { podHttpGet, type PodDialer } from '../reach/index.js';
 import { logSelected, namespaceExcluded, type LogSpec, type LogTarget } from './log-spec.js';
 import { cutLogAtEnd, type TimeRange } from './time-range.js';
 
@@ -31,7 +32,16 @@ export interface BugReportOptions {
   /** Progress lines (the command writes them to stderr). */
   readonly progress: (line: string) => void;
   readonly clock?: Clock;
+  /** Reaches pods' ports (config dumps, meshd's debug endpoints); unset: those are not collected. */
+  readonly dialer?: PodDialer;
 }
+
+/** The proxy admin port (config dumps). */
+export const PROXY_ADMIN_PORT = 15000;
+/** meshd's debug port. */
+export const MESHD_DEBUG_PORT = 8080;
+/** meshd's debug endpoints the report keeps. */
+export const MESHD_DEBUG_PATHS = ['syncz', 'configz', 'registryz', 'endpointz', 'connections', 'push_status'] as const;
 
 /** One file of the archive, relative to its top folder. */
 export interface ArchiveEntry {
@@ -147,6 +157,31 @@ interface Task {
   readonly run: (signal: AbortSignal) => Promise<void>;
 }
 
+/** One HTTP GET to a pod's port, and its file in the archive. */
+interface PodFetch {
+  readonly pod: { readonly namespace: string; readonly name: string };
+  readonly port: number;
+  readonly httpPath: string;
+  readonly path: string;
+  readonly what: string;
+}
+
+/** The proxies' config dumps and meshd's debug endpoints, for the pods whose logs are collected. */
+function podFetches(targets: readonly LogTarget[], meshNamespace: string): PodFetch[] {
+  const out: PodFetch[] = [];
+  for (const t of targets) {
+    const pod = { namespace: t.namespace, name: t.pod };
+    if (t.container === PROXY_CONTAINER) {
+      out.push({ pod, port: PROXY_ADMIN_PORT, httpPath: '/config_dump', path: `proxies/${t.namespace}/${t.pod}/config_dump.json`, what: `GET :${PROXY_ADMIN_PORT}/config_dump on pod ${t.pod}.${t.namespace}` });
+    } else if (t.namespace === meshNamespace && !out.some((f) => f.pod.name === t.pod && f.pod.namespace === t.namespace)) {
+      for (const d of MESHD_DEBUG_PATHS) {
+        out.push({ pod, port: MESHD_DEBUG_PORT, httpPath: `/debug/${d}`, path: `meshd/${t.pod}/debug/${d}.json`, what: `GET :${MESHD_DEBUG_PORT}/debug/${d} on pod ${t.pod}.${t.namespace}` });
+      }
+    }
+  }
+  return out;
+}
+
 /** Runs tasks at most `n` at a time until done or `signal` aborts; returns the labels never started. */
 async function runLimited(tasks: readonly Task[], n: number, signal: AbortSignal, onError: (label: string, e: unknown) => void): Promise<string[]> {
   let next = 0;
@@ -191,6 +226,7 @@ export async function planBugReport(api: BugReportApi, opts: Omit<BugReportOptio
   for (const t of logTargets(pods.filter((p) => keptSet.has(p.metadata?.namespace ?? '')), replicaSets, opts)) {
     out.push({ path: `logs/${t.namespace}/${t.pod}/${t.container}.log`, what: `GET /api/v1/namespaces/${t.namespace}/pods/${t.pod}/log?container=${t.container}` });
   }
+  for (const p of podFetches(logTargets(pods.filter((p) => keptSet.has(p.metadata?.namespace ?? '')), replicaSets, opts), opts.meshNamespace)) out.push({ path: p.path, what: p.what });
   return out;
 }
 
@@ -254,8 +290,17 @@ export async function collectBugReport(api: BugReportApi, opts: BugReportOptions
         },
       };
     });
-    if (!deadline.signal.aborted) opts.progress(`Fetching ${targets.length} logs`);
-    skipped.push(...(await runLimited(logTasks, opts.concurrency, deadline.signal, onError)));
+    const dialer = opts.dialer;
+    const fetches = dialer ? podFetches(targets, opts.meshNamespace) : [];
+    const podTasks: Task[] = fetches.map((p) => ({
+      label: p.what,
+      run: async (signal) => {
+        entries.push({ path: p.path, content: await podHttpGet(dialer!, p.pod, p.port, p.httpPath, { signal }) });
+        opts.progress(`Fetched ${p.path}`);
+      },
+    }));
+    if (!deadline.signal.aborted) opts.progress(`Fetching ${targets.length} logs${dialer ? ` and ${fetches.length} config dumps and debug endpoints` : ''}`);
+    skipped.push(...(await runLimited([...logTasks, ...podTasks], opts.concurrency, deadline.signal, onError)));
   } finally {
     cancel();
   }

@@ -20,7 +20,7 @@ export interface OrchMeta {
 }
 
 /** A Pod, as far as describe reads it. */
-export interface PodObject {
+export interface DescribedPod {
   readonly metadata: OrchMeta;
   readonly spec?: {
     readonly containers?: readonly { readonly name: string; readonly ports?: readonly { readonly name?: string; readonly containerPort: number; readonly protocol?: string }[] }[];
@@ -69,7 +69,7 @@ export const INGRESS_GATEWAY_LABEL = { key: 'mesh', value: 'ingressgateway' } as
  * Turns the orchestrator's Services (with their EndpointSlices and pods) into the ServiceEntry configs meshd's
  * orchestrator registry makes of them. Injected by the command, which owns the registry's translation.
  */
-export type ServiceTranslator = (services: readonly ServiceObject[], slices: readonly Record<string, unknown>[], pods: readonly PodObject[]) => Config[];
+export type ServiceTranslator = (services: readonly ServiceObject[], slices: readonly Record<string, unknown>[], pods: readonly DescribedPod[]) => Config[];
 
 /** Options of {@link readDescribeCluster}. */
 export interface DescribeClusterOptions {
@@ -86,7 +86,7 @@ export interface DescribeCluster {
   readonly namespace: string;
   readonly domain: string;
   readonly meshConfig: MeshConfig;
-  readonly pods: readonly PodObject[];
+  readonly pods: readonly DescribedPod[];
   readonly services: readonly ServiceObject[];
   /** Every mesh.io object, plus the ServiceEntries made of Services. */
   readonly configs: readonly Config[];
@@ -130,7 +130,7 @@ export function snapshotOf(configs: readonly Config[], meshConfig: MeshConfig, d
 export async function readDescribeCluster(reader: ApiReader, opts: DescribeClusterOptions): Promise<DescribeCluster> {
   const domain = opts.domain ?? 'cluster.local';
   const [pods, services, slices, ...meshLists] = await Promise.all([
-    listAll<PodObject>(reader, '/api/v1/pods'),
+    listAll<DescribedPod>(reader, '/api/v1/pods'),
     listAll<ServiceObject>(reader, '/api/v1/services'),
     listAll<Record<string, unknown>>(reader, '/apis/discovery.k8s.io/v1/endpointslices'),
     ...DESCRIBE_KINDS.map((k) => listAll<Record<string, unknown>>(reader, k.path)),

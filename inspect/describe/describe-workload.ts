@@ -4,7 +4,7 @@
  * from them) instead of a proxy's config dump, plus the request simulator's traffic split.
  */
 import { labelsMatch, type Config } from '../../core/index.js';
-import type { DescribeCluster, PodObject, ServiceObject, ServicePortObject } from './describe-cluster.js';
+import type { DescribeCluster, DescribedPod, ServiceObject, ServicePortObject } from './describe-cluster.js';
 import { INGRESS_GATEWAY_LABEL } from './describe-cluster.js';
 import {
   destinationRuleLines,
@@ -43,7 +43,7 @@ export interface DescribeOptions {
 }
 
 /** The revision of an injected pod: its `mesh.io/rev` annotation, else its sidecar status annotation's. */
-export function podRevision(pod: PodObject): string {
+export function podRevision(pod: DescribedPod): string {
   const a = pod.metadata.annotations ?? {};
   if (a[REVISION_LABEL] !== undefined) return a[REVISION_LABEL];
   try {
@@ -54,9 +54,9 @@ export function podRevision(pod: PodObject): string {
   }
 }
 
-const isMeshed = (pod: PodObject): boolean => (pod.spec?.containers ?? []).some((c) => c.name === PROXY_CONTAINER_NAME);
+const isMeshed = (pod: DescribedPod): boolean => (pod.spec?.containers ?? []).some((c) => c.name === PROXY_CONTAINER_NAME);
 
-function podLines(pod: PodObject, ns: string, opts: DescribeOptions): string[] {
+function podLines(pod: DescribedPod, ns: string, opts: DescribeOptions): string[] {
   const name = kname(pod.metadata, ns);
   const ports = (pod.spec?.containers ?? []).flatMap((c) => (c.ports ?? []).map((p) => `${p.containerPort}${p.protocol && p.protocol !== 'TCP' ? `/${p.protocol}` : ''} (${c.name})`));
   const out = [`Pod: ${name}`, `   Pod Revision: ${podRevision(pod)}`, ports.length > 0 ? `   Pod Ports: ${ports.join(', ')}` : '   Pod does not expose ports'];
@@ -72,7 +72,7 @@ function podLines(pod: PodObject, ns: string, opts: DescribeOptions): string[] {
   return out;
 }
 
-function targetPort(pod: PodObject, port: ServicePortObject): number | string {
+function targetPort(pod: DescribedPod, port: ServicePortObject): number | string {
   const t = port.targetPort ?? port.port;
   if (typeof t === 'number') return t;
   if (/^\d+$/.test(t)) return Number(t);
@@ -80,7 +80,7 @@ function targetPort(pod: PodObject, port: ServicePortObject): number | string {
   return `no container port named ${t}`;
 }
 
-function serviceLines(svc: ServiceObject, pod: PodObject, ns: string): string[] {
+function serviceLines(svc: ServiceObject, pod: DescribedPod, ns: string): string[] {
   const out = [`Service: ${kname(svc.metadata, ns)}`];
   for (const p of svc.spec?.ports ?? []) {
     if (p.protocol && p.protocol !== 'TCP') continue;
@@ -91,7 +91,7 @@ function serviceLines(svc: ServiceObject, pod: PodObject, ns: string): string[] 
 }
 
 /** The Service blocks: per port, the DestinationRule and VirtualService meshd picks for the host, and the simulated split. */
-function podServicesLines(cluster: DescribeCluster, pod: PodObject, services: readonly ServiceObject[], podsLabels: readonly Readonly<Record<string, string>>[], opts: DescribeOptions, podView: boolean): string[] {
+function podServicesLines(cluster: DescribeCluster, pod: DescribedPod, services: readonly ServiceObject[], podsLabels: readonly Readonly<Record<string, string>>[], opts: DescribeOptions, podView: boolean): string[] {
   const pc = cluster.snapshot.pushContext;
   const from = pod.metadata.namespace ?? cluster.namespace;
   const out: string[] = [];
@@ -127,7 +127,7 @@ function appliedLines(kind: string, configs: readonly Config[]): string[] {
 }
 
 /** The PeerAuthentication and AuthorizationPolicy block: the effective mTLS mode (meshd's composition) and the objects that select the pod. */
-function securityLines(cluster: DescribeCluster, pod: PodObject): string[] {
+function securityLines(cluster: DescribeCluster, pod: DescribedPod): string[] {
   const pc = cluster.snapshot.pushContext;
   const ns = pod.metadata.namespace ?? cluster.namespace;
   const labels = pod.metadata.labels ?? {};
@@ -224,7 +224,7 @@ export function describeService(cluster: DescribeCluster, name: string, ns: stri
   const selector = svc.spec?.selector ?? {};
   const selected = Object.keys(selector).length === 0 ? [] : cluster.pods.filter((p) => p.metadata.namespace === ns && labelsMatch(selector, p.metadata.labels ?? {}));
   const out: string[] = [];
-  const meshed: PodObject[] = [];
+  const meshed: DescribedPod[] = [];
   for (const pod of selected) {
     const pname = kname(pod.metadata, cluster.namespace);
     if (pod.status?.phase !== 'Running') {
