@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -174,6 +174,20 @@ describe('e2e: meshctl bug-report against a real API server (logs through pods/l
     assert.ok(lines.includes(`would collect proxies/${ns}/productpage-v1/config_dump.json: GET :15000/config_dump on pod productpage-v1.${ns}`), r.out);
     assert.ok(lines.includes(`would collect meshd/meshd-1/debug/syncz.json: GET :8080/debug/syncz on pod meshd-1.${meshNs}`), r.out);
     assert.ok(lines.some((l) => l.startsWith('would collect resources/<namespace>/secrets.yaml: GET /api/v1/secrets') && l.endsWith('data redacted')), r.out);
+    assert.equal(existsSync(join(out, 'bug-report.tar.gz')), false);
+  });
+
+  it('given --filename should apply the file over the flags (its include list replaces the flag\'s)', async () => {
+    const out = mkdtempSync(join(dir, 'out-'));
+    const file = join(dir, 'bug-report.yaml');
+    writeFileSync(file, `dryRun: true\ninclude: ["${ns}//skipme"]\nexclude: []\n`);
+    const r = await bugReport(out, '--include', `${ns}//productpage-v1`, '--filename', file);
+    assert.equal(r.code, 0, r.err);
+    const logs = r.out.split('\n').filter((l) => l.startsWith('would collect logs/'));
+    assert.deepEqual(logs, [
+      `would collect logs/${meshNs}/meshd-1/discovery.log: GET /api/v1/namespaces/${meshNs}/pods/meshd-1/log?container=discovery`,
+      `would collect logs/${ns}/skipme/mesh-proxy.log: GET /api/v1/namespaces/${ns}/pods/skipme/log?container=mesh-proxy`,
+    ].sort());
     assert.equal(existsSync(join(out, 'bug-report.tar.gz')), false);
   });
 

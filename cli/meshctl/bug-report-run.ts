@@ -17,15 +17,17 @@ import {
   type LogSpec,
 } from '../../inspect/index.js';
 import { CliError, NotImplementedError, type RunContext } from '../framework/index.js';
-import { meshctlOrchClient } from './meshctl-orch.js';
+import { DEFAULT_ORCH_CLIENT_OPTIONS, loadOrchKubeConfig, OrchClient } from '../../controllers/index.js';
+import { bugReportSettings } from './bug-report-settings.js';
+import { meshctlOrchSource } from './meshctl-orch.js';
 
 /** The archive's file name in `--output-dir`. */
 export const ARCHIVE_NAME = 'bug-report.tar.gz';
 /** `--rq-concurrency 0` means this many. */
 const DEFAULT_CONCURRENCY = 32;
 
-function specs(ctx: RunContext, name: 'include' | 'exclude'): LogSpec[] {
-  return ctx.flags.strings(name).map((s) => {
+function specs(texts: readonly string[], name: 'include' | 'exclude'): LogSpec[] {
+  return texts.map((s) => {
     try {
       return parseLogSpec(s, name);
     } catch (e) {
@@ -35,43 +37,52 @@ function specs(ctx: RunContext, name: 'include' | 'exclude'): LogSpec[] {
   });
 }
 
+/** The API server client, with the settings' context (the flag's, or the file's over it). */
+function client(ctx: RunContext, context: string): OrchClient {
+  const source = meshctlOrchSource(ctx);
+  if (!source) throw new CliError('bug-report: no cluster configured (give --orchconfig, set KUBECONFIG, or create ~/.kube/config)');
+  try {
+    const kc = loadOrchKubeConfig(source);
+    if (context !== '') kc.setCurrentContext(context);
+    return new OrchClient(kc, { ...DEFAULT_ORCH_CLIENT_OPTIONS, userAgent: 'meshctl' });
+  } catch (e) {
+    throw new CliError(`bug-report: ${(e as Error).message}`);
+  }
+}
+
 /** Runs `meshctl bug-report`. */
 export async function runBugReport(ctx: RunContext): Promise<number> {
-  const f = ctx.flags;
-  if (f.string('filename') !== '') throw new NotImplementedError('meshctl bug-report --filename (a YAML configuration file over the flags)');
-  for (const name of ['critical-errs', 'ignore-errs']) {
-    if (f.strings(name).length > 0) throw new NotImplementedError(`meshctl bug-report --${name} (the log importance heuristic)`);
-  }
-  const concurrencyFlag = f.number('rq-concurrency');
-  if (concurrencyFlag < 0) throw new CliError(`--rq-concurrency ${concurrencyFlag}: must be 0 (the default, ${DEFAULT_CONCURRENCY}) or more`);
-  const timeoutMs = f.duration('timeout');
+  const s = bugReportSettings(ctx);
+  if (s.criticalErrs.length > 0) throw new NotImplementedError('meshctl bug-report --critical-errs (the log importance heuristic)');
+  if (s.ignoreErrs.length > 0) throw new NotImplementedError('meshctl bug-report --ignore-errs (the log importance heuristic)');
+  if (s.rqConcurrency < 0) throw new CliError(`--rq-concurrency ${s.rqConcurrency}: must be 0 (the default, ${DEFAULT_CONCURRENCY}) or more`);
+  const timeoutMs = s.timeoutMs;
   if (timeoutMs <= 0) throw new CliError('--timeout must be positive');
   let range;
   try {
-    range = resolveTimeRange({ startTime: f.string('start-time'), endTime: f.string('end-time'), durationMs: f.duration('duration') }, new Date());
+    range = resolveTimeRange({ startTime: s.startTime, endTime: s.endTime, durationMs: s.durationMs }, new Date());
   } catch (e) {
     if (e instanceof TimeRangeError) throw new CliError(e.message);
     throw e;
   }
-  const include = specs(ctx, 'include');
-  const exclude = specs(ctx, 'exclude');
-  const meshNamespace = f.string('mesh-namespace');
-  const fullSecrets = f.bool('full-secrets');
-  const concurrency = concurrencyFlag === 0 ? DEFAULT_CONCURRENCY : concurrencyFlag;
-  const client = meshctlOrchClient(ctx, 'bug-report');
+  const include = specs(s.include, 'include');
+  const exclude = specs(s.exclude, 'exclude');
+  const { meshNamespace, fullSecrets } = s;
+  const concurrency = s.rqConcurrency === 0 ? DEFAULT_CONCURRENCY : s.rqConcurrency;
+  const api = client(ctx, s.context);
   const { stdout, stderr } = ctx.io;
   const base = { meshNamespace, include, exclude, fullSecrets, range, concurrency };
-  if (f.bool('dry-run')) {
-    for (const p of await planBugReport(client, base)) stdout.write(`would collect ${p.path}: ${p.what}\n`);
+  if (s.dryRun) {
+    for (const p of await planBugReport(api, base)) stdout.write(`would collect ${p.path}: ${p.what}\n`);
     return 0;
   }
   // NOTE: config dumps and meshd's debug endpoints come through the API server's pods/portforward.
-  const dialer = portForwardDialer(client.kubeConfig);
-  const result = await collectBugReport(client, { ...base, timeoutMs, dialer, progress: (line) => stderr.write(`${line}\n`) });
+  const dialer = portForwardDialer(api.kubeConfig);
+  const result = await collectBugReport(api, { ...base, timeoutMs, dialer, progress: (line) => stderr.write(`${line}\n`) });
   const cwd = process.cwd();
-  const file = resolve(cwd, f.string('output-dir') || '.', ARCHIVE_NAME);
+  const file = resolve(cwd, s.outputDir || '.', ARCHIVE_NAME);
   const header = [
-    `meshctl bug-report of ${client.server}`,
+    `meshctl bug-report of ${api.server}`,
     `log range: ${range.start ? range.start.toISOString() : 'the beginning'} to ${range.end.toISOString()}`,
     `include: ${include.map((s) => s.text).join(' ') || '(everything)'}`,
     `exclude: ${exclude.map((s) => s.text).join(' ') || '(nothing)'}`,
@@ -79,7 +90,7 @@ export async function runBugReport(ctx: RunContext): Promise<number> {
   ];
   if (result.timedOut) stderr.write(`Timed out after ${timeoutMs} ms: keeping what was captured (${result.skipped.length} fetches not made)\n`);
   for (const e of result.errors) stderr.write(`Error: ${e}\n`);
-  await writeArchive(result.entries, summaryText(result, header), resolve(cwd, f.string('dir') || tmpdir()), file);
+  await writeArchive(result.entries, summaryText(result, header), resolve(cwd, s.dir || tmpdir()), file);
   stdout.write(`Wrote the archive ${file}\n`);
   return 0;
 }
