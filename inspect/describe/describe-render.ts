@@ -108,11 +108,12 @@ function stringMatch(m: StringMatch): string {
 
 /** One request match, as istioctl renders it (`Match: /prefix* when headers are end-user=jason`). */
 export function renderMatch(m: HttpMatch): string {
-  let s = 'Match: ';
-  if (m.uri) s += stringMatch(m.uri) + (m.ignoreUriCase ? ' uncased' : '');
+  const parts: string[] = [];
+  if (m.uri) parts.push(stringMatch(m.uri) + (m.ignoreUriCase ? ' uncased' : ''));
   const headers = Object.entries(m.headers ?? {});
-  if (headers.length > 0) s += ` when headers are ${headers.map(([k, v]) => `${k}=${stringMatch(v)}`).join('; ')}`;
-  return s.trim();
+  if (headers.length > 0) parts.push(`when headers are ${headers.map(([k, v]) => `${k}=${stringMatch(v)}`).join('; ')}`);
+  // NOTE: istioctl prints two spaces after "Match:" when there is no URI; one here.
+  return ['Match:', ...parts].join(' ');
 }
 
 function renderMatches(ms: readonly HttpMatch[] | undefined): string {
