@@ -1,5 +1,5 @@
 /** meshctl's diagnostic commands: admin, authz, verify-install, bug-report (analyze and validate have their own files). */
-import { CliError, command, flag, type Command, type Flag } from '../framework/index.js';
+import { CliError, command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
 import { meshctlVersionCommand } from './meshctl-version-command.js';
 
@@ -93,6 +93,6 @@ export function bugReportCommand(): Command {
       'matches at least one include spec and no exclude spec.',
     persistentFlags: bugReportFlags(),
     commands: [meshctlVersionCommand({ remote: false })],
-    run: notBuilt,
+    run: lazyRun(() => import('./bug-report-run.js'), (m) => m.runBugReport),
   });
 }

@@ -143,8 +143,8 @@ export function experimentalCommand(deps: MeshctlDeps = {}): Command {
         aliases: ['des'],
         short: 'Describe resource and related Mesh configuration',
         commands: [
-          command({ name: 'pod', aliases: ['po'], short: 'Describe pods and their Mesh configuration', args: { usage: '<pod>', min: 1, max: 1 }, flags: [ignoreUnmeshed()], run: notBuilt }),
-          command({ name: 'service', aliases: ['svc'], short: 'Describe services and their Mesh configuration', args: { usage: '<svc>', min: 1, max: 1 }, flags: [ignoreUnmeshed()], run: notBuilt }),
+          command({ name: 'pod', aliases: ['po'], short: 'Describe pods and their Mesh configuration', args: { usage: '<pod>', min: 1, max: 1 }, flags: [ignoreUnmeshed()], run: lazyRun(() => import('./describe-run.js'), (m) => m.runDescribePod) }),
+          command({ name: 'service', aliases: ['svc'], short: 'Describe services and their Mesh configuration', args: { usage: '<svc>', min: 1, max: 1 }, flags: [ignoreUnmeshed()], run: lazyRun(() => import('./describe-run.js'), (m) => m.runDescribeService) }),
         ],
       }),
       replayCommand(),

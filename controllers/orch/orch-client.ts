@@ -124,6 +124,26 @@ export class OrchClient implements OrchTransport {
   }
 
   /**
+   * Like {@link request}, for answers that are not JSON (`pods/log`): the body as text. Same bucket, time
+   * limit and errors.
+   */
+  async requestText(method: string, path: string, options: OrchRequestOptions = {}): Promise<string> {
+    await this.#bucket.take(options.signal);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    try {
+      const res = await this.#send(method, path, { ...options, signal }, false);
+      const text = await readAll(res);
+      if ((res.statusCode ?? 0) >= 400) throw apiError(method, path, res.statusCode ?? 0, text);
+      return text;
+    } catch (err) {
+      if (timeout.aborted && !options.signal?.aborted) throw new Error(`${method} ${path}: no complete answer within ${timeoutMs} ms`, { cause: err });
+      throw err;
+    }
+  }
+
+  /**
    * Opens a watch (`watch=true` is added) and emits each event line. Completes when the server ends the
    * stream; errors with {@link OrchApiError} when the server refuses the watch, or with the network error.
    * Unsubscribing aborts the request.
