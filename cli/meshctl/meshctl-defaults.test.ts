@@ -109,7 +109,7 @@ describe('meshctl', () => {
 
   it('given an alias should name the real command in the message', async () => {
     const io = bufferIo();
-    await runCli(meshctlCommand(), ['x', 'des', 'po', 'pod-1'], io);
-    assert.equal(io.err(), 'not implemented yet: meshctl experimental describe pod\n');
+    await runCli(meshctlCommand(), ['x', 'waypoint', 'list'], io);
+    assert.equal(io.err(), 'not implemented yet: meshctl experimental waypoint list\n');
   });
 });
