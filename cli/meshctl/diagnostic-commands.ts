@@ -1,5 +1,5 @@
 /** meshctl's diagnostic commands: admin, authz, verify-install, bug-report (analyze and validate have their own files). */
-import { CliError, command, flag, type Command, type Flag } from '../framework/index.js';
+import { CliError, command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
 import { meshctlVersionCommand } from './meshctl-version-command.js';
 
@@ -55,7 +55,7 @@ export function verifyInstallCommand(): Command {
       flag.string('manifests', '', 'Specify a path to a directory of charts and profiles', { short: 'd' }),
       flag.string('revision', '', 'Control plane revision', { short: 'r' }),
     ],
-    run: notBuilt,
+    run: lazyRun(() => import('./verify-install-run.js'), (m) => m.runVerifyInstall),
   });
 }
 

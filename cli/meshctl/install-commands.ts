@@ -1,5 +1,5 @@
 /** meshctl's installation commands: install (apply), upgrade, uninstall, manifest, profile, operator. */
-import { command, flag, type Command, type Flag } from '../framework/index.js';
+import { command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
 import { runManifestGenerate } from './manifest-generate-command.js';
 
@@ -43,12 +43,12 @@ function operatorCommonFlags(): Flag[] {
 
 /** install (alias apply). */
 export function installCommand(): Command {
-  return command({ name: 'install', aliases: ['apply'], short: 'Applies a Mesh manifest, installing or reconfiguring Mesh on a cluster.', flags: installFlags(), run: notBuilt });
+  return command({ name: 'install', aliases: ['apply'], short: 'Applies a Mesh manifest, installing or reconfiguring Mesh on a cluster.', flags: installFlags(), run: lazyRun(() => import('./install-run.js'), (m) => m.runInstall) });
 }
 
 /** upgrade: install in place of an existing control plane. */
 export function upgradeCommand(): Command {
-  return command({ name: 'upgrade', short: 'Upgrade Mesh control plane in-place', flags: installFlags(), run: notBuilt });
+  return command({ name: 'upgrade', short: 'Upgrade Mesh control plane in-place', flags: installFlags(), run: lazyRun(() => import('./install-run.js'), (m) => m.runUpgrade) });
 }
 
 /** uninstall. */
@@ -68,7 +68,7 @@ export function uninstallCommand(): Command {
       skipConfirmation(),
       flag.bool('verbose', false, 'Verbose output.', { short: 'v' }),
     ],
-    run: notBuilt,
+    run: lazyRun(() => import('./uninstall-run.js'), (m) => m.runUninstall),
   });
 }
 
@@ -109,7 +109,7 @@ export function manifestCommand(): Command {
         ],
         run: runManifestGenerate,
       }),
-      command({ name: 'install', aliases: ['apply'], short: 'Applies a Mesh manifest, installing or reconfiguring Mesh on a cluster.', flags: installFlags(), run: notBuilt }),
+      command({ name: 'install', aliases: ['apply'], short: 'Applies a Mesh manifest, installing or reconfiguring Mesh on a cluster.', flags: installFlags(), run: lazyRun(() => import('./install-run.js'), (m) => m.runInstall) }),
     ],
   });
 }
