@@ -22,12 +22,17 @@ export function formatPlan(plan: readonly PlannedChange[]): string {
   return `${lines.join('')}${n('create')} to create, ${n('update')} to update, ${n('delete')} to delete, ${n('unchanged')} unchanged.\n`;
 }
 
+/** Whether the command runs on the process's own terminal (stdin a TTY, output the process's), so it can ask. */
+export function canAsk(ctx: RunContext): boolean {
+  return process.stdin.isTTY === true && ctx.io.stdout === process.stdout;
+}
+
 /**
- * Asks `question` on the terminal; without a terminal there is nobody to ask, so it refuses.
- * @throws CliError when stdin is not a terminal
+ * Asks `question` on the terminal; without one (a pipe, a test's io) there is nobody to ask, so it refuses.
+ * @throws CliError when {@link canAsk} is false
  */
-export async function confirm(question: string): Promise<boolean> {
-  if (process.stdin.isTTY !== true) throw new CliError(`${question.trim()} cannot be asked without a terminal: pass -y (--skip-confirmation) to proceed`);
+export async function confirm(ctx: RunContext, question: string): Promise<boolean> {
+  if (!canAsk(ctx)) throw new CliError(`refusing to proceed without confirmation (no terminal to ask "${question.trim()}"): pass -y (--skip-confirmation) to proceed`);
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await rl.question(question);
@@ -81,7 +86,7 @@ async function runApply(ctx: RunContext, mode: Mode): Promise<number> {
     }
     if (!flags.bool('skip-confirmation')) {
       const rev = spec.owner.revision || 'default';
-      if (!(await confirm(`This will ${mode} the Mesh revision "${rev}" into the cluster. Proceed? (y/N) `))) {
+      if (!(await confirm(ctx, `This will ${mode} the Mesh revision "${rev}" into the cluster. Proceed? (y/N) `))) {
         io.stdout.write('Cancelled.\n');
         return 1;
       }

@@ -8,7 +8,7 @@
 import { parseAllDocuments } from 'yaml';
 import { apiStatusOf, chartDir, loadChart, ManifestApplier, renderChart, REVISION_LABEL, TAG_LABEL, type ApplyClient, type ManifestObject } from '../../install/index.js';
 import { CliError, notImplemented, type RunContext } from '../framework/index.js';
-import { confirm } from './install-run.js';
+import { canAsk, confirm } from './install-run.js';
 import { MESH_NAMESPACE } from './install-spec.js';
 import { meshctlOrchClient } from './meshctl-orch.js';
 
@@ -47,9 +47,9 @@ async function guardInUse(ctx: RunContext, client: ApplyClient, tag: string, doi
   const users = await tagUsers(client, tag);
   if (users.length === 0 || ctx.flags.bool('skip-confirmation')) return;
   const msg = `revision tag "${tag}" is in use by ${users.length} object(s): ${users.join(', ')}; ${doing} may shift their traffic or injection`;
-  if (process.stdin.isTTY !== true) throw new CliError(`${msg}. Pass -y (--skip-confirmation) to proceed anyway`);
+  if (!canAsk(ctx)) throw new CliError(`${msg}. Pass -y (--skip-confirmation) to proceed anyway`);
   ctx.io.stderr.write(`Caution: ${msg}.\n`);
-  if (!(await confirm('Proceed with operation? [y/N] '))) throw new CliError(`canceled: ${doing}`);
+  if (!(await confirm(ctx, 'Proceed with operation? [y/N] '))) throw new CliError(`canceled: ${doing}`);
 }
 
 function renderedObjects(text: string): Obj[] {
@@ -92,7 +92,8 @@ export async function runTagSet(ctx: RunContext): Promise<number> {
   if (flags.bool('auto-inject-namespaces')) notImplemented('tag set --auto-inject-namespaces');
   if (flags.string('manifests') !== '') notImplemented('tag set --manifests');
   const client = meshctlOrchClient(ctx, 'meshctl tag set');
-  if ((await revisionWebhooks(client, tag)).length > 0) throw new CliError(`cannot create revision tag "${tag}": found existing control plane revision with same name`);
+  // NOTE: the default tag may share its name with the default revision: it takes that revision's place.
+  if (tag !== 'default' && (await revisionWebhooks(client, tag)).length > 0) throw new CliError(`cannot create revision tag "${tag}": found existing control plane revision with same name`);
   const revWebhooks = await revisionWebhooks(client, revision);
   if (revWebhooks.length === 0) throw new CliError(`cannot find MutatingWebhookConfiguration with revision "${revision}"`);
   if (revWebhooks.length > 1) throw new CliError(`found multiple canonical webhooks with revision "${revision}": ${revWebhooks.map((w) => w.metadata.name).join(', ')}`);

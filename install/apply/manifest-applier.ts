@@ -237,6 +237,7 @@ export class ManifestApplier {
   }
 
   async #applyOne(o: ManifestObject): Promise<void> {
+    this.#o.signal?.throwIfAborted();
     const info = await this.#resolve(o);
     await this.#ssa(o, info, false);
     this.#o.onProgress?.({ component: o.component, phase: 'applied', object: objectRef(o), detail: '' });
@@ -253,7 +254,7 @@ export class ManifestApplier {
         signal: this.#o.signal,
       });
     } catch (e) {
-      if (this.#o.signal?.aborted) throw e;
+      if (this.#o.signal?.aborted) throw this.#o.signal.reason ?? e;
       const reason = apiReasonOf(e);
       const hint = apiStatusOf(e) === 409 && !this.#o.force ? ' (another field manager owns these fields; --force takes them over)' : '';
       this.#o.onProgress?.({ component: o.component, phase: 'failed', object: ref, detail: reason });
