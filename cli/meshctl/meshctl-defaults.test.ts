@@ -98,7 +98,7 @@ describe('meshctl', () => {
     assert.match(io.out(), /-i, --meshNamespace string +Mesh system namespace \(default "mesh-system"\)/);
   });
 
-  const notBuilt = [['install'], ['apply'], ['proxy-config', 'cluster', 'pod-1'], ['x', 'describe', 'svc', 'reviews'], ['dashboard', 'proxy']];
+  const notBuilt = [['operator', 'dump'], ['operator', 'remove'], ['proxy-config', 'cluster', 'pod-1'], ['x', 'describe', 'svc', 'reviews'], ['dashboard', 'proxy']];
   for (const argv of notBuilt) {
     it(`given meshctl ${argv.join(' ')} should say it is not built yet, naming the full command, and exit 1`, async () => {
       const io = bufferIo();
