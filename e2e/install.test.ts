@@ -136,9 +136,10 @@ describe('e2e: meshctl install, upgrade, tag, verify-install and uninstall on a 
     const plan = await meshctl('upgrade', '--dry-run', '--set', 'values.pilot.autoscaleEnabled=false', '--set', 'values.pilot.replicaCount=2');
     assert.match(plan.out, /~ Deployment mesh-system\/meshd \(Pilot\): spec/);
     assert.match(plan.out, /- HorizontalPodAutoscaler mesh-system\/meshd \(Pilot\)/);
-    const r = await meshctl('upgrade', '-y', '--set', 'values.pilot.autoscaleEnabled=false', '--set', 'values.pilot.replicaCount=2');
+    const r = await meshctl('upgrade', '-y', '--verify', '--set', 'values.pilot.autoscaleEnabled=false', '--set', 'values.pilot.replicaCount=2');
     assert.equal(r.code, 0, `${r.out}\n${r.err}`);
     assert.match(r.out, /Removed HorizontalPodAutoscaler mesh-system\/meshd/);
+    assert.match(r.out, /✔ Mesh is installed and verified successfully/);
     const d = await client.request<Deployment>('GET', `${DEPLOYMENTS}/meshd`);
     assert.equal(d.spec.replicas, 2);
     assert.equal(await exists(client, `/apis/autoscaling/v2/namespaces/${NS}/horizontalpodautoscalers/meshd`), false);
