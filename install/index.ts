@@ -8,3 +8,4 @@ export { renderChart, DEFAULT_KUBE_VERSION, HELM_VERSION, type ReleaseOptions, t
 export { CHARTS_DIR, chartDir } from './chart-paths.js';
 export * from './profiles/index.js';
 export * from './manifest-diff/index.js';
+export * from './apply/index.js';

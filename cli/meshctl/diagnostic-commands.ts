@@ -55,7 +55,7 @@ export function verifyInstallCommand(): Command {
       flag.string('manifests', '', 'Specify a path to a directory of charts and profiles', { short: 'd' }),
       flag.string('revision', '', 'Control plane revision', { short: 'r' }),
     ],
-    run: notBuilt,
+    run: lazyRun(() => import('./verify-install-run.js'), (m) => m.runVerifyInstall),
   });
 }
 

@@ -1,5 +1,5 @@
 /** meshctl's orch-inject, create-remote-secret and tag commands. */
-import { command, flag, type Command, type Flag } from '../framework/index.js';
+import { command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
 import { runOrchInject } from './orch-inject-command.js';
 
@@ -54,7 +54,7 @@ export function createRemoteSecretCommand(): Command {
 
 const TAG_ARG = { usage: '<revision-tag>', min: 1, max: 1 } as const;
 
-/** tag set|remove (and list, generate of Istio are not in the spec). */
+/** tag set|remove|list (list as Istio has it, beyond the spec; Istio's generate is not built). */
 export function tagCommand(): Command {
   const manifests = (): Flag => flag.string('manifests', '', 'Specify a path to a directory of charts and profiles', { short: 'd' });
   return command({
@@ -62,7 +62,8 @@ export function tagCommand(): Command {
     short: 'Command group used to interact with revision tags',
     long: 'Revision tags map a tag name to a control plane revision. Namespaces select a tag through the label mesh.io/rev.',
     commands: [
-      command({ name: 'remove', short: 'Remove Mesh control plane revision tag', args: TAG_ARG, flags: [flag.bool('skip-confirmation', false, 'The skipConfirmation determines whether the user is prompted for confirmation.', { short: 'y' })], run: notBuilt }),
+      command({ name: 'remove', short: 'Remove Mesh control plane revision tag', args: TAG_ARG, flags: [flag.bool('skip-confirmation', false, 'The skipConfirmation determines whether the user is prompted for confirmation.', { short: 'y' })], run: lazyRun(() => import('./tag-run.js'), (m) => m.runTagRemove) }),
+      command({ name: 'list', aliases: ['show'], short: 'List existing revision tags', run: lazyRun(() => import('./tag-run.js'), (m) => m.runTagList) }),
       command({
         name: 'set',
         short: 'Create or modify revision tags',
@@ -75,7 +76,7 @@ export function tagCommand(): Command {
           flag.bool('skip-confirmation', false, 'The skipConfirmation determines whether the user is prompted for confirmation. If set to true, the user is not prompted and a Yes response is assumed in all cases.', { short: 'y' }),
           flag.string('webhook-name', '', 'Name to use for a revision tag\'s mutating webhook configuration.'),
         ],
-        run: notBuilt,
+        run: lazyRun(() => import('./tag-run.js'), (m) => m.runTagSet),
       }),
     ],
   });

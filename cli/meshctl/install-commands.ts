@@ -42,12 +42,12 @@ function operatorCommonFlags(): Flag[] {
 
 /** install (alias apply). */
 export function installCommand(): Command {
-  return command({ name: 'install', aliases: ['apply'], short: 'Applies a Mesh manifest, installing or reconfiguring Mesh on a cluster.', flags: installFlags(), run: notBuilt });
+  return command({ name: 'install', aliases: ['apply'], short: 'Applies a Mesh manifest, installing or reconfiguring Mesh on a cluster.', flags: installFlags(), run: lazyRun(() => import('./install-run.js'), (m) => m.runInstall) });
 }
 
 /** upgrade: install in place of an existing control plane. */
 export function upgradeCommand(): Command {
-  return command({ name: 'upgrade', short: 'Upgrade Mesh control plane in-place', flags: installFlags(), run: notBuilt });
+  return command({ name: 'upgrade', short: 'Upgrade Mesh control plane in-place', flags: installFlags(), run: lazyRun(() => import('./install-run.js'), (m) => m.runUpgrade) });
 }
 
 /** uninstall. */
@@ -67,7 +67,7 @@ export function uninstallCommand(): Command {
       skipConfirmation(),
       flag.bool('verbose', false, 'Verbose output.', { short: 'v' }),
     ],
-    run: notBuilt,
+    run: lazyRun(() => import('./uninstall-run.js'), (m) => m.runUninstall),
   });
 }
 
@@ -108,7 +108,7 @@ export function manifestCommand(): Command {
         ],
         run: lazyRun(() => import('./manifest-generate-command.js'), (m) => m.runManifestGenerate),
       }),
-      command({ name: 'install', aliases: ['apply'], short: 'Applies a Mesh manifest, installing or reconfiguring Mesh on a cluster.', flags: installFlags(), run: notBuilt }),
+      command({ name: 'install', aliases: ['apply'], short: 'Applies a Mesh manifest, installing or reconfiguring Mesh on a cluster.', flags: installFlags(), run: lazyRun(() => import('./install-run.js'), (m) => m.runInstall) }),
     ],
   });
 }
