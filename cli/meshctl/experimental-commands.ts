@@ -1,8 +1,7 @@
 /** `meshctl experimental` (alias x): commands not ready for production. */
-import { command, flag, type Command, type Flag } from '../framework/index.js';
+import { command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
 import { configListCommand } from './config-list-command.js';
-import { runCheckInject } from './check-inject-command.js';
 import { replayCommand } from './replay-command.js';
 import { simulateCommand } from './simulate-command.js';
 import { translateCommand } from './translate-command.js';
@@ -123,7 +122,7 @@ export function experimentalCommand(): Command {
         short: 'Check the injection status or inject-ability of a given resource, explains why it is (or will be) injected or not',
         args: TARGET,
         flags: [flag.string('labels', '', 'Check namespace and label pairs injection status, split multiple labels by commas', { short: 'l' })],
-        run: runCheckInject,
+        run: lazyRun(() => import('./check-inject-command.js'), (m) => m.runCheckInject),
       }),
       command({ name: 'config', short: 'Configure meshctl defaults', commands: [configListCommand()] }),
       command({

@@ -1,7 +1,6 @@
 /** meshctl's installation commands: install (apply), upgrade, uninstall, manifest, profile, operator. */
-import { command, flag, type Command, type Flag } from '../framework/index.js';
+import { command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
-import { runManifestGenerate } from './manifest-generate-command.js';
 
 const charts = (): Flag => flag.string('charts', '', 'Deprecated, use manifests (-d) instead.');
 const manifests = (): Flag => flag.string('manifests', '', 'Specify a path to a directory of charts and profiles (e.g. ~/Downloads/mesh-0.1.0/manifests)', { short: 'd' });
@@ -107,7 +106,7 @@ export function manifestCommand(): Command {
           revision(),
           setFlag(),
         ],
-        run: runManifestGenerate,
+        run: lazyRun(() => import('./manifest-generate-command.js'), (m) => m.runManifestGenerate),
       }),
       command({ name: 'install', aliases: ['apply'], short: 'Applies a Mesh manifest, installing or reconfiguring Mesh on a cluster.', flags: installFlags(), run: notBuilt }),
     ],

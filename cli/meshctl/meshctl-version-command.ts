@@ -2,10 +2,10 @@
 import { command, flag, notImplemented, type Command, type RunContext } from '../framework/index.js';
 import { clientVersion, longVersion, renderStructured, VERSION_OUTPUT_FLAG, versionOutput } from '../common/version-command.js';
 
-function run(ctx: RunContext, remoteFlag: boolean): void {
+async function run(ctx: RunContext, remoteFlag: boolean): Promise<void> {
   const output = versionOutput(ctx.flags);
   const v = clientVersion();
-  if (output !== '') ctx.io.stdout.write(renderStructured({ clientVersion: v }, output));
+  if (output !== '') ctx.io.stdout.write(await renderStructured({ clientVersion: v }, output));
   else ctx.io.stdout.write(`client version: ${ctx.flags.bool('short') ? v.version : longVersion(v)}\n`);
   if (remoteFlag && ctx.flags.bool('remote')) notImplemented(`${ctx.path.join(' ')} --remote (control plane version; use --remote=false)`);
 }
