@@ -104,8 +104,31 @@ describe('pilot-discovery discovery --configDir (process): files that used to ki
     // NOTE: the valid files are served, their weights as given (relative).
     await until('weights 30/80 served', async () => ((await servedWeights()) === '30/80' ? true : undefined), proc!);
     assert.equal(await rejectedTotal(), 5);
-    const index = JSON.parse((await httpGet(`http://${http}/debug`)).body) as { routes: string[] };
-    assert.ok(index.routes.includes('/debug/rejectedz'));
+    const index = JSON.parse((await httpGet(`http://${http}/debug/list`)).body) as string[];
+    assert.ok(index.includes('/debug/rejectedz'));
+  });
+
+  it('given the monitoring port should serve the debug interface, /version and the /debug index there too, as on --httpAddr', async () => {
+    for (const base of [`http://${monitoring}`, `http://${http}`]) {
+      const syncz = await httpGet(`${base}/debug/syncz`);
+      assert.equal(syncz.status, 200, `${base}/debug/syncz: ${syncz.body}`);
+      assert.ok(Array.isArray(JSON.parse(syncz.body)), syncz.body);
+      const rejected = JSON.parse((await httpGet(`${base}/debug/rejectedz`)).body) as { rejected: unknown[] };
+      assert.equal(rejected.rejected.length, (await rejectedz()).length);
+      assert.match(JSON.parse((await httpGet(`${base}/version`)).body).version as string, /^\d+\.\d+\.\d+/);
+      for (const path of ['/debug', '/debug/']) {
+        const index = await httpGet(`${base}${path}`);
+        assert.equal(index.status, 200);
+        assert.match(index.body, /^\/debug\/syncz +Synchronization status of all Envoys connected to this Pilot instance$/m);
+        assert.match(index.body, /^\/debug\/config_dump +ConfigDump/m);
+        assert.match(index.body, /^\/debug\/rejectedz +/m);
+      }
+      const list = JSON.parse((await httpGet(`${base}/debug/list`)).body) as string[];
+      assert.deepEqual(list, [...list].sort());
+      assert.ok(list.includes('/debug/syncz') && list.includes('/debug/list') && !list.includes('/debug/'), list.join(' '));
+    }
+    assert.match((await httpGet(`http://${monitoring}/metrics`)).body, /^# HELP /m, 'the monitoring port still serves metrics');
+    assert.equal((await httpGet(`http://${monitoring}/no-such-path`)).status, 404);
   });
 
   it('given unrelated edits should not count the same bad files again; given a rejected edit should keep serving the last good version and say so', async () => {
