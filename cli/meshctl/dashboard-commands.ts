@@ -1,5 +1,6 @@
 /** `meshctl dashboard` (aliases dash, d) and its subcommands. */
 import { command, flag, type Command, type Flag } from '../framework/index.js';
+import type { MeshctlDeps } from './meshctl-reach.js';
 import { notBuilt } from '../common/not-built.js';
 
 const WORKLOAD_ARG = { usage: '[<type>/]<name>[.<namespace>]', max: 1 } as const;
@@ -20,7 +21,7 @@ function ui(name: string, short: string, port: number): Command {
 }
 
 /** The dashboard command tree. */
-export function dashboardCommand(): Command {
+export function dashboardCommand(deps: MeshctlDeps = {}): Command {
   return command({
     name: 'dashboard',
     aliases: ['dash', 'd'],

@@ -1,5 +1,6 @@
 /** `meshctl experimental` (alias x): commands not ready for production. */
 import { command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
+import type { MeshctlDeps } from './meshctl-reach.js';
 import { notBuilt } from '../common/not-built.js';
 import { configListCommand } from './config-list-command.js';
 import { replayCommand } from './replay-command.js';
@@ -97,7 +98,7 @@ function workload(): Command {
 }
 
 /** The experimental command tree. */
-export function experimentalCommand(): Command {
+export function experimentalCommand(deps: MeshctlDeps = {}): Command {
   return command({
     name: 'experimental',
     aliases: ['x'],

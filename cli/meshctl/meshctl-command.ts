@@ -10,6 +10,7 @@ import { createRemoteSecretCommand, orchInjectCommand, tagCommand } from './inje
 import { installCommand, manifestCommand, operatorCommand, profileCommand, uninstallCommand, upgradeCommand } from './install-commands.js';
 import { proxyConfigCommand } from './proxy-config-commands.js';
 import { meshctlVersionCommand } from './meshctl-version-command.js';
+import type { MeshctlDeps } from './meshctl-reach.js';
 
 /** meshctl's global flags, accepted by every command. */
 export const GLOBAL_FLAGS = [
@@ -30,8 +31,8 @@ function optionsCommand(): Command {
   });
 }
 
-/** Builds the `meshctl` command tree. */
-export function meshctlCommand(): Command {
+/** Builds the `meshctl` command tree; `deps` replaces parts for tests (a pod dialer to a local stand-in). */
+export function meshctlCommand(deps: MeshctlDeps = {}): Command {
   return command({
     name: 'meshctl',
     short: 'Mesh control interface.',
@@ -44,15 +45,15 @@ export function meshctlCommand(): Command {
       bugReportCommand(),
       completionCommand('meshctl'),
       createRemoteSecretCommand(),
-      dashboardCommand(),
-      experimentalCommand(),
+      dashboardCommand(deps),
+      experimentalCommand(deps),
       installCommand(),
       manifestCommand(),
       operatorCommand(),
       optionsCommand(),
       orchInjectCommand(),
       profileCommand(),
-      proxyConfigCommand(),
+      proxyConfigCommand(deps),
       tagCommand(),
       uninstallCommand(),
       upgradeCommand(),
