@@ -21,7 +21,7 @@ function ui(name: string, short: string, port: number): Command {
 }
 
 /** The dashboard command tree. */
-export function dashboardCommand(deps: MeshctlDeps = {}): Command {
+export function dashboardCommand(_deps: MeshctlDeps = {}): Command {
   return command({
     name: 'dashboard',
     aliases: ['dash', 'd'],

@@ -98,7 +98,7 @@ function workload(): Command {
 }
 
 /** The experimental command tree. */
-export function experimentalCommand(deps: MeshctlDeps = {}): Command {
+export function experimentalCommand(_deps: MeshctlDeps = {}): Command {
   return command({
     name: 'experimental',
     aliases: ['x'],
