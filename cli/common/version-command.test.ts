@@ -62,10 +62,11 @@ describe('version', () => {
     assert.match(r.out, /^client version: version\.BuildInfo\{Version:"/);
   });
 
-  it('given meshctl version with the control-plane check should say it is not built', async () => {
-    const r = await run(meshctlCommand(), ['version']);
-    assert.equal(r.code, 1);
-    assert.match(r.err, /^not implemented yet: meshctl version --remote/);
+  it('given meshctl version with no reachable cluster should print the client version, say why on stderr, and exit 0', async () => {
+    const r = await run(meshctlCommand(), ['version', '-s', '--orchconfig', '/nonexistent/kubeconfig']);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, `client version: ${info.version}\n`);
+    assert.match(r.err, /^control plane: .*\/nonexistent\/kubeconfig/);
   });
 
   it('given meshctl bug-report version -o json should print the client version', async () => {

@@ -1,6 +1,5 @@
 /** The `version` command of every program: build version, git commit and Node version. */
-import { stringify as toYaml } from 'yaml';
-import { buildInfo, type BuildInfo } from '../../core/index.js';
+import { buildInfo, type BuildInfo } from '../../core/startup.js';
 import { CliError, command, flag, type Command, type FlagValues, type RunContext } from '../framework/index.js';
 
 /** The `-o` formats `version` accepts. */
@@ -33,15 +32,18 @@ export function versionOutput(flags: FlagValues): (typeof VERSION_OUTPUTS)[numbe
 }
 
 /** Renders a version document as `-o` asks (`yaml` or `json`). */
-export function renderStructured(doc: unknown, output: 'yaml' | 'json'): string {
-  return output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : toYaml(doc);
+export async function renderStructured(doc: unknown, output: 'yaml' | 'json'): Promise<string> {
+  if (output === 'json') return `${JSON.stringify(doc, null, 2)}\n`;
+  // NOTE: the YAML library loads only when asked for YAML: `version` is on the start-up path.
+  const { stringify } = await import('yaml');
+  return stringify(doc);
 }
 
 /** Prints this program's version: short by default, `--short=false` for full info, `-o` for documents. */
-function printVersion(ctx: RunContext): void {
+async function printVersion(ctx: RunContext): Promise<void> {
   const output = versionOutput(ctx.flags);
   const v = clientVersion();
-  if (output !== '') ctx.io.stdout.write(renderStructured({ clientVersion: v }, output));
+  if (output !== '') ctx.io.stdout.write(await renderStructured({ clientVersion: v }, output));
   else ctx.io.stdout.write(`${ctx.flags.bool('short') ? v.version : longVersion(v)}\n`);
 }
 

@@ -2,7 +2,7 @@
  * Flag declarations and values, modelled on Go's pflag: the same type names in help, the same default
  * display (`(default "x")` for strings, `(default [a,b])` for lists) and the same value syntax.
  */
-import { formatDuration, parseDuration, DurationError } from '../../core/index.js';
+import { formatDuration, parseDuration, DurationError } from '../../core/startup.js';
 
 /** The flag types the programs use (pflag's names, plus klog's `Level`). */
 export const FLAG_KINDS = [

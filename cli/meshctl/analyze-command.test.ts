@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { bufferIo, runCli } from '../framework/index.js';
 import { meshctlCommand } from './meshctl-command.js';
-import { EXIT_ANALYZE_FOUND_ISSUES } from './analyze-command.js';
+import { LEVELS } from '../../analysis/index.js';
+import { ANALYZE_LEVELS } from './analyze-command.js';
+import { EXIT_ANALYZE_FOUND_ISSUES } from './exit-codes.js';
 
 const VS_MISSING_HOST = `apiVersion: networking.mesh.io/v1
 kind: VirtualService
@@ -215,5 +217,12 @@ describe('meshctl analyze', () => {
     assert.match(io.out(), /^\x1b\[1;31mError \[IST0101\]\x1b\[0m/);
     const dumb = await run('--use-orch=false', '--color=true', f);
     assert.match(dumb.out, /^Error \[IST0101\]/);
+  });
+});
+
+describe('meshctl analyze tree', () => {
+  it("given analysis/'s message levels should accept exactly those in --failure-threshold and --output-threshold", () => {
+    // NOTE: the tree keeps its own copy so that loading it does not load the analyzers.
+    assert.deepEqual(ANALYZE_LEVELS, LEVELS);
   });
 });

@@ -4,185 +4,11 @@
  * (files win). Prints findings as `log`, `json` or `yaml`; exits 79 when a finding reaches
  * `--failure-threshold` (as istioctl does), 1 when an input could not be read.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import {
-  ALL_ANALYZERS,
-  DEFAULT_SETTINGS,
-  DOCS_BASE,
-  LEVELS,
-  OUTPUT_FORMATS,
-  SuppressionError,
-  atLeast,
-  formatDiagnostics,
-  mergeResources,
-  parseSuppressions,
-  resourcesFromText,
-  runAnalysis,
-  type InputProblem,
-  type Level,
-  type OutputFormat,
-  type Resource,
-} from '../../analysis/index.js';
-import { createOrchClient, DEFAULT_ORCH_CLIENT_OPTIONS, loadOrchKubeConfig, OrchConfigError, type OrchConfigSource } from '../../controllers/index.js';
-import { parseConfigYaml } from '../../crds/index.js';
-import { CliError, command, flag, type Command, type RunContext } from '../framework/index.js';
-import { readClusterResources } from './analyze-cluster-source.js';
+import { command, flag, lazyRun, type Command } from '../framework/index.js';
+import { EXIT_ANALYZE_FOUND_ISSUES } from './exit-codes.js';
 
-/** istioctl's exit status when analysis finds issues at or above the failure threshold. */
-export const EXIT_ANALYZE_FOUND_ISSUES = 79;
-
-/** The files a path names: itself, `-`, or the YAML/JSON files of a directory (below it too with `-R`), sorted. */
-export function inputFiles(path: string, recursive: boolean): string[] {
-  if (path === '-') return ['-'];
-  let st;
-  try {
-    st = statSync(path);
-  } catch (e) {
-    throw new CliError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`);
-  }
-  if (!st.isDirectory()) return [path];
-  return readdirSync(path, { withFileTypes: true })
-    .filter((e) => !e.name.startsWith('.'))
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .flatMap((e) => {
-      const p = join(path, e.name);
-      if (e.isDirectory()) return recursive ? inputFiles(p, true) : [];
-      return /\.(ya?ml|json)$/.test(e.name) ? [p] : [];
-    });
-}
-
-/** Reads the `--meshConfigFile` YAML (a MeshConfig object). */
-export function readMeshConfigFile(path: string): Record<string, unknown> {
-  let text;
-  try {
-    text = readFileSync(path);
-  } catch (e) {
-    throw new CliError(`--meshConfigFile ${path}: ${(e as Error).message}`);
-  }
-  const parsed = parseConfigYaml(text);
-  if (!parsed.ok) throw new CliError(`--meshConfigFile ${path}: ${parsed.error}`);
-  const doc = parsed.documents[0];
-  if (doc?.error !== undefined) throw new CliError(`--meshConfigFile ${path}: ${doc.error}`);
-  const v = doc?.value ?? {};
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new CliError(`--meshConfigFile ${path}: expected a MeshConfig mapping`);
-  return v as Record<string, unknown>;
-}
-
-function orchSource(ctx: RunContext): OrchConfigSource {
-  const env = ctx.io.env;
-  const context = ctx.flags.string('context');
-  return {
-    orchconfig: ctx.flags.string('orchconfig'),
-    kubeconfigEnv: env['KUBECONFIG'],
-    defaultKubeconfig: join(env['HOME'] ?? homedir(), '.kube', 'config'),
-    ...(context ? { context } : {}),
-  };
-}
-
-function meshConfigOf(resources: readonly Resource[], meshNamespace: string, revision: string): Record<string, unknown> {
-  const name = revision === 'default' ? 'mesh' : `mesh-${revision}`;
-  const cm = resources.find((r) => r.kind === 'ConfigMap' && r.group === '' && r.namespace === meshNamespace && r.name === name);
-  const text = (cm?.obj['data'] as Record<string, unknown> | undefined)?.['mesh'];
-  if (typeof text !== 'string') return {};
-  const parsed = parseConfigYaml(text);
-  const v = parsed.ok ? parsed.documents[0]?.value : undefined;
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
-
-async function runAnalyze(ctx: RunContext): Promise<number> {
-  const { flags, io } = ctx;
-  const { stdout, stderr } = io;
-  if (flags.bool('list-analyzers')) {
-    stdout.write('Available analyzers:\n');
-    for (const a of ALL_ANALYZERS) stdout.write(`* ${a.name}:\n    ${a.description}\n`);
-    return 0;
-  }
-  const output = flags.string('output');
-  if (!(OUTPUT_FORMATS as readonly string[]).includes(output)) throw new CliError(`--output "${output}": expected one of ${OUTPUT_FORMATS.join(', ')}`);
-  let suppressions;
-  try {
-    suppressions = parseSuppressions(flags.strings('suppress'));
-  } catch (e) {
-    if (e instanceof SuppressionError) throw new CliError(e.message);
-    throw e;
-  }
-  const outputThreshold = String(flags.level('output-threshold')) as Level;
-  const failureThreshold = String(flags.level('failure-threshold')) as Level;
-  const allNamespaces = flags.bool('all-namespaces');
-  const useOrch = flags.bool('use-orch');
-  const recursive = flags.bool('recursive');
-  const verbose = flags.bool('verbose');
-  const meshNamespace = flags.string('meshNamespace');
-  const revision = flags.string('revision');
-  const started = performance.now();
-
-  let namespace = flags.string('namespace');
-  let cluster: Resource[] = [];
-  if (useOrch) {
-    let client;
-    try {
-      const source = orchSource(ctx);
-      const kc = loadOrchKubeConfig(source);
-      if (namespace === '') namespace = kc.getContextObject(kc.getCurrentContext())?.namespace ?? '';
-      client = createOrchClient(source, { ...DEFAULT_ORCH_CLIENT_OPTIONS, userAgent: 'meshctl' });
-    } catch (e) {
-      if (e instanceof OrchConfigError) throw new CliError(`${e.message} (or pass --use-orch=false to analyze files only)`);
-      throw e;
-    }
-    try {
-      cluster = await readClusterResources(client, flags.duration('timeout'));
-    } catch (e) {
-      throw new CliError(`reading the cluster at ${client.server}: ${(e as Error).message} (or pass --use-orch=false to analyze files only)`);
-    }
-  }
-  if (namespace === '') namespace = 'default';
-
-  const files: Resource[] = [];
-  const problems: InputProblem[] = [];
-  const paths = ctx.args.flatMap((p) => inputFiles(p, recursive));
-  for (const p of paths) {
-    const name = p === '-' ? '<stdin>' : p;
-    let text;
-    try {
-      text = p === '-' ? readFileSync(0) : readFileSync(p);
-    } catch (e) {
-      problems.push({ file: name, document: 0, message: (e as Error).message, unknown: false });
-      continue;
-    }
-    const got = resourcesFromText(text, name, namespace);
-    files.push(...got.resources);
-    problems.push(...got.problems);
-  }
-  const resources = mergeResources(cluster, files);
-  const meshConfig = flags.string('meshConfigFile') !== '' ? readMeshConfigFile(flags.string('meshConfigFile')) : meshConfigOf(resources, meshNamespace, revision);
-  const settings = { ...DEFAULT_SETTINGS, meshConfig, meshNamespace, revision };
-  const result = runAnalysis(resources, ALL_ANALYZERS, { settings, suppressions, ...(allNamespaces ? {} : { namespace }) });
-  const elapsed = performance.now() - started;
-
-  const reported = problems.filter((p) => !(p.unknown && flags.bool('ignore-unknown')));
-  for (const p of reported) stderr.write(`Error: ${p.file}${p.document > 0 ? ` document ${p.document}` : ''}: ${p.message}\n`);
-  if (verbose) {
-    stderr.write(`Analyzed ${resources.length} resources (${files.length} from ${paths.length} file(s), ${cluster.length} from the cluster) with ${result.analyzers.length} analyzers in ${elapsed.toFixed(1)} ms\n`);
-  }
-
-  const shown = atLeast(result.diagnostics, outputThreshold);
-  const scope = allNamespaces ? 'all namespaces' : `namespace: ${namespace}`;
-  const color = flags.bool('color') && io.env['TERM'] !== 'dumb' && (flags.changed('color') || (stdout as { isTTY?: boolean }).isTTY === true);
-  if (output === 'log') {
-    if (shown.length === 0) stderr.write(`\u2714 No validation issues found when analyzing ${scope}.\n`);
-    else stdout.write(formatDiagnostics(shown, 'log', color));
-  } else {
-    stdout.write(formatDiagnostics(shown, output as OutputFormat));
-  }
-  if (atLeast(result.diagnostics, failureThreshold).length > 0) {
-    stderr.write(`Error: Analyzers found issues when analyzing ${scope}.\nSee ${DOCS_BASE} for more information about causes and resolutions.\n`);
-    return EXIT_ANALYZE_FOUND_ISSUES;
-  }
-  if (reported.length > 0) throw new CliError(`${reported.length} input document(s) could not be analyzed (see above)`);
-  return 0;
-}
+/** The message levels `--failure-threshold` and `--output-threshold` accept (analysis/'s LEVELS, which the tree does not load). */
+export const ANALYZE_LEVELS = ['Info', 'Warning', 'Error'] as const;
 
 /** analyze <file>... */
 export function analyzeCommand(): Command {
@@ -199,12 +25,12 @@ export function analyzeCommand(): Command {
     flags: [
       flag.bool('all-namespaces', false, 'Analyze all namespaces', { short: 'A' }),
       flag.bool('color', true, 'Default true.  Disable with \'=false\' or set TERM to dumb'),
-      flag.level('failure-threshold', 'Error', 'The severity level of analysis at which to set a non-zero exit code. Valid values: [Info Warning Error]', { levels: LEVELS }),
+      flag.level('failure-threshold', 'Error', 'The severity level of analysis at which to set a non-zero exit code. Valid values: [Info Warning Error]', { levels: ANALYZE_LEVELS }),
       flag.bool('ignore-unknown', false, "Don't complain about un-parseable input documents, for cases where analyze should run only on mesh resources."),
       flag.bool('list-analyzers', false, 'List the analyzers available to run. Suppresses normal execution.', { short: 'L' }),
       flag.string('meshConfigFile', '', 'Overrides the mesh config values to use for analysis.'),
       flag.string('output', 'log', 'Output format: one of [log json yaml]', { short: 'o' }),
-      flag.level('output-threshold', 'Info', 'The severity level of analysis at which to display messages. Valid values: [Info Warning Error]', { levels: LEVELS }),
+      flag.level('output-threshold', 'Info', 'The severity level of analysis at which to display messages. Valid values: [Info Warning Error]', { levels: ANALYZE_LEVELS }),
       flag.bool('recursive', false, 'If the provided file argument is a directory, recursively process all files in it', { short: 'R' }),
       flag.string('revision', 'default', 'analyze a specific revision deployed.'),
       flag.stringArray('suppress', [], 'Suppress reporting a message code on a specific resource. Values are supplied in the form <code>=<resource> (e.g. \'--suppress "IST0102=DestinationRule primary-dr.default"\'). Can be repeated. You can include the wildcard character \'*\' to support a partial match (e.g. \'--suppress "IST0102=DestinationRule *.default" ).', { short: 'S' }),
@@ -212,6 +38,6 @@ export function analyzeCommand(): Command {
       flag.bool('use-orch', true, 'Use live orchestrator cluster for analysis. Set use-orch=false to analyze files only.', { short: 'k' }),
       flag.bool('verbose', false, 'Enable verbose output', { short: 'v' }),
     ],
-    run: runAnalyze,
+    run: lazyRun(() => import('./analyze-run.js'), (m) => m.runAnalyze),
   });
 }

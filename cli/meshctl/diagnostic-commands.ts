@@ -1,12 +1,12 @@
 /** meshctl's diagnostic commands: admin, authz, verify-install, bug-report (analyze and validate have their own files). */
 import { CliError, command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
-import { notBuilt } from '../common/not-built.js';
+import type { MeshctlDeps } from './meshctl-reach.js';
 import { meshctlVersionCommand } from './meshctl-version-command.js';
 
 const selector = (): Flag => flag.string('selector', 'app=meshd', 'label selector', { short: 'l' });
 
-/** admin (alias meshd) and admin log (alias l). */
-export function adminCommand(): Command {
+/** admin (alias meshd) and admin log (alias l); `deps` carries a test's pod dialer to the body. */
+export function adminCommand(deps: MeshctlDeps = {}): Command {
   return command({
     name: 'admin',
     aliases: ['meshd'],
@@ -28,7 +28,7 @@ export function adminCommand(): Command {
           flag.string('revision', '', 'The revision of the control plane', { short: 'r' }),
           flag.string('stack-trace-level', '', 'Comma-separated list of stack trace level for scopes in the format of <scope>:<stack-trace-level>[,<scope>:<stack-trace-level>,...]. Possible values for <stack-trace-level>: none, error, warn, info, debug'),
         ],
-        run: notBuilt,
+        run: lazyRun(() => import('./admin-log-run.js'), (m) => (ctx) => m.runAdminLog(ctx, deps)),
       }),
     ],
   });

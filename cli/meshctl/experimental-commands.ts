@@ -3,7 +3,6 @@ import { command, flag, lazyRun, type Command, type Flag } from '../framework/in
 import type { MeshctlDeps } from './meshctl-reach.js';
 import { notBuilt } from '../common/not-built.js';
 import { configListCommand } from './config-list-command.js';
-import { runCheckInject } from './check-inject-command.js';
 import { replayCommand } from './replay-command.js';
 import { simulateCommand } from './simulate-command.js';
 import { translateCommand } from './translate-command.js';
@@ -124,7 +123,7 @@ export function experimentalCommand(deps: MeshctlDeps = {}): Command {
         short: 'Check the injection status or inject-ability of a given resource, explains why it is (or will be) injected or not',
         args: TARGET,
         flags: [flag.string('labels', '', 'Check namespace and label pairs injection status, split multiple labels by commas', { short: 'l' })],
-        run: runCheckInject,
+        run: lazyRun(() => import('./check-inject-command.js'), (m) => m.runCheckInject),
       }),
       command({ name: 'config', short: 'Configure meshctl defaults', commands: [configListCommand()] }),
       command({

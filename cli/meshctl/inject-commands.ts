@@ -1,7 +1,6 @@
 /** meshctl's orch-inject, create-remote-secret and tag commands. */
 import { command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
-import { runOrchInject } from './orch-inject-command.js';
 
 /** orch-inject: sidecar injection into orchestrator manifests. */
 export function orchInjectCommand(): Command {
@@ -27,7 +26,7 @@ export function orchInjectCommand(): Command {
       flag.string('xds-label', '', 'Mesh XDS Endpoint pod label selector'),
       flag.int('xds-port', 15012, 'Mesh XDS Endpoint port'),
     ],
-    run: runOrchInject,
+    run: lazyRun(() => import('./orch-inject-command.js'), (m) => m.runOrchInject),
   });
 }
 

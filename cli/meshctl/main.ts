@@ -1,6 +1,6 @@
 // Entry point of `meshctl` (bin/meshctl imports this file).
 import { homedir } from 'node:os';
-import { loadEnv } from '../../core/index.js';
+import { loadEnv } from '../../core/startup.js';
 import { runMain } from '../common/run-main.js';
 import { meshctlDefaults } from './meshctl-defaults.js';
 import { meshctlCommand } from './meshctl-command.js';

@@ -39,7 +39,7 @@ export function meshctlCommand(deps: MeshctlDeps = {}): Command {
     long: 'Mesh configuration command line utility for service operators to debug and diagnose their mesh.',
     persistentFlags: GLOBAL_FLAGS,
     commands: [
-      adminCommand(),
+      adminCommand(deps),
       analyzeCommand(),
       authzCommand(),
       bugReportCommand(),
@@ -59,7 +59,7 @@ export function meshctlCommand(deps: MeshctlDeps = {}): Command {
       upgradeCommand(),
       validateCommand(),
       verifyInstallCommand(),
-      meshctlVersionCommand({ remote: true }),
+      meshctlVersionCommand({ remote: true, deps }),
     ],
   });
 }

@@ -3,8 +3,9 @@
  * variable, then the MESHCONFIG file (a YAML map of flag name to value), then the declared default.
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
-import type { Env } from '../../core/index.js';
+import { createRequire } from 'node:module';
+import type { parse as ParseYaml } from 'yaml';
+import type { Env } from '../../core/startup.js';
 import { CliError, type FlagDefaultSource } from '../framework/index.js';
 
 /** Flags a `MESHCTL_*` variable overrides, and the variable. */
@@ -47,6 +48,8 @@ export function readMeshConfig(path: string, read: (p: string) => string = (p) =
   }
   let doc: unknown;
   try {
+    // NOTE: every meshctl run reads this file; the YAML library loads (synchronously) only when there is one.
+    const { parse: parseYaml } = createRequire(import.meta.url)('yaml') as { parse: typeof ParseYaml };
     doc = parseYaml(text);
   } catch (e) {
     throw new CliError(`MESHCONFIG ${path}: not valid YAML: ${(e as Error).message}`);

@@ -1,20 +1,25 @@
 /** `meshctl version` (and `meshctl bug-report version`): client version, and the control plane's. */
-import { command, flag, notImplemented, type Command, type RunContext } from '../framework/index.js';
+import { command, flag, type Command, type RunContext } from '../framework/index.js';
 import { clientVersion, longVersion, renderStructured, VERSION_OUTPUT_FLAG, versionOutput } from '../common/version-command.js';
+import type { MeshctlDeps } from './meshctl-reach.js';
 
-function run(ctx: RunContext, remoteFlag: boolean): void {
+async function run(ctx: RunContext, remoteFlag: boolean, deps: MeshctlDeps): Promise<void> {
+  if (remoteFlag && ctx.flags.bool('remote')) {
+    // NOTE: the remote part loads the API server client and the pod dialer: only when asked.
+    const { runRemoteVersion } = await import('./version-remote-run.js');
+    return runRemoteVersion(ctx, deps);
+  }
   const output = versionOutput(ctx.flags);
   const v = clientVersion();
-  if (output !== '') ctx.io.stdout.write(renderStructured({ clientVersion: v }, output));
+  if (output !== '') ctx.io.stdout.write(await renderStructured({ clientVersion: v }, output));
   else ctx.io.stdout.write(`client version: ${ctx.flags.bool('short') ? v.version : longVersion(v)}\n`);
-  if (remoteFlag && ctx.flags.bool('remote')) notImplemented(`${ctx.path.join(' ')} --remote (control plane version; use --remote=false)`);
 }
 
 /**
- * The version command. With `remote`, it also has `--remote` (default true) and `--revision`; the
- * control-plane part is not built yet, so it fails loudly unless `--remote=false`.
+ * The version command. With `remote`, it also has `--remote` (default true: the control plane's and the data
+ * plane's versions too, see version-remote-run.ts) and `--revision`; `deps` carries a test's pod dialer.
  */
-export function meshctlVersionCommand(o: { remote: boolean }): Command {
+export function meshctlVersionCommand(o: { remote: boolean; deps?: MeshctlDeps }): Command {
   return command({
     name: 'version',
     short: 'Prints out build version information',
@@ -28,6 +33,6 @@ export function meshctlVersionCommand(o: { remote: boolean }): Command {
         : []),
       flag.bool('short', false, 'Use --short=false to generate full version information', { short: 's' }),
     ],
-    run: (ctx) => run(ctx, o.remote),
+    run: (ctx) => run(ctx, o.remote, o.deps ?? {}),
   });
 }

@@ -10,32 +10,12 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { MeshModel, defaultMeshConfig, proxyFromNode, proxyRequestPush, type Config, type MeshConfig, type ModelInput, type Proxy, type ProxyNode } from '../../core/index.js';
 import { MeshConfigError, readMeshConfig, scanFile } from '../../controllers/index.js';
 import { buildRouterResources, buildSidecarResources, routerListenPorts, routerServerConflicts, TYPE_URL, type ProxyConfig } from '../../xds/index.js';
-import { CliError, NotImplementedError, flag, type Flag, type RunContext } from '../framework/index.js';
-import { inputFiles } from './analyze-command.js';
+import { CliError, NotImplementedError, type RunContext } from '../framework/index.js';
+import { inputFiles } from './analyze-run.js';
+import { DEFAULT_PROXY_IP } from './offline-flags.js';
 
 /** Kubernetes kinds a user may expect to give; meshd reads them from the API server, not from files. */
 const ORCH_KINDS = new Set(['Service', 'Endpoints', 'EndpointSlice', 'Pod', 'Deployment']);
-/** The IP of a proxy given by labels only (no WorkloadEntry names it): TEST-NET-1, never a real workload. */
-export const DEFAULT_PROXY_IP = '192.0.2.1';
-
-/** The flags both commands share. */
-export function offlineFlags(): Flag[] {
-  return [
-    flag.stringSlice('filename', [], 'Files or directories of mesh.io resources (YAML or JSON; repeatable); - is not supported', { short: 'f' }),
-    flag.bool('recursive', false, 'Process directories given with -f recursively', { short: 'R' }),
-    flag.string('meshConfigFile', '', 'A MeshConfig file (e.g. outboundTrafficPolicy); default: the built-in mesh config'),
-    flag.string(
-      'proxy',
-      '',
-      'The proxy (sidecar or gateway): <namespace>/<WorkloadEntry name>, <name>.<namespace>, <namespace>/<label>=<value>[,...] or <namespace> (required)',
-      { short: 'p' },
-    ),
-    flag.string('proxy-ip', '', `The proxy's IP (default: the WorkloadEntry's address, else ${DEFAULT_PROXY_IP})`),
-    flag.string('domain', 'cluster.local', 'The DNS domain suffix of the mesh'),
-    flag.string('proxy-type', '', 'sidecar or router (a gateway); default: router when a Gateway in the files selects the proxy\'s labels, else sidecar'),
-  ];
-}
-
 /** What the files and the chosen proxy add up to. */
 export interface OfflineMesh {
   readonly configs: readonly Config[];
@@ -188,7 +168,7 @@ export function buildOffline(configs: readonly Config[], meshConfig: MeshConfig,
   return { configs, meshConfig, proxy, config: { listeners, routes, clusters, endpoints }, domain, listenPorts, warnings };
 }
 
-/** Reads the flags of {@link offlineFlags}, the files and the mesh config, and builds. */
+/** Reads the flags of `offlineFlags` (offline-flags.ts), the files and the mesh config, and builds. */
 export async function offlineMeshFromFlags(ctx: RunContext): Promise<OfflineMesh> {
   const f = ctx.flags;
   const cwd = process.cwd();

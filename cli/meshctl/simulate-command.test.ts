@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, runProgram } from '../testing/program-process.js';
-import { parseRequest } from './simulate-command.js';
-import { translate } from './translate-command.js';
+import { parseRequest } from './simulate-run.js';
+import { translate } from './translate-run.js';
 
 const EX = join(REPO_ROOT, 'examples/bookinfo-sidecar');
 const REVIEWS = 'reviews.default.svc.cluster.local';

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { defaultMeshConfig } from '../../core/index.js';
 import { REPO_ROOT, runProgram } from '../testing/program-process.js';
 import { buildOffline, proxyNodeFor, readConfigFiles, type OfflineMesh } from './offline-sidecar.js';
-import { parseRequest, simulate } from './simulate-command.js';
-import { translate } from './translate-command.js';
+import { parseRequest, simulate } from './simulate-run.js';
+import { translate } from './translate-run.js';
 
 const DIRS = [join(REPO_ROOT, 'examples/bookinfo-sidecar'), join(REPO_ROOT, 'examples/bookinfo-gateway')];
 const REVIEWS = 'reviews.default.svc.cluster.local';

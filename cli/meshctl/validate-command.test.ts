@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bufferIo, runCli } from '../framework/index.js';
 import { meshctlCommand } from './meshctl-command.js';
-import { validateText } from './validate-command.js';
+import { validateText } from './validate-run.js';
 
 const VS = `apiVersion: networking.mesh.io/v1
 kind: VirtualService

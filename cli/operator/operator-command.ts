@@ -1,5 +1,5 @@
 /** The command tree of `operator`. */
-import { command, completionCommand, flag, type Command, type Flag } from '../framework/index.js';
+import { command, completionCommand, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
 import { LOGGING_FLAGS, VKLOG_FLAG } from '../common/logging-flags.js';
 import { versionCommand } from '../common/version-command.js';
 
@@ -30,10 +30,7 @@ export function operatorCommand(): Command {
         name: 'server',
         short: 'Starts the Mesh operator server',
         flags: SERVER_FLAGS,
-        run: async (ctx) => {
-          const { runOperatorServer } = await import('./run-operator-server.js');
-          return runOperatorServer(ctx);
-        },
+        run: lazyRun(() => import('./run-operator-server.js'), (m) => m.runOperatorServer),
       }),
       versionCommand(),
     ],

@@ -1,5 +1,6 @@
 /** The flags of `pilot-discovery discovery` and the one typed options object they become, with the environment. */
-import { MAX_DURATION_MS, type Env, type LogOptions } from '../../core/index.js';
+import { MAX_DURATION_MS, type Env } from '../../core/startup.js';
+import type { LogOptions } from '../../core/index.js';
 import { flag, type Flag, type FlagValues } from '../framework/index.js';
 import { logOptionsFrom } from '../common/logging-flags.js';
 

@@ -62,6 +62,7 @@ describe('pilot-discovery discovery --configDir (process): files that used to ki
     return vs?.spec.http?.[0]?.route.map((r) => r.weight).join('/') ?? 'none';
   };
   let monitoring: string;
+  let ctrlz: string;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'meshd-attacks-'));
@@ -77,6 +78,7 @@ describe('pilot-discovery discovery --configDir (process): files that used to ki
     const [g, h, m, z] = await freePorts(4);
     http = `127.0.0.1:${h}`;
     monitoring = `127.0.0.1:${m}`;
+    ctrlz = `127.0.0.1:${z}`;
     proc = startProgram(
       'pilot-discovery',
       ['discovery', '--configDir', dir, '--registries', 'Mock', '--namespace', 'qs', `--grpcAddr=127.0.0.1:${g}`, `--httpAddr=${http}`, `--monitoringAddr=${monitoring}`, '--ctrlz_address=127.0.0.1', `--ctrlz_port=${z}`, '--log_output_level=default:info'],
@@ -104,8 +106,43 @@ describe('pilot-discovery discovery --configDir (process): files that used to ki
     // NOTE: the valid files are served, their weights as given (relative).
     await until('weights 30/80 served', async () => ((await servedWeights()) === '30/80' ? true : undefined), proc!);
     assert.equal(await rejectedTotal(), 5);
-    const index = JSON.parse((await httpGet(`http://${http}/debug`)).body) as { routes: string[] };
-    assert.ok(index.routes.includes('/debug/rejectedz'));
+    const index = JSON.parse((await httpGet(`http://${http}/debug/list`)).body) as string[];
+    assert.ok(index.includes('/debug/rejectedz'));
+  });
+
+  it('given the monitoring port should serve the debug interface, /version and the /debug index there too, as on --httpAddr', async () => {
+    for (const base of [`http://${monitoring}`, `http://${http}`]) {
+      const syncz = await httpGet(`${base}/debug/syncz`);
+      assert.equal(syncz.status, 200, `${base}/debug/syncz: ${syncz.body}`);
+      assert.ok(Array.isArray(JSON.parse(syncz.body)), syncz.body);
+      const rejected = JSON.parse((await httpGet(`${base}/debug/rejectedz`)).body) as { rejected: unknown[] };
+      assert.equal(rejected.rejected.length, (await rejectedz()).length);
+      assert.match(JSON.parse((await httpGet(`${base}/version`)).body).version as string, /^\d+\.\d+\.\d+/);
+      for (const path of ['/debug', '/debug/']) {
+        const index = await httpGet(`${base}${path}`);
+        assert.equal(index.status, 200);
+        assert.match(index.body, /^\/debug\/syncz +Synchronization status of all Envoys connected to this Pilot instance$/m);
+        assert.match(index.body, /^\/debug\/config_dump +ConfigDump/m);
+        assert.match(index.body, /^\/debug\/rejectedz +/m);
+      }
+      const list = JSON.parse((await httpGet(`${base}/debug/list`)).body) as string[];
+      assert.deepEqual(list, [...list].sort());
+      assert.ok(list.includes('/debug/syncz') && list.includes('/debug/list') && !list.includes('/debug/'), list.join(' '));
+    }
+    assert.match((await httpGet(`http://${monitoring}/metrics`)).body, /^# HELP /m, 'the monitoring port still serves metrics');
+    assert.equal((await httpGet(`http://${monitoring}/no-such-path`)).status, 404);
+  });
+
+  it("given meshd's ctrlz should serve the topic pages and set a scope's levels through /scopej/", async () => {
+    const argz = await httpGet(`http://${ctrlz}/argz/`);
+    assert.equal(argz.status, 200);
+    assert.match(argz.body, /<td>--configDir<\/td>/);
+    assert.match((await httpGet(`http://${ctrlz}/scopez/`)).body, /<select data-scope="ads" data-field="output_level">/);
+    const put = await fetch(`http://${ctrlz}/scopej/ads`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"output_level":"debug","stack_trace_level":"error"}' });
+    assert.equal(put.status, 202, await put.clone().text());
+    const ads = (JSON.parse((await httpGet(`http://${ctrlz}/scopej/`)).body) as { name: string; output_level: string; stack_trace_level: string }[]).find((s) => s.name === 'ads');
+    assert.deepEqual([ads?.output_level, ads?.stack_trace_level], ['debug', 'error']);
+    await (await fetch(`http://${ctrlz}/scopej/ads`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"output_level":"info","stack_trace_level":"none"}' })).text();
   });
 
   it('given unrelated edits should not count the same bad files again; given a rejected edit should keep serving the last good version and say so', async () => {

@@ -2,8 +2,8 @@
  * Wires the proxyless discovery pipeline into meshd (kept apart from the listener assembly):
  * sources (controllers/: `--configDir`, `--meshConfig`, `--networksConfig`, `--registries`) ->
  * MeshDiscovery (xds/: model, generators, cache, ADS) on the discovery gRPC server, and the
- * debug routes on the debug HTTP listener when ENABLE_DEBUG_ON_HTTP (with `/debug/rejectedz`: the
- * configs the sources currently refuse, and `/debug`: the list of debug routes).
+ * debug routes on the debug HTTP and monitoring listeners when ENABLE_DEBUG_ON_HTTP (with `/debug/rejectedz`: the
+ * configs the sources currently refuse, and `/debug`: the index of debug routes).
  */
 import type { ServerResponse } from 'node:http';
 import type { Lifecycle, Logging, Metrics } from '../../core/index.js';
@@ -11,6 +11,7 @@ import { tap } from 'rxjs';
 import { discoverySources, readMeshConfig, readMeshNetworks, RejectedConfigs, SourceNotImplementedError, type CrdStatusReport, type OrchClient, type SourceSet } from '../../controllers/index.js';
 import { MeshDiscovery, meshDiscoveryOptionsFromEnv, type XdsStreamAuth } from '../../xds/index.js';
 import type { DiscoveryOptions } from './discovery-options.js';
+import { addDebugIndex } from './debug-index.js';
 import type { MeshdServer } from './meshd-server.js';
 import { orchestratorSources } from './orch-sources.js';
 
@@ -111,9 +112,7 @@ export function startDiscoveryPipeline(
   if (env.bool('ENABLE_DEBUG_ON_HTTP')) {
     for (const [path, handler] of discovery.debugRoutes) server.debugRoutes.set(path, handler);
     server.debugRoutes.set('/debug/rejectedz', (_req, res) => sendJson(res, { rejected: rejections.list() }));
-    if (!server.debugRoutes.has('/debug')) {
-      server.debugRoutes.set('/debug', (_req, res) => sendJson(res, { routes: [...server.debugRoutes.keys()].filter((p) => p.startsWith('/debug/')).sort() }));
-    }
+    addDebugIndex(server.debugRoutes);
     // NOTE: pushes come first: a debug request starts only when no push is queued or running (or after the
     // limiter's maxYieldMs), so a stream of config dumps cannot hold pushes back (work-limiter.ts).
     server.debugWork.yieldTo(() => discovery.ads.idle());

@@ -140,9 +140,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 export async function startMeshdServer(o: MeshdServerOptions, deps: MeshdServerDeps): Promise<MeshdServer> {
   const { lifecycle, metrics, logging, env } = deps;
 
-  const monitoring = await startMonitoringServer({ address: o.monitoringAddr, flagName: 'monitoringAddr', metrics, limits: o.httpLimits });
-  lifecycle.add('monitoring', () => monitoring.close());
-
   let notReady = (): string | undefined => 'meshd is starting';
   const debugRoutes = new Map<string, RouteHandler>([
     [
@@ -168,6 +165,10 @@ export async function startMeshdServer(o: MeshdServerOptions, deps: MeshdServerD
       else res.end();
     }
   };
+  // NOTE: istiod serves its debug interface on the monitoring port too (`pilot-discovery request GET /debug/syncz`
+  // talks to 15014), with /version and /ready: the same routes, the same work limit as on --httpAddr.
+  const monitoring = await startMonitoringServer({ address: o.monitoringAddr, flagName: 'monitoringAddr', metrics, limits: o.httpLimits, fallback: handle });
+  lifecycle.add('monitoring', () => monitoring.close());
   const http = await listenHttp((req, res) => void handle(req, res), o.httpAddr, 'httpAddr', o.httpLimits);
   lifecycle.add('http', () => http.close());
 

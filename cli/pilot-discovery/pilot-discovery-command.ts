@@ -1,7 +1,6 @@
 /** The command tree of `pilot-discovery` (meshd). */
-import { command, completionCommand, type Command } from '../framework/index.js';
+import { command, completionCommand, lazyRun, type Command } from '../framework/index.js';
 import { LOGGING_FLAGS, VKLOG_FLAG } from '../common/logging-flags.js';
-import { runRequest } from '../common/http-request.js';
 import { versionCommand } from '../common/version-command.js';
 import { DISCOVERY_FLAGS } from './discovery-options.js';
 
@@ -21,16 +20,13 @@ export function pilotDiscoveryCommand(): Command {
         name: 'discovery',
         short: 'Start Mesh proxy discovery service.',
         flags: DISCOVERY_FLAGS,
-        run: async (ctx) => {
-          const { runDiscovery } = await import('./run-discovery.js');
-          return runDiscovery(ctx);
-        },
+        run: lazyRun(() => import('./run-discovery.js'), (m) => m.runDiscovery),
       }),
       command({
         name: 'request',
         short: 'Makes an HTTP request to meshd metrics/debug endpoint',
         args: { usage: '<method> <path> [<body>]', min: 2, max: 3 },
-        run: (ctx) => runRequest(ctx, 'localhost', MONITORING_PORT),
+        run: lazyRun(() => import('../common/http-request.js'), (m) => (ctx) => m.runRequest(ctx, 'localhost', MONITORING_PORT)),
       }),
       versionCommand(),
     ],

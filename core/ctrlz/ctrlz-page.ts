@@ -11,7 +11,24 @@ export interface CtrlzPageData {
   env: readonly Record<string, unknown>[];
   metrics: readonly { name: string; type: string; values: readonly { labels: object; value: number }[] }[];
   version: object;
+  args: readonly string[];
 }
+
+/** The topics, each with its HTML page `/<topic>z/` and JSON `/<topic>j/` (Istio's ControlZ). */
+export const CTRLZ_TOPICS = ['scope', 'mem', 'env', 'proc', 'arg', 'version', 'metric'] as const;
+
+/** One ControlZ topic. */
+export type CtrlzTopic = (typeof CTRLZ_TOPICS)[number];
+
+const TITLES: Readonly<Record<CtrlzTopic, string>> = {
+  scope: 'Logging scopes',
+  mem: 'Memory (bytes)',
+  env: 'Environment variables',
+  proc: 'Process',
+  arg: 'Command-line arguments',
+  version: 'Version',
+  metric: 'Metrics',
+};
 
 const esc = (v: unknown): string =>
   String(v).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -37,17 +54,42 @@ const STYLE = `body{font:14px system-ui,sans-serif;margin:2em;color:#222}h1{font
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;vertical-align:top}th{background:#f3f3f3}
 #status{color:#06c;min-height:1.2em}`;
 
-/** The single introspection page: scopes with level selectors, process, memory, env, metrics, version. */
-export function renderCtrlzPage(d: CtrlzPageData): string {
+function section(topic: CtrlzTopic, d: CtrlzPageData): string {
   const values = (m: CtrlzPageData['metrics'][number]): string =>
     m.values.map((v) => `${Object.entries(v.labels).map(([k, x]) => `${k}=${String(x)}`).join(',')} ${v.value}`.trim()).join('; ');
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(d.program)} introspection</title><style>${STYLE}</style></head><body>
-<h1>${esc(d.program)} introspection</h1><p id="status"></p>
-<h2>Logging scopes</h2>${table(['scope', 'output level', 'stack trace level', 'callers'], d.scopes.map((s) => [s.name, select(s.name, 'output_level', s.output_level), select(s.name, 'stack_trace_level', s.stack_trace_level), s.log_callers]))}
-<h2>Version</h2>${table(['field', 'value'], Object.entries(d.version))}
-<h2>Process</h2>${table(['field', 'value'], Object.entries(d.proc).map(([k, v]) => [k, Array.isArray(v) ? v.join(' ') : v]))}
-<h2>Memory (bytes)</h2>${table(['field', 'value'], Object.entries(d.mem))}
-<h2>Environment variables</h2>${table(['name', 'type', 'value', 'set'], d.env.map((e) => [e['name'], e['type'], e['value'] ?? '', e['set']]))}
-<h2>Metrics</h2>${table(['name', 'type', 'values'], d.metrics.map((m) => [m.name, m.type, values(m)]))}
+  switch (topic) {
+    case 'scope':
+      return table(['scope', 'output level', 'stack trace level', 'callers'], d.scopes.map((s) => [s.name, select(s.name, 'output_level', s.output_level), select(s.name, 'stack_trace_level', s.stack_trace_level), s.log_callers]));
+    case 'version':
+      return table(['field', 'value'], Object.entries(d.version));
+    case 'proc':
+      return table(['field', 'value'], Object.entries(d.proc).map(([k, v]) => [k, Array.isArray(v) ? v.join(' ') : v]));
+    case 'mem':
+      return table(['field', 'value'], Object.entries(d.mem));
+    case 'env':
+      return table(['name', 'type', 'value', 'set'], d.env.map((e) => [e['name'], e['type'], e['value'] ?? '', e['set']]));
+    case 'arg':
+      return table(['#', 'argument'], d.args.map((a, i) => [i, a]));
+    case 'metric':
+      return table(['name', 'type', 'values'], d.metrics.map((m) => [m.name, m.type, values(m)]));
+  }
+}
+
+function page(title: string, body: string): string {
+  const nav = `<p><a href="/">all</a> ${CTRLZ_TOPICS.map((t) => `| <a href="/${t}z/">${esc(TITLES[t].replace(/ \(bytes\)$/, ''))}</a>`).join(' ')}</p>`;
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title><style>${STYLE}</style></head><body>
+<h1>${esc(title)}</h1>${nav}<p id="status"></p>
+${body}
 <script>${SCRIPT}</script></body></html>`;
+}
+
+/** The introspection home page: every topic (scopes with level selectors, version, process, memory, env, arguments, metrics). */
+export function renderCtrlzPage(d: CtrlzPageData): string {
+  const order: readonly CtrlzTopic[] = ['scope', 'version', 'proc', 'mem', 'env', 'arg', 'metric'];
+  return page(`${d.program} introspection`, order.map((t) => `<h2>${esc(TITLES[t])}</h2>${section(t, d)}`).join('\n'));
+}
+
+/** One topic's page (`/scopez/`: the scopes with selectors that PUT to `/scopej/<scope>`, ...). */
+export function renderTopicPage(topic: CtrlzTopic, d: CtrlzPageData): string {
+  return page(`${d.program}: ${TITLES[topic]}`, section(topic, d));
 }

@@ -21,7 +21,7 @@ describe('startCtrlz', () => {
     logging = createLogging({ ...DEFAULT_LOG_OPTIONS, targets: [logFile] }, SCOPES['pilot-discovery']);
     const metrics = createMetrics('pilot-discovery', { tag: '1.0.0', processMetrics: false });
     metrics.counter('pilot_xds_pushes').inc({ type: 'lds' });
-    const env = loadEnv('pilot-discovery', { PILOT_DEBOUNCE_AFTER: '250ms' });
+    const env = loadEnv('pilot-discovery', { PILOT_DEBOUNCE_AFTER: '250ms', TOKEN_AUDIENCES: 'aud-not-to-show' });
     listener = await startCtrlz({ address: '127.0.0.1', port: 0, logging, metrics, program: 'pilot-discovery', env });
     base = `http://127.0.0.1:${listener.address.port}`;
   });
@@ -155,6 +155,42 @@ describe('startCtrlz', () => {
     assert.match(html, /<select data-scope="ads" data-field="output_level">/);
     assert.match(html, /pilot_xds_pushes/);
     assert.match(html, /PILOT_DEBOUNCE_AFTER/);
+  });
+
+  const topics = [
+    { topic: 'scope', html: /<select data-scope="ads" data-field="stack_trace_level">/, json: (v: unknown) => (v as { name: string }[]).some((s) => s.name === 'ads') },
+    { topic: 'mem', html: /heapUsed/, json: (v: unknown) => (v as { heapUsed: number }).heapUsed > 0 },
+    { topic: 'proc', html: new RegExp(`<td>pid</td><td>${process.pid}</td>`), json: (v: unknown) => (v as { pid: number }).pid === process.pid },
+    { topic: 'env', html: /PILOT_DEBOUNCE_AFTER/, json: (v: unknown) => (v as { name: string }[]).some((e) => e.name === 'PILOT_DEBOUNCE_AFTER') },
+    { topic: 'arg', html: /Command-line arguments/, json: (v: unknown) => JSON.stringify(v) === JSON.stringify(process.argv.slice(1)) },
+    { topic: 'version', html: /nodeVersion/, json: (v: unknown) => /^v\d+/.test((v as { nodeVersion: string }).nodeVersion) },
+    { topic: 'metric', html: /pilot_xds_pushes/, json: (v: unknown) => (v as { name: string }[]).some((m) => m.name === 'pilot_xds_pushes') },
+  ];
+  for (const t of topics) {
+    it(`given GET /${t.topic}z/ and /${t.topic}z should serve the ${t.topic} topic page, and /${t.topic}j/ and /${t.topic}j its JSON`, async () => {
+      for (const path of [`/${t.topic}z/`, `/${t.topic}z`]) {
+        const res = await fetch(base + path);
+        assert.equal(res.status, 200, path);
+        assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+        const html = await res.text();
+        assert.match(html, t.html, path);
+        assert.match(html, /<a href="\/memz\/">Memory<\/a>/, 'every page links the topics');
+      }
+      for (const path of [`/${t.topic}j/`, `/${t.topic}j`]) assert.ok(t.json(await getJson(path)), path);
+    });
+  }
+
+  it('given a variable named like a token or key should show neither its value in /envj/ nor in the pages', async () => {
+    const env = (await getJson('/envj/')) as { name: string; value: unknown; set: boolean }[];
+    assert.deepEqual(env.find((e) => e.name === 'TOKEN_AUDIENCES'), { ...env.find((e) => e.name === 'TOKEN_AUDIENCES'), value: '<redacted>', set: true });
+    for (const path of ['/envz/', '/', '/envj/']) assert.ok(!(await (await fetch(base + path)).text()).includes('aud-not-to-show'), path);
+    assert.equal(env.find((e) => e.name === 'CLUSTER_ID')?.value, 'Orchestrator', 'other values are shown');
+  });
+
+  it('given an unknown topic should answer 404 naming the topics', async () => {
+    const res = await fetch(`${base}/nosuchz/`);
+    assert.equal(res.status, 404);
+    assert.match(await res.text(), /no page at \/nosuchz\/ \(topics: \/scopez\/, \/memz\//);
   });
 
   it('given address * should listen on every address', async () => {

@@ -6,9 +6,9 @@ import { DEFAULT_SCOPE, LogConfigError, type Logging } from '../log/index.js';
 import { listenHttp, type HttpListener, type HttpListenerLimits } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { ProgramName } from '../program.js';
-import { renderCtrlzPage, type CtrlzPageData } from './ctrlz-page.js';
+import { CTRLZ_TOPICS, renderCtrlzPage, renderTopicPage, type CtrlzPageData, type CtrlzTopic } from './ctrlz-page.js';
 import { checkRequest } from './request-guard.js';
-import { envInfo, memInfo, metricInfo, procInfo, scopeInfo, scopesInfo, versionInfo } from './topics.js';
+import { argInfo, envInfo, memInfo, metricInfo, procInfo, scopeInfo, scopesInfo, versionInfo } from './topics.js';
 
 /** Options of `startCtrlz`, from `--ctrlz_address` and `--ctrlz_port`. */
 export interface CtrlzOptions {
@@ -37,10 +37,12 @@ class HttpError extends Error {
 }
 
 /**
- * Starts the introspection facility (Istio's ControlZ): an HTML page at `/` and a JSON API:
- * `GET /scopej/`, `GET|PUT /scopej/<scope>` (PUT `{output_level?, stack_trace_level?}` answers 202 with
- * the scope; `all` sets every scope; 400 bad level or body, 404 unknown scope), `GET /procj/`, `/memj/`,
- * `/envj/`, `/metricj/`, `/versionj/`. Bind errors are ListenErrors naming `--ctrlz_port`.
+ * Starts the introspection facility (Istio's ControlZ): an HTML page of every topic at `/`, one HTML page per
+ * topic (`/scopez/`, `/memz/`, `/procz/`, `/envz/`, `/argz/`, `/versionz/`, `/metricz/`; the scope page's
+ * selectors PUT to `/scopej/<scope>`) and its JSON form (`/scopej/`, `/memj/`, ... `/metricj/`), and
+ * `GET|PUT /scopej/<scope>` (PUT `{output_level?, stack_trace_level?}` answers 202 with the scope; `all` sets
+ * every scope; 400 bad level or body, 404 unknown scope). Secrets' values are never shown (envz redacts
+ * variables named like tokens and keys). Bind errors are ListenErrors naming `--ctrlz_port`.
  *
  * Every request's Host must be an IP literal, localhost or a name of this server (403 otherwise: DNS
  * rebinding); a PUT must carry `content-type: application/json` (415) and no foreign Origin (403): see
@@ -79,23 +81,33 @@ async function route(o: CtrlzOptions, req: IncomingMessage): Promise<Reply> {
   const scopeMatch = /^\/scopej\/(.+?)\/?$/.exec(path);
   if (scopeMatch) return scopeRoute(o, req, method, decodeURIComponent(scopeMatch[1]!));
   if (method !== 'GET') throw new HttpError(405, `${method} is not allowed on ${path}`);
-  switch (path) {
-    case '/':
-      return { status: 200, body: renderCtrlzPage(await pageData(o)), type: 'text/html; charset=utf-8' };
-    case '/scopej/':
-      return json(scopesInfo(o.logging));
-    case '/procj/':
-      return json(procInfo(o.program));
-    case '/memj/':
-      return json(memInfo());
-    case '/envj/':
-      return json(envInfo(o.env));
-    case '/metricj/':
-      return json(await metricInfo(o.metrics));
-    case '/versionj/':
-      return json(versionInfo());
-    default:
-      throw new HttpError(404, `no page at ${path}`);
+  if (path === '/') return { status: 200, body: renderCtrlzPage(await pageData(o)), type: 'text/html; charset=utf-8' };
+  // NOTE: Istio's paths end in a slash (`/memz/`); without it they answer the same.
+  const topic = /^\/([a-z]+)([zj])\/?$/.exec(path);
+  if (topic && (CTRLZ_TOPICS as readonly string[]).includes(topic[1]!)) {
+    const t = topic[1] as CtrlzTopic;
+    if (topic[2] === 'z') return { status: 200, body: renderTopicPage(t, await pageData(o)), type: 'text/html; charset=utf-8' };
+    return json(await topicJson(o, t));
+  }
+  throw new HttpError(404, `no page at ${path} (topics: ${CTRLZ_TOPICS.map((t) => `/${t}z/`).join(', ')}; JSON at /<topic>j/)`);
+}
+
+async function topicJson(o: CtrlzOptions, topic: CtrlzTopic): Promise<unknown> {
+  switch (topic) {
+    case 'scope':
+      return scopesInfo(o.logging);
+    case 'proc':
+      return procInfo(o.program);
+    case 'mem':
+      return memInfo();
+    case 'env':
+      return envInfo(o.env);
+    case 'arg':
+      return argInfo();
+    case 'metric':
+      return metricInfo(o.metrics);
+    case 'version':
+      return versionInfo();
   }
 }
 
@@ -154,6 +166,7 @@ async function pageData(o: CtrlzOptions): Promise<CtrlzPageData> {
     env: envInfo(o.env),
     metrics: (await metricInfo(o.metrics)) as CtrlzPageData['metrics'],
     version: versionInfo(),
+    args: argInfo(),
   };
 }
 

@@ -54,9 +54,23 @@ export function memInfo(): Record<string, number> {
   };
 }
 
-/** The environment variables the program reads, with their effective values. */
+/** Names of variables whose values introspection never shows (tokens, keys, secrets, passwords, credentials). */
+export const SECRET_ENV_NAME = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
+
+/** What introspection shows instead of a secret's value. */
+export const REDACTED = '<redacted>';
+
+/** The environment variables the program reads, with their effective values; secrets' values redacted (see SECRET_ENV_NAME). */
 export function envInfo(env: Env): Record<string, unknown>[] {
-  return env.entries().map((e) => ({ name: e.name, type: e.type, value: e.value ?? null, set: e.raw !== undefined, description: e.description }));
+  return env.entries().map((e) => {
+    const value = e.value ?? null;
+    return { name: e.name, type: e.type, value: value !== null && SECRET_ENV_NAME.test(e.name) ? REDACTED : value, set: e.raw !== undefined, description: e.description };
+  });
+}
+
+/** The command line the process started with (Istio's argz): the program's path, then its arguments. */
+export function argInfo(): string[] {
+  return process.argv.slice(1);
 }
 
 /** Every metric of the registry with its current values. */

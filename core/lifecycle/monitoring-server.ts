@@ -15,19 +15,21 @@ export interface MonitoringServerOptions {
   metrics: Metrics;
   /** More routes by exact path, e.g. `{ '/ready': handler }`. */
   extraRoutes?: Readonly<Record<string, RouteHandler>>;
+  /** Serves every path no route matches (meshd: its debug interface, as istiod serves `/debug/*` here too); 404 without. */
+  fallback?: RouteHandler;
   /** Connection bounds of the listener (defaults `DEFAULT_HTTP_LIMITS`). */
   limits?: Partial<HttpListenerLimits>;
 }
 
 /**
- * Serves `GET /metrics` (Prometheus text) and the extra routes on the self-monitoring address. Unknown
- * paths get 404; a failing handler gets 500 with its message.
+ * Serves `GET /metrics` (Prometheus text) and the extra routes on the self-monitoring address. Other paths
+ * go to the fallback, or get 404; a failing handler gets 500 with its message.
  */
 export function startMonitoringServer(options: MonitoringServerOptions): Promise<HttpListener> {
   const routes: Record<string, RouteHandler> = { ...options.extraRoutes, '/metrics': (req, res) => serveMetrics(options.metrics, req, res) };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+    const route = Object.hasOwn(routes, path) ? routes[path] : options.fallback;
     if (!route) return sendText(res, 404, `no route for ${path}\n`);
     try {
       await route(req, res);

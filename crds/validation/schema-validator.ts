@@ -1,5 +1,7 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type * as AjvModule from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { freeForm, int, map, obj, str, type SchemaNode } from '../schema/builders.js';
 import type { KindDefinition } from '../schema/kind-definition.js';
 import { childPath, type ValidationIssue } from './issue.js';
@@ -60,26 +62,72 @@ export function toAjvSchema(node: unknown): unknown {
   return out;
 }
 
-// NOTE: ajv-formats is CommonJS; under NodeNext its default export is the module object.
-const addFormats = addFormatsModule.default;
+// NOTE: ajv (and ajv-formats, both CommonJS) load only when a kind has no precompiled validator: compiling
+// VirtualService's schema alone takes longer than `meshctl validate` may take to start.
+const requireCjs = createRequire(import.meta.url);
 
-function newAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false });
+/** The ajv options every validator of mesh.io objects is compiled with (at run time or by the build). */
+export const AJV_OPTIONS = { allErrors: true, verbose: true, strict: false } as const;
+
+/** A new ajv with the formats the schemas use; `source` keeps the generated code (for the build's precompile). */
+export function newAjv(o: { source?: boolean } = {}): AjvModule.Ajv {
+  const { Ajv } = requireCjs('ajv') as typeof AjvModule;
+  const { default: addFormats } = requireCjs('ajv-formats') as { default: (ajv: AjvModule.Ajv, formats: string[]) => unknown };
+  const ajv = new Ajv({ ...AJV_OPTIONS, ...(o.source ? { code: { source: true } } : {}) });
   addFormats(ajv, ['date-time']);
   for (const format of ['int32', 'int64', 'uint32', 'uint64', 'double', 'float', 'binary']) ajv.addFormat(format, true);
   return ajv;
 }
 
-/** Compiles ajv validators for whole objects of a kind; one compile per kind, cached. */
+/**
+ * The hash that names a kind's precompiled validator: of everything the ajv schema is made from (the options,
+ * the object schema and the code that converts it for ajv), without converting it, which costs more than
+ * loading the validator.
+ */
+export function schemaHashOf(definition: KindDefinition): string {
+  const inputs = [AJV_OPTIONS, objectSchema(definition), toAjvSchema.toString()];
+  return createHash('sha256').update(JSON.stringify(inputs)).digest('hex').slice(0, 16);
+}
+
+/** Where the build writes precompiled validators (`<Kind>-<hash>.cjs`, ajv standalone code). */
+export const COMPILED_VALIDATORS_DIR = new URL('./compiled/', import.meta.url);
+
+/** The file of a kind's precompiled validator for the schema with `hash`. */
+export function compiledValidatorUrl(kind: string, hash: string): URL {
+  return new URL(`${kind}-${hash}.cjs`, COMPILED_VALIDATORS_DIR);
+}
+
+/** The kind's precompiled validator when the build wrote one for its current schema, else undefined. */
+export function loadCompiledValidator(kind: string, hash: string): ValidateFunction | undefined {
+  try {
+    const mod = requireCjs(compiledValidatorUrl(kind, hash).pathname) as { default?: ValidateFunction };
+    return typeof mod.default === 'function' ? mod.default : undefined;
+  } catch (e) {
+    // NOTE: a missing file (schema changed since the build, or `tsc` alone) means compile here; anything else is a bug.
+    if ((e as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Validators for whole objects of a kind; one per kind, cached: the build's precompiled validator for the
+ * kind's current schema when there is one (`precompiled: false` skips them), else compiled here by ajv.
+ */
 export class SchemaValidator {
-  readonly #ajv = newAjv();
+  readonly #precompiled: boolean;
+  #ajv: AjvModule.Ajv | undefined;
   readonly #compiled = new Map<string, ValidateFunction>();
+
+  constructor(o: { precompiled?: boolean } = {}) {
+    this.#precompiled = o.precompiled ?? true;
+  }
 
   /** Validates `value` against the object schema of `definition`; returns schema-layer issues. */
   validate(definition: KindDefinition, value: unknown): ValidationIssue[] {
     let validate = this.#compiled.get(definition.kind);
     if (validate === undefined) {
-      validate = this.#ajv.compile(toAjvSchema(objectSchema(definition)) as object);
+      const precompiled = this.#precompiled ? loadCompiledValidator(definition.kind, schemaHashOf(definition)) : undefined;
+      validate = precompiled ?? (this.#ajv ??= newAjv()).compile(toAjvSchema(objectSchema(definition)) as object);
       this.#compiled.set(definition.kind, validate);
     }
     if (validate(value)) return [];

@@ -42,6 +42,7 @@ describe('debug routes', function () {
       PROXY_CONFIG: { proxyMetadata: { DB_PASSWORD: SECRETS[1], REGION: 'eu' } },
       AWS_SECRET_ACCESS_KEY: SECRETS[2],
       NOTE: `token ${SECRETS[3]}`,
+      ISTIO_VERSION: '1.2.3',
     });
     leaky = new grpc.Client('xds:///echo.qs.svc.cluster.local:50051', grpc.credentials.createInsecure(), {
       'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap),
@@ -107,6 +108,11 @@ describe('debug routes', function () {
     }, 'every type SYNCED').catch((e: Error) => {
       throw new Error(`${e.message}: ${JSON.stringify(last)}`);
     });
+  });
+
+  it("given proxies with and without a version in their metadata should show each one's in /debug/syncz (ISTIO_VERSION read as MESH_VERSION)", async () => {
+    const { body } = await get('/debug/syncz');
+    assert.deepEqual(body.map((e: any) => e.mesh_version).sort(), ['', '1.2.3']);
   });
 
   it('given a proxy ID should dump its listener, route, cluster and endpoints as Envoy ConfigDump JSON', async () => {

@@ -111,6 +111,8 @@ export function debugRoutes<P>(deps: DebugDeps<P>): Map<string, DebugHandler> {
       deps.connections().map((c) => ({
         proxy: c.nodeId,
         connection: c.id,
+        // NOTE: the proxy's version as it says in its node metadata (Istio's syncz istio_version); meshctl version reads it.
+        mesh_version: typeof c.node.metadata['MESH_VERSION'] === 'string' ? c.node.metadata['MESH_VERSION'] : '',
         types: c.types.map((t) => ({
           type: t.typeUrl,
           sent: t.versionSent,

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadedModules, packagesOf } from '../testing/loaded-modules.js';
+import { programEnv, runProgram } from '../testing/program-process.js';
+import type { ProgramName } from '../../core/index.js';
+
+// NOTE: start-up cost is checked by what loads, not by timings (npm run bench:startup measures those):
+// command trees declare every command but load a body only when it runs (lazyRun).
+const HEAVY = ['@kubernetes/client-node', '@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs', 'rxjs', 'pino', 'prom-client', 'ajv', 'undici', 'yaml'];
+
+describe('program start-up', function () {
+  this.timeout(60_000);
+
+  const cheap: readonly { program: ProgramName; args: string[]; allowed?: string[] }[] = [
+    { program: 'meshctl', args: ['version', '--remote=false'] },
+    { program: 'meshctl', args: ['--help'] },
+    { program: 'meshctl', args: ['x', '--help'] },
+    { program: 'pilot-discovery', args: ['--help'] },
+    { program: 'pilot-discovery', args: ['version'] },
+    { program: 'pilot-agent', args: ['--help'] },
+    { program: 'operator', args: ['--help'] },
+    // NOTE: validate needs the YAML parser and the mesh.io schemas; the precompiled validators spare it ajv.
+    { program: 'meshctl', args: ['validate', '-f', 'examples/quickstart'], allowed: ['yaml'] },
+  ];
+  for (const c of cheap) {
+    it(`given \`${c.program} ${c.args.join(' ')}\` should load none of ${HEAVY.filter((h) => !c.allowed?.includes(h)).join(', ')}`, async () => {
+      const { urls } = await loadedModules(c.program, c.args);
+      assert.ok(urls.some((u) => u.includes('/dist/cli/')), 'the recorder saw the program load');
+      // NOTE: precompiled validators use ajv's small runtime helpers (ajv/dist/runtime/*), not ajv's compiler.
+      const heavy = packagesOf(urls.filter((u) => !/\/node_modules\/ajv\/dist\/runtime\//.test(u))).filter((p) => HEAVY.includes(p) && !c.allowed?.includes(p));
+      assert.deepEqual(heavy, [], `${c.program} ${c.args.join(' ')} loaded ${heavy.join(', ')}`);
+    });
+  }
+
+  it('given `meshctl version --remote=false` should load none of the bodies of other commands (only the tree files)', async () => {
+    const { urls } = await loadedModules('meshctl', ['version', '--remote=false']);
+    const ours = urls.filter((u) => u.includes('/dist/') && !u.includes('/node_modules/')).map((u) => u.replace(/.*\/dist\//, ''));
+    const bodies = ours.filter((u) => /^cli\/(meshctl|pilot-agent|pilot-discovery|operator)\/.*-run\.js$|^(analysis|controllers|xds|crds|webhooks|install|templates|inspect)\//.test(u));
+    assert.deepEqual(bodies, []);
+    assert.ok(!ours.includes('core/index.js'), 'core/index.js (model, metrics, logging) is not needed to print a version');
+  });
+
+  it('given NODE_COMPILE_CACHE unset should keep compiled modules under $HOME/.cache/mesh/compile-cache', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mesh-home-'));
+    try {
+      const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, ...env } = programEnv({ HOME: home });
+      const r = await runProgram('meshctl', ['version', '--remote=false', '--short'], env);
+      assert.equal(r.code, 0, r.stderr);
+      const dir = join(home, '.cache', 'mesh', 'compile-cache');
+      assert.ok(existsSync(dir), `${dir} was not created`);
+      const entries = readdirSync(dir, { recursive: true });
+      assert.ok(entries.length > 0, 'the compile cache is empty');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
