@@ -27,12 +27,12 @@ export interface ServerInfo {
 /** Server CPU over the measured window. */
 export interface ServerCpu {
   readonly seconds: number;
-  /** Event-loop utilization, 0..1. */
-  readonly elu: number;
+  /** Event-loop utilization, 0..1 (a Node server only). */
+  readonly elu?: number;
   /** CPU seconds per server thread name (Linux only). */
   readonly threads?: ThreadCpu;
-  /** Garbage-collection pauses of the main thread: how many, their total and the longest, ms. */
-  readonly gc: { readonly count: number; readonly totalMs: number; readonly maxMs: number };
+  /** Garbage-collection pauses of the main thread: how many, their total and the longest, ms (a Node server only). */
+  readonly gc?: { readonly count: number; readonly totalMs: number; readonly maxMs: number };
 }
 
 /** Which server answers: meshd's certificate service, or the floor (floor-server.ts). */
