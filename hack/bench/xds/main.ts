@@ -13,6 +13,7 @@ import { formatComparison } from './compare-report.js';
 import { formatReport } from './report.js';
 import { BenchRunError, runBench, type BenchResult } from './run-bench.js';
 import { startBenchCluster, type BenchCluster } from '../kube-cluster.js';
+import { measureSteal } from '../ca/steal.js';
 
 /** Namespaces the API server needs: the services' and clients', and each server's own. */
 function clusterNamespaces(opts: BenchOptions): string[] {
@@ -54,6 +55,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   let results;
+  const steal = measureSteal();
   try {
     results = await runAll(opts, log);
   } catch (e) {
@@ -69,6 +71,8 @@ async function main(argv: readonly string[]): Promise<number> {
   if (results.istiod) {
     process.stdout.write(`\n=== istiod (reference) ===\n${formatReport(results.istiod)}\n\n${formatComparison(result, results.istiod)}\n`);
   }
+  const stolen = steal();
+  if (stolen !== undefined) process.stdout.write(`machine: hypervisor steal ${(stolen * 100).toFixed(0)}% of the CPU time during the run${results.istiod ? ' (both servers)' : ''}\n`);
   const out = resolve(opts.out ?? `bench-results/xds-${result.startedAt.replace(/[:.]/g, '-')}.json`);
   mkdirSync(dirname(out), { recursive: true });
   // NOTE: the meshd-only JSON keeps its shape; with a reference both results sit side by side.
