@@ -22,6 +22,8 @@ export interface ServerInfo {
   readonly rootCertPem: string;
   /** One token per caller, for service account `sa<i>` in namespace `bench`. */
   readonly tokens: string[];
+  /** The gRPC service to call when it is not meshd's (istiod's `istio.v1.auth.IstioCertificateService`). */
+  readonly service?: string;
 }
 
 /** Server CPU over the measured window. */

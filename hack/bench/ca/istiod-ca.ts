@@ -19,6 +19,9 @@ export const ISTIOD_TOKEN_AUDIENCE = 'mesh-ca';
 /** The name istiod's serving certificate carries (POD_NAMESPACE istio-system). */
 export const ISTIOD_SERVER_NAME = 'istiod.istio-system.svc';
 
+/** istiod's certificate service: meshd's renamed, with the same request and response messages. */
+export const ISTIOD_CERTIFICATE_SERVICE = 'istio.v1.auth.IstioCertificateService';
+
 /** A running istiod CA. */
 export interface IstiodCa {
   readonly info: ServerInfo;
@@ -85,7 +88,7 @@ export async function startIstiodCa(istiodBin: string, cluster: BenchCluster, ca
     const rootCertPem = await istiodRoot(cluster.client, server, 120_000);
     log(`istiod: CA listening on 127.0.0.1:${secure} (pid ${server.pid})`);
     return {
-      info: { address: `127.0.0.1:${secure}`, serverName: ISTIOD_SERVER_NAME, rootCertPem, tokens },
+      info: { address: `127.0.0.1:${secure}`, serverName: ISTIOD_SERVER_NAME, rootCertPem, tokens, service: ISTIOD_CERTIFICATE_SERVICE },
       cpuSeconds: () => processCpuSeconds(server.pid),
       close: async () => {
         await server.stop();
