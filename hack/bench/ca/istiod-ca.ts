@@ -66,8 +66,11 @@ async function istiodRoot(client: OrchClient, server: ServerProcess, deadlineMs:
   }
 }
 
-/** Starts istiod with its CA against `cluster` and issues `callers` tokens. */
-export async function startIstiodCa(istiodBin: string, cluster: BenchCluster, callers: number, log: (line: string) => void): Promise<IstiodCa> {
+/**
+ * Starts istiod with its CA against `cluster` and issues `callers` tokens. `kubeQps` > 0 raises istiod's
+ * kube client rate limit (`--kubeClientQPS`, burst twice that); 0 keeps istiod's default (80/s).
+ */
+export async function startIstiodCa(istiodBin: string, cluster: BenchCluster, callers: number, log: (line: string) => void, kubeQps = 0): Promise<IstiodCa> {
   const dir = mkdtempSync(join(tmpdir(), 'mesh-bench-ca-istiod-'));
   const meshConfig = join(dir, 'mesh.yaml');
   writeFileSync(meshConfig, ISTIOD_MESH_CONFIG);
@@ -75,7 +78,9 @@ export async function startIstiodCa(istiodBin: string, cluster: BenchCluster, ca
   const command =
     `${istiodBin} discovery --kubeconfig ${cluster.kubeconfigPath} --registries=Kubernetes --meshConfig ${meshConfig} --networksConfig none ` +
     `--domain cluster.local --grpcAddr 127.0.0.1:${grpc} --secureGRPCAddr 127.0.0.1:${secure} --httpsAddr= --httpAddr 127.0.0.1:${http} ` +
-    `--monitoringAddr 127.0.0.1:${monitoring} --ctrlz_port ${ctrlz} --log_output_level=default:warn,ads:warn,klog:error`;
+    `--monitoringAddr 127.0.0.1:${monitoring} --ctrlz_port ${ctrlz} --log_output_level=default:warn,ads:warn,klog:error` +
+    // NOTE: each CreateCertificate makes one TokenReview; istiod's kube client allows 80 requests/s by default.
+    (kubeQps > 0 ? ` --kubeClientQPS ${kubeQps} --kubeClientBurst ${kubeQps * 2}` : '');
   log(`istiod: ${command}`);
   const server = ServerProcess.spawn(
     command,

@@ -1,5 +1,5 @@
 // npm run bench:ca -- [--callers 32] [--seconds 10] [--warmup 2] [--rate 1500] [--client go|http2|grpc-js]
-//                      [--server mesh|floor] [--in-process] [--reference istiod [--istiod-bin PATH]]
+//                      [--server mesh|floor] [--in-process] [--reference istiod [--istiod-bin PATH] [--istiod-kube-qps Q]]
 // Measures meshd's certificate service over gRPC/TLS on 127.0.0.1. The server runs in a child process (or
 // in-process); N callers, each on its own connection with its own token and a pre-generated RSA 2048 CSR,
 // call CreateCertificate in two phases: back to back (the most the server can do at N concurrent callers)
@@ -45,10 +45,12 @@ interface Flags {
   child: boolean;
   reference: 'istiod' | undefined;
   istiodBin: string;
+  /** `--istiod-kube-qps`: istiod's kube client rate limit (its TokenReviews); 0 = istiod's default. */
+  istiodKubeQps: number;
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { callers: 32, seconds: 10, warmup: 2, rate: TARGET.certsPerSecond, client: 'go', server: 'mesh', inProcess: false, child: false, reference: undefined, istiodBin: DEFAULT_ISTIOD_BIN };
+  const flags: Flags = { callers: 32, seconds: 10, warmup: 2, rate: TARGET.certsPerSecond, client: 'go', server: 'mesh', inProcess: false, child: false, reference: undefined, istiodBin: DEFAULT_ISTIOD_BIN, istiodKubeQps: 0 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -78,9 +80,10 @@ function parseFlags(argv: string[]): Flags {
       if (v !== 'istiod') throw new Error(`--reference: expected istiod, got "${v}"`);
       flags.reference = v;
     } else if (arg === '--istiod-bin') flags.istiodBin = value();
+    else if (arg === '--istiod-kube-qps') flags.istiodKubeQps = Math.floor(num(0));
     else if (arg === '--in-process') flags.inProcess = true;
     else if (arg === '--child') flags.child = true;
-    else throw new Error(`unknown flag ${arg} (use --callers N, --seconds S, --warmup S, --rate R (0 skips that phase), --client ${CLIENT_KINDS.join('|')}, --server ${SERVER_KINDS.join('|')}, --in-process, --reference istiod, --istiod-bin PATH)`);
+    else throw new Error(`unknown flag ${arg} (use --callers N, --seconds S, --warmup S, --rate R (0 skips that phase), --client ${CLIENT_KINDS.join('|')}, --server ${SERVER_KINDS.join('|')}, --in-process, --reference istiod, --istiod-bin PATH, --istiod-kube-qps Q)`);
   }
   if (flags.reference && (flags.server !== 'mesh' || flags.inProcess)) throw new Error('--reference istiod: compares meshd\'s certificate service in a child process (no --server floor, no --in-process)');
   return flags;
@@ -176,7 +179,7 @@ async function startDriver(flags: Flags, targets: CallerTarget[]): Promise<LoadD
 async function istiodServer(flags: Flags, log: (line: string) => void): Promise<ServerHandle> {
   const cluster = await startBenchCluster(['istio-system'], log);
   try {
-    const ca = await startIstiodCa(flags.istiodBin, cluster, flags.callers, log);
+    const ca = await startIstiodCa(flags.istiodBin, cluster, flags.callers, log, flags.istiodKubeQps);
     let cpu0 = 0;
     return {
       info: ca.info,
