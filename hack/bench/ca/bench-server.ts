@@ -22,17 +22,19 @@ export interface ServerInfo {
   readonly rootCertPem: string;
   /** One token per caller, for service account `sa<i>` in namespace `bench`. */
   readonly tokens: string[];
+  /** The gRPC service to call when it is not meshd's (istiod's `istio.v1.auth.IstioCertificateService`). */
+  readonly service?: string;
 }
 
 /** Server CPU over the measured window. */
 export interface ServerCpu {
   readonly seconds: number;
-  /** Event-loop utilization, 0..1. */
-  readonly elu: number;
+  /** Event-loop utilization, 0..1 (a Node server only). */
+  readonly elu?: number;
   /** CPU seconds per server thread name (Linux only). */
   readonly threads?: ThreadCpu;
-  /** Garbage-collection pauses of the main thread: how many, their total and the longest, ms. */
-  readonly gc: { readonly count: number; readonly totalMs: number; readonly maxMs: number };
+  /** Garbage-collection pauses of the main thread: how many, their total and the longest, ms (a Node server only). */
+  readonly gc?: { readonly count: number; readonly totalMs: number; readonly maxMs: number };
 }
 
 /** Which server answers: meshd's certificate service, or the floor (floor-server.ts). */

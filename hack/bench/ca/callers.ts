@@ -22,9 +22,14 @@ export interface CallerTarget {
   readonly rootCertPem: string;
   readonly token: string;
   readonly csrPem: string;
+  /** The gRPC service when it is not meshd's (same messages, e.g. istiod's IstioCertificateService). */
+  readonly service?: string;
 }
 
 export function createCaller(kind: NodeCallerKind, target: CallerTarget): Caller {
+  if (kind === 'grpc-js' && target.service !== undefined) {
+    throw new Error(`not implemented yet: --client grpc-js against ${target.service} (pilot-agent's client calls meshd's service only; use --client go or http2)`);
+  }
   return kind === 'grpc-js' ? new GrpcJsCaller(target) : new Http2Caller(target);
 }
 
@@ -58,7 +63,7 @@ class Http2Caller implements Caller {
     this.#body = grpcFrame(encodeCertificateRequest(target.csrPem));
     this.#headers = {
       [constants.HTTP2_HEADER_METHOD]: 'POST',
-      [constants.HTTP2_HEADER_PATH]: `/${CERTIFICATE_SERVICE_NAME}/CreateCertificate`,
+      [constants.HTTP2_HEADER_PATH]: `/${target.service ?? CERTIFICATE_SERVICE_NAME}/CreateCertificate`,
       [constants.HTTP2_HEADER_AUTHORITY]: target.serverName,
       'content-type': 'application/grpc',
       te: 'trailers',

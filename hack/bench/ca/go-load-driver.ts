@@ -70,6 +70,7 @@ export class GoLoadDriver implements LoadDriver {
     if (!first) throw new Error('bench: no callers');
     driver.#send({
       address: first.address, serverName: first.serverName, rootCertPem: first.rootCertPem, warmupSeconds,
+      ...(first.service ? { method: `/${first.service}/CreateCertificate` } : {}),
       callers: targets.map((t) => ({ token: t.token, request: Buffer.from(encodeCertificateRequest(t.csrPem)).toString('base64') })),
     });
     const ready = await driver.#nextLine();

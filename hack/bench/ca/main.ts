@@ -1,5 +1,5 @@
 // npm run bench:ca -- [--callers 32] [--seconds 10] [--warmup 2] [--rate 1500] [--client go|http2|grpc-js]
-//                      [--server mesh|floor] [--in-process]
+//                      [--server mesh|floor] [--in-process] [--reference istiod [--istiod-bin PATH] [--istiod-kube-qps Q]]
 // Measures meshd's certificate service over gRPC/TLS on 127.0.0.1. The server runs in a child process (or
 // in-process); N callers, each on its own connection with its own token and a pre-generated RSA 2048 CSR,
 // call CreateCertificate in two phases: back to back (the most the server can do at N concurrent callers)
@@ -7,7 +7,11 @@
 // CPU of server and callers and the hypervisor's steal for each phase. The callers are grpc-go by default
 // (see go-load-driver.ts). `--server floor` measures Node's own floor instead (floor-server.ts).
 // BENCH_SERVER_NODE_ARGS passes Node flags to the server child (e.g. --cpu-prof).
+// `--reference istiod`: after meshd, the same callers, CSRs (RSA 2048) and token authentication against
+// istiod's CA (istiod-ca.ts, beside a real API server); the fixed-rate phase of both then offers half of
+// meshd's measured maximum, and a table compares the two.
 import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -18,12 +22,17 @@ import { SERVER_KINDS, runServerChild, startBenchServer, TRUST_DOMAIN, type Serv
 import { NODE_CALLER_KINDS, createCaller, type CallerTarget, type NodeCallerKind } from './callers.js';
 import { GoLoadDriver, buildGoLoadgen } from './go-load-driver.js';
 import { NodeLoadDriver, type LoadDriver, type Phase } from './load.js';
+import { startIstiodCa } from './istiod-ca.js';
+import { startBenchCluster } from '../kube-cluster.js';
+import { DEFAULT_ISTIOD_BIN } from '../xds/bench-options.js';
+import { formatCaComparison, type Measured } from './compare.js';
 
 const CLIENT_KINDS = ['go', ...NODE_CALLER_KINDS] as const;
 type ClientKind = (typeof CLIENT_KINDS)[number];
 
 /** The issue's target on this 2-core machine. */
 const TARGET = { certsPerSecond: 1500, p99Ms: 20 };
+
 
 interface Flags {
   callers: number;
@@ -34,10 +43,14 @@ interface Flags {
   server: ServerKind;
   inProcess: boolean;
   child: boolean;
+  reference: 'istiod' | undefined;
+  istiodBin: string;
+  /** `--istiod-kube-qps`: istiod's kube client rate limit (its TokenReviews); 0 = istiod's default. */
+  istiodKubeQps: number;
 }
 
 function parseFlags(argv: string[]): Flags {
-  const flags: Flags = { callers: 32, seconds: 10, warmup: 2, rate: TARGET.certsPerSecond, client: 'go', server: 'mesh', inProcess: false, child: false };
+  const flags: Flags = { callers: 32, seconds: 10, warmup: 2, rate: TARGET.certsPerSecond, client: 'go', server: 'mesh', inProcess: false, child: false, reference: undefined, istiodBin: DEFAULT_ISTIOD_BIN, istiodKubeQps: 0 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -62,10 +75,17 @@ function parseFlags(argv: string[]): Flags {
       const kind = value();
       if (!(SERVER_KINDS as readonly string[]).includes(kind)) throw new Error(`--server: expected one of ${SERVER_KINDS.join(', ')}, got "${kind}"`);
       flags.server = kind as ServerKind;
-    } else if (arg === '--in-process') flags.inProcess = true;
+    } else if (arg === '--reference') {
+      const v = value();
+      if (v !== 'istiod') throw new Error(`--reference: expected istiod, got "${v}"`);
+      flags.reference = v;
+    } else if (arg === '--istiod-bin') flags.istiodBin = value();
+    else if (arg === '--istiod-kube-qps') flags.istiodKubeQps = Math.floor(num(0));
+    else if (arg === '--in-process') flags.inProcess = true;
     else if (arg === '--child') flags.child = true;
-    else throw new Error(`unknown flag ${arg} (use --callers N, --seconds S, --warmup S, --rate R (0 skips that phase), --client ${CLIENT_KINDS.join('|')}, --server ${SERVER_KINDS.join('|')}, --in-process)`);
+    else throw new Error(`unknown flag ${arg} (use --callers N, --seconds S, --warmup S, --rate R (0 skips that phase), --client ${CLIENT_KINDS.join('|')}, --server ${SERVER_KINDS.join('|')}, --in-process, --reference istiod, --istiod-bin PATH, --istiod-kube-qps Q)`);
   }
+  if (flags.reference && (flags.server !== 'mesh' || flags.inProcess)) throw new Error('--reference istiod: compares meshd\'s certificate service in a child process (no --server floor, no --in-process)');
   return flags;
 }
 
@@ -117,7 +137,7 @@ async function childServer(callers: number, kind: ServerKind): Promise<ServerHan
 }
 
 /** Runs `phase` while counting server CPU, then prints one block. */
-async function measure(title: string, server: ServerHandle, driver: LoadDriver, phase: Phase): Promise<{ rate: number; p99: number | undefined }> {
+async function measure(title: string, server: ServerHandle, driver: LoadDriver, phase: Phase): Promise<Measured> {
   await server.cpuStart();
   const steal = measureSteal();
   const result = await driver.run(phase);
@@ -133,7 +153,7 @@ async function measure(title: string, server: ServerHandle, driver: LoadDriver, 
   console.log(`  latency ms: p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, max ${ms(s.max)}`);
   console.log(serverCpu === undefined
     ? `  CPU (server and callers in one process): ${result.cpuSeconds.toFixed(2)} s, ${perCert(result.cpuSeconds)}`
-    : `  CPU: server ${serverCpu.seconds.toFixed(2)} s (${perCert(serverCpu.seconds)}, event loop ${(serverCpu.elu * 100).toFixed(0)}% busy), callers ${result.cpuSeconds.toFixed(2)} s (${perCert(result.cpuSeconds)})`);
+    : `  CPU: server ${serverCpu.seconds.toFixed(2)} s (${perCert(serverCpu.seconds)}${serverCpu.elu === undefined ? '' : `, event loop ${(serverCpu.elu * 100).toFixed(0)}% busy`}), callers ${result.cpuSeconds.toFixed(2)} s (${perCert(result.cpuSeconds)})`);
   if (serverCpu) {
     const cpus = availableParallelism();
     const cores = (serverCpu.seconds + result.cpuSeconds) / result.elapsedSeconds;
@@ -142,10 +162,10 @@ async function measure(title: string, server: ServerHandle, driver: LoadDriver, 
       const busiest = Object.entries(serverCpu.threads).filter(([, seconds]) => (seconds / Math.max(1, n)) * 1000 >= 0.005).sort((a, b) => b[1] - a[1]);
       console.log(`  server threads: ${busiest.map(([name, seconds]) => `${name} ${perCert(seconds)}`).join(', ')}`);
     }
-    console.log(`  server GC pauses (main thread): ${serverCpu.gc.count}, ${serverCpu.gc.totalMs.toFixed(0)} ms in all, longest ${serverCpu.gc.maxMs.toFixed(1)} ms`);
+    if (serverCpu.gc) console.log(`  server GC pauses (main thread): ${serverCpu.gc.count}, ${serverCpu.gc.totalMs.toFixed(0)} ms in all, longest ${serverCpu.gc.maxMs.toFixed(1)} ms`);
   }
   if (stolen !== undefined) console.log(`  hypervisor steal: ${(stolen * 100).toFixed(0)}% of the machine's CPU time${stolen > 0.03 ? ' (other guests took CPU: the numbers above are low)' : ''}`);
-  return { rate: result.errors > 0 ? 0 : rate, p99: s.p99 };
+  return { rate: result.errors > 0 ? 0 : rate, p50: s.p50, p99: s.p99, errors: result.errors };
 }
 
 async function startDriver(flags: Flags, targets: CallerTarget[]): Promise<LoadDriver> {
@@ -155,26 +175,73 @@ async function startDriver(flags: Flags, targets: CallerTarget[]): Promise<LoadD
   return GoLoadDriver.start(await buildGoLoadgen(), targets, flags.warmup);
 }
 
+/** istiod's CA as a ServerHandle: CPU from /proc (no event loop, no GC pauses to report). */
+async function istiodServer(flags: Flags, log: (line: string) => void): Promise<ServerHandle> {
+  const cluster = await startBenchCluster(['istio-system'], log);
+  try {
+    const ca = await startIstiodCa(flags.istiodBin, cluster, flags.callers, log, flags.istiodKubeQps);
+    let cpu0 = 0;
+    return {
+      info: ca.info,
+      cpuStart: () => {
+        cpu0 = ca.cpuSeconds();
+        return Promise.resolve();
+      },
+      cpuStop: () => Promise.resolve({ seconds: ca.cpuSeconds() - cpu0 }),
+      close: async () => {
+        await ca.close();
+        await cluster.stop();
+      },
+    };
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+}
+
+/** Both phases against one server: back to back, then at `rate` (0: from the first phase, half its maximum). */
+async function runPhases(name: string, flags: Flags, server: ServerHandle, csrs: readonly string[], rate: number): Promise<{ saturated: Measured; atRate: Measured | undefined; rate: number }> {
+  const targets = server.info.tokens.map((token, i) => ({ ...server.info, token, csrPem: csrs[i]! }));
+  const driver = await startDriver(flags, targets);
+  try {
+    const saturated = await measure(`${name}: back to back, ${flags.callers} callers:`, server, driver, { kind: 'back-to-back', seconds: flags.seconds });
+    const offered = rate === 0 && flags.reference ? Math.max(1, Math.round(saturated.rate / 2)) : rate;
+    const atRate = offered > 0
+      ? await measure(`${name}: fixed rate: ${offered}/s offered by ${flags.callers} callers (latency counted from each call's scheduled time):`, server, driver, { kind: 'fixed-rate', seconds: flags.seconds, rate: offered })
+      : undefined;
+    return { saturated, atRate, rate: offered };
+  } finally {
+    await driver.close();
+  }
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   if (flags.child) return runServerChild(flags.callers, flags.server);
+  if (flags.reference && !existsSync(flags.istiodBin)) {
+    throw new Error(`--reference istiod: no istiod binary at ${flags.istiodBin} (build it as ../shared/notes/istiod-reference.md says, or pass --istiod-bin PATH)`);
+  }
 
   const serverKind = flags.server === 'floor' ? 'the floor (node:http2 and one RSA signature per call, not meshd)' : "meshd's certificate service";
-  console.log(`bench:ca: ${flags.callers} ${flags.client === 'go' ? 'grpc-go' : flags.client} callers, RSA 2048, ${flags.warmup} s warm-up, ${flags.seconds} s per phase, server: ${serverKind} ${flags.inProcess ? 'in-process' : 'in a child process'}`);
+  console.log(`bench:ca: ${flags.callers} ${flags.client === 'go' ? 'grpc-go' : flags.client} callers, RSA 2048, ${flags.warmup} s warm-up, ${flags.seconds} s per phase, server: ${serverKind} ${flags.inProcess ? 'in-process' : 'in a child process'}${flags.reference ? ', then istiod (reference)' : ''}`);
   const server = flags.inProcess ? await inProcessServer(flags.callers, flags.server) : await childServer(flags.callers, flags.server);
   console.log('bench:ca: generating RSA 2048 keys and CSRs ...');
-  const targets = server.info.tokens.map((token, i) => ({
-    ...server.info,
-    token,
-    csrPem: createCsrPem(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, { uris: [`spiffe://${TRUST_DOMAIN}/ns/bench/sa/sa${i}`] }),
-  }));
-  const driver = await startDriver(flags, targets);
-  const saturated = await measure(`back to back, ${flags.callers} callers:`, server, driver, { kind: 'back-to-back', seconds: flags.seconds });
-  const atRate = flags.rate > 0
-    ? await measure(`fixed rate: ${flags.rate}/s offered by ${flags.callers} callers (latency counted from each call's scheduled time):`, server, driver, { kind: 'fixed-rate', seconds: flags.seconds, rate: flags.rate })
-    : undefined;
-  await driver.close();
-  await server.close();
+  const csrs = server.info.tokens.map((_t, i) =>
+    createCsrPem(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, { uris: [`spiffe://${TRUST_DOMAIN}/ns/bench/sa/sa${i}`] }),
+  );
+  // NOTE: with a reference, the fixed-rate phase offers half of meshd's measured maximum (the issue's load).
+  const mesh = await runPhases('meshd', flags, server, csrs, flags.reference ? 0 : flags.rate).finally(() => server.close());
+  const { saturated, atRate } = mesh;
+
+  if (flags.reference) {
+    const log = (line: string): void => console.log(`bench:ca: ${line}`);
+    const istiodHandle = await istiodServer(flags, log);
+    const istiod = await runPhases('istiod', flags, istiodHandle, csrs, mesh.rate).finally(() => istiodHandle.close());
+    console.log(`\nmachine: ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (other work on the machine lowers these numbers)`);
+    console.log(`\nmeshd vs istiod (same ${flags.callers} ${flags.client === 'go' ? 'grpc-go' : flags.client} callers, RSA 2048 CSRs, service-account tokens):`);
+    console.log(formatCaComparison(mesh, istiod, mesh.rate, flags.callers));
+    return;
+  }
 
   console.log(`\nmachine: ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (other work on the machine lowers these numbers)`);
   const yes = (ok: boolean): string => (ok ? 'YES' : 'NO');

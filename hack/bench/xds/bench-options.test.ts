@@ -1,10 +1,25 @@
 import assert from 'node:assert/strict';
-import { BenchUsageError, LARGE_MESH, parseBenchArgs } from './bench-options.js';
+import { BenchUsageError, DEFAULT_ISTIOD_BIN, LARGE_MESH, parseBenchArgs } from './bench-options.js';
 import { SCENARIOS } from './markers.js';
 
 describe('bench:xds options', () => {
   const cases: { name: string; argv: string[]; want: Record<string, unknown> }[] = [
     { name: 'given no case should run the four edits at the default size', argv: [], want: { case: 'default', services: 100, proxies: 100, endpointsPerService: 2, scenarios: SCENARIOS } },
+    {
+      name: 'given no source or reference should run meshd alone on config files (the mode before references)',
+      argv: [],
+      want: { source: 'files', reference: undefined, istiodBin: DEFAULT_ISTIOD_BIN },
+    },
+    {
+      name: 'given --reference istiod --source kube and sizes should run both servers on the API server at those sizes',
+      argv: ['--reference', 'istiod', '--source', 'kube', '--services', '100', '--proxies', '50', '--proxy-type', 'sidecar'],
+      want: { source: 'kube', reference: 'istiod', istiodBin: DEFAULT_ISTIOD_BIN, services: 100, proxies: 50, proxyType: 'sidecar' },
+    },
+    {
+      name: 'given --istiod-bin should use that binary for the reference',
+      argv: ['--istiod-bin', '/opt/istiod', '--reference', 'istiod'],
+      want: { reference: 'istiod', istiodBin: '/opt/istiod', source: 'files' },
+    },
     {
       name: 'given --case large-mesh should load 10,000 services with 5 endpoints each and make endpoint changes only',
       argv: ['--case', 'large-mesh'],
@@ -23,7 +38,16 @@ describe('bench:xds options', () => {
     });
   }
 
-  it('given an unknown case should throw naming the flag and the choices', () => {
-    assert.throws(() => parseBenchArgs(['--case', 'huge']), (e: unknown) => e instanceof BenchUsageError && /--case: expected default or large-mesh, got "huge"/.test(e.message));
-  });
+  const bad: { name: string; argv: string[]; message: RegExp }[] = [
+    { name: 'an unknown case', argv: ['--case', 'huge'], message: /--case: expected default or large-mesh, got "huge"/ },
+    { name: 'an unknown source', argv: ['--source', 'etcd'], message: /--source: expected files or kube, got "etcd"/ },
+    { name: 'an unknown reference', argv: ['--reference', 'envoy'], message: /--reference: expected istiod, got "envoy"/ },
+    { name: '--istiod-bin without --reference', argv: ['--istiod-bin', '/opt/istiod'], message: /--istiod-bin: only with --reference istiod/ },
+    { name: '--reference without a value', argv: ['--reference'], message: /--reference: missing value/ },
+  ];
+  for (const c of bad) {
+    it(`given ${c.name} should throw naming the flag and what was wrong`, () => {
+      assert.throws(() => parseBenchArgs(c.argv), (e: unknown) => e instanceof BenchUsageError && c.message.test(e.message));
+    });
+  }
 });

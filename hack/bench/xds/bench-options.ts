@@ -1,4 +1,6 @@
 /** Command line of `npm run bench:xds`, parsed once into typed options. */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { DEFAULT_SERVER_CMD } from './server-process.js';
 import type { ProxyType } from './bench-client.js';
 import { SCENARIOS, type Scenario } from './markers.js';
@@ -13,6 +15,13 @@ export type BenchCase = (typeof BENCH_CASES)[number];
  * CPU per change, and the time from the change to the EDS bytes at the clients). Flags given explicitly win.
  */
 export const LARGE_MESH = { services: 10_000, endpointsPerService: 5, proxies: 10, scenarios: ['endpoint'] as readonly Scenario[] } as const;
+
+/** Where the servers read config from: a config dir, or a real API server (the e2e control plane). */
+export const BENCH_SOURCES = ['files', 'kube'] as const;
+export type BenchSource = (typeof BENCH_SOURCES)[number];
+
+/** Where istiod is built to by default (see ../shared/notes/istiod-reference.md). */
+export const DEFAULT_ISTIOD_BIN = join(homedir(), '.cache', 'mesh', 'istiod', 'pilot-discovery');
 
 /** Every option of a run. Durations in milliseconds. */
 export interface BenchOptions {
@@ -48,13 +57,22 @@ export interface BenchOptions {
   readonly keepDir: boolean;
   /** How edits are written: rewrite the file (default) or replace it by rename. */
   readonly writeMode: 'inplace' | 'rename';
+  /** `--source`: config files (default) or objects in a real API server that the servers watch. */
+  readonly source: BenchSource;
+  /** `--reference istiod`: run istiod after meshd with the same config and clients, and compare. */
+  readonly reference: 'istiod' | undefined;
+  /** `--istiod-bin`: the istiod (pilot-discovery) binary of the reference run. */
+  readonly istiodBin: string;
 }
 
 export const USAGE = `usage: npm run bench:xds -- [--case default|large-mesh] --services S --proxies N [--proxy-type grpc|sidecar] [--server-cmd "..."]
   [--namespaces 10] [--endpoints 2] [--listeners 3] [--rounds 3] [--workers 1] [--max-connecting 200]
   [--server-env K=V]... [--out FILE] [--quick] [--timeout-ms 300000] [--converge-timeout-ms 30000] [--quiet-ms 500] [--keep-dir]
-  [--write-mode inplace|rename]
-server command placeholders: {configDir} {grpcAddr} {grpcPort} {httpAddr} {monitoringAddr} {ctrlzPort}
+  [--write-mode inplace|rename] [--source files|kube] [--reference istiod] [--istiod-bin PATH]
+--source kube: configs are applied through a real kube-apiserver (e2e harness) that the servers watch.
+--reference istiod: after meshd, the same run against istiod (configs and node metadata renamed to
+  istio.io), then both reports and the ratios meshd/istiod. --istiod-bin default: ${DEFAULT_ISTIOD_BIN}
+server command placeholders: {configDir} {grpcAddr} {grpcPort} {httpAddr} {monitoringAddr} {ctrlzPort} {kubeconfig} {meshConfig} {istiodBin}
 default server command: ${DEFAULT_SERVER_CMD}
 to profile the server, run it under node yourself, e.g.
   --server-cmd "node --cpu-prof --cpu-prof-dir=/tmp/prof ${DEFAULT_SERVER_CMD}"`;
@@ -92,6 +110,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     quietMs: quick ? 300 : 500,
     keepDir: false,
     writeMode: 'inplace' as 'inplace' | 'rename',
+    source: 'files' as BenchSource,
+    reference: undefined as 'istiod' | undefined,
+    istiodBin: DEFAULT_ISTIOD_BIN,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -148,9 +169,23 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         o.writeMode = v;
         break;
       }
+      case '--source': {
+        const v = value();
+        if (!(BENCH_SOURCES as readonly string[]).includes(v)) throw new BenchUsageError(`--source: expected ${BENCH_SOURCES.join(' or ')}, got "${v}"`);
+        o.source = v as BenchSource;
+        break;
+      }
+      case '--reference': {
+        const v = value();
+        if (v !== 'istiod') throw new BenchUsageError(`--reference: expected istiod, got "${v}"`);
+        o.reference = v;
+        break;
+      }
+      case '--istiod-bin': o.istiodBin = value(); break;
       default: throw new BenchUsageError(`unknown flag "${flag}"`);
     }
   }
+  if (given.has('--istiod-bin') && o.reference === undefined) throw new BenchUsageError('--istiod-bin: only with --reference istiod');
   if (o.rounds > 200) throw new BenchUsageError(`--rounds: at most 200, got ${o.rounds}`);
   if (o.case === 'large-mesh') {
     if (!given.has('--services')) o.services = LARGE_MESH.services;

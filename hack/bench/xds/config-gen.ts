@@ -76,7 +76,8 @@ export function listenerName(s: BenchService): string {
   return `${s.host}:${SERVICE_PORT}`;
 }
 
-type Doc = Record<string, unknown>;
+/** One config document (a plain object, as parsed from YAML). */
+export type Doc = Record<string, unknown>;
 
 function meta(name: string, namespace: string): Doc {
   return { name, namespace };
@@ -164,22 +165,32 @@ export function serviceFile(s: BenchService): string {
   return `${s.namespace}/${s.name}.yaml`;
 }
 
-/** Every file of the initial mesh: relative path -> YAML text. */
-export function generateMesh(size: MeshSize, editsOf: (s: BenchService) => ServiceEdits = () => NO_EDITS): Map<string, string> {
+/** Every file of the initial mesh: relative path -> its documents. */
+export function generateMeshDocuments(size: MeshSize, editsOf: (s: BenchService) => ServiceEdits = () => NO_EDITS): Map<string, Doc[]> {
   if (!Number.isInteger(size.services) || size.services < 1) throw new RangeError(`services: expected a positive integer, got ${size.services}`);
   if (!Number.isInteger(size.namespaces) || size.namespaces < 1) throw new RangeError(`namespaces: expected a positive integer, got ${size.namespaces}`);
   if (!Number.isInteger(size.endpointsPerService) || size.endpointsPerService < 1) {
     throw new RangeError(`endpointsPerService: expected a positive integer, got ${size.endpointsPerService}`);
   }
-  const files = new Map<string, string>();
+  const files = new Map<string, Doc[]>();
   for (let i = 0; i < size.services; i++) {
     const s = benchService(i, size.namespaces);
-    files.set(serviceFile(s), toYaml(serviceDocuments(s, size, editsOf(s))));
+    files.set(serviceFile(s), serviceDocuments(s, size, editsOf(s)));
   }
   return files;
 }
 
+/** Every file of the initial mesh: relative path -> YAML text. */
+export function generateMesh(size: MeshSize, editsOf: (s: BenchService) => ServiceEdits = () => NO_EDITS): Map<string, string> {
+  return new Map([...generateMeshDocuments(size, editsOf)].map(([rel, docs]) => [rel, toYaml(docs)]));
+}
+
+/** The documents of a "new ServiceEntry" edit: the ServiceEntry and one WorkloadEntry. */
+export function newServiceDocuments(s: BenchService, address: string): Doc[] {
+  return [serviceEntry(s), workloadEntry(s, 0, address)];
+}
+
 /** The file of a "new ServiceEntry" edit: the ServiceEntry and one WorkloadEntry. */
 export function newServiceFile(s: BenchService, address: string): { path: string; text: string } {
-  return { path: serviceFile(s), text: toYaml([serviceEntry(s), workloadEntry(s, 0, address)]) };
+  return { path: serviceFile(s), text: toYaml(newServiceDocuments(s, address)) };
 }

@@ -65,7 +65,7 @@ export function formatReport(r: BenchResult): string {
   const n = o.proxies;
   const s = r.startup;
   const lines: string[] = [];
-  lines.push(`xDS benchmark: ${o.services} services (${r.configDocuments} documents, ${o.namespaces} namespaces), ${n} ${o.proxyType} clients, ${o.rounds} round(s), ${o.workers} client worker(s)`);
+  lines.push(`xDS benchmark of ${r.serverName ?? 'meshd'} (config source: ${o.source ?? 'files'}): ${o.services} services (${r.configDocuments} documents, ${o.namespaces} namespaces), ${n} ${o.proxyType} clients, ${o.rounds} round(s), ${o.workers} client worker(s)`);
   lines.push(`server: ${r.serverCommand}`);
   lines.push(`machine: ${r.machine.cpus} cpus, load average at end ${r.machine.loadAverage.map((l) => l.toFixed(2)).join(' ')}`);
   lines.push('');
@@ -105,7 +105,9 @@ export function formatReport(r: BenchResult): string {
     ]);
   }
   lines.push(table(rows));
-  lines.push('  NOTE: convergence counts from the file write, so it includes the config source\'s file-watch debounce as well as the push debounce;');
+  lines.push(o.source === 'kube'
+    ? '  NOTE: convergence counts from the API-server write, so it includes the watch delivery as well as the push debounce;'
+    : '  NOTE: convergence counts from the file write, so it includes the config source\'s file-watch debounce as well as the push debounce;');
   lines.push('  "client busy": the client workers\' event-loop utilization from the write to the last arrival; near 100 % the clients set the pace.');
   for (const sc of SCENARIOS) {
     const e = r.edits.find((x) => x.scenario === sc);

@@ -3,17 +3,20 @@
  * worker threads, measures startup until every client is complete, then makes each planned edit and
  * measures how long every client takes to receive the edit's marker, with server CPU and bytes per phase.
  */
-import { mkdtempSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { now, TYPE_SHORT, TYPES } from './bench-client.js';
 import type { BenchOptions } from './bench-options.js';
 import { clientSpecs } from './client-specs.js';
 import type { LoopTime, WorkerStats } from './client-worker.js';
 import {
-  benchService, generateMesh, newService, newServiceFile, serviceDocuments, serviceFile, toYaml, NO_EDITS, type MeshSize, type ServiceEdits,
+  benchService, generateMeshDocuments, newService, newServiceDocuments, serviceDocuments, serviceFile, NO_EDITS, type MeshSize, type ServiceEdits,
 } from './config-gen.js';
+import { writeConfig } from './config-sink.js';
+import type { BenchTarget, ServerName } from './bench-target.js';
 import { FULL_PUSH_SCENARIOS, SCENARIO_TYPES, planEdits, randomRunId, type PlannedEdit, type Scenario } from './markers.js';
+import { toYaml as toYamlText } from './config-gen.js';
 import { freePort } from '../../../xds/testing/free-port.js';
 import { fillCommand, ServerProcess } from './server-process.js';
 import { summarize, type Summary } from '../stats.js';
@@ -50,6 +53,8 @@ export interface EditResult {
 /** Everything a run measured (written as JSON). */
 export interface BenchResult {
   readonly startedAt: string;
+  /** The server measured (meshd unless this is the reference run). */
+  readonly serverName: ServerName;
   readonly options: Omit<BenchOptions, 'out'>;
   readonly serverCommand: string;
   readonly runId: string;
@@ -100,25 +105,6 @@ export class BenchRunError extends Error {
   }
 }
 
-/**
- * Writes a config file. `rename` replaces it atomically (write a dot-file, rename over); `inplace`
- * rewrites it. NOTE: Node 24's recursive fs.watch on Linux stops reporting a file once it has been
- * replaced by a rename (measured 2026-11-22), so with `rename` an edit may wait for the config source's
- * periodic rescan; `inplace` is the default so convergence measures the push path, not that gap.
- */
-function writeConfig(dir: string, rel: string, text: string, mode: 'rename' | 'inplace'): void {
-  const path = join(dir, rel);
-  mkdirSync(dirname(path), { recursive: true });
-  if (mode === 'inplace') {
-    writeFileSync(path, text);
-    return;
-  }
-  // NOTE: dot-files are skipped by the config source, so the rename is the only event it sees.
-  const tmp = join(dirname(path), `.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
-}
-
 /** Busy share of the workers' event loops between two snapshots. */
 function loopUtilization(before: WorkerStats, after: WorkerStats): number {
   const active = after.loop.active - before.loop.active;
@@ -146,29 +132,48 @@ function trafficDelta(before: WorkerStats, after: WorkerStats): TypeTraffic {
   return out;
 }
 
-/** Runs the benchmark; `log` gets progress lines. */
-export async function runBench(opts: BenchOptions, log: (line: string) => void, cwd = process.cwd()): Promise<BenchResult> {
+/** Writes `files` through `write`, `limit` at a time. */
+async function writeAll<T>(files: Iterable<T>, limit: number, write: (f: T) => Promise<void>): Promise<void> {
+  const it = files[Symbol.iterator]();
+  const next = async (): Promise<void> => {
+    for (let r = it.next(); !r.done; r = it.next()) await write(r.value);
+  };
+  await Promise.all(Array.from({ length: limit }, next));
+}
+
+/**
+ * Runs the benchmark against `target` (default: meshd from `--server-cmd` on the config dir, the
+ * mode without `--source`/`--reference`); `log` gets progress lines.
+ */
+export async function runBench(opts: BenchOptions, log: (line: string) => void, cwd = process.cwd(), target?: BenchTarget): Promise<BenchResult> {
+  const serverName: ServerName = target?.server ?? 'meshd';
   const startedAt = new Date().toISOString();
   const runId = randomRunId();
   const plan = planEdits(runId, opts.rounds, opts.scenarios);
   const size: MeshSize = { services: opts.services, namespaces: opts.namespaces, endpointsPerService: opts.endpointsPerService };
-  const target = benchService(0, opts.namespaces);
+  const edited = benchService(0, opts.namespaces);
   let targetEdits: ServiceEdits = { ...NO_EDITS, plannedSubsets: plan.edits.filter((e) => e.scenario === 'new-subset').map((e) => e.marker) };
 
   const configDir = mkdtempSync(join(tmpdir(), 'mesh-bench-xds-'));
-  const files = generateMesh(size, (s) => (s.index === 0 ? targetEdits : NO_EDITS));
-  for (const [rel, text] of files) writeConfig(configDir, rel, text, 'inplace');
+  const files = generateMeshDocuments(size, (s) => (s.index === 0 ? targetEdits : NO_EDITS));
+  const sink = target?.sink(configDir);
+  const write = async (rel: string, docs: ReturnType<typeof serviceDocuments>, mode: 'inplace' | 'rename'): Promise<void> => {
+    if (sink) await sink.write(rel, docs);
+    else writeConfig(configDir, rel, toYamlText(docs), mode);
+  };
+  await writeAll(files, target?.source === 'kube' ? 16 : 1, ([rel, docs]) => write(rel, docs, 'inplace'));
   const configDocuments = opts.services * (3 + opts.endpointsPerService);
-  log(`config: ${configDocuments} documents in ${files.size} files under ${configDir}`);
+  log(`${serverName}: config: ${configDocuments} documents in ${files.size} files ${target?.source === 'kube' ? 'applied to the API server' : `under ${configDir}`}`);
 
   const [grpcPort, httpPort, monitoringPort, ctrlzPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const grpcAddr = `127.0.0.1:${grpcPort}`;
-  const command = fillCommand(opts.serverCmd, {
+  const command = fillCommand(target?.command ?? opts.serverCmd, {
     configDir, grpcAddr, grpcPort: String(grpcPort), httpAddr: `127.0.0.1:${httpPort}`, monitoringAddr: `127.0.0.1:${monitoringPort}`, ctrlzPort: String(ctrlzPort),
+    kubeconfig: '', meshConfig: '', istiodBin: opts.istiodBin, ...target?.placeholders,
   });
   log(`server: ${command}`);
   const spawnAt = now();
-  const server = ServerProcess.spawn(command, { ENABLE_CA_SERVER: 'false', ...opts.serverEnv }, cwd);
+  const server = ServerProcess.spawn(command, target?.env ?? { ENABLE_CA_SERVER: 'false', ...opts.serverEnv }, cwd);
   const rssTimer = setInterval(() => server.sampleRss(), 250);
   let pool: WorkerPool | undefined;
   const fail = (message: string): never => {
@@ -184,7 +189,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     const serverReadyMs = now() - spawnAt;
     log(serverReady ? `server ready after ${serverReadyMs.toFixed(0)} ms` : 'server has no /ready on {httpAddr}: clients start at once');
 
-    const specs = clientSpecs({ ...opts, proxies: opts.proxies }, plan);
+    const specs = clientSpecs({ ...opts, proxies: opts.proxies }, plan).map((c) => target?.node(c) ?? c);
     pool = new WorkerPool(grpcAddr, specs, opts.workers, opts.maxConnecting);
     const p = pool;
     const ready = await p.gather('ready', Date.now() + 60_000);
@@ -237,7 +242,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       const watching = await p.ask({ cmd: 'watch', marker: e.marker, typeUrls: SCENARIO_TYPES[e.scenario].map((t) => TYPE_URL_OF[t]) }, 'watching');
       const cpuBefore = server.cpuSeconds();
       const writeAt = now();
-      applyEdit(e);
+      await applyEdit(e);
       const arrivalsDeadline = Date.now() + opts.convergeTimeoutMs;
       let answers = await p.gather('arrivals', arrivalsDeadline);
       if (answers.some((a) => a === undefined)) {
@@ -269,7 +274,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       return r;
     }
 
-    function applyEdit(e: PlannedEdit): void {
+    async function applyEdit(e: PlannedEdit): Promise<void> {
       switch (e.scenario) {
         case 'vs-edit':
           targetEdits = { ...targetEdits, vsMarkers: [...targetEdits.vsMarkers, e.marker] };
@@ -281,12 +286,12 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
           targetEdits = { ...targetEdits, endpoint: { address: e.marker, weight: 2 + e.round } };
           break;
         case 'new-service': {
-          const f = newServiceFile(newService(e.marker), `10.250.${e.round}.7`);
-          writeConfig(configDir, f.path, f.text, opts.writeMode);
+          const s = newService(e.marker);
+          await write(serviceFile(s), newServiceDocuments(s, `10.250.${e.round}.7`), opts.writeMode);
           return;
         }
       }
-      writeConfig(configDir, serviceFile(target), toYaml(serviceDocuments(target, size, targetEdits)), opts.writeMode);
+      await write(serviceFile(edited), serviceDocuments(edited, size, targetEdits), opts.writeMode);
     }
 
     const final = await p.stats();
@@ -294,6 +299,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     server.sampleRss();
     const result: BenchResult = {
       startedAt,
+      serverName,
       options: { ...opts, out: undefined } as Omit<BenchOptions, 'out'>,
       serverCommand: command,
       runId,
@@ -316,7 +322,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       endReasons: final.endReasons,
       machine: { cpus: (await import('node:os')).availableParallelism(), loadAverage: (await import('node:os')).loadavg() },
     };
-    if (opts.case !== 'large-mesh') return result;
+    if (opts.case !== 'large-mesh' || serverName !== 'meshd') return result;
     // NOTE: measured after the server and clients are gone, so they do not share the CPUs with it.
     await pool.close();
     pool = undefined;
@@ -330,6 +336,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
     clearInterval(rssTimer);
     await pool?.close();
     await server.stop();
+    target?.cleanup();
     if (!opts.keepDir) rmSync(configDir, { recursive: true, force: true });
   }
 }

@@ -20,6 +20,12 @@ export interface Placeholders {
   readonly httpAddr: string;
   readonly monitoringAddr: string;
   readonly ctrlzPort: string;
+  /** The API server's kubeconfig ('' without one). */
+  readonly kubeconfig: string;
+  /** istiod's mesh config file ('' for meshd). */
+  readonly meshConfig: string;
+  /** `--istiod-bin`. */
+  readonly istiodBin: string;
 }
 
 /** Fills `{name}` placeholders; an unknown name is an error naming it. */

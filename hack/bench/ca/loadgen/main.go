@@ -32,12 +32,15 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
-const method = "/mesh.v1.auth.MeshCertificateService/CreateCertificate"
+// method is meshd's by default; a job may name another service with the same messages (istiod's
+// /istio.v1.auth.IstioCertificateService/CreateCertificate, for the reference run).
+var method = "/mesh.v1.auth.MeshCertificateService/CreateCertificate"
 
 type job struct {
 	Address       string   `json:"address"`
 	ServerName    string   `json:"serverName"`
 	RootCertPem   string   `json:"rootCertPem"`
+	Method        string   `json:"method,omitempty"`
 	WarmupSeconds float64  `json:"warmupSeconds"`
 	Callers       []caller `json:"callers"`
 }
@@ -234,6 +237,9 @@ func serve() error {
 	}
 	if len(j.Callers) == 0 {
 		return errors.New("job: no callers")
+	}
+	if j.Method != "" {
+		method = j.Method
 	}
 	conns, err := dial(j)
 	if err != nil {
