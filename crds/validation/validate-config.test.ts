@@ -27,4 +27,28 @@ describe('validateConfig (errors in one pass)', () => {
     assert.ok(r.errors.every((e) => e.layer === 'schema' || e.layer === 'semantic'));
     assert.ok(r.errors.some((e) => e.layer === 'schema'));
   });
+
+  // NOTE: regression seeds found by fuzzing: semantic checks that met the wrong type printed it as
+  // "[object Object]" or "undefined" next to the schema error that already named the field.
+  const wrongTypes = [
+    {
+      name: 'a subset name that is a list',
+      obj: { apiVersion: 'networking.mesh.io/v1', kind: 'DestinationRule', metadata: { name: 'r', namespace: 'd' }, spec: { host: 'r', subsets: [{ name: [{ name: 'x' }] }] } },
+      schemaPath: 'spec.subsets[0].name',
+    },
+    {
+      name: 'a probe tcpSocket that is a list',
+      obj: { apiVersion: 'networking.mesh.io/v1', kind: 'WorkloadGroup', metadata: { name: 'g', namespace: 'd' }, spec: { template: {}, probe: { tcpSocket: ['x'] } } },
+      schemaPath: 'spec.probe.tcpSocket',
+    },
+  ];
+  for (const c of wrongTypes) {
+    it(`given ${c.name} should report the schema error alone, with no message printing undefined or [object Object]`, () => {
+      const r = validateConfig(c.obj);
+      assert.ok(!r.ok);
+      const text = r.errors.map((e) => `${e.layer} ${e.path}: ${e.message}`);
+      assert.ok(r.errors.some((e) => e.layer === 'schema' && e.path === c.schemaPath), text.join('\n'));
+      assert.ok(text.every((t) => !/undefined|\[object Object\]/.test(t)), text.join('\n'));
+    });
+  }
 });

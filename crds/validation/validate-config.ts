@@ -87,7 +87,13 @@ export function validateConfig(obj: unknown): ValidationResult {
       return fail(errors);
     }
     const seen = new Set(errors.map((e) => `${e.path}\n${e.message}`));
-    return fail([...errors, ...issues.errors.filter((e) => !seen.has(`${e.path}\n${e.message}`))], issues.warnings);
+    // NOTE: nor do they repeat one: a semantic issue at or under a field the schema refused is dropped.
+    // Found by fuzzing (crds/testing/config-fuzz-surface.ts): a check that met a list where the schema
+    // wants a string or object said `subset name "[object Object]"` or `port undefined must be in 1..65535`.
+    const refused = errors.map((e) => e.path);
+    const underRefused = (i: ValidationIssue): boolean => refused.some((p) => i.path === p || i.path.startsWith(`${p}.`) || i.path.startsWith(`${p}[`));
+    const kept = (i: ValidationIssue): boolean => !underRefused(i);
+    return fail([...errors, ...issues.errors.filter((e) => !seen.has(`${e.path}\n${e.message}`) && kept(e))], issues.warnings.filter(kept));
   }
   runSchemaChecks(resolved.definition.spec, config.spec, 'spec', issues);
   runSemantic(resolved.name, config.spec, issues);
