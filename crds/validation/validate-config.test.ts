@@ -41,6 +41,11 @@ describe('validateConfig (errors in one pass)', () => {
       obj: { apiVersion: 'networking.mesh.io/v1', kind: 'WorkloadGroup', metadata: { name: 'g', namespace: 'd' }, spec: { template: {}, probe: { tcpSocket: ['x'] } } },
       schemaPath: 'spec.probe.tcpSocket',
     },
+    {
+      name: 'an exportTo entry that is an object',
+      obj: { apiVersion: 'networking.mesh.io/v1', kind: 'VirtualService', metadata: { name: 'v', namespace: 'd' }, spec: { hosts: ['a'], exportTo: [{}] } },
+      schemaPath: 'spec.exportTo[0]',
+    },
   ];
   for (const c of wrongTypes) {
     it(`given ${c.name} should report the schema error alone, with no message printing undefined or [object Object]`, () => {
@@ -51,4 +56,12 @@ describe('validateConfig (errors in one pass)', () => {
       assert.ok(text.every((t) => !/undefined|\[object Object\]/.test(t)), text.join('\n'));
     });
   }
+
+  it('given an apiVersion with a line break should refuse it with a one-line message that shows the break escaped', () => {
+    const r = validateConfig({ apiVersion: 'ne{---\n.mesh.io/v1', kind: 'VirtualService', metadata: { name: 'v' }, spec: {} });
+    assert.ok(!r.ok);
+    assert.equal(r.errors[0]?.path, 'apiVersion');
+    assert.ok(!r.errors[0]!.message.includes('\n'), r.errors[0]!.message);
+    assert.match(r.errors[0]!.message, /ne\{---\\n\.mesh\.io/);
+  });
 });

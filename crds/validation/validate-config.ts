@@ -18,7 +18,16 @@ const schemaValidator = new SchemaValidator();
 export const MAX_ISSUES = 50;
 
 /** NOTE: a hostile object can hold 100,000 unknown fields: every caller would log, count and send them all. */
-function capped(issues: ValidationIssue[]): ValidationIssue[] {
+/**
+ * The issue with line breaks in its message escaped: messages quote the values they refuse, and a value
+ * may hold line breaks (found by fuzzing), which would split a log line or a one-line refusal in two.
+ */
+function oneLine(i: ValidationIssue): ValidationIssue {
+  return /[\r\n\u2028\u2029]/.test(i.message) ? { ...i, message: i.message.replace(/\r/g, '\\r').replace(/\n/g, '\\n').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029') } : i;
+}
+
+function capped(all: ValidationIssue[]): ValidationIssue[] {
+  const issues = all.map(oneLine);
   if (issues.length <= MAX_ISSUES) return issues;
   const rest = issues.length - MAX_ISSUES;
   return [...issues.slice(0, MAX_ISSUES), { path: '', message: `and ${rest} more`, layer: issues[MAX_ISSUES]!.layer }];

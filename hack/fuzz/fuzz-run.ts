@@ -16,6 +16,8 @@ export interface FuzzOptions {
   readonly seed: number;
   readonly boundMs: number;
   readonly batch: number;
+  /** Stop a surface after the first batch that ends past this many seconds (0: run all `runs`). */
+  readonly maxSeconds: number;
 }
 
 /** The totals of one surface. */
@@ -27,11 +29,13 @@ export interface SurfaceResult {
   readonly crashes: Finding[];
   readonly hangs: Finding[];
   seconds: number;
+  /** True when `maxSeconds` ended the run before `runs` inputs. */
+  stoppedEarly?: boolean;
 }
 
 /** Parses the command line; a bad flag is an error naming it. */
 export function parseFuzzArgs(argv: readonly string[]): FuzzOptions {
-  const o = { surfaces: [...SURFACE_NAMES] as SurfaceName[], runs: 10_000, seed: 1925, boundMs: 10_000, batch: 500 };
+  const o = { surfaces: [...SURFACE_NAMES] as SurfaceName[], runs: 10_000, seed: 1925, boundMs: 10_000, batch: 500, maxSeconds: 0 };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i]!, argv[i + 1]];
     if (value === undefined) throw new Error(`${flag} needs a value`);
@@ -48,7 +52,8 @@ export function parseFuzzArgs(argv: readonly string[]): FuzzOptions {
     else if (flag === '--seed') o.seed = num();
     else if (flag === '--bound-ms') o.boundMs = num();
     else if (flag === '--batch') o.batch = num();
-    else throw new Error(`unknown flag ${flag} (known: --surface, --runs, --seed, --bound-ms, --batch)`);
+    else if (flag === '--max-seconds') o.maxSeconds = num();
+    else throw new Error(`unknown flag ${flag} (known: --surface, --runs, --seed, --bound-ms, --batch, --max-seconds)`);
   }
   return o;
 }
@@ -95,6 +100,12 @@ export async function fuzzSurface(surface: SurfaceName, opts: FuzzOptions, progr
         result.hangs.push(...m.hangs);
         result.seconds = (performance.now() - started) / 1000;
         progress(result);
+        if (opts.maxSeconds > 0 && result.seconds > opts.maxSeconds && next < opts.runs) {
+          clearInterval(watchdog);
+          result.stoppedEarly = true;
+          void worker.terminate();
+          resolve(opts.runs);
+        }
       });
       worker.on('error', (e: Error) => {
         clearInterval(watchdog);
@@ -133,7 +144,7 @@ export async function inputAt(surface: SurfaceName, opts: Pick<FuzzOptions, 'see
 export function formatResult(r: SurfaceResult, top = 12): string {
   const refused = [...r.refusals.values()].reduce((a, b) => a + b, 0);
   const lines = [
-    `surface ${r.surface}: ${r.inputs} inputs in ${r.seconds.toFixed(1)} s (${(r.inputs / Math.max(r.seconds, 1e-9)).toFixed(0)} inputs/s)`,
+    `surface ${r.surface}: ${r.inputs} inputs${r.stoppedEarly ? ' (stopped at --max-seconds)' : ''} in ${r.seconds.toFixed(1)} s (${(r.inputs / Math.max(r.seconds, 1e-9)).toFixed(0)} inputs/s)`,
     `  crashes ${r.crashes.length}, hangs ${r.hangs.length}, accepted ${r.accepted}, refused ${refused} (${r.refusals.size} reasons)`,
   ];
   const sorted = [...r.refusals].sort((a, b) => b[1] - a[1]);

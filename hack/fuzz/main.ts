@@ -1,4 +1,4 @@
-// npm run fuzz -- [--surface all|config,xds,ca,webhooks] [--runs 1000000] [--seed 1925] [--bound-ms 10000] [--batch 500]
+// npm run fuzz -- [--surface all|config,xds,ca,webhooks] [--runs 1000000] [--seed 1925] [--bound-ms 10000] [--batch 500] [--max-seconds N]
 // The dedicated fuzz run (the seeded share runs in `npm test` as *.fuzz.test.ts). Prints per surface:
 // inputs, crashes, hangs, refusals by reason, inputs/s; exits 1 when any surface had a crash or a hang.
 import { formatResult, fuzzSurface, parseFuzzArgs } from './fuzz-run.js';
@@ -8,7 +8,11 @@ try {
   let findings = 0;
   for (const s of opts.surfaces) {
     let lastPrint = 0;
+    let shown = 0;
     const r = await fuzzSurface(s, opts, (p) => {
+      // NOTE: findings are printed as they come, so a long run's are not lost if it is stopped.
+      for (const f of [...p.crashes, ...p.hangs].slice(shown)) process.stderr.write(`fuzz ${s}: FINDING at input ${f.index}: ${f.message}\n  input: ${f.input}\n`);
+      shown = p.crashes.length + p.hangs.length;
       if (p.seconds - lastPrint < 30) return;
       lastPrint = p.seconds;
       process.stderr.write(`fuzz ${s}: ${p.inputs} inputs, ${p.crashes.length} crashes, ${p.hangs.length} hangs, ${(p.inputs / p.seconds).toFixed(0)}/s\n`);
