@@ -46,6 +46,11 @@ describe('validateConfig (errors in one pass)', () => {
       obj: { apiVersion: 'networking.mesh.io/v1', kind: 'VirtualService', metadata: { name: 'v', namespace: 'd' }, spec: { hosts: ['a'], exportTo: [{}] } },
       schemaPath: 'spec.exportTo[0]',
     },
+    {
+      name: 'an EnvoyFilter applyTo that is an object',
+      obj: { apiVersion: 'networking.mesh.io/v1alpha3', kind: 'EnvoyFilter', metadata: { name: 'e', namespace: 'd' }, spec: { configPatches: [{ applyTo: {}, match: { listener: {} }, patch: { operation: 'MERGE', value: {} } }] } },
+      schemaPath: 'spec.configPatches[0].applyTo',
+    },
   ];
   for (const c of wrongTypes) {
     it(`given ${c.name} should report the schema error alone, with no message printing undefined or [object Object]`, () => {
