@@ -8,16 +8,14 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import fc from 'fast-check';
-import { pino, type Logger } from 'pino';
-import { Subject, type Subscription } from 'rxjs';
 import { Writable } from 'node:stream';
-import { closeGrpcServer, createMetrics, ManualClock, type ModelInput } from '../../core/index.js';
-import { MeshDiscovery } from '../discovery/mesh-discovery.js';
-import { configEvent, configsFromYaml, ECHO_HOST, ECHO_SERVICE_ENTRY_YAML } from '../generators/testing/model-fixtures.js';
+import { pino } from 'pino';
+import { ECHO_HOST } from '../generators/testing/model-fixtures.js';
 import { encode, lookupType, TYPE_URL } from '../protos/index.js';
 import { ADS_METHODS } from '../server/ads-service.js';
 import { AdsClient } from './ads-client.js';
 import { nodeObject } from './ads-stream.js';
+import { ECHO_CLUSTER as CLUSTER, echoNode, startEchoMeshd } from './echo-meshd.js';
 import { eventually } from './eventually.js';
 
 /** A value taken from the stream's latest response of the message's type, or a literal. */
@@ -45,15 +43,7 @@ export interface AdsFuzzInput {
 
 const SOTW_REQUEST = 'envoy.service.discovery.v3.DiscoveryRequest';
 const DELTA_REQUEST = 'envoy.service.discovery.v3.DeltaDiscoveryRequest';
-const VS = `apiVersion: networking.mesh.io/v1
-kind: VirtualService
-metadata: { name: echo, namespace: qs }
-spec:
-  hosts: [${ECHO_HOST}]
-  http: [{ route: [{ destination: { host: ${ECHO_HOST} } }] }]
-`;
-const CLUSTER = `outbound|50051||${ECHO_HOST}`;
-const GRPC_NODE = { id: 'sidecar~10.0.1.1~good.qs~qs.svc.cluster.local', metadata: { GENERATOR: 'grpc', NAMESPACE: 'qs' } };
+const GRPC_NODE = echoNode('good');
 
 /** The arbitrary of {@link AdsFuzzInput}. */
 export function adsFuzzArbitrary(): fc.Arbitrary<AdsFuzzInput> {
@@ -150,26 +140,8 @@ export async function startAdsFuzzSurface(opts: { readonly boundMs?: number } = 
       cb();
     },
   });
-  const log: Logger = pino({ level: 'error' }, sink);
-  const clock = new ManualClock(Date.parse('2030-01-01T00:00:00Z'));
-  const discovery = new MeshDiscovery({
-    model: { domain: 'cluster.local', drainingLabel: '', debounceAfter: 100, debounceMax: 1000, enableEdsDebounce: true },
-    generator: { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false, cacheSize: 1000 },
-    // NOTE: no request rate limit: the fuzzer opens streams far faster than a proxy would reconnect.
-    transport: { pushThrottle: 10, maxRequestsPerSecond: 1_000_000, sendTimeoutMs: 0, deltaXds: true },
-    metrics: createMetrics('pilot-discovery', { processMetrics: false }),
-    loggers: { ads: log, delta: log, model: log },
-    clock,
-  });
-  const server = new grpc.Server();
-  discovery.ads.register(server);
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-  const address = `127.0.0.1:${port}`;
-  const inputs = new Subject<readonly ModelInput[]>();
-  const sub: Subscription = discovery.connect(inputs);
-  inputs.next(configsFromYaml(`${ECHO_SERVICE_ENTRY_YAML}\n---\n${VS}`).map((c) => configEvent(c, 'added')));
-  clock.advanceSync(150);
-  await discovery.ads.idle();
+  const meshd = await startEchoMeshd({ logger: pino({ level: 'error' }, sink) });
+  const { discovery, address } = meshd;
   const client = new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
   const sotwType = lookupType(SOTW_REQUEST);
   const deltaType = lookupType(DELTA_REQUEST);
@@ -257,10 +229,7 @@ export async function startAdsFuzzSurface(opts: { readonly boundMs?: number } = 
     },
     close: async () => {
       client.close();
-      sub.unsubscribe();
-      inputs.complete();
-      discovery.ads.close();
-      await closeGrpcServer(server, 2000);
+      await meshd.close();
     },
   };
 }
