@@ -33,6 +33,8 @@ export interface SoakSample {
   readonly lagP99Ms: number;
   readonly lagMaxMs: number;
   readonly proxies: number;
+  /** Streams meshd ended so far (a refused or cut stream is reopened after a backoff, as a proxy does). */
+  readonly refused: number;
   readonly edits: number;
   readonly flaps: number;
   readonly connects: number;
@@ -112,6 +114,48 @@ function openSockets(pid: number): number {
   return n;
 }
 
+/**
+ * A soak proxy: one SotW stream (LDS for its service, CDS), reopened after a capped backoff whenever meshd
+ * ends it (PILOT_MAX_REQUESTS_PER_SECOND refuses part of a burst of new streams, as istiod's does).
+ */
+class SoakProxy {
+  #client: AdsClient | undefined;
+  #closed = false;
+  #attempt = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly address: string,
+    readonly n: number,
+    readonly services: number,
+    readonly refusals: { count: number },
+  ) {
+    this.#connect();
+  }
+
+  #connect(): void {
+    const n = this.n;
+    const c = new AdsClient({ address: this.address, node: { id: `sidecar~10.1.${(n >> 8) & 255}.${n & 255}~p${n}.soak~soak.svc.cluster.local`, metadata: { GENERATOR: 'grpc', NAMESPACE: 'soak' } }, autoAck: true, keepBodies: false });
+    this.#client = c;
+    c.subscribe(TYPE_URL.listener, [`${host(n % this.services)}:8080`]);
+    c.subscribe(TYPE_URL.cluster);
+    void c.waitFor('clusters', () => c.latest(TYPE_URL.cluster), 60_000).then(() => (this.#attempt = 0), () => undefined);
+    void c.status.then(() => {
+      c.close();
+      if (this.#closed) return;
+      this.refusals.count++;
+      const cap = Math.min(5000, 100 * 2 ** this.#attempt++);
+      this.#timer = setTimeout(() => this.#connect(), Math.floor(Math.random() * cap));
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#client?.close();
+  }
+}
+
 /** The outcome of a soak. */
 export interface SoakResult {
   readonly samples: readonly SoakSample[];
@@ -133,15 +177,10 @@ export async function runSoak(o: SoakOptions, onSample: (s: SoakSample) => void 
   ]);
   const address = `127.0.0.1:${grpcPort}`;
   const samples: SoakSample[] = [];
-  const clients: AdsClient[] = [];
+  const clients: SoakProxy[] = [];
   let serial = 0;
-  const connect = (): AdsClient => {
-    const n = serial++;
-    const c = new AdsClient({ address, node: { id: `sidecar~10.1.${(n >> 8) & 255}.${n & 255}~p${n}.soak~soak.svc.cluster.local`, metadata: { GENERATOR: 'grpc', NAMESPACE: 'soak' } }, autoAck: true, keepBodies: false });
-    c.subscribe(TYPE_URL.listener, [`${host(n % o.services)}:8080`]);
-    c.subscribe(TYPE_URL.cluster);
-    return c;
-  };
+  const refusals = { count: 0 };
+  const connect = (): SoakProxy => new SoakProxy(address, serial++, o.services, refusals);
   let stopMs = 0;
   let code: number | string = 'not stopped';
   try {
@@ -179,6 +218,7 @@ export async function runSoak(o: SoakOptions, onSample: (s: SoakSample) => void 
           lagP99Ms: metricValue(text, 'nodejs_eventloop_lag_p99_seconds') * 1000,
           lagMaxMs: metricValue(text, 'nodejs_eventloop_lag_max_seconds') * 1000,
           proxies: metricValue(text, 'pilot_xds'),
+          refused: refusals.count,
           ...counts,
         };
         samples.push(s);
@@ -208,10 +248,10 @@ export function growth(values: readonly number[], tolerance: number): { first: n
 
 /** The table of samples and the verdicts. */
 export function formatSoak(r: SoakResult): string {
-  const head = '    t(s)  rss MB  heap MB  handles  sockets  lag p99 ms  lag max ms  proxies  edits  flaps  connects';
+  const head = '    t(s)  rss MB  heap MB  handles  sockets  lag p99 ms  lag max ms  proxies  refused  edits  flaps  connects';
   const rows = r.samples.map((s) =>
-    [s.at, s.rssMb.toFixed(1), s.heapMb.toFixed(1), s.handles, s.sockets, s.lagP99Ms.toFixed(1), s.lagMaxMs.toFixed(1), s.proxies, s.edits, s.flaps, s.connects]
-      .map((v, i) => String(v).padStart([8, 8, 9, 9, 9, 12, 12, 9, 7, 7, 10][i]!))
+    [s.at, s.rssMb.toFixed(1), s.heapMb.toFixed(1), s.handles, s.sockets, s.lagP99Ms.toFixed(1), s.lagMaxMs.toFixed(1), s.proxies, s.refused, s.edits, s.flaps, s.connects]
+      .map((v, i) => String(v).padStart([8, 8, 9, 9, 9, 12, 12, 9, 9, 7, 7, 10][i]!))
       .join(''),
   );
   // NOTE: the first third is after warm-up only when the run is long enough; verdicts compare thirds.
