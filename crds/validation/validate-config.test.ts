@@ -51,6 +51,11 @@ describe('validateConfig (errors in one pass)', () => {
       obj: { apiVersion: 'networking.mesh.io/v1alpha3', kind: 'EnvoyFilter', metadata: { name: 'e', namespace: 'd' }, spec: { configPatches: [{ applyTo: {}, match: { listener: {} }, patch: { operation: 'MERGE', value: {} } }] } },
       schemaPath: 'spec.configPatches[0].applyTo',
     },
+    {
+      name: 'a locality weight that is an object',
+      obj: { apiVersion: 'networking.mesh.io/v1', kind: 'DestinationRule', metadata: { name: 'r', namespace: 'd' }, spec: { host: 'r', trafficPolicy: { loadBalancer: { localityLbSetting: { distribute: [{ from: 'a/b/*', to: { 'a/b/*': 80, 'a/c/*': {} } }] } } } } },
+      schemaPath: 'spec.trafficPolicy.loadBalancer.localityLbSetting.distribute[0].to["a/c/*"]',
+    },
   ];
   for (const c of wrongTypes) {
     it(`given ${c.name} should report the schema error alone, with no message printing undefined or [object Object]`, () => {
