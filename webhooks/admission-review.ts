@@ -35,6 +35,11 @@ export class AdmissionReviewError extends Error {
   override readonly name = 'AdmissionReviewError';
 }
 
+/** A field's value for a message: JSON, or "missing" (`JSON.stringify(undefined)` would print "undefined"). */
+function shown(v: unknown): string {
+  return v === undefined ? 'missing' : (JSON.stringify(v) ?? String(v));
+}
+
 /** Parses an AdmissionReview body. @throws AdmissionReviewError naming what is wrong */
 export function parseAdmissionReview(body: string): AdmissionRequest {
   let raw: unknown;
@@ -44,8 +49,8 @@ export function parseAdmissionReview(body: string): AdmissionRequest {
     throw new AdmissionReviewError(`the body is not JSON: ${(e as Error).message}`);
   }
   if (!isObject(raw)) throw new AdmissionReviewError('the body is not an AdmissionReview object');
-  if (raw['kind'] !== 'AdmissionReview') throw new AdmissionReviewError(`kind is ${JSON.stringify(raw['kind'])}, want "AdmissionReview"`);
-  if (raw['apiVersion'] !== 'admission.k8s.io/v1' && raw['apiVersion'] !== 'admission.k8s.io/v1beta1') throw new AdmissionReviewError(`apiVersion ${JSON.stringify(raw['apiVersion'])} is not admission.k8s.io/v1`);
+  if (raw['kind'] !== 'AdmissionReview') throw new AdmissionReviewError(`kind is ${shown(raw['kind'])}, want "AdmissionReview"`);
+  if (raw['apiVersion'] !== 'admission.k8s.io/v1' && raw['apiVersion'] !== 'admission.k8s.io/v1beta1') throw new AdmissionReviewError(`apiVersion ${raw['apiVersion'] === undefined ? 'is missing, want' : `${shown(raw['apiVersion'])} is not`} admission.k8s.io/v1`);
   const req = raw['request'];
   if (!isObject(req)) throw new AdmissionReviewError('the AdmissionReview has no request');
   if (typeof req['uid'] !== 'string' || req['uid'] === '') throw new AdmissionReviewError('request.uid is missing');
@@ -76,7 +81,7 @@ export function reviewInjection(req: AdmissionRequest, injector: SidecarInjector
   }
   const pod = req.object;
   if (!isObject(pod)) return { response: refuse(req.uid, 'request.object is missing or not a Pod object'), outcome: 'failure' };
-  if (pod['kind'] !== undefined && pod['kind'] !== 'Pod') return { response: refuse(req.uid, `request.object is a ${String(pod['kind'])}, not a Pod`), outcome: 'failure' };
+  if (pod['kind'] !== undefined && pod['kind'] !== 'Pod') return { response: refuse(req.uid, `request.object has kind ${shown(pod['kind'])}, not "Pod"`), outcome: 'failure' };
   const meta = isObject(pod['metadata']) ? pod['metadata'] : {};
   const namespace = req.namespace ?? (typeof meta['namespace'] === 'string' ? meta['namespace'] : 'default');
   let result;

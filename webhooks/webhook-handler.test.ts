@@ -96,6 +96,9 @@ describe('webhook handler (/inject, /validate) over HTTP', () => {
 
   const bad = [
     { name: 'malformed JSON', path: '/inject', body: '{"kind": "AdmissionRev', status: 400, want: /not JSON/ },
+    // NOTE: a regression seed found by fuzzing: the refusal said "kind is undefined".
+    { name: 'a body without kind', path: '/inject', body: '{}', status: 400, want: /^kind is missing, want "AdmissionReview"$/ },
+    { name: 'an object whose kind is an object', path: '/inject', body: review({ ...pod(), kind: {} }), status: 200, want: /^request.object has kind \{\}, not "Pod"$/ },
     { name: 'a Deployment instead of a pod', path: '/inject', body: review({ kind: 'Deployment' }, { group: 'apps', version: 'v1', kind: 'Deployment' }), status: 200, want: /core\/v1 Pods, not apps\/Deployment/ },
     { name: 'a review without an object', path: '/inject', body: review(undefined), status: 200, want: /request.object is missing/ },
     { name: 'an unknown path parameter', path: '/inject/zone/a', body: review(pod()), status: 200, want: /unknown parameter zone/ },

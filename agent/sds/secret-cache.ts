@@ -8,6 +8,9 @@ import type { Logger } from 'pino';
 import { systemClock, type CancelTimer, type Clock, type Metrics } from '../../core/index.js';
 import type { CertificateProvider, WorkloadSecret } from './workload-secret.js';
 
+/** Longest the rotation timer waits before it looks at the wall clock again (see `#scheduleRotation`). */
+export const ROTATION_RECHECK_MS = 60_000;
+
 /** Options of a `SecretCache`. */
 export interface SecretCacheOptions {
   readonly provider: CertificateProvider;
@@ -86,12 +89,25 @@ export class SecretCache {
     this.#o.metrics?.gauge('cert_expiry_seconds').set({ resource_name: 'default' }, expiry);
     this.#o.logger.info({ notAfter: new Date(s.notAfterMs).toISOString(), provider: this.#o.provider.name }, 'workload certificate issued');
     for (const l of this.#listeners) l(s);
+    this.#scheduleRotation(s);
+  }
+
+  /**
+   * Rotates `s` once the wall clock reaches its rotation time. NOTE: validity is wall-clock time but timers
+   * run on the monotonic clock, and the two part when the system time is stepped or a VM resumes (its
+   * monotonic clock stood still while it slept): a timer set for the whole wait would fire hours after the
+   * certificate expired. So the wait is taken in steps of at most {@link ROTATION_RECHECK_MS}, and each
+   * step compares the wall clock again (a forward jump rotates at the next step, a backward one waits).
+   */
+  #scheduleRotation(s: WorkloadSecret): void {
     const inMs = Math.max(0, this.rotationAtMs(s) - this.#clock.wallNow());
     this.#timer?.();
     this.#timer = this.#clock.setTimer(() => {
       this.#timer = undefined;
-      if (!this.#closed) void this.#issueWithRetry().catch(() => undefined);
-    }, inMs);
+      if (this.#closed || this.#current !== s) return;
+      if (this.#clock.wallNow() < this.rotationAtMs(s)) return this.#scheduleRotation(s);
+      void this.#issueWithRetry().catch(() => undefined);
+    }, Math.min(inMs, ROTATION_RECHECK_MS));
   }
 
   /** Stops rotation; the provider is closed too. */

@@ -100,4 +100,15 @@ describe('ManualClock', () => {
       assert.equal(clock.now(), 5);
     });
   }
+
+  it('given a wall-clock jump either way should move wallNow only, firing no timer', () => {
+    const clock = new ManualClock(1_000_000);
+    let fired = 0;
+    clock.setTimer(() => fired++, 10);
+    clock.jumpWall(86_400_000);
+    assert.deepEqual([clock.now(), clock.wallNow(), fired, clock.timersDueIn()], [0, 87_400_000, 0, [10]]);
+    clock.jumpWall(-90_000_000);
+    assert.equal(clock.wallNow(), -2_600_000);
+  });
 });
+

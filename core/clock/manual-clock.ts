@@ -16,7 +16,7 @@ interface ManualTimer {
  * `keepAlive` means nothing here: no real timer exists.
  */
 export class ManualClock implements Clock {
-  readonly #start: number;
+  #start: number;
   #now = 0;
   #seq = 0;
   /** Pending timers, kept sorted by (at, seq). */
@@ -95,6 +95,15 @@ export class ManualClock implements Clock {
     while (this.#fireNext(target)) fired += 1;
     this.#now = target;
     return fired;
+  }
+
+  /**
+   * Moves the wall clock alone by `ms` (either way), as setting the system time, an NTP step or a
+   * resumed VM does; the monotonic reading and the timers stay where they are (nothing fires).
+   */
+  jumpWall(ms: number): void {
+    if (!Number.isFinite(ms)) throw new RangeError(`ManualClock: cannot jump the wall clock by ${ms} ms`);
+    this.#start += ms;
   }
 
   #target(ms: number): number {

@@ -27,4 +27,51 @@ describe('validateConfig (errors in one pass)', () => {
     assert.ok(r.errors.every((e) => e.layer === 'schema' || e.layer === 'semantic'));
     assert.ok(r.errors.some((e) => e.layer === 'schema'));
   });
+
+  // NOTE: regression seeds found by fuzzing: semantic checks that met the wrong type printed it as
+  // "[object Object]" or "undefined" next to the schema error that already named the field.
+  const wrongTypes = [
+    {
+      name: 'a subset name that is a list',
+      obj: { apiVersion: 'networking.mesh.io/v1', kind: 'DestinationRule', metadata: { name: 'r', namespace: 'd' }, spec: { host: 'r', subsets: [{ name: [{ name: 'x' }] }] } },
+      schemaPath: 'spec.subsets[0].name',
+    },
+    {
+      name: 'a probe tcpSocket that is a list',
+      obj: { apiVersion: 'networking.mesh.io/v1', kind: 'WorkloadGroup', metadata: { name: 'g', namespace: 'd' }, spec: { template: {}, probe: { tcpSocket: ['x'] } } },
+      schemaPath: 'spec.probe.tcpSocket',
+    },
+    {
+      name: 'an exportTo entry that is an object',
+      obj: { apiVersion: 'networking.mesh.io/v1', kind: 'VirtualService', metadata: { name: 'v', namespace: 'd' }, spec: { hosts: ['a'], exportTo: [{}] } },
+      schemaPath: 'spec.exportTo[0]',
+    },
+    {
+      name: 'an EnvoyFilter applyTo that is an object',
+      obj: { apiVersion: 'networking.mesh.io/v1alpha3', kind: 'EnvoyFilter', metadata: { name: 'e', namespace: 'd' }, spec: { configPatches: [{ applyTo: {}, match: { listener: {} }, patch: { operation: 'MERGE', value: {} } }] } },
+      schemaPath: 'spec.configPatches[0].applyTo',
+    },
+    {
+      name: 'a locality weight that is an object',
+      obj: { apiVersion: 'networking.mesh.io/v1', kind: 'DestinationRule', metadata: { name: 'r', namespace: 'd' }, spec: { host: 'r', trafficPolicy: { loadBalancer: { localityLbSetting: { distribute: [{ from: 'a/b/*', to: { 'a/b/*': 80, 'a/c/*': {} } }] } } } } },
+      schemaPath: 'spec.trafficPolicy.loadBalancer.localityLbSetting.distribute[0].to["a/c/*"]',
+    },
+  ];
+  for (const c of wrongTypes) {
+    it(`given ${c.name} should report the schema error alone, with no message printing undefined or [object Object]`, () => {
+      const r = validateConfig(c.obj);
+      assert.ok(!r.ok);
+      const text = r.errors.map((e) => `${e.layer} ${e.path}: ${e.message}`);
+      assert.ok(r.errors.some((e) => e.layer === 'schema' && e.path === c.schemaPath), text.join('\n'));
+      assert.ok(text.every((t) => !/undefined|\[object Object\]/.test(t)), text.join('\n'));
+    });
+  }
+
+  it('given an apiVersion with a line break should refuse it with a one-line message that shows the break escaped', () => {
+    const r = validateConfig({ apiVersion: 'ne{---\n.mesh.io/v1', kind: 'VirtualService', metadata: { name: 'v' }, spec: {} });
+    assert.ok(!r.ok);
+    assert.equal(r.errors[0]?.path, 'apiVersion');
+    assert.ok(!r.errors[0]!.message.includes('\n'), r.errors[0]!.message);
+    assert.match(r.errors[0]!.message, /ne\{---\\n\.mesh\.io/);
+  });
 });

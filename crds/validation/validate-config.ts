@@ -18,7 +18,16 @@ const schemaValidator = new SchemaValidator();
 export const MAX_ISSUES = 50;
 
 /** NOTE: a hostile object can hold 100,000 unknown fields: every caller would log, count and send them all. */
-function capped(issues: ValidationIssue[]): ValidationIssue[] {
+/**
+ * The issue with line breaks in its message escaped: messages quote the values they refuse, and a value
+ * may hold line breaks (found by fuzzing), which would split a log line or a one-line refusal in two.
+ */
+function oneLine(i: ValidationIssue): ValidationIssue {
+  return /[\r\n\u2028\u2029]/.test(i.message) ? { ...i, message: i.message.replace(/\r/g, '\\r').replace(/\n/g, '\\n').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029') } : i;
+}
+
+function capped(all: ValidationIssue[]): ValidationIssue[] {
+  const issues = all.map(oneLine);
   if (issues.length <= MAX_ISSUES) return issues;
   const rest = issues.length - MAX_ISSUES;
   return [...issues.slice(0, MAX_ISSUES), { path: '', message: `and ${rest} more`, layer: issues[MAX_ISSUES]!.layer }];
@@ -87,7 +96,13 @@ export function validateConfig(obj: unknown): ValidationResult {
       return fail(errors);
     }
     const seen = new Set(errors.map((e) => `${e.path}\n${e.message}`));
-    return fail([...errors, ...issues.errors.filter((e) => !seen.has(`${e.path}\n${e.message}`))], issues.warnings);
+    // NOTE: nor do they repeat one: a semantic issue at or under a field the schema refused is dropped.
+    // Found by fuzzing (crds/testing/config-fuzz-surface.ts): a check that met a list where the schema
+    // wants a string or object said `subset name "[object Object]"` or `port undefined must be in 1..65535`.
+    const refused = errors.map((e) => e.path);
+    const underRefused = (i: ValidationIssue): boolean => refused.some((p) => i.path === p || i.path.startsWith(`${p}.`) || i.path.startsWith(`${p}[`));
+    const kept = (i: ValidationIssue): boolean => !underRefused(i);
+    return fail([...errors, ...issues.errors.filter((e) => !seen.has(`${e.path}\n${e.message}`) && kept(e))], issues.warnings.filter(kept));
   }
   runSchemaChecks(resolved.definition.spec, config.spec, 'spec', issues);
   runSemantic(resolved.name, config.spec, issues);

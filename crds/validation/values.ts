@@ -125,6 +125,8 @@ export function checkPort(value: number): string | undefined {
 /** `exportTo` entries: `.`, `*`, `~` (alone) or a namespace name. */
 export function checkExportTo(values: readonly string[]): string | undefined {
   for (const v of values) {
+    // NOTE: a non-string entry is the schema's error (found by fuzzing: it was named "[object Object]").
+    if (typeof v !== 'string') continue;
     if (v === '.' || v === '*') continue;
     if (v === '~') {
       if (values.length > 1) return 'exportTo "~" (export to no namespace) must be the only entry';

@@ -36,6 +36,8 @@ describe('parseConfigYaml', () => {
     { name: 'given a duplicate key should refuse the document naming the key and line', text: 'kind: VirtualService\nmetadata: { name: x }\nkind: Gateway\n', error: /duplicate key "kind" \(line 3\)/, kind: 'VirtualService', name2: 'x' },
     { name: 'given a collection as a mapping key should refuse the document', text: '? [a]\n: 1\n', error: /mapping keys must be plain values, not collections/ },
     { name: 'given broken YAML should refuse the document with the line', text: 'kind: [unclosed', error: /^YAML: .* \(line 1\)$/ },
+    // NOTE: a regression seed found by fuzzing: the refusal said "Maximum call stack size exceeded".
+    { name: 'given flow sequences nested 3,000 deep should refuse the document saying it is nested too deeply', text: `${'['.repeat(3000)}${']'.repeat(3000)}`, error: /^YAML: nested too deeply \(collections inside collections.*\(line 1\)$/ },
   ];
   for (const c of refused) {
     it(c.name, () => {

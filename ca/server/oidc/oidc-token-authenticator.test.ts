@@ -133,6 +133,9 @@ describe('OidcTokenAuthenticator through the certificate service over gRPC/TLS',
     { name: 'given alg none should refuse it', token: () => issuer.signUnsafe(claims(), undefined), message: /oidc: JWT alg "none" \(unsigned token\) is refused/ },
     { name: 'given HS256 should refuse it', token: () => issuer.signUnsafe(claims(), 'secret'), message: /oidc: JWT alg "HS256" \(HMAC\) is refused/ },
     { name: 'given a token that is not a JWT should refuse naming it', token: () => 'not-a-jwt', message: /oidc: token is not a JWT/ },
+    // NOTE: regression seeds found by fuzzing: an object iss was named "[object Object]", an nbf of 1e308 threw RangeError.
+    { name: 'given an iss that is an object should refuse naming the claim as it is in the token', token: () => issuer.sign(claims({ iss: { a: 1 } }), rsa), message: /oidc: wrong issuer \{"a":1\} \(expected/ },
+    { name: 'given an nbf too large for a date should refuse naming it', token: () => issuer.sign(claims({ nbf: 1e308 }), rsa), message: /oidc: token not valid before 1e\+308 s after the epoch/ },
     { name: 'given no service-account identity should refuse naming it', token: () => issuer.sign(claims({ sub: 'alice', 'kubernetes.io': undefined }), rsa), message: /oidc: no service-account identity: .*sub "alice"/ },
   ];
   for (const c of refusals) {

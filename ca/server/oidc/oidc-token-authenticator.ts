@@ -20,6 +20,22 @@ export interface OidcTokenAuthenticatorOptions {
   readonly clock?: Clock;
 }
 
+/**
+ * A claim's value as it appears in the token, for a refusal message (at most 100 characters).
+ * NOTE: found by fuzzing (ca/testing/ca-fuzz-surface.ts): `String(claim)` printed an object claim as
+ * "[object Object]", which names nothing the caller can find in its token.
+ */
+function claimText(v: unknown): string {
+  const text = v === undefined ? 'absent' : (JSON.stringify(v) ?? String(v));
+  return text.length > 100 ? `${text.slice(0, 100)}...` : text;
+}
+
+/** `seconds` since the epoch as an ISO time, or as the number when no date holds it (a hostile 1e308). */
+function timeText(seconds: number): string {
+  const d = new Date(seconds * 1000);
+  return Number.isNaN(d.getTime()) ? `${seconds} s after the epoch` : d.toISOString();
+}
+
 const SERVICE_ACCOUNT_SUBJECT = /^system:serviceaccount:([^:]+):([^:]+)$/;
 
 interface KubernetesClaims {
@@ -77,7 +93,7 @@ export class OidcTokenAuthenticator implements Authenticator {
 
   #checkClaims(claims: Readonly<Record<string, unknown>>): void {
     const { issuer, audiences } = this.options;
-    if (claims['iss'] !== issuer) throw new AuthenticationError(`oidc: wrong issuer "${String(claims['iss'])}" (expected "${issuer}")`);
+    if (claims['iss'] !== issuer) throw new AuthenticationError(`oidc: wrong issuer ${claimText(claims['iss'])} (expected "${issuer}")`);
     const aud = claims['aud'];
     const tokenAudiences = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
     if (!tokenAudiences.some((a) => audiences.includes(a))) {
@@ -86,11 +102,11 @@ export class OidcTokenAuthenticator implements Authenticator {
     const now = this.#clock.wallNow();
     const skew = this.options.clockSkewMs ?? 60_000;
     const exp = claims['exp'];
-    if (typeof exp !== 'number') throw new AuthenticationError('oidc: token has no numeric exp claim');
-    if (exp * 1000 + skew <= now) throw new AuthenticationError(`oidc: token expired at ${new Date(exp * 1000).toISOString()}`);
+    if (typeof exp !== 'number' || !Number.isFinite(exp)) throw new AuthenticationError('oidc: token has no numeric exp claim');
+    if (exp * 1000 + skew <= now) throw new AuthenticationError(`oidc: token expired at ${timeText(exp)}`);
     const nbf = claims['nbf'];
-    if (nbf !== undefined && typeof nbf !== 'number') throw new AuthenticationError('oidc: nbf claim is not a number');
-    if (typeof nbf === 'number' && nbf * 1000 - skew > now) throw new AuthenticationError(`oidc: token not valid before ${new Date(nbf * 1000).toISOString()}`);
+    if (nbf !== undefined && (typeof nbf !== 'number' || !Number.isFinite(nbf))) throw new AuthenticationError('oidc: nbf claim is not a number');
+    if (typeof nbf === 'number' && nbf * 1000 - skew > now) throw new AuthenticationError(`oidc: token not valid before ${timeText(nbf)}`);
   }
 
   #caller(claims: Readonly<Record<string, unknown>>): Caller {
@@ -100,7 +116,7 @@ export class OidcTokenAuthenticator implements Authenticator {
     if (namespace === undefined || serviceAccount === undefined) {
       const m = SERVICE_ACCOUNT_SUBJECT.exec(typeof claims['sub'] === 'string' ? claims['sub'] : '');
       if (!m) {
-        throw new AuthenticationError(`oidc: no service-account identity: neither kubernetes.io.namespace + kubernetes.io.serviceaccount.name nor sub "${String(claims['sub'])}" (system:serviceaccount:<namespace>:<name>)`);
+        throw new AuthenticationError(`oidc: no service-account identity: neither kubernetes.io.namespace + kubernetes.io.serviceaccount.name nor sub ${claimText(claims['sub'])} (system:serviceaccount:<namespace>:<name>)`);
       }
       [namespace, serviceAccount] = [m[1]!, m[2]!];
     }

@@ -39,7 +39,11 @@ function checkLoadBalancer(lb: LoadBalancerSettings, path: string, issues: Issue
       issues.warn(at, 'failover and failoverPriority are both set; failoverPriority is applied first');
     }
     locality.distribute?.forEach((d, i) => {
-      const total = Object.values(d.to ?? {}).reduce((a, b) => a + b, 0);
+      const weights: unknown[] = Object.values(d.to ?? {});
+      // NOTE: a weight that is not a number is the schema's error; `+` would have concatenated it into the
+      // sum ("total weight 0[object Object] != 100", found by fuzzing).
+      if (!weights.every((w) => typeof w === 'number')) return;
+      const total = (weights as number[]).reduce((a, b) => a + b, 0);
       if (total !== 100) issues.error(childPath(childPath(childPath(at, 'distribute'), i), 'to'), `total weight ${total} != 100`);
       if ((d.from ?? '') === '') issues.error(childPath(childPath(childPath(at, 'distribute'), i), 'from'), 'from is required');
     });

@@ -13,9 +13,10 @@ export function validateEnvoyFilter(spec: EnvoyFilterSpec, issues: IssueCollecto
   }
   spec.configPatches?.forEach((p, i) => {
     const at = childPath(childPath(path, 'configPatches'), i);
-    const applyTo = p.applyTo ?? 'INVALID';
+    // NOTE: a value of the wrong type is the schema's error (found by fuzzing: it was named "[object Object]").
+    const applyTo = typeof p.applyTo === 'string' ? p.applyTo : 'INVALID';
     if (applyTo === 'INVALID') issues.error(childPath(at, 'applyTo'), 'Envoy filter: missing applyTo');
-    const operation = p.patch?.operation ?? 'INVALID';
+    const operation = typeof p.patch?.operation === 'string' ? p.patch.operation : 'INVALID';
     if (p.patch === undefined) {
       issues.error(childPath(at, 'patch'), 'Envoy filter: missing patch');
       return;

@@ -1,0 +1,56 @@
+/**
+ * One surface's fuzz loop on a worker thread: generates the inputs of `[from, runs)` deterministically
+ * (batch b is `fc.sample(arbitrary, { seed: seed + b })`), checks each, and reports counts after every
+ * batch. The index of the input being checked and a progress counter sit in shared memory, so the main
+ * thread can see a hang even when the check blocks this thread, terminate it, and go on after that input.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { batchInputs, inputText, type BatchReport, type Finding, type FuzzWorkerData } from './fuzz-inputs.js';
+import { startSurface } from './surfaces.js';
+
+async function main(d: FuzzWorkerData): Promise<void> {
+  const shared = new Int32Array(d.shared);
+  const surface = await startSurface(d.surface, d.boundMs);
+  let i = d.from;
+  try {
+    while (i < d.runs) {
+      const b = Math.floor(i / d.batch);
+      const inputs = batchInputs(surface.arbitrary, d.seed, b, d.batch);
+      const end = Math.min((b + 1) * d.batch, d.runs);
+      const outcomes: Record<string, number> = {};
+      const crashes: Finding[] = [];
+      const hangs: Finding[] = [];
+      const start = i;
+      for (; i < end; i++) {
+        const input = inputs[i - b * d.batch];
+        Atomics.store(shared, 0, i);
+        Atomics.add(shared, 1, 1);
+        try {
+          const o = await surface.check(input);
+          outcomes[o] = (outcomes[o] ?? 0) + 1;
+        } catch (e) {
+          const message = (e as Error).message ?? String(e);
+          (message.startsWith('hang:') ? hangs : crashes).push({ index: i, message: message.slice(0, 1000), input: inputText(input) });
+        }
+        Atomics.add(shared, 1, 1);
+      }
+      Atomics.store(shared, 0, -1);
+      Atomics.add(shared, 1, 1);
+      try {
+        await surface.healthy();
+      } catch (e) {
+        crashes.push({ index: i - 1, message: `after the batch ending here: ${(e as Error).message}`.slice(0, 1000), input: '' });
+      }
+      parentPort!.postMessage({ type: 'batch', next: i, done: i - start, outcomes, crashes, hangs } satisfies BatchReport);
+    }
+  } finally {
+    await surface.close();
+  }
+}
+
+main(workerData as FuzzWorkerData).then(
+  () => parentPort!.postMessage({ type: 'end' }),
+  (e: unknown) => {
+    throw e;
+  },
+);
