@@ -9,6 +9,7 @@ import { renderCrds } from '../crds/index.js';
 import { bufferIo, runCli } from '../cli/framework/index.js';
 import { meshctlCommand } from '../cli/meshctl/meshctl-command.js';
 import { injectionWebhookConfiguration, validationWebhookConfiguration } from '../webhooks/index.js';
+import { directDialer, type PodRef } from '../inspect/index.js';
 import { caSecretRoot, SecureMeshd } from './ca-harness.js';
 import { applyCrds, createTestNamespace, deleteNamespaceFully, e2eCluster, uniqueName, waitFor } from './harness/index.js';
 
@@ -188,6 +189,40 @@ describe('e2e: the API server calls meshd\'s injection and validation webhooks o
       assert.equal(await runCli(meshctlCommand(), ['orch-inject', '-f', file, '--orchconfig', e2eCluster().kubeconfigPath, '--meshNamespace', meshNs, '--revision', 'nosuch'], io), 1);
       assert.match(io.err(), /no injection webhook for revision nosuch \(a MutatingWebhookConfiguration labelled mesh.io\/rev=nosuch; --webhookConfig mesh-sidecar-injector\): injecting with the injector ConfigMaps/);
       assert.match(io.err(), new RegExp(`ConfigMap ${meshNs}/mesh-sidecar-injector-nosuch not found`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('given an injection webhook behind a Service, should have meshctl orch-inject call it on a running pod of the Service through the pod dialer, with TLS to the Service name', async () => {
+    const rev = `svc-${run}`;
+    const root = await caSecretRoot(core, meshNs);
+    await client.request('POST', `/api/v1/namespaces/${meshNs}/services`, {
+      body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'meshd' }, spec: { selector: { app: `meshd-${run}` }, ports: [{ name: 'https-webhook', port: 443, targetPort: 'https-webhook' }] } },
+    });
+    await client.request('POST', `/api/v1/namespaces/${meshNs}/pods`, {
+      body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'meshd-0', labels: { app: `meshd-${run}` } }, spec: { containers: [{ name: 'discovery', image: 'meshd:1', ports: [{ name: 'https-webhook', containerPort: 15017 }] }] } },
+    });
+    // NOTE: no kubelet here: the test marks the pod Running, and its dialer stands in for the API server's port-forward.
+    const pod = await client.request<Json>('GET', `/api/v1/namespaces/${meshNs}/pods/meshd-0`);
+    await client.request('PUT', `/api/v1/namespaces/${meshNs}/pods/meshd-0/status`, { body: { ...pod, status: { phase: 'Running', podIP: '10.0.0.9' } } });
+    await create('/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', confine(injectionWebhookConfiguration({ revision: rev, name: `mesh-sidecar-injector-${rev}`, target: { service: { name: 'meshd', namespace: meshNs } }, caBundlePem: root })));
+    const dialed: string[] = [];
+    const podDialer = directDialer((p: PodRef, port: number) => {
+      dialed.push(`${p.namespace}/${p.name}:${port}`);
+      return { host: '127.0.0.1', port: meshd.ports.https };
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'e2e-orch-inject-svc-'));
+    try {
+      const file = join(dir, 'pod.yaml');
+      writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1', namespace: appNs['enabled']! }, spec: { containers: [{ name: 'app', image: 'example/app:1' }] } }));
+      const io = bufferIo({ HOME: '/nonexistent' });
+      const code = await runCli(meshctlCommand({ podDialer }), ['orch-inject', '-f', file, '--orchconfig', e2eCluster().kubeconfigPath, '--meshNamespace', meshNs, '--revision', rev], io);
+      assert.equal(code, 0, io.err());
+      assert.equal(io.err(), '', 'the webhook was called, no fallback');
+      assert.deepEqual(dialed, [`${meshNs}/meshd-0:15017`]);
+      const injected = parseYaml(io.out()) as Pod;
+      assert.ok(injected.spec.containers.some((c) => c.name === 'mesh-proxy') || (injected.spec as { initContainers?: { name: string }[] }).initContainers?.some((c) => c.name === 'mesh-proxy'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,9 +1,10 @@
 /** meshctl's orch-inject, create-remote-secret and tag commands. */
+import type { MeshctlDeps } from './meshctl-reach.js';
 import { command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
 import { notBuilt } from '../common/not-built.js';
 
 /** orch-inject: sidecar injection into orchestrator manifests. */
-export function orchInjectCommand(): Command {
+export function orchInjectCommand(deps: MeshctlDeps = {}): Command {
   return command({
     name: 'orch-inject',
     short: 'Inject Mesh sidecar into orchestrator pod resources',
@@ -26,7 +27,7 @@ export function orchInjectCommand(): Command {
       flag.string('xds-label', '', 'Mesh XDS Endpoint pod label selector'),
       flag.int('xds-port', 15012, 'Mesh XDS Endpoint port'),
     ],
-    run: lazyRun(() => import('./orch-inject-command.js'), (m) => m.runOrchInject),
+    run: lazyRun(() => import('./orch-inject-command.js'), (m) => (ctx) => m.runOrchInject(ctx, deps)),
   });
 }
 

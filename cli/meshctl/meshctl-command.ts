@@ -51,7 +51,7 @@ export function meshctlCommand(deps: MeshctlDeps = {}): Command {
       manifestCommand(),
       operatorCommand(),
       optionsCommand(),
-      orchInjectCommand(),
+      orchInjectCommand(deps),
       profileCommand(),
       proxyConfigCommand(deps),
       tagCommand(),

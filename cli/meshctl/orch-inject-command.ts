@@ -4,8 +4,8 @@
  * uses, so both give the same pod. `--operatorFileName` takes the injector settings a MeshOperator would
  * install (its meshd release rendered). With none of the injector files and a cluster, the pods go to the
  * cluster's injection webhook of the revision, as istioctl does (orch-inject-remote.ts; `--xds-address`
- * picks a webhook by URL, `--insecure`, `--authority`, `--timeout`); when there is none, or only one behind a
- * Service, the injector runs here. Its inputs come from files (`--injectConfigFile`, `--valuesFile`,
+ * picks a webhook by URL, `--insecure`, `--authority`, `--timeout`; one behind a Service is reached through a
+ * port-forward to its pod); when there is none, the injector runs here. Its inputs come from files (`--injectConfigFile`, `--valuesFile`,
  * `--meshConfigFile`; a ConfigMap manifest or its bare `config`/`values`/`mesh` text) or, for those not
  * given, from the cluster's ConfigMaps `mesh-sidecar-injector[-<rev>]` and `--meshConfigMapName[-<rev>]` in
  * `--meshNamespace`; with neither, the built-in defaults (said on stderr). `-o` writes a file.
@@ -16,7 +16,9 @@ import { injectManifests, injectorSettingsFrom, InjectionConfigError, InjectionE
 import { CliError, type RunContext } from '../framework/index.js';
 import { MeshOperatorError, renderMeshOperator, resolveMeshOperator } from '../../install/index.js';
 import { getOptional, meshctlOrchClient, meshctlOrchSource } from './meshctl-orch.js';
-import { findInjectionWebhook, RemoteInjector } from './orch-inject-remote.js';
+import { findInjectionWebhook, RemoteInjector, type InjectionWebhook, type ServiceRoute } from './orch-inject-remote.js';
+import { ReachError, resolvePodBySelector } from '../../inspect/index.js';
+import { meshctlReach, type MeshctlDeps } from './meshctl-reach.js';
 
 interface ConfigMap {
   data?: Record<string, string>;
@@ -115,11 +117,44 @@ export async function injectorTextsFor(ctx: RunContext): Promise<InjectorTexts> 
   return texts;
 }
 
+interface ServiceObject {
+  spec?: { selector?: Record<string, string>; ports?: { port?: number; targetPort?: number | string }[] };
+}
+
+/**
+ * The route to a webhook behind a Service: a running pod its selector picks, on the target port of the
+ * webhook's service port, through the pod dialer (the API server's port-forward).
+ * @throws CliError naming the Service, its selector or the port when the webhook cannot be reached
+ */
+async function serviceRoute(ctx: RunContext, deps: MeshctlDeps, webhook: InjectionWebhook): Promise<ServiceRoute> {
+  const s = webhook.service!;
+  const reach = meshctlReach(ctx, deps, 'reaching the injection webhook');
+  const svc = await getOptional<ServiceObject>(meshctlOrchClient(ctx, 'reaching the injection webhook'), `/api/v1/namespaces/${encodeURIComponent(s.namespace)}/services/${encodeURIComponent(s.name)}`);
+  if (!svc) throw new CliError(`the injection webhook ${webhook.name} names Service ${s.namespace}/${s.name}, which does not exist`);
+  const selector = Object.entries(svc.spec?.selector ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
+  if (selector === '') throw new CliError(`Service ${s.namespace}/${s.name} of the injection webhook ${webhook.name} selects no pods (no spec.selector)`);
+  let pod;
+  try {
+    pod = await resolvePodBySelector(reach.api, s.namespace, selector, `service ${s.name}.${s.namespace}`);
+  } catch (e) {
+    if (e instanceof ReachError) throw new CliError(`the injection webhook ${webhook.name}: ${e.message}`);
+    throw e;
+  }
+  const target = (svc.spec?.ports ?? []).find((p) => p.port === s.port)?.targetPort ?? s.port;
+  let port = typeof target === 'number' ? target : Number.NaN;
+  if (typeof target === 'string') {
+    const containers = ((pod.pod as { spec?: { containers?: { ports?: { name?: string; containerPort?: number }[] }[] } }).spec?.containers ?? []);
+    port = containers.flatMap((c) => c.ports ?? []).find((p) => p.name === target)?.containerPort ?? Number.NaN;
+    if (Number.isNaN(port)) throw new CliError(`Service ${s.namespace}/${s.name} maps port ${s.port} to the pod port named ${target}, which pod ${pod.name} does not declare`);
+  }
+  return { dial: () => reach.dialer({ namespace: s.namespace, name: pod.name }, port), serverName: `${s.name}.${s.namespace}.svc`, where: `pod ${pod.name}.${s.namespace} port ${port}` };
+}
+
 /**
  * The cluster's injection webhook as a {@link PodInjector} when no injector file is given and a cluster is
- * configured; undefined (said on stderr) when the revision has no webhook at a URL.
+ * configured; undefined (said on stderr) when the revision has none.
  */
-async function remoteInjectorFor(ctx: RunContext): Promise<PodInjector | undefined> {
+async function remoteInjectorFor(ctx: RunContext, deps: MeshctlDeps): Promise<PodInjector | undefined> {
   const f = ctx.flags;
   if (['injectConfigFile', 'valuesFile', 'meshConfigFile', 'operatorFileName'].some((n) => f.string(n) !== '') || !meshctlOrchSource(ctx)) return undefined;
   const client = meshctlOrchClient(ctx, 'finding the injection webhook');
@@ -130,16 +165,13 @@ async function remoteInjectorFor(ctx: RunContext): Promise<PodInjector | undefin
     ctx.io.stderr.write(`no injection webhook for revision ${revision} (a MutatingWebhookConfiguration labelled mesh.io/rev=${revision}${address !== '' ? ` with a URL containing ${address}` : ''}; --webhookConfig ${f.string('webhookConfig')}): injecting with the injector ConfigMaps\n`);
     return undefined;
   }
-  if (webhook.url === undefined) {
-    const s = webhook.service!;
-    ctx.io.stderr.write(`not implemented yet: calling the injection webhook ${webhook.name} through its Service ${s.namespace}/${s.name} (a port-forward); injecting with the injector ConfigMaps\n`);
-    return undefined;
-  }
-  return new RemoteInjector({ ...webhook, url: webhook.url }, { insecure: f.bool('insecure'), authority: f.string('authority'), timeoutMs: f.duration('timeout') });
+  const options = { insecure: f.bool('insecure'), authority: f.string('authority'), timeoutMs: f.duration('timeout') };
+  if (webhook.url !== undefined) return new RemoteInjector(webhook, options);
+  return new RemoteInjector(webhook, options, await serviceRoute(ctx, deps, webhook));
 }
 
-/** Runs `meshctl orch-inject`. */
-export async function runOrchInject(ctx: RunContext): Promise<number> {
+/** Runs `meshctl orch-inject`; `deps` carries a test's pod dialer. */
+export async function runOrchInject(ctx: RunContext, deps: MeshctlDeps = {}): Promise<number> {
   const f = ctx.flags;
   if (f.string('operatorFileName') !== '' && ['injectConfigFile', 'valuesFile', 'meshConfigFile'].some((n) => f.string(n) !== '')) {
     throw new CliError('--operatorFileName takes the injector settings from a MeshOperator: give it alone, or --injectConfigFile, --valuesFile and --meshConfigFile');
@@ -152,7 +184,7 @@ export async function runOrchInject(ctx: RunContext): Promise<number> {
   const file = f.string('filename');
   if (file === '') throw new CliError('give the manifest to inject with -f (a file, or - for standard input)');
   const input = readInput(file, 'filename');
-  let injector: PodInjector | undefined = await remoteInjectorFor(ctx);
+  let injector: PodInjector | undefined = await remoteInjectorFor(ctx, deps);
   if (!injector) {
     const env = loadEnv('meshctl', ctx.io.env);
     try {

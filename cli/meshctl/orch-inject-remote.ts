@@ -2,11 +2,15 @@
  * Remote injection for `meshctl orch-inject`, as istioctl's external injector: with no local injector
  * files, each pod goes in an AdmissionReview to the cluster's injection webhook of the revision (a webhook
  * of a MutatingWebhookConfiguration labelled `mesh.io/rev=<revision>`), and the JSONPatch it answers is
- * applied here, so the output is what the running meshd would store.
+ * applied here, so the output is what the running meshd would store. A webhook at a URL is called there; one
+ * behind a Service is reached on a running pod of the Service through the API server's port-forward (the
+ * pod dialer of inspect/reach), with TLS to the Service's DNS name, as istioctl does.
  */
 import { randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { Duplex } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
 import type { OrchClient } from '../../controllers/index.js';
 import { applyPatch, InjectionError, type InjectionResult, type JsonObject, type JsonPatchOperation, type PodInjector } from '../../webhooks/index.js';
 
@@ -59,14 +63,27 @@ export interface RemoteInjectorOptions {
   readonly timeoutMs: number;
 }
 
-/** Injects pods by calling an injection webhook at a URL (see the file comment). */
-export class RemoteInjector implements PodInjector {
-  readonly #webhook: InjectionWebhook & { readonly url: string };
-  readonly #o: RemoteInjectorOptions;
+/** How a webhook behind a Service is reached: a stream to the chosen pod's target port. */
+export interface ServiceRoute {
+  readonly dial: () => Promise<Duplex>;
+  /** `<service>.<namespace>.svc`, the name its serving certificate carries. */
+  readonly serverName: string;
+  /** `pod <name>.<namespace> port <n>`, for messages. */
+  readonly where: string;
+}
 
-  constructor(webhook: InjectionWebhook & { readonly url: string }, options: RemoteInjectorOptions) {
+/** Injects pods by calling an injection webhook at a URL or behind a Service (see the file comment). */
+export class RemoteInjector implements PodInjector {
+  readonly #webhook: InjectionWebhook;
+  readonly #o: RemoteInjectorOptions;
+  readonly #route: ServiceRoute | undefined;
+
+  /** `route` is required for a webhook behind a Service. */
+  constructor(webhook: InjectionWebhook, options: RemoteInjectorOptions, route?: ServiceRoute) {
+    if (webhook.url === undefined && route === undefined) throw new Error(`webhook ${webhook.name}: a Service webhook needs a route to its pod`);
     this.#webhook = webhook;
     this.#o = options;
+    this.#route = route;
   }
 
   /** Sends `pod` to the webhook and applies its patch. @throws InjectionError naming the webhook and what it said */
@@ -105,27 +122,51 @@ export class RemoteInjector implements PodInjector {
     return { injected: true, pod: patched, decision: { inject: true, reason: `injected by the webhook ${this.#webhook.name}` }, templates: [] };
   }
 
-  #post(body: string): Promise<string> {
-    const url = new URL(this.#webhook.url);
-    const tls = url.protocol === 'https:';
-    const options = {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      timeout: this.#o.timeoutMs,
-      ...(tls ? { ca: this.#webhook.caBundle, rejectUnauthorized: !this.#o.insecure, ...(this.#o.authority !== '' ? { servername: this.#o.authority } : {}) } : {}),
-    };
+  async #post(body: string): Promise<string> {
+    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    if (this.#webhook.url !== undefined) {
+      const url = new URL(this.#webhook.url);
+      const tls = url.protocol === 'https:';
+      const options = {
+        method: 'POST',
+        headers,
+        timeout: this.#o.timeoutMs,
+        ...(tls ? { ca: this.#webhook.caBundle, rejectUnauthorized: !this.#o.insecure, ...(this.#o.authority !== '' ? { servername: this.#o.authority } : {}) } : {}),
+      };
+      return this.#exchange(url.href, (cb) => (tls ? httpsRequest : httpRequest)(url, options, cb), body);
+    }
+    const route = this.#route!;
+    const s = this.#webhook.service!;
+    let stream: Duplex;
+    try {
+      stream = await route.dial();
+    } catch (e) {
+      throw new InjectionError(`webhook ${this.#webhook.name} (${route.where}): ${(e as Error).message}`);
+    }
+    const servername = this.#o.authority !== '' ? this.#o.authority : route.serverName;
+    const socket = tlsConnect({ socket: stream, servername, ...(this.#webhook.caBundle ? { ca: this.#webhook.caBundle } : {}), rejectUnauthorized: !this.#o.insecure });
+    const options = { method: 'POST', host: servername, path: s.path, headers: { ...headers, connection: 'close' }, timeout: this.#o.timeoutMs, createConnection: () => socket };
+    try {
+      return await this.#exchange(`https://${servername}${s.path} (${route.where})`, (cb) => httpRequest(options, cb), body);
+    } finally {
+      socket.destroy();
+      stream.destroy();
+    }
+  }
+
+  #exchange(where: string, send: (cb: (res: IncomingMessage) => void) => ClientRequest, body: string): Promise<string> {
     return new Promise((resolve, reject) => {
-      const req = (tls ? httpsRequest : httpRequest)(url, options, (res) => {
+      const req = send((res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString();
-          if ((res.statusCode ?? 0) >= 300) reject(new InjectionError(`webhook ${this.#webhook.name} (${url.href}) answered HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
+          if ((res.statusCode ?? 0) >= 300) reject(new InjectionError(`webhook ${this.#webhook.name} (${where}) answered HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
           else resolve(text);
         });
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${this.#o.timeoutMs} ms (--timeout)`)));
-      req.on('error', (e) => reject(new InjectionError(`webhook ${this.#webhook.name} (${url.href}): ${e.message}`)));
+      req.on('error', (e) => reject(new InjectionError(`webhook ${this.#webhook.name} (${where}): ${e.message}`)));
       req.end(body);
     });
   }
