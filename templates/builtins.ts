@@ -4,12 +4,12 @@
  */
 import { sprint, sprintf, sprintln } from './go-fmt.js';
 import {
-  GoFunction, GoInt, GoStruct, type GoValue, byteLength, compareStrings, isMap, isTrue, mapValueType, sliceElemType,
+  GoComplex, GoFunction, GoInt, GoStruct, type GoValue, byteLength, compareStrings, isMap, isTrue, mapValueType, sliceElemType,
   typeName, typedSlice, zeroOf,
 } from './go-value.js';
 import { AND_OR, CALL } from './exec.js';
 
-type Kind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'string' | 'other';
+type Kind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'complex' | 'string' | 'other';
 
 function basicKind(v: GoValue): Kind {
   if (v === undefined || v === null) return 'invalid';
@@ -17,6 +17,7 @@ function basicKind(v: GoValue): Kind {
   if (typeof v === 'number') return 'float';
   if (typeof v === 'string') return 'string';
   if (v instanceof GoInt) return v.unsigned ? 'uint' : 'int';
+  if (v instanceof GoComplex) return 'complex';
   return 'other';
 }
 
@@ -45,6 +46,7 @@ export function eq(arg1: GoValue, ...rest: GoValue[]): boolean {
       if (!n1 && !n2 && typeName(arg1) !== typeName(arg)) throw new Error(`incompatible types for comparison: ${typeName(arg1)} and ${typeName(arg)}`);
       truth = n1 || n2 ? n1 === n2 : arg1 === arg || (arg1 instanceof GoStruct && sprint([arg1]) === sprint([arg]));
     } else if (k1 === 'int' || k1 === 'uint') truth = numeric(arg1) === numeric(arg);
+    else if (k1 === 'complex') truth = (arg1 as GoComplex).re === (arg as GoComplex).re && (arg1 as GoComplex).im === (arg as GoComplex).im;
     else truth = arg1 === arg;
     if (truth) return true;
   }
@@ -60,7 +62,7 @@ export function lt(a: GoValue, b: GoValue): boolean {
     if ((k1 === 'int' && k2 === 'uint') || (k1 === 'uint' && k2 === 'int')) return numeric(a) < numeric(b);
     throw new Error(`incompatible types for comparison: ${typeName(a)} and ${typeName(b)}`);
   }
-  if (k1 === 'bool') throw new Error('invalid type for comparison');
+  if (k1 === 'bool' || k1 === 'complex') throw new Error('invalid type for comparison');
   if (k1 === 'string') return compareStrings(a as string, b as string) < 0;
   return numeric(a) < numeric(b);
 }

@@ -5,6 +5,7 @@
  */
 import { sprint } from './go-fmt.js';
 import {
+  GoComplex,
   GoFunction, GoInt, GoStruct, type GoParamType, type GoValue, isMap, isTrue, mapValueType, sliceElemType,
   sortedKeys, typeName, zeroOf,
 } from './go-value.js';
@@ -267,6 +268,7 @@ class State {
 
   idealConstant(c: NumberNode): GoValue {
     this.at(c);
+    if (c.isComplex) return new GoComplex(c.complex.re, c.complex.im);
     const isHex = /^[+-]?0[xX]/.test(c.text) && !/[pP]/.test(c.text);
     if (c.isFloat && !isHex && !c.text.startsWith("'") && /[.eEpP]/.test(c.text)) return c.float;
     if (c.isInt) return new GoInt(c.int);

@@ -3,7 +3,7 @@
  * width and precision, and Go's formatting of maps (`map[a:1 b:2]`), slices (`[a b]`), nil (`<nil>`),
  * structs (`{1 2}`, `{A:1 B:2}` under `%+v`) and floats (shortest `%g`, so 1e+06 and 3).
  */
-import { GoFunction, GoInt, GoStruct, type GoValue, isMap, sortedKeys, typeName } from './go-value.js';
+import { GoComplex, GoFunction, GoInt, GoStruct, type GoValue, isMap, sortedKeys, typeName } from './go-value.js';
 
 interface Spec {
   plus: boolean;
@@ -196,6 +196,7 @@ function formatValue(v: GoValue, verb: string, spec: Spec, depth: number): strin
   if (v === null || v === undefined) return depth > 0 ? pad('<nil>', spec) : formatArg(v, verb, spec);
   if (typeof v === 'boolean') return verb === 't' || verb === 'v' ? pad(String(v), spec) : badVerb(v, verb, spec);
   if (typeof v === 'number') return fmtFloatVerb(v, verb, spec) ?? badVerb(v, verb, spec);
+  if (v instanceof GoComplex) return fmtComplex(v, verb, spec) ?? badVerb(v, verb, spec);
   if (v instanceof GoInt) return fmtIntVerb(v, verb, spec) ?? badVerb(v, verb, spec);
   if (typeof v === 'string') return fmtStringVerb(v, verb, spec) ?? badVerb(v, verb, spec);
   if (v instanceof GoFunction) return pad('0xc000010000', spec);
@@ -213,6 +214,14 @@ function formatValue(v: GoValue, verb: string, spec: Spec, depth: number): strin
     return 'map[' + sortedKeys(v).map((k) => `${formatValue(k, verb, spec, depth + 1)}:${formatValue(v[k], verb, spec, depth + 1)}`).join(' ') + ']';
   }
   return badVerb(v, verb);
+}
+
+/** Go's fmtComplex: `(re+imi)`, each part formatted as a float with the verb; the imaginary part always signed. */
+function fmtComplex(v: GoComplex, verb: string, spec: Spec): string | undefined {
+  if (!'vbgGxXfFeE'.includes(verb)) return undefined;
+  const re = fmtFloatVerb(v.re, verb, spec);
+  const im = fmtFloatVerb(v.im, verb, { ...spec, plus: true });
+  return re === undefined || im === undefined ? undefined : `(${re}${im}i)`;
 }
 
 /** Pads to the spec's width with spaces (or zeros when allowed). */

@@ -26,6 +26,7 @@ export type GoValue =
   | boolean
   | number
   | GoInt
+  | GoComplex
   | GoStruct
   | GoFunction
   | GoValue[]
@@ -55,6 +56,14 @@ export class GoInt {
   get unsigned(): boolean {
     return this.type.startsWith('u');
   }
+}
+
+/** A Go complex128 (from a complex constant such as `1i` or `1+2i`). */
+export class GoComplex {
+  constructor(
+    readonly re: number,
+    readonly im: number,
+  ) {}
 }
 
 /** A Go struct value: a type name (as `%T` prints it, e.g. `main.Pod`) and its exported fields. */
@@ -142,6 +151,7 @@ export function typeName(v: GoValue): string {
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'number') return 'float64';
   if (v instanceof GoInt) return v.type;
+  if (v instanceof GoComplex) return 'complex128';
   if (v instanceof GoStruct) return v.typeName;
   if (v instanceof GoFunction) return funcTypeName(v);
   if (Array.isArray(v)) return tagOf(v) ?? '[]interface {}';
@@ -161,6 +171,7 @@ export function kindName(v: GoValue): string {
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'number') return 'float64';
   if (v instanceof GoInt) return v.type;
+  if (v instanceof GoComplex) return 'complex128';
   if (v instanceof GoStruct) return 'struct';
   if (v instanceof GoFunction) return 'func';
   if (Array.isArray(v)) return 'slice';
@@ -192,6 +203,7 @@ export function isTrue(v: GoValue): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'number') return v !== 0;
   if (v instanceof GoInt) return v.value !== 0;
+  if (v instanceof GoComplex) return v.re !== 0 || v.im !== 0;
   if (v instanceof GoStruct || v instanceof GoFunction) return true;
   if (Array.isArray(v)) return v.length > 0;
   return Object.keys(v).length > 0;

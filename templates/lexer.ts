@@ -178,6 +178,10 @@ export function lex(input: string, leftDelim = '{{', rightDelim = '}}'): Token[]
       } else if (c === '.' || c === '+' || c === '-' || (c >= '0' && c <= '9')) {
         pos = start;
         if (!scanNumber()) return fail(`bad number syntax: ${JSON.stringify(input.slice(start, pos))}`);
+        // NOTE: Go's complex constants: 1+2i, no spaces, ending in i.
+        if (input[pos] === '+' || input[pos] === '-') {
+          if (!scanNumber() || input[pos - 1] !== 'i') return fail(`bad number syntax: ${JSON.stringify(input.slice(start, pos))}`);
+        }
         emit('number');
       } else if (isAlnum(cp)) {
         while (isAlnum(input[pos])) pos++;

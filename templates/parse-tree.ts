@@ -39,8 +39,11 @@ export interface NumberNode extends Base {
   isInt: boolean;
   isUint: boolean;
   isFloat: boolean;
+  isComplex: boolean;
   int: number;
   float: number;
+  /** The value of a complex constant (`1i`, `1+2i`). */
+  complex: { re: number; im: number };
 }
 export interface IfNode extends Base { kind: 'if'; line: number; pipe: PipeNode; list: ListNode; elseList?: ListNode }
 export interface WithNode extends Base { kind: 'with'; line: number; pipe: PipeNode; list: ListNode; elseList?: ListNode }

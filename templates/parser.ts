@@ -342,14 +342,26 @@ export function parse(name: string, text: string, hasFunction: (fn: string) => b
   }
 
   function numberNode(t: Token): NumberNode {
-    const n: NumberNode = { kind: 'number', pos: t.pos, tree: info, text: t.val, isInt: false, isUint: false, isFloat: false, int: 0, float: 0 };
+    const n: NumberNode = { kind: 'number', pos: t.pos, tree: info, text: t.val, isInt: false, isUint: false, isFloat: false, isComplex: false, int: 0, float: 0, complex: { re: 0, im: 0 } };
     if (t.type === 'charConstant') {
       const s = unq(t);
       const cp = s.codePointAt(0)!;
       Object.assign(n, { isInt: true, isUint: true, isFloat: true, int: cp, float: cp });
       return n;
     }
-    if (/i$/.test(t.val)) fail(`not implemented yet: complex number constant ${t.val}`);
+    if (/i$/.test(t.val)) {
+      const m = /^([+-]?[^+-]*?(?:[eEpP][+-]?[0-9_]+)?)([+-][^+-]*?(?:[eEpP][+-]?[0-9_]+)?)i$/.exec(t.val);
+      const re = m ? parseGoFloat(m[1]!) : 0;
+      const im = m ? parseGoFloat(m[2]!) : parseGoFloat(t.val.slice(0, -1));
+      if (re === undefined || im === undefined) fail(`illegal number syntax: ${quoteString(t.val)}`);
+      Object.assign(n, { isComplex: true, complex: { re, im } });
+      // NOTE: Go's simplifyComplex: a complex with no imaginary part is also a float (and an int when integral).
+      if (im === 0) {
+        Object.assign(n, { isFloat: true, float: re });
+        if (Number.isInteger(re!) && Math.abs(re!) < 2 ** 63) Object.assign(n, { isInt: true, isUint: re! >= 0, int: re });
+      }
+      return n;
+    }
     const i = parseGoInt(t.val);
     if (i !== undefined) {
       Object.assign(n, { isInt: true, isUint: i >= 0, isFloat: true, int: i, float: i });
