@@ -91,6 +91,17 @@ describe('pilot-discovery --record and meshctl x replay', function () {
       return fetch(`http://127.0.0.1:${ports.http}/ready`).then((r) => r.ok, () => false);
     }, 'meshd /ready', 60_000);
     assert.match(log, /recording the event log/);
+    // NOTE: the start folds the files, the mesh config and the networks config, possibly into two snapshots;
+    // the replay cannot tell which of two snapshots published around a request answered it live (issue 11),
+    // so the proxy connects once the snapshot token has stayed put for 20 polls (about half a second, several debounce windows).
+    let last = -1;
+    let steady = 0;
+    await until(async () => {
+      const token = ((await (await fetch(`http://127.0.0.1:${ports.http}/debug/push_status`)).json()) as { snapshot: number }).snapshot;
+      steady = token === last ? steady + 1 : 0;
+      last = token;
+      return steady >= 20;
+    }, 'a settled snapshot', 30_000);
 
     const c = new AdsClient({ address: `127.0.0.1:${ports.grpc}`, node: { id: `sidecar~10.0.1.1~a.qs~qs.svc.cluster.local`, metadata: { GENERATOR: 'grpc', NAMESPACE: 'qs' } }, autoAck: true });
     client = c;
@@ -131,7 +142,9 @@ describe('pilot-discovery --record and meshctl x replay', function () {
     const short = spawnSync(process.execPath, [BIN('meshctl'), 'x', 'replay', logFile], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(short.status, 0, short.stderr);
     assert.match(short.stdout, /push full \(snapshot \d+; reasons config=1; configs VirtualService\/qs\/echo\)\n {2}sidecar~10\.0\.1\.1~a\.qs~qs\.svc\.cluster\.local RDS version \d+ nonce [0-9a-f]+-\d+: \[/);
-    assert.match(short.stdout, /push full \(snapshot \d+; reasons [^)]*config=1[^)]*; configs DestinationRule\/qs\/echo, ServiceEntry\/qs\/echo, [^)]*VirtualService\/qs\/echo\)/, 'the push of the first files names them');
+    // NOTE: the first files name their configs, unless the mesh and networks config loaded in the same debounce
+    // window (a slow start): then one full push covers everything (`configs (all)`), which is as true.
+    assert.match(short.stdout, /push full \(snapshot \d+; reasons [^)]*config=\d+[^)]*; configs (\(all\)|DestinationRule\/qs\/echo, ServiceEntry\/qs\/echo, [^)]*VirtualService\/qs\/echo)\)/, `the push of the first files names them\n${short.stdout.slice(0, 3000)}`);
     assert.match(short.stdout, /request from sidecar~10\.0\.1\.1~a\.qs~qs\.svc\.cluster\.local-\d+ \(snapshot \d+; reasons proxyrequest=1/);
   });
 
