@@ -85,7 +85,12 @@ describe('e2e: pilot-agent with meshd (TokenRequest token, CA, SDS to the stand-
     await waitForCondition(() => standInEvents(log).some((e) => e.event === 'xds'), `a sidecar ADS response from meshd (agent output: ${err.slice(-1500)})`, 30_000);
     assert.ok(!standInEvents(log).some((e) => e.event === 'xds-error'), `no xDS error: ${JSON.stringify(standInEvents(log).filter((e) => e.event === 'xds-error'))}`);
     assert.equal(standInEvents(log).find((e) => e.event === 'xds')!.typeUrl, 'type.googleapis.com/envoy.config.cluster.v3.Cluster');
-    assert.match((await httpGet(`http://127.0.0.1:${statusPort}/stats/prometheus`)).body, /^cert_expiry_seconds\{resource_name="default"\} /m);
+    const metrics = (await httpGet(`http://127.0.0.1:${statusPort}/stats/prometheus`)).body;
+    assert.match(metrics, /^cert_expiry_seconds\{resource_name="default"\} /m);
+    // Two certificates or more: as many CSRs counted, none failed, their time summed.
+    assert.match(metrics, /^num_outgoing_requests\{request_type="csr"\} [2-9]/m);
+    assert.doesNotMatch(metrics, /^num_failed_outgoing_requests\{request_type="csr"\} [1-9]/m);
+    assert.match(metrics, /^outgoing_latency\{request_type="csr"\} [1-9]/m);
     child.kill('SIGTERM');
     assert.equal(await agent.exited, 0, err.slice(-2000));
   });

@@ -86,5 +86,9 @@ spec: { hosts: [db.example.com], addresses: [240.0.0.5], ports: [{ number: 5432,
 `);
     await until('the new host answered', async () => (await answer('db.example.com')).join() === '240.0.0.5');
     assert.ok(tables.length >= 2);
+    // The proxy going away is a data-plane termination, not meshd's.
+    envoy.close();
+    await until('the proxy stream counted as terminated', async () => /^dataplane_connection_terminations 1$/m.test(await metrics.text()));
+    assert.match(await metrics.text(), /^meshd_connection_terminations 0$/m);
   });
 });

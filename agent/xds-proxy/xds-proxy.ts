@@ -7,7 +7,7 @@
  * reached), so the proxy reconnects with its own backoff
  * and a fresh upstream stream is made. Metrics: `xds_proxy_requests`, `xds_proxy_responses`,
  * `meshd_connection_failures` (no response ever came), `meshd_connection_terminations` (an established
- * stream broke).
+ * stream broke), `dataplane_connection_terminations` (the proxy's own stream broke).
  *
  * With `onNameTable` (DNS capture), the agent subscribes the upstream stream to meshd's name table (NDS) after
  * the proxy's first request, keeps those responses for itself (ACKing them upstream) and hands each table to
@@ -188,10 +188,12 @@ export class XdsProxy {
     });
     down.on('end', () => up.end());
     down.on('cancelled', () => {
+      if (!closed) m.counter('dataplane_connection_terminations').inc();
       close();
       up.cancel();
     });
     down.on('error', () => {
+      if (!closed) m.counter('dataplane_connection_terminations').inc();
       close();
       up.cancel();
     });

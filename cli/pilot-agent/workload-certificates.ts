@@ -90,6 +90,7 @@ export async function startWorkloadCertificates(
     identity: o.identity,
     ttlMs: o.ttlMs,
     key: o.key,
+    metrics: deps.metrics,
   });
   const cache = new SecretCache({ provider, gracePeriodRatio: o.gracePeriodRatio, logger: deps.logger, metrics: deps.metrics });
   deps.lifecycle.add('secret cache', () => cache.close());
