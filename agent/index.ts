@@ -14,6 +14,7 @@ export { workloadSecretFrom, type CertificateProvider, type WorkloadSecret } fro
 export { CaCertificateProvider, type CaCertificateProviderOptions } from './sds/ca-certificate-provider.js';
 export { SecretCache, type SecretCacheOptions } from './sds/secret-cache.js';
 export { ROOT_SECRET, SDS_STREAM_METHOD, SdsServer, SECRET_TYPE_URL, secretResource, WORKLOAD_SECRET } from './sds/sds-server.js';
+export { FileSecrets, FILE_CERT_PREFIX, FILE_ROOT_PREFIX, isFileSecretName } from './sds/file-secrets.js';
 export { AppProbersError, parseAppProbers, runAppProbe, type AppProber } from './status/app-probers.js';
 export { parseProxyStats, proxyNotReadyReason } from './status/proxy-readiness.js';
 export { StatusServer, type StatusServerOptions } from './status/status-server.js';

@@ -2,7 +2,7 @@
 // Unix socket, and a gRPC SDS client speaking the proxy's side of the protocol.
 import assert from 'node:assert/strict';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -11,6 +11,7 @@ import { openSdsStream, type SdsStream } from '../testing/sds-client.js';
 import { waitFor } from '../testing/stand-in-proxy-binary.js';
 import { startTestMeshCa, type TestMeshCa } from '../testing/test-mesh-ca.js';
 import { CaCertificateProvider } from './ca-certificate-provider.js';
+import { FileSecrets } from './file-secrets.js';
 import { SdsServer } from './sds-server.js';
 import { ROTATION_RECHECK_MS, SecretCache } from './secret-cache.js';
 
@@ -102,5 +103,39 @@ describe('SDS server with certificates from meshd CA', () => {
     assert.deepEqual(delays, [1000, 2000, 4000]);
     assert.equal(certs.responses.length, 0);
     assert.equal(cache.issued, 0);
+  });
+
+  it('given file-cert and file-root names should serve them from the files without waiting for the workload certificate, push a changed file, and count a file that cannot be read', async () => {
+    const metrics = createMetrics('pilot-agent', { processMetrics: false });
+    // NOTE: a provider that never issues: file secrets alone must not wait for the workload certificate.
+    cache = new SecretCache({ provider: { name: 'never', issue: () => new Promise(() => undefined), close: () => undefined }, gracePeriodRatio: 0.5, logger, metrics });
+    const files = new FileSecrets({ logger, metrics });
+    writeFileSync(join(dir, 'cert.pem'), 'CHAIN-1');
+    writeFileSync(join(dir, 'key.pem'), 'KEY-1');
+    writeFileSync(join(dir, 'ca.pem'), 'CA-1');
+    sds = await SdsServer.start(join(dir, 'socket'), cache, logger, files);
+    const certName = `file-cert:${join(dir, 'cert.pem')}~${join(dir, 'key.pem')}`;
+    const rootName = `file-root:${join(dir, 'ca.pem')}`;
+    const stream = openSdsStream(sds.socketPath);
+    streams.push(stream);
+    stream.request([certName, rootName]);
+    await waitFor(() => stream.responses.length >= 1, 'the file secrets');
+    const first = stream.responses[0]!;
+    assert.equal(pem(first.secrets[certName]!, 'tlsCertificate', 'certificateChain', 'inlineBytes'), 'CHAIN-1');
+    assert.equal(pem(first.secrets[certName]!, 'tlsCertificate', 'privateKey', 'inlineBytes'), 'KEY-1');
+    assert.equal(pem(first.secrets[rootName]!, 'validationContext', 'trustedCa', 'inlineBytes'), 'CA-1');
+    stream.request([certName, rootName], { versionInfo: first.versionInfo, nonce: first.nonce });
+    writeFileSync(join(dir, 'ca.pem'), 'CA-2');
+    await waitFor(() => stream.responses.some((r) => r.secrets[rootName] && pem(r.secrets[rootName], 'validationContext', 'trustedCa', 'inlineBytes') === 'CA-2'), 'the changed trust bundle pushed', 10_000);
+    const missing = openSdsStream(sds.socketPath);
+    streams.push(missing);
+    missing.request([`file-root:${join(dir, 'nope.pem')}`]);
+    const failures = async (): Promise<number> => (await metrics.counter('num_file_secret_failures_total').get()).values[0]?.value ?? 0;
+    for (const end = Date.now() + 10_000; (await failures()) < 1; ) {
+      if (Date.now() > end) assert.fail('the unreadable file was not counted');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(missing.responses.length, 0);
+    files.close();
   });
 });

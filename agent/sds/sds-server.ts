@@ -1,14 +1,17 @@
 /**
  * The agent's SDS server (envoy.service.secret.v3.SecretDiscoveryService, state of the world) on a Unix
- * socket: `default` is the workload key and chain, `ROOTCA` the trust bundle. Each stream gets the
- * secrets it names as soon as the first one is issued, and again on every rotation. ACKs are noted,
- * NACKs logged; names the agent does not serve are reported once per stream and left unanswered.
+ * socket: `default` is the workload key and chain, `ROOTCA` the trust bundle, and `file-cert:`/`file-root:`
+ * names secrets from files (file-secrets.ts). Each stream gets the secrets it names as soon as the workload
+ * certificate is issued (or at once when it names only files), and again on every rotation or file change.
+ * ACKs are noted, NACKs logged; names the agent does not serve are reported and left unanswered.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { decode, encode, typeUrlOf } from '../xds-protos.js';
+import { isFileSecretName, type FileSecrets } from './file-secrets.js';
 import type { SecretCache } from './secret-cache.js';
 import type { WorkloadSecret } from './workload-secret.js';
 
@@ -40,14 +43,25 @@ interface DiscoveryRequest {
   errorDetail?: { message?: string };
 }
 
+const secretIds = new WeakMap<WorkloadSecret, number>();
+let nextSecretId = 0;
+/** A number per issued secret (two issued in the same second have the same notBefore). */
+function secretIdOf(s: WorkloadSecret): number {
+  let id = secretIds.get(s);
+  if (id === undefined) secretIds.set(s, (id = ++nextSecretId));
+  return id;
+}
+
 /** A running SDS server. */
 export class SdsServer {
   readonly #server = new grpc.Server();
   readonly #cache: SecretCache;
   readonly #log: Logger;
   #nonce = 0;
-  readonly #streams = new Set<{ names: string[]; send: (s: WorkloadSecret) => void }>();
+  readonly #streams = new Set<{ names: string[]; push: () => void }>();
   readonly #unsubscribe: () => void;
+  readonly #files: FileSecrets | undefined;
+  readonly #unsubscribeFiles: () => void;
   /** Responses sent, by resource name (for tests and debug). */
   readonly pushes = new Map<string, number>();
 
@@ -55,38 +69,61 @@ export class SdsServer {
     readonly socketPath: string,
     cache: SecretCache,
     logger: Logger,
+    files: FileSecrets | undefined,
   ) {
     this.#cache = cache;
     this.#log = logger;
-    this.#unsubscribe = cache.subscribe((s) => {
-      for (const st of this.#streams) st.send(s);
+    this.#files = files;
+    this.#unsubscribe = cache.subscribe(() => {
+      for (const st of this.#streams) st.push();
     });
+    this.#unsubscribeFiles = files?.subscribe((name) => {
+      for (const st of this.#streams) if (st.names.includes(name)) st.push();
+    }) ?? ((): void => undefined);
     this.#server.addService(SERVICE, { StreamSecrets: (call: grpc.ServerDuplexStream<Buffer, Buffer>) => this.#stream(call) });
   }
 
-  /** Listens on `socketPath` (a stale socket file is replaced). */
-  static async start(socketPath: string, cache: SecretCache, logger: Logger): Promise<SdsServer> {
+  /** Listens on `socketPath` (a stale socket file is replaced); `files` serves `file-cert:`/`file-root:` names. */
+  static async start(socketPath: string, cache: SecretCache, logger: Logger, files?: FileSecrets): Promise<SdsServer> {
     mkdirSync(dirname(socketPath), { recursive: true });
     rmSync(socketPath, { force: true });
-    const s = new SdsServer(socketPath, cache, logger);
+    const s = new SdsServer(socketPath, cache, logger, files);
     await new Promise<void>((res, rej) => s.#server.bindAsync(`unix:${socketPath}`, grpc.ServerCredentials.createInsecure(), (e) => (e ? rej(e) : res())));
     return s;
   }
 
   #stream(call: grpc.ServerDuplexStream<Buffer, Buffer>): void {
-    const state = { names: [] as string[], lastSent: undefined as WorkloadSecret | undefined, nonce: '', send: (_s: WorkloadSecret): void => undefined };
-    state.send = (s: WorkloadSecret): void => {
-      const names = state.names.filter((n) => n === WORKLOAD_SECRET || n === ROOT_SECRET);
-      if (names.length === 0 || state.lastSent === s) return;
-      state.lastSent = s;
+    const state = { names: [] as string[], lastVersion: '', nonce: '', push: (): void => undefined };
+    const isWorkloadName = (n: string): boolean => n === WORKLOAD_SECRET || n === ROOT_SECRET;
+    state.push = (): void => {
+      const workload: WorkloadSecret | undefined = this.#cache.current;
+      // NOTE: a stream naming the workload certificate waits for it; file secrets alone go at once.
+      if (state.names.some(isWorkloadName) && !workload) return;
+      const resources: Record<string, unknown>[] = [];
+      const versions: string[] = [];
+      for (const n of state.names) {
+        if (isWorkloadName(n) && workload) {
+          resources.push(secretResource(n, workload));
+          versions.push(`${n}@${secretIdOf(workload)}`);
+        } else if (this.#files && isFileSecretName(n)) {
+          const f = this.#files.get(n);
+          if (f) {
+            resources.push(f.secret);
+            versions.push(`${n}@${f.version}`);
+          }
+        }
+      }
+      const version = versions.join(',');
+      if (resources.length === 0 || version === state.lastVersion) return;
+      state.lastVersion = version;
       state.nonce = String(++this.#nonce);
       const response = {
-        versionInfo: new Date(s.notBeforeMs).toISOString(),
+        versionInfo: workload && versions.length === state.names.filter(isWorkloadName).length ? new Date(workload.notBeforeMs).toISOString() : createHash('sha256').update(version).digest('hex').slice(0, 16),
         typeUrl: SECRET_TYPE_URL,
         nonce: state.nonce,
-        resources: names.map((n) => ({ type_url: SECRET_TYPE_URL, value: encode('envoy.extensions.transport_sockets.tls.v3.Secret', secretResource(n, s)) })),
+        resources: resources.map((r) => ({ type_url: SECRET_TYPE_URL, value: encode('envoy.extensions.transport_sockets.tls.v3.Secret', r) })),
       };
-      for (const n of names) this.pushes.set(n, (this.pushes.get(n) ?? 0) + 1);
+      for (const r of resources) this.pushes.set(String(r['name']), (this.pushes.get(String(r['name'])) ?? 0) + 1);
       call.write(Buffer.from(encode('envoy.service.discovery.v3.DiscoveryResponse', response)));
     };
     this.#streams.add(state);
@@ -107,15 +144,14 @@ export class SdsServer {
         return;
       }
       const names = req.resourceNames ?? [];
-      const unknown = names.filter((n) => n !== WORKLOAD_SECRET && n !== ROOT_SECRET);
+      const unknown = names.filter((n) => !isWorkloadName(n) && !(this.#files && isFileSecretName(n)));
       if (unknown.length > 0) this.#log.warn({ names: unknown }, 'SDS request for secrets the agent does not serve');
       const changed = names.join(',') !== state.names.join(',');
       state.names = names;
       if (req.responseNonce && req.responseNonce === state.nonce && !changed) return; // ACK
-      if (changed) state.lastSent = undefined;
-      const current = this.#cache.current;
-      if (current) state.send(current);
-      else void this.#cache.ready().then((s) => state.send(s), () => undefined);
+      if (changed) state.lastVersion = '';
+      state.push();
+      if (names.some(isWorkloadName) && !this.#cache.current) void this.#cache.ready().then(() => state.push(), () => undefined);
     });
     call.on('end', () => {
       end();
@@ -128,6 +164,7 @@ export class SdsServer {
   /** Stops serving and removes the socket. */
   async close(): Promise<void> {
     this.#unsubscribe();
+    this.#unsubscribeFiles();
     await new Promise<void>((res) => this.#server.tryShutdown(() => res()));
     this.#server.forceShutdown();
     rmSync(this.socketPath, { force: true });

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { CaCertificateProvider, SdsServer, SecretCache } from '../../agent/index.js';
+import { CaCertificateProvider, FileSecrets, SdsServer, SecretCache } from '../../agent/index.js';
 import { workloadKeyOptionsFromEnv, type WorkloadKeyOptions } from '../../ca/index.js';
 import type { Env, Lifecycle, Metrics } from '../../core/index.js';
 import { CliError, notImplemented } from '../framework/index.js';
@@ -94,7 +94,9 @@ export async function startWorkloadCertificates(
   });
   const cache = new SecretCache({ provider, gracePeriodRatio: o.gracePeriodRatio, logger: deps.logger, metrics: deps.metrics });
   deps.lifecycle.add('secret cache', () => cache.close());
-  const sds = await SdsServer.start(socketPath, cache, deps.logger);
+  const files = new FileSecrets({ logger: deps.logger, metrics: deps.metrics });
+  deps.lifecycle.add('file secrets', () => files.close());
+  const sds = await SdsServer.start(socketPath, cache, deps.logger, files);
   deps.lifecycle.add('sds server', () => sds.close());
   void cache.ready().catch(() => undefined);
   return cache;
