@@ -32,3 +32,4 @@ export { dnsNameTable, type NameInfo } from './dns/name-table.js';
 export { CERT_FILES, GRPC_SERVER_LISTENER_TEMPLATE, grpcBootstrap, writeCertificateFiles, writeGrpcBootstrap } from './grpc-bootstrap/grpc-bootstrap.js';
 export { WasmCache, WasmFetchError, type RegistryCredentials, type WasmCacheOptions } from './wasm/wasm-cache.js';
 export { fetchOciWasm, parseOciUrl, type OciReference } from './wasm/oci-image.js';
+export { convertRemoteWasm, type ConversionOutcome } from './wasm/ecds-convert.js';

@@ -11,7 +11,9 @@
  *
  * With `onNameTable` (DNS capture), the agent subscribes the upstream stream to meshd's name table (NDS) after
  * the proxy's first request, keeps those responses for itself (ACKing them upstream) and hands each table to
- * the DNS proxy; the proxy never sees them.
+ * the DNS proxy; the proxy never sees them. With `convertExtensionConfig`, extension config (ECDS) responses
+ * pass through it first (remote Wasm made local, agent/wasm/ecds-convert.ts): the converted response goes to
+ * the proxy, or a NACK with the reason goes to meshd; responses reach the proxy in the order meshd sent them.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -50,6 +52,8 @@ export interface XdsProxyOptions {
   readonly upstream: XdsUpstream;
   readonly metrics: Metrics;
   readonly logger: Logger;
+  /** Rewrites ECDS responses before the proxy sees them (remote Wasm fetched and made local). */
+  readonly convertExtensionConfig?: (response: Buffer) => Promise<{ readonly bytes: Buffer } | { readonly nack: string; readonly nonce: string }>;
   /** Called with each name table meshd sends (NDS); without it no name table is asked for. */
   readonly onNameTable?: (table: Readonly<Record<string, NameInfo>>) => void;
 }
@@ -197,14 +201,38 @@ export class XdsProxy {
       close();
       up.cancel();
     });
+    // NOTE: a response waiting on a conversion holds back the ones after it, so the proxy sees meshd's order.
+    let downChain: Promise<void> = Promise.resolve();
+    let converting = 0;
+    const toProxy = (b: Buffer): void => {
+      if (converting === 0) down.write(b);
+      else downChain = downChain.then(() => void (closed || down.write(b)));
+    };
     up.on('data', (b: Buffer) => {
       responded = true;
       m.counter('xds_proxy_responses').inc();
-      if (this.#o.onNameTable && responseTypeUrl(b) === TYPE_URL.nameTable) {
+      const typeUrl = this.#o.onNameTable || this.#o.convertExtensionConfig ? responseTypeUrl(b) : undefined;
+      if (this.#o.onNameTable && typeUrl === TYPE_URL.nameTable) {
         up.write(this.#nameTableAck(b));
         return;
       }
-      down.write(b);
+      const convert = this.#o.convertExtensionConfig;
+      if (convert && typeUrl === TYPE_URL.extensionConfig) {
+        converting++;
+        const converted = convert(b);
+        downChain = downChain.then(async () => {
+          const r = await converted;
+          converting--;
+          if (closed) return;
+          if ('bytes' in r) down.write(r.bytes);
+          else {
+            this.#o.logger.warn({ reason: r.nack }, 'extension config from meshd refused');
+            up.write(Buffer.from(encode(DISCOVERY_REQUEST, { typeUrl: TYPE_URL.extensionConfig, responseNonce: r.nonce, errorDetail: { code: 3, message: r.nack } })));
+          }
+        });
+        return;
+      }
+      toProxy(b);
     });
     up.on('error', (e: grpc.ServiceError) => {
       if (closed) return;

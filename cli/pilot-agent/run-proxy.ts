@@ -11,7 +11,7 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { AppProbersError, BootstrapError, parseAppProbers, proxyArgs, ProxySupervisor, ProxyLogLevelError, DnsProxy, dnsNameTable, resolvConfServers, StatusServer, writeBootstrap, writeCertificateFiles, writeGrpcBootstrap, XdsProxy, type AppProber, type NameInfo, type WorkloadSecret, type XdsUpstream, type TemplateRenderer } from '../../agent/index.js';
+import { AppProbersError, BootstrapError, parseAppProbers, proxyArgs, ProxySupervisor, ProxyLogLevelError, convertRemoteWasm, DnsProxy, dnsNameTable, resolvConfServers, StatusServer, WasmCache, writeBootstrap, writeCertificateFiles, writeGrpcBootstrap, XdsProxy, type AppProber, type NameInfo, type WorkloadSecret, type XdsUpstream, type TemplateRenderer } from '../../agent/index.js';
 import type { Logger } from 'pino';
 import { createLogging, createMetrics, Lifecycle, SCOPES, type Logging, type Metrics } from '../../core/index.js';
 import { newTemplateSet, type GoValue } from '../../templates/index.js';
@@ -59,6 +59,26 @@ export function xdsUpstreamFrom(o: ProxyOptions, workloadCertificate: () => Work
     serverName: host,
     ...(o.env.bool('XDS_AUTH') ? { token: () => readFileSync(TOKEN_PATH, 'utf8').trim() } : {}),
   };
+}
+
+/** Where fetched Wasm modules are kept (Istio's `/var/lib/istio/data/wasm`, renamed, relative to the agent's folder). */
+export const WASM_CACHE_DIR = './var/lib/mesh/data/wasm';
+
+/** The Wasm module cache from the WASM_* variables, with its purge running; closed with the agent. */
+function startWasmCache(o: ProxyOptions, metrics: Metrics, logger: Logger, lifecycle: Lifecycle): WasmCache {
+  const cache = new WasmCache({
+    dir: WASM_CACHE_DIR,
+    maxRetries: o.env.int('WASM_HTTP_REQUEST_MAX_RETRIES'),
+    requestTimeoutMs: o.env.duration('WASM_HTTP_REQUEST_TIMEOUT'),
+    expiryMs: o.env.duration('WASM_MODULE_EXPIRY'),
+    purgeIntervalMs: o.env.duration('WASM_PURGE_INTERVAL'),
+    insecureRegistries: (o.env.string('WASM_INSECURE_REGISTRIES') ?? '').split(',').map((r) => r.trim()).filter((r) => r !== ''),
+    metrics,
+    logger,
+  });
+  cache.start();
+  lifecycle.add('wasm cache', () => cache.close());
+  return cache;
 }
 
 /** The DNS proxy at DNS_PROXY_ADDR with the upstream servers of /etc/resolv.conf (mesh names come from NDS). */
@@ -186,7 +206,15 @@ export async function runProxy(ctx: RunContext): Promise<number> {
         dns.setNameTable(dnsNameTable(table, o.bootstrap.podNamespace));
       };
     }
-    const xds = await XdsProxy.start({ socketPath: o.bootstrap.xdsSocketPath, upstream: xdsUpstreamFrom(o, () => cache?.current), metrics, logger: logging.scope('xdsproxy'), ...(onNameTable ? { onNameTable } : {}) });
+    const wasm = startWasmCache(o, metrics, logging.scope('wasm'), lifecycle);
+    const xds = await XdsProxy.start({
+      socketPath: o.bootstrap.xdsSocketPath,
+      upstream: xdsUpstreamFrom(o, () => cache?.current),
+      metrics,
+      logger: logging.scope('xdsproxy'),
+      convertExtensionConfig: (response) => convertRemoteWasm(response, wasm, metrics),
+      ...(onNameTable ? { onNameTable } : {}),
+    });
     lifecycle.add('xds proxy', () => xds.close());
     log.info({ bootstrap: bootstrapPath, binary: o.proxy.binaryPath }, 'bootstrap written');
     const supervisor = new ProxySupervisor({
