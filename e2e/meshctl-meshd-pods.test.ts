@@ -15,6 +15,8 @@ import { freePorts, programEnv, startProgram, waitForHttp, type ProgramProcess }
 import { OrchClient } from '../controllers/index.js';
 import { buildInfo } from '../core/index.js';
 import { directDialer } from '../inspect/index.js';
+import { TYPE_URL } from '../xds/protos/index.js';
+import { AdsClient } from '../xds/testing/ads-client.js';
 import { createTestNamespace, deleteNamespaceFully, e2eCluster } from './harness/index.js';
 
 async function createPod(client: OrchClient, ns: string, name: string, labels: Record<string, string>, phase: string): Promise<void> {
@@ -38,7 +40,7 @@ describe('e2e: meshctl admin log and version through meshd pods', function () {
   let emptyNs: string;
   let dir: string;
   let meshd: ProgramProcess | undefined;
-  let ports: { monitoring: number; ctrlz: number };
+  let ports: { grpc: number; monitoring: number; ctrlz: number };
   const dialed: string[] = [];
 
   before(async () => {
@@ -53,7 +55,7 @@ describe('e2e: meshctl admin log and version through meshd pods', function () {
     dir = mkdtempSync(join(tmpdir(), 'e2e-meshd-pods-'));
     writeFileSync(join(dir, 'se.yaml'), 'apiVersion: networking.mesh.io/v1\nkind: ServiceEntry\nmetadata: { name: echo, namespace: qs }\nspec: { hosts: [echo.qs.svc.cluster.local], ports: [{ number: 80, name: http, protocol: HTTP }], resolution: STATIC, endpoints: [{ address: 10.0.0.1 }] }\n');
     const [g, h, m, z] = await freePorts(4);
-    ports = { monitoring: m!, ctrlz: z! };
+    ports = { grpc: g!, monitoring: m!, ctrlz: z! };
     meshd = startProgram(
       'pilot-discovery',
       ['discovery', '--configDir', dir, '--registries', 'Mock', '--namespace', 'qs', `--grpcAddr=127.0.0.1:${g}`, `--httpAddr=127.0.0.1:${h}`, `--monitoringAddr=127.0.0.1:${m}`, '--ctrlz_address=127.0.0.1', `--ctrlz_port=${z}`],
@@ -151,6 +153,39 @@ describe('e2e: meshctl admin log and version through meshd pods', function () {
       assert.equal(r.code, 0, r.err);
       assert.equal(r.out, `client version: ${buildInfo().version}\n`);
       assert.match(r.err, /^control plane: no running meshd pod in namespace e2e-[a-z0-9-]+ \(label app=meshd(, revision canary)?\)\n$/);
+    }
+  });
+
+  it('given a connected proxy should list its sync state per type (proxy-status), and compare a config dump with what meshd sends it', async () => {
+    const proxy = new AdsClient({ address: `127.0.0.1:${ports.grpc}`, node: { id: 'sidecar~10.0.0.5~web-1.qs~qs.svc.cluster.local', metadata: { GENERATOR: 'grpc', NAMESPACE: 'qs', MESH_VERSION: '1.2.3' } }, autoAck: true });
+    try {
+      proxy.subscribe(TYPE_URL.cluster);
+      await proxy.waitFor('CDS', () => proxy.latest(TYPE_URL.cluster));
+      let table = '';
+      for (const end = Date.now() + 20_000; !/^web-1\.qs +SYNCED +IGNORED +IGNORED +IGNORED +IGNORED +meshd-a\.\S+ +1\.2\.3$/m.test(table); ) {
+        if (Date.now() > end) assert.fail(`no SYNCED row for web-1.qs:\n${table}`);
+        const r = await meshctl('ps', '-i', meshNs);
+        assert.equal(r.code, 0, r.err);
+        table = r.out;
+      }
+      assert.match(table, /^NAME +CDS +LDS +EDS +RDS +ECDS +MESHD +VERSION\n/);
+
+      const dump = await (await fetch(`http://127.0.0.1:${ports.monitoring}/debug/config_dump?proxyID=web-1.qs`)).text();
+      const file = join(dir, 'dump.json');
+      writeFileSync(file, dump);
+      const same = await meshctl('proxy-status', 'web-1.qs', '-f', file, '-i', meshNs);
+      assert.equal(same.code, 0, same.err);
+      assert.equal(same.out, 'Clusters Match\nListeners Match\nRoutes Match\n');
+      const edited = JSON.parse(dump) as { configs: { '@type': string; dynamic_active_clusters?: { cluster: Record<string, unknown> }[] }[] };
+      const clusters = edited.configs.find((c) => c['@type'].endsWith('ClustersConfigDump'))!.dynamic_active_clusters!;
+      const name = String(clusters[0]!.cluster['name']);
+      clusters[0]!.cluster['connect_timeout'] = '42s';
+      writeFileSync(file, JSON.stringify(edited));
+      const differs = await meshctl('ps', 'web-1.qs', '-f', file, '-i', meshNs);
+      assert.equal(differs.code, 0, differs.err);
+      assert.equal(differs.out, `Clusters Don't Match\n  ${name}: differs\nListeners Match\nRoutes Match\n`);
+    } finally {
+      proxy.close();
     }
   });
 });

@@ -29,7 +29,7 @@ describe('completion', () => {
   describe('complete()', () => {
     const root = meshctlCommand();
     const cases: { name: string; words: string[]; toComplete: string; want: string[]; directive?: number }[] = [
-      { name: 'given a command prefix should offer the command', words: [], toComplete: 'prox', want: ['proxy-config'] },
+      { name: 'given a command prefix should offer the command', words: [], toComplete: 'prox', want: ['proxy-config', 'proxy-status'] },
       { name: 'given an alias should complete its subcommands', words: ['pc'], toComplete: 'c', want: ['cluster'] },
       { name: 'given a prefix only an alias matches should offer the alias', words: ['pc'], toComplete: 'ep', want: ['ep'] },
       { name: 'given -- should offer long flags including inherited ones', words: ['version'], toComplete: '--sh', want: ['--short'] },
@@ -62,7 +62,7 @@ describe('completion', () => {
     });
 
     const cases: { name: string; words: string[]; want: string[] }[] = [
-      { name: 'given a command prefix should complete the command', words: ['meshctl', 'prox'], want: ['proxy-config'] },
+      { name: 'given a command prefix should complete the command', words: ['meshctl', 'proxy-c'], want: ['proxy-config'] },
       { name: 'given an alias then a prefix should complete the subcommand', words: ['meshctl', 'x', 'wa'], want: ['waypoint'] },
       { name: 'given a prefix only an alias matches should complete the alias', words: ['meshctl', 'pc', 'ep'], want: ['ep'] },
       { name: 'given a flag prefix should complete the flag', words: ['meshctl', 'bug-report', '--full'], want: ['--full-secrets'] },

@@ -1,5 +1,5 @@
 /** The command tree of `meshctl`. */
-import { command, completionCommand, flag, flagUsages, type Command } from '../framework/index.js';
+import { command, completionCommand, flag, flagUsages, lazyRun, type Command } from '../framework/index.js';
 import { VKLOG_FLAG } from '../common/logging-flags.js';
 import { analyzeCommand } from './analyze-command.js';
 import { adminCommand, authzCommand, bugReportCommand, verifyInstallCommand } from './diagnostic-commands.js';
@@ -54,6 +54,18 @@ export function meshctlCommand(deps: MeshctlDeps = {}): Command {
       orchInjectCommand(deps),
       profileCommand(),
       proxyConfigCommand(deps),
+      command({
+        name: 'proxy-status',
+        aliases: ['ps'],
+        short: 'Retrieves the synchronization status of each proxy in the mesh',
+        long: 'Retrieves last sent and last acknowledged xDS sync from meshd to each proxy in the mesh; with a proxy pod, compares what it holds with what meshd would send it now.',
+        args: { usage: '[<type>/]<name>[.<namespace>]', max: 1 },
+        flags: [
+          flag.string('file', '', 'Proxy config dump JSON file (with a pod target) instead of the proxy\'s admin API', { short: 'f' }),
+          flag.string('revision', '', 'Control plane revision', { short: 'r' }),
+        ],
+        run: lazyRun(() => import('./proxy-status-run.js'), (m) => (ctx) => m.runProxyStatus(ctx, deps)),
+      }),
       tagCommand(),
       uninstallCommand(),
       upgradeCommand(),
