@@ -23,6 +23,9 @@ describe('program start-up', function () {
     { program: 'operator', args: ['--help'] },
     // NOTE: validate needs the YAML parser and the mesh.io schemas; the precompiled validators spare it ajv.
     { program: 'meshctl', args: ['validate', '-f', 'examples/quickstart'], allowed: ['yaml'] },
+    // NOTE: analyzing files reads YAML and runs the analyzers (core's model helpers bring rxjs, pino and
+    // prom-client), but no orchestrator client: that loads only to read the cluster.
+    { program: 'meshctl', args: ['analyze', '--use-orch=false', 'examples/quickstart/virtual-service.yaml'], allowed: ['yaml', 'rxjs', 'pino', 'prom-client'] },
   ];
   for (const c of cheap) {
     it(`given \`${c.program} ${c.args.join(' ')}\` should load none of ${HEAVY.filter((h) => !c.allowed?.includes(h)).join(', ')}`, async () => {

@@ -24,10 +24,9 @@ import {
   type OutputFormat,
   type Resource,
 } from '../../analysis/index.js';
-import { createOrchClient, DEFAULT_ORCH_CLIENT_OPTIONS, loadOrchKubeConfig, OrchConfigError, type OrchConfigSource } from '../../controllers/index.js';
+import type { OrchConfigSource } from '../../controllers/index.js';
 import { parseConfigYaml } from '../../crds/index.js';
 import { CliError, type RunContext } from '../framework/index.js';
-import { readClusterResources } from './analyze-cluster-source.js';
 import { EXIT_ANALYZE_FOUND_ISSUES } from './exit-codes.js';
 
 /** The files a path names: itself, `-`, or the YAML/JSON files of a directory (below it too with `-R`), sorted. */
@@ -119,6 +118,10 @@ export async function runAnalyze(ctx: RunContext): Promise<number> {
   let namespace = flags.string('namespace');
   let cluster: Resource[] = [];
   if (useOrch) {
+    // NOTE: the orchestrator client (kube client, rxjs, undici) loads only when the cluster is read: files alone
+    // (`--use-orch=false`, CI's case) skip it.
+    const { createOrchClient, DEFAULT_ORCH_CLIENT_OPTIONS, loadOrchKubeConfig, OrchConfigError } = await import('../../controllers/index.js');
+    const { readClusterResources } = await import('./analyze-cluster-source.js');
     let client;
     try {
       const source = orchSource(ctx);
