@@ -35,7 +35,7 @@ describe('pilot-discovery request (in a network namespace of its own)', function
     const probe = spawnSync('unshare', ['-n', 'true']);
     if (probe.status !== 0) {
       process.stderr.write(`  skipped: needs unshare -n (root or user namespaces): ${probe.error?.message ?? probe.stderr.toString().trim()}\n`);
-      this.skip();
+      this.skip(); // no network namespace (unshare -n needs root or user namespaces): meshd must own the fixed port 15014
     }
     const dir = mkdtempSync(join(tmpdir(), 'meshd-request-'));
     try {

@@ -26,7 +26,7 @@ describe('bench:xds --reference istiod smoke (meshd and istiod on a real API ser
   before(function () {
     // NOTE: istiod is built outside the repo (../shared/notes/istiod-reference.md, ~10 minutes) and the API
     // server by hack/k8s/build.sh (~15 minutes); without them this smoke test is skipped, not failed.
-    if (!existsSync(DEFAULT_ISTIOD_BIN) || !testBinariesBuilt()) this.skip();
+    if (!existsSync(DEFAULT_ISTIOD_BIN) || !testBinariesBuilt()) this.skip(); // no istiod binary (CI does not build it: ~36 min) or no kube-apiserver
     dir = mkdtempSync(join(tmpdir(), 'bench-xds-ref-smoke-'));
   });
   after(() => {
