@@ -11,17 +11,12 @@ import { TYPE_URL } from '../../server/contracts.js';
 import { simulateRequest } from '../../simulator/request-simulator.js';
 import { AdsClient, type SotwResponse } from '../../testing/ads-client.js';
 import { checkConsistency } from '../sidecar/consistency-checker.js';
-import { ENVOY } from '../sidecar/sidecar-names.js';
+import { ENVOY_MESSAGE_BY_TYPE_URL } from '../sidecar/sidecar-names.js';
 import { edsNamesOf, rdsNamesOf } from '../sidecar/testing/sidecar-mesh.js';
 import { MeshHarness } from '../testing/mesh-harness.js';
 import { ROUTER_MESH, routerNode } from './testing/router-mesh.js';
 
-const MESSAGE: Readonly<Record<string, string>> = {
-  [TYPE_URL.listener]: ENVOY.listener,
-  [TYPE_URL.route]: ENVOY.route,
-  [TYPE_URL.cluster]: ENVOY.cluster,
-  [TYPE_URL.endpoint]: ENVOY.endpoint,
-};
+const MESSAGE = ENVOY_MESSAGE_BY_TYPE_URL;
 
 function resourcesOf(r: SotwResponse | undefined): Record<string, unknown>[] {
   if (!r) return [];

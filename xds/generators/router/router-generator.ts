@@ -13,7 +13,7 @@ import type { GeneratorRegistry } from '../../server/generator-registry.js';
 import { snapshotOf } from '../grpc-generator.js';
 import { buildOutboundClusters, buildSpecialClusters, proxyInstances } from '../sidecar/cluster-builder.js';
 import { buildSidecarLoadAssignment } from '../sidecar/endpoint-builder.js';
-import { BLACKHOLE_CLUSTER, ENVOY } from '../sidecar/sidecar-names.js';
+import { BLACKHOLE_CLUSTER, ENVOY_MESSAGE_BY_TYPE_URL } from '../sidecar/sidecar-names.js';
 import { mergeGateways } from './merged-gateway.js';
 import { buildRouterListeners, routerScopeProxy } from './router-listener-builder.js';
 import { buildRouterRouteConfiguration, emptyRouteConfiguration } from './router-route-builder.js';
@@ -67,12 +67,7 @@ export function buildRouterResources(p: Proxy, typeUrl: string, snap: PushSnapsh
   return out;
 }
 
-const MESSAGE: Readonly<Record<string, string>> = {
-  [TYPE_URL.listener]: ENVOY.listener,
-  [TYPE_URL.route]: ENVOY.route,
-  [TYPE_URL.cluster]: ENVOY.cluster,
-  [TYPE_URL.endpoint]: ENVOY.endpoint,
-};
+const MESSAGE = ENVOY_MESSAGE_BY_TYPE_URL;
 
 /** See the file comment. */
 export class RouterGenerator {

@@ -13,15 +13,10 @@ import { AdsClient, type SotwResponse } from '../../testing/ads-client.js';
 import { MeshHarness } from '../testing/mesh-harness.js';
 import { simulateRequest } from '../../simulator/request-simulator.js';
 import { checkConsistency } from './consistency-checker.js';
-import { ENVOY } from './sidecar-names.js';
+import { ENVOY_MESSAGE_BY_TYPE_URL } from './sidecar-names.js';
 import { edsNamesOf, rdsNamesOf, SIDECAR_MESH } from './testing/sidecar-mesh.js';
 
-const MESSAGE: Readonly<Record<string, string>> = {
-  [TYPE_URL.listener]: ENVOY.listener,
-  [TYPE_URL.route]: ENVOY.route,
-  [TYPE_URL.cluster]: ENVOY.cluster,
-  [TYPE_URL.endpoint]: ENVOY.endpoint,
-};
+const MESSAGE = ENVOY_MESSAGE_BY_TYPE_URL;
 
 /** Decodes a response's resources, checking each against protoc-gen-validate. */
 function resourcesOf(r: SotwResponse | undefined): Record<string, unknown>[] {

@@ -19,7 +19,7 @@ import type { ConflictRecorder } from './conflict-recorder.js';
 import { buildSidecarListeners } from './listener-builder.js';
 import { buildSidecarRouteConfiguration } from './route-builder.js';
 import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKey, sidecarRouteKey } from './sidecar-cache-keys.js';
-import { ENVOY } from './sidecar-names.js';
+import { ENVOY_MESSAGE_BY_TYPE_URL } from './sidecar-names.js';
 import { sidecarScope } from './sidecar-scope.js';
 
 /** Options of the sidecar generator, read once by the caller. */
@@ -102,12 +102,7 @@ export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnaps
   return out;
 }
 
-const MESSAGE: Readonly<Record<string, string>> = {
-  [TYPE_URL.listener]: ENVOY.listener,
-  [TYPE_URL.route]: ENVOY.route,
-  [TYPE_URL.cluster]: ENVOY.cluster,
-  [TYPE_URL.endpoint]: ENVOY.endpoint,
-};
+const MESSAGE = ENVOY_MESSAGE_BY_TYPE_URL;
 
 /** See the file comment. */
 export class SidecarGenerator {

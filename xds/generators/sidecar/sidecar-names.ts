@@ -4,6 +4,7 @@
  * Objects use protobufjs's camelCase plain-object form (see xds/protos/codec.ts).
  */
 import type { Config } from '../../../core/index.js';
+import { TYPE_URL } from '../../protos/type-urls.js';
 import { ADS_SOURCE, ENVOY as GRPC_ENVOY } from '../grpc/envoy.js';
 
 /** Full names of the Envoy messages the sidecar builders use (beyond the proxyless ones). */
@@ -18,6 +19,14 @@ export const ENVOY = {
   httpProtocolOptions: 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
   rawBuffer: 'envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer',
 } as const;
+
+/** The Envoy message of each xDS type a sidecar or router is served (LDS, RDS, CDS, EDS). */
+export const ENVOY_MESSAGE_BY_TYPE_URL: Readonly<Record<string, string>> = {
+  [TYPE_URL.listener]: ENVOY.listener,
+  [TYPE_URL.route]: ENVOY.route,
+  [TYPE_URL.cluster]: ENVOY.cluster,
+  [TYPE_URL.endpoint]: ENVOY.endpoint,
+};
 
 /** The redirect ports of the sidecar (iptables sends outbound traffic to 15001, inbound to 15006). */
 export const VIRTUAL_OUTBOUND_PORT = 15001;
