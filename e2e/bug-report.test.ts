@@ -22,6 +22,8 @@ class StandInKubelet {
   readonly queries: URLSearchParams[] = [];
   /** Pods whose log requests never get an answer (for the timeout). */
   readonly hang = new Set<string>();
+  /** Log lines of a pod (`time<space>line`), instead of the three plain ones every other pod has. */
+  readonly lines = new Map<string, string[]>();
   #server: Server;
 
   constructor(cert: { certPem: string; keyPem: string }) {
@@ -36,7 +38,7 @@ class StandInKubelet {
       this.queries.push(url.searchParams);
       if (this.hang.has(pod!)) return;
       const since = url.searchParams.get('sinceTime');
-      const lines = [`2026-01-01T00:00:00Z old ${pod}/${container}`, `2026-06-01T00:00:00Z mid ${ns}/${pod}/${container}`, `2030-01-01T00:00:00Z future ${pod}/${container}`];
+      const lines = this.lines.get(pod!) ?? [`2026-01-01T00:00:00Z old ${pod}/${container}`, `2026-06-01T00:00:00Z mid ${ns}/${pod}/${container}`, `2030-01-01T00:00:00Z future ${pod}/${container}`];
       const shown = lines.filter((l) => !since || Date.parse(l.slice(0, l.indexOf(' '))) >= Date.parse(since));
       res.writeHead(200, { 'content-type': 'text/plain' }).end(`${shown.join('\n')}\n`);
     });
@@ -248,5 +250,33 @@ describe('e2e: meshctl bug-report against a real API server (logs through pods/l
     const { listing, read } = await unpack(out);
     assert.ok(!listing.includes(`bug-report/logs/${ns}/productpage-v1/mesh-proxy.log`));
     assert.match(read('bug-report/summary.txt'), /timed out: yes/);
+  });
+
+  it('given --critical-errs and --ignore-errs should rank the logs in the summary: the critical match first, ignored errors not counted', async () => {
+    const other = await createTestNamespace(kc.makeApiClient(CoreV1Api), 'e2e-bug-report-rank');
+    try {
+      await pod(other, 'noisy-v1', { app: 'noisy' }, ['mesh-proxy']);
+      await pod(other, 'panicky-v1', { app: 'panicky' }, ['mesh-proxy']);
+      await pod(other, 'warned-v1', { app: 'warned' }, ['mesh-proxy']);
+      const t = '2026-06-01T00:00:00Z';
+      // NOTE: Envoy's format for the proxies, the mesh programs' console and JSON formats below.
+      kubelet.lines.set('noisy-v1', [1, 2, 3].map((i) => `${t} [2026-06-01 00:00:0${i}.000][20][error][pool] upstream connect error ${i}`));
+      kubelet.lines.set('panicky-v1', [`${t} 2026-06-01T00:00:00.000000Z\twarn\tpanic: assignment to entry in nil map`]);
+      kubelet.lines.set('warned-v1', [`${t} {"level":"error","time":"2026-06-01T00:00:00.000000Z","msg":"xds stream closed"}`, `${t} [2026-06-01 00:00:00.000][20][warning][config] slow`]);
+      const out = mkdtempSync(join(dir, 'out-'));
+      const r = await bugReport(out, '--include', other, '--critical-errs', 'panic*', '--ignore-errs', 'upstream connect*');
+      assert.equal(r.code, 0, r.err);
+      const summary = (await unpack(out)).read('bug-report/summary.txt');
+      const ranking = summary.slice(summary.indexOf('logs by importance')).split('\n').slice(1).filter((l) => l.includes(`logs/${other}/`)).map((l) => l.trim());
+      assert.deepEqual(ranking, [
+        `critical  logs/${other}/panicky-v1/mesh-proxy.log  importance 10 (fatal 0, error 0, warn 1) matched "panic*"`,
+        `errors    logs/${other}/warned-v1/mesh-proxy.log  importance 110 (fatal 0, error 1, warn 1)`,
+        `clean     logs/${other}/noisy-v1/mesh-proxy.log  importance 0 (fatal 0, error 0, warn 0)`,
+      ], summary);
+      assert.match(summary, /critical errors: panic\*; ignored errors: upstream connect\*/);
+      assert.match(r.err, new RegExp(`Most important logs:\n  critical  logs/${other}/panicky-v1/mesh-proxy.log`));
+    } finally {
+      await deleteNamespaceFully(kc.makeApiClient(CoreV1Api), other);
+    }
   });
 });

@@ -11,3 +11,4 @@ export * from './bug-report/log-spec.js';
 export * from './bug-report/time-range.js';
 export * from './bug-report/bug-report-collect.js';
 export * from './bug-report/bug-report-archive.js';
+export * from './bug-report/log-importance.js';

@@ -9,6 +9,8 @@ import {
   LogSpecError,
   parseLogSpec,
   planBugReport,
+  rankLogs,
+  rankedLine,
   portForwardDialer,
   resolveTimeRange,
   summaryText,
@@ -16,13 +18,15 @@ import {
   writeArchive,
   type LogSpec,
 } from '../../inspect/index.js';
-import { CliError, NotImplementedError, type RunContext } from '../framework/index.js';
+import { CliError, type RunContext } from '../framework/index.js';
 import { DEFAULT_ORCH_CLIENT_OPTIONS, loadOrchKubeConfig, OrchClient } from '../../controllers/index.js';
 import { bugReportSettings } from './bug-report-settings.js';
 import { meshctlOrchSource } from './meshctl-orch.js';
 
 /** The archive's file name in `--output-dir`. */
 export const ARCHIVE_NAME = 'bug-report.tar.gz';
+/** How many of the most important logs the command names on stderr (the summary lists them all). */
+const MOST_IMPORTANT_SHOWN = 5;
 /** `--rq-concurrency 0` means this many. */
 const DEFAULT_CONCURRENCY = 32;
 
@@ -53,8 +57,6 @@ function client(ctx: RunContext, context: string): OrchClient {
 /** Runs `meshctl bug-report`. */
 export async function runBugReport(ctx: RunContext): Promise<number> {
   const s = bugReportSettings(ctx);
-  if (s.criticalErrs.length > 0) throw new NotImplementedError('meshctl bug-report --critical-errs (the log importance heuristic)');
-  if (s.ignoreErrs.length > 0) throw new NotImplementedError('meshctl bug-report --ignore-errs (the log importance heuristic)');
   if (s.rqConcurrency < 0) throw new CliError(`--rq-concurrency ${s.rqConcurrency}: must be 0 (the default, ${DEFAULT_CONCURRENCY}) or more`);
   const timeoutMs = s.timeoutMs;
   if (timeoutMs <= 0) throw new CliError('--timeout must be positive');
@@ -87,10 +89,14 @@ export async function runBugReport(ctx: RunContext): Promise<number> {
     `include: ${include.map((s) => s.text).join(' ') || '(everything)'}`,
     `exclude: ${exclude.map((s) => s.text).join(' ') || '(nothing)'}`,
     `secrets: ${fullSecrets ? 'full contents (--full-secrets)' : 'data redacted'}`,
+    `critical errors: ${s.criticalErrs.join(' ') || '(none given)'}; ignored errors: ${s.ignoreErrs.join(' ') || '(none given)'}`,
   ];
   if (result.timedOut) stderr.write(`Timed out after ${timeoutMs} ms: keeping what was captured (${result.skipped.length} fetches not made)\n`);
   for (const e of result.errors) stderr.write(`Error: ${e}\n`);
-  await writeArchive(result.entries, summaryText(result, header), resolve(cwd, s.dir || tmpdir()), file);
+  const ranking = rankLogs(result.entries.filter((e) => e.path.startsWith('logs/')), { criticalErrs: s.criticalErrs, ignoreErrs: s.ignoreErrs });
+  const first = ranking.filter((r) => r.stats.criticalMatches.length > 0 || r.stats.importance > 0).slice(0, MOST_IMPORTANT_SHOWN);
+  if (first.length > 0) stderr.write(`Most important logs:\n${first.map((r) => `  ${rankedLine(r)}\n`).join('')}`);
+  await writeArchive(result.entries, summaryText(result, header, ranking), resolve(cwd, s.dir || tmpdir()), file);
   stdout.write(`Wrote the archive ${file}\n`);
   return 0;
 }

@@ -31,10 +31,4 @@ describe('meshctl bug-report --filename', () => {
       assert.match(io.err(), c.error);
     });
   }
-
-  it('given the log importance flags should say they are not built yet', async () => {
-    const io = bufferIo({ HOME: dir });
-    assert.equal(await runCli(meshctlCommand(), ['bug-report', '--critical-errs', 'panic*'], io), 1);
-    assert.match(io.err(), /not implemented yet: meshctl bug-report --critical-errs/);
-  });
 });

@@ -6,12 +6,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join, dirname } from 'node:path';
 import { create } from 'tar';
 import type { ArchiveEntry, CollectResult } from './bug-report-collect.js';
+import { rankedLine, type RankedLog } from './log-importance.js';
 
 /** The top folder inside the archive. */
 export const ARCHIVE_TOP = 'bug-report';
 
-/** The summary file: the options, counts, errors and omissions, one per line. */
-export function summaryText(result: CollectResult, header: readonly string[]): string {
+/** The summary file: the options, counts, errors and omissions, one per line, then the logs by importance. */
+export function summaryText(result: CollectResult, header: readonly string[], ranking: readonly RankedLog[] = []): string {
   const logs = result.entries.filter((e) => e.path.startsWith('logs/')).length;
   const lines = [
     ...header,
@@ -19,6 +20,7 @@ export function summaryText(result: CollectResult, header: readonly string[]): s
     `timed out: ${result.timedOut ? 'yes (what was captured before the timeout is kept)' : 'no'}`,
     ...(result.errors.length > 0 ? ['errors:', ...result.errors.map((e) => `  ${e}`)] : []),
     ...(result.skipped.length > 0 ? ['not fetched (timeout):', ...result.skipped.map((s) => `  ${s}`)] : []),
+    ...(ranking.length > 0 ? ['logs by importance (critical first, then 1000 x fatal + 100 x error + 10 x warn):', ...ranking.map((r) => `  ${rankedLine(r)}`)] : []),
   ];
   return `${lines.join('\n')}\n`;
 }
