@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -54,6 +54,8 @@ describe('precompiled schema validators', function () {
       const name = compiledValidatorUrl(vs.kind, schemaHashOf(vs)).pathname.split('/').pop()!;
       assert.ok(readdirSync(dir).includes(name));
       assert.equal(readdirSync(dir).length, Object.keys(KINDS).length);
+      // NOTE: every validator is in the eager form (ajv's standalone shape was recognised), see eagerValidatorModule.
+      for (const f of readdirSync(dir)) assert.match(readFileSync(join(dir, f), 'utf8'), /var (validate\d+) = \(function \1\(.*\}\);\nmodule\.exports = \1;\nmodule\.exports\.default = \1;\n$/s, f);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
