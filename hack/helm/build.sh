@@ -9,40 +9,12 @@ set -euo pipefail
 
 HELM_VERSION="v3.19.0"
 
-BASE_DIR="${MESH_TEST_BIN_DIR:-$HOME/.cache/mesh/test-bin}"
-OUT_DIR="${BASE_DIR}/helm-${HELM_VERSION}"
-mkdir -p "${OUT_DIR}"
-
-log() { echo "[helm] $*" >&2; }
-
-if [ -x "${OUT_DIR}/helm" ]; then
-  log "reusing ${OUT_DIR}/helm"
-  echo "${OUT_DIR}/helm"
-  exit 0
-fi
-
-# One build at a time per folder: a second caller waits, then finds the binary below.
-if command -v flock >/dev/null 2>&1; then
-  exec 9>"${OUT_DIR}/.build.lock"
-  flock 9
-  if [ -x "${OUT_DIR}/helm" ]; then
-    echo "${OUT_DIR}/helm"
-    exit 0
-  fi
-fi
-
-export GOFLAGS="-mod=mod"
-export CGO_ENABLED=0
-export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
-
-if ! command -v go >/dev/null 2>&1; then
-  if [ -x /usr/local/go/bin/go ]; then
-    export PATH="/usr/local/go/bin:${PATH}"
-  else
-    log "error: the Go toolchain (go) is required to build helm"
-    exit 1
-  fi
-fi
+LOG_PREFIX=helm
+# shellcheck source=../lib/test-bin.sh
+source "$(dirname "$0")/../lib/test-bin.sh"
+OUT_DIR="$(test_bin_dir "helm-${HELM_VERSION}")"
+reuse_or_lock "${OUT_DIR}" "${OUT_DIR}/helm" "${OUT_DIR}/helm"
+use_go helm
 
 WORK_DIR="$(mktemp -d "${TMPDIR:-/tmp}/mesh-helm.XXXXXX")"
 trap 'rm -rf "${WORK_DIR}"' EXIT

@@ -15,36 +15,12 @@ K8S_STAGING_VERSION="v0.34.4"
 ETCD_VERSION="v3.6.5"
 BIN_VERSION="k8s-${K8S_VERSION}-etcd-${ETCD_VERSION}"
 
-BASE_DIR="${MESH_TEST_BIN_DIR:-$HOME/.cache/mesh/test-bin}"
-OUT_DIR="${BASE_DIR}/${BIN_VERSION}"
-mkdir -p "${OUT_DIR}"
-
-log() { echo "[test-bins] $*" >&2; }
-
-if [ -x "${OUT_DIR}/etcd" ] && [ -x "${OUT_DIR}/kube-apiserver" ]; then
-  log "reusing ${OUT_DIR}"
-  echo "${OUT_DIR}"
-  exit 0
-fi
-
-# One build at a time per folder: a second caller waits, then finds the binaries below.
-if command -v flock >/dev/null 2>&1; then
-  exec 9>"${OUT_DIR}/.build.lock"
-  flock 9
-fi
-
-export GOFLAGS="-mod=mod"
-export CGO_ENABLED=0
-export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
-
-if ! command -v go >/dev/null 2>&1; then
-  if [ -x /usr/local/go/bin/go ]; then
-    export PATH="/usr/local/go/bin:${PATH}"
-  else
-    log "error: the Go toolchain (go) is required to build kube-apiserver and etcd"
-    exit 1
-  fi
-fi
+LOG_PREFIX=test-bins
+# shellcheck source=../lib/test-bin.sh
+source "$(dirname "$0")/../lib/test-bin.sh"
+OUT_DIR="$(test_bin_dir "${BIN_VERSION}")"
+reuse_or_lock "${OUT_DIR}" "${OUT_DIR}" "${OUT_DIR}/etcd" "${OUT_DIR}/kube-apiserver"
+use_go "kube-apiserver and etcd"
 
 WORK_DIR="$(mktemp -d "${TMPDIR:-/tmp}/mesh-test-bins.XXXXXX")"
 trap 'rm -rf "${WORK_DIR}"' EXIT

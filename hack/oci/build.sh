@@ -9,38 +9,12 @@ set -euo pipefail
 
 GGCR_VERSION="v0.22.1"
 
-BASE_DIR="${MESH_TEST_BIN_DIR:-$HOME/.cache/mesh/test-bin}"
-OUT_DIR="${BASE_DIR}/ggcr-${GGCR_VERSION}"
-mkdir -p "${OUT_DIR}"
-
-log() { echo "[oci] $*" >&2; }
-
-if [ -x "${OUT_DIR}/registry" ] && [ -x "${OUT_DIR}/crane" ]; then
-  log "reusing ${OUT_DIR}"
-  echo "${OUT_DIR}"
-  exit 0
-fi
-
-if command -v flock >/dev/null 2>&1; then
-  exec 9>"${OUT_DIR}/.build.lock"
-  flock 9
-  if [ -x "${OUT_DIR}/registry" ] && [ -x "${OUT_DIR}/crane" ]; then
-    echo "${OUT_DIR}"
-    exit 0
-  fi
-fi
-
-export GOFLAGS="-mod=mod"
-export CGO_ENABLED=0
-export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
-if ! command -v go >/dev/null 2>&1; then
-  if [ -x /usr/local/go/bin/go ]; then
-    export PATH="/usr/local/go/bin:${PATH}"
-  else
-    log "error: the Go toolchain (go) is required to build the OCI registry"
-    exit 1
-  fi
-fi
+LOG_PREFIX=oci
+# shellcheck source=../lib/test-bin.sh
+source "$(dirname "$0")/../lib/test-bin.sh"
+OUT_DIR="$(test_bin_dir "ggcr-${GGCR_VERSION}")"
+reuse_or_lock "${OUT_DIR}" "${OUT_DIR}" "${OUT_DIR}/registry" "${OUT_DIR}/crane"
+use_go "the OCI registry"
 
 start="$(date +%s)"
 log "building go-containerregistry ${GGCR_VERSION} registry and crane"
