@@ -8,6 +8,7 @@ import { k8sGatewayCrdVersionAnalyzer, k8sGatewaySelectorAnalyzer } from './anal
 import { caCertificateAnalyzer } from './analyzers/destination-rule-ca-certificate.js';
 import { subsetSelectPodAnalyzer } from './analyzers/destination-rule-subsets.js';
 import { applicationUidAnalyzer, multiServiceAnalyzer } from './analyzers/deployment-analyzers.js';
+import { routeCacheAnalyzer } from './analyzers/envoy-filter-route-cache.js';
 import { envoyPatchAnalyzer } from './analyzers/envoy-patch.js';
 import { externalControlPlaneAnalyzer } from './analyzers/external-control-plane.js';
 import { meshNetworksAnalyzer } from './analyzers/mesh-networks.js';
@@ -17,6 +18,7 @@ import { imageAutoAnalyzer, injectionAnalyzer, injectionImageAnalyzer } from './
 import { schemaValidationAnalyzers } from './analyzers/schema-validation.js';
 import { sidecarDefaultSelectorAnalyzer, sidecarSelectorAnalyzer, telemetryDefaultSelectorAnalyzer, telemetrySelectorAnalyzer } from './analyzers/selector-conflicts.js';
 import { serviceEntryAddressesAnalyzer } from './analyzers/service-entry-addresses.js';
+import { conflictingServiceEntryProtocolAnalyzer } from './analyzers/service-entry-protocols.js';
 import { portNameAnalyzer } from './analyzers/service-port-name.js';
 import { lightstepAnalyzer, telemetryProviderAnalyzer } from './analyzers/telemetry-provider.js';
 import { conflictingMeshGatewayHostsAnalyzer } from './analyzers/virtual-service-conflicting-mesh-gateway-hosts.js';
@@ -59,8 +61,10 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   caCertificateAnalyzer,
   subsetSelectPodAnalyzer,
   serviceEntryAddressesAnalyzer,
+  conflictingServiceEntryProtocolAnalyzer,
   webhookAnalyzer,
   envoyPatchAnalyzer,
+  routeCacheAnalyzer,
   telemetryProviderAnalyzer,
   telemetrySelectorAnalyzer,
   telemetryDefaultSelectorAnalyzer,
