@@ -38,7 +38,7 @@ describe('sidecar.SelectorAnalyzer', () => {
       {
         name: 'given two sidecars selecting one pod, one selecting none and two selecting an ambient pod should report each, the ambient ones as ineffective not conflicting',
         files: ['sidecars.yaml'],
-        expected: ['IST0110 Sidecar default/by-app', 'IST0110 Sidecar default/by-version', 'IST0127 Sidecar default/selects-nothing', 'IST0167 Sidecar default/ratings-1', 'IST0167 Sidecar default/ratings-2'],
+        expected: ['IST0110 Sidecar default/by-app', 'IST0110 Sidecar default/by-version', 'IST0101 Sidecar default/selects-nothing', 'IST0167 Sidecar default/ratings-1', 'IST0167 Sidecar default/ratings-2'],
       },
     ],
   );
@@ -62,14 +62,14 @@ describe('telemetry analyzers', () => {
     [telemetrySelectorAnalyzer, telemetryDefaultSelectorAnalyzer, telemetryProviderAnalyzer],
     [
       {
-        name: 'given overlapping selectors, two without selector and an access log without providers should report each',
+        name: 'given overlapping selectors, one selecting no pod (IST0101 as Istio), two without selector and an access log without providers should report each',
         files: ['telemetry.yaml'],
-        expected: ['IST0159 Telemetry default/by-app', 'IST0159 Telemetry default/by-version', 'IST0160 Telemetry default/ns-1', 'IST0160 Telemetry default/ns-2', 'IST0157 Telemetry default/ns-1'],
+        expected: ['IST0159 Telemetry default/by-app', 'IST0159 Telemetry default/by-version', 'IST0101 Telemetry default/selects-nothing', 'IST0160 Telemetry default/ns-1', 'IST0160 Telemetry default/ns-2', 'IST0157 Telemetry default/ns-1'],
       },
       {
         name: 'given default access-logging providers in the mesh config should not report the provider-less entry',
         files: ['telemetry.yaml'],
-        expected: ['IST0159 Telemetry default/by-app', 'IST0159 Telemetry default/by-version', 'IST0160 Telemetry default/ns-1', 'IST0160 Telemetry default/ns-2'],
+        expected: ['IST0159 Telemetry default/by-app', 'IST0159 Telemetry default/by-version', 'IST0101 Telemetry default/selects-nothing', 'IST0160 Telemetry default/ns-1', 'IST0160 Telemetry default/ns-2'],
         meshConfig: { defaultProviders: { accessLogging: ['envoy'] } },
       },
     ],

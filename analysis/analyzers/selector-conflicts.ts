@@ -1,6 +1,7 @@
 /**
  * The selector analyzers of Sidecar and Telemetry: sidecar.SelectorAnalyzer / telemetry.SelectorAnalyzer
- * (a selector that matches no pod of its namespace: IST0127; two resources selecting one pod: IST0110 /
+ * (a selector that matches no pod of its namespace: IST0101 `Referenced selector not found`, as Istio
+ * reports it; two resources selecting one pod: IST0110 /
  * IST0159) and sidecar.DefaultSelectorAnalyzer / telemetry.DefaultSelectorAnalyzer (several without a
  * selector in one namespace: IST0111 / IST0160). A Sidecar has no effect on ambient workloads, which run
  * without a sidecar proxy: one selecting an ambient pod, or without selector in an ambient namespace, is
@@ -60,7 +61,7 @@ function selectorAnalyzer(k: SelectorKind): Analyzer {
           else byPod.set(p.resource, [r]);
         }
         found ||= workloads.some((w) => w.namespace === r.namespace && selects(sel, w.labels));
-        if (!found) ctx.report(MESSAGES.NoMatchingWorkloadsFound, r, selectorString(sel));
+        if (!found) ctx.report(MESSAGES.ReferencedResourceNotFound, r, 'selector', selectorString(sel));
       }
       const ineffective = new Set<Resource>();
       for (const [pod, list] of byPod) {
