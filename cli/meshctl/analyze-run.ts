@@ -122,6 +122,8 @@ export async function runAnalyze(ctx: RunContext): Promise<number> {
   let multiCluster: MultiClusterInputs | undefined;
   const problems: InputProblem[] = [];
   if (useOrch) {
+    const timeoutMs = flags.duration('timeout');
+    const readStart = Date.now();
     // NOTE: the orchestrator client (kube client, rxjs, undici) loads only when the cluster is read: files alone
     // (`--use-orch=false`, CI's case) skip it.
     const { createOrchClient, DEFAULT_ORCH_CLIENT_OPTIONS, loadOrchKubeConfig, OrchClient, OrchConfigError } = await import('../../controllers/index.js');
@@ -137,7 +139,7 @@ export async function runAnalyze(ctx: RunContext): Promise<number> {
       throw e;
     }
     try {
-      cluster = await readClusterResources(client, flags.duration('timeout'));
+      cluster = await readClusterResources(client, timeoutMs);
     } catch (e) {
       throw new CliError(`reading the cluster at ${client.server}: ${(e as Error).message} (or pass --use-orch=false to analyze files only)`);
     }
@@ -145,7 +147,9 @@ export async function runAnalyze(ctx: RunContext): Promise<number> {
     // Services only) for the multi-cluster analyzers; one that cannot be read is reported and skipped.
     const local = client.kubeConfig.getCurrentCluster()?.name ?? 'Orchestrator';
     const secrets = remoteClusterConfigs(cluster, meshNamespace, local);
-    const remotes = await readRemoteClusters(secrets.configs, (kc) => new OrchClient(kc, { ...DEFAULT_ORCH_CLIENT_OPTIONS, userAgent: 'meshctl' }), flags.duration('timeout'));
+    // NOTE: one --timeout for the whole cluster read: the remote clusters get what the local read left.
+    const left = Math.max(1, timeoutMs - (Date.now() - readStart));
+    const remotes = await readRemoteClusters(secrets.configs, (kc) => new OrchClient(kc, { ...DEFAULT_ORCH_CLIENT_OPTIONS, userAgent: 'meshctl' }), left);
     for (const p of [...secrets.problems, ...remotes.problems]) problems.push({ file: `${p.secret} key ${p.key}`, document: 0, message: p.message, unknown: false });
     if (remotes.clusters.length > 0) multiCluster = { local, remotes: remotes.clusters };
   }
