@@ -8,16 +8,19 @@ import { k8sGatewayCrdVersionAnalyzer, k8sGatewaySelectorAnalyzer } from './anal
 import { caCertificateAnalyzer } from './analyzers/destination-rule-ca-certificate.js';
 import { subsetSelectPodAnalyzer } from './analyzers/destination-rule-subsets.js';
 import { applicationUidAnalyzer, multiServiceAnalyzer } from './analyzers/deployment-analyzers.js';
+import { routeCacheAnalyzer } from './analyzers/envoy-filter-route-cache.js';
 import { envoyPatchAnalyzer } from './analyzers/envoy-patch.js';
 import { externalControlPlaneAnalyzer } from './analyzers/external-control-plane.js';
 import { meshNetworksAnalyzer } from './analyzers/mesh-networks.js';
+import { multiClusterServiceAnalyzer } from './analyzers/multicluster-service.js';
 import { conflictingGatewayAnalyzer, gatewayCertificateAnalyzer, gatewaySecretAnalyzer, ingressGatewayPortAnalyzer } from './analyzers/gateway-analyzers.js';
 import { imageAutoAnalyzer, injectionAnalyzer, injectionImageAnalyzer } from './analyzers/injection-analyzers.js';
 import { schemaValidationAnalyzers } from './analyzers/schema-validation.js';
 import { sidecarDefaultSelectorAnalyzer, sidecarSelectorAnalyzer, telemetryDefaultSelectorAnalyzer, telemetrySelectorAnalyzer } from './analyzers/selector-conflicts.js';
 import { serviceEntryAddressesAnalyzer } from './analyzers/service-entry-addresses.js';
+import { conflictingServiceEntryProtocolAnalyzer } from './analyzers/service-entry-protocols.js';
 import { portNameAnalyzer } from './analyzers/service-port-name.js';
-import { telemetryProviderAnalyzer } from './analyzers/telemetry-provider.js';
+import { lightstepAnalyzer, telemetryProviderAnalyzer } from './analyzers/telemetry-provider.js';
 import { conflictingMeshGatewayHostsAnalyzer } from './analyzers/virtual-service-conflicting-mesh-gateway-hosts.js';
 import { destinationHostAnalyzer } from './analyzers/virtual-service-destination-host.js';
 import { virtualServiceDestinationRuleAnalyzer } from './analyzers/virtual-service-destination-rule.js';
@@ -45,6 +48,7 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   k8sGatewaySelectorAnalyzer,
   k8sGatewayCrdVersionAnalyzer,
   meshNetworksAnalyzer,
+  multiClusterServiceAnalyzer,
   portNameAnalyzer,
   sidecarDefaultSelectorAnalyzer,
   sidecarSelectorAnalyzer,
@@ -57,11 +61,14 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   caCertificateAnalyzer,
   subsetSelectPodAnalyzer,
   serviceEntryAddressesAnalyzer,
+  conflictingServiceEntryProtocolAnalyzer,
   webhookAnalyzer,
   envoyPatchAnalyzer,
+  routeCacheAnalyzer,
   telemetryProviderAnalyzer,
   telemetrySelectorAnalyzer,
   telemetryDefaultSelectorAnalyzer,
+  lightstepAnalyzer,
   ...schemaValidationAnalyzers,
 ];
 

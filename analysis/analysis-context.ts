@@ -18,6 +18,23 @@ export interface AnalysisSettings {
   readonly revision: string;
 }
 
+/** The resources read from one cluster of a multi-cluster mesh. */
+export interface ClusterResources {
+  /** The cluster's name (its kubeconfig context's cluster, as istioctl names a remote cluster). */
+  readonly cluster: string;
+  readonly resources: readonly Resource[];
+}
+
+/**
+ * The clusters of a multi-cluster analysis: the local cluster (whose resources, with the files laid over
+ * them, are the analysis's main inputs) and the remote clusters read through its remote secrets.
+ */
+export interface MultiClusterInputs {
+  /** The local cluster's name. */
+  readonly local: string;
+  readonly remotes: readonly ClusterResources[];
+}
+
 /** The default settings. */
 export const DEFAULT_SETTINGS: AnalysisSettings = { meshConfig: {}, meshNamespace: 'mesh-system', revision: 'default' };
 
@@ -37,10 +54,13 @@ export class AnalysisContext {
   readonly #byKind = new Map<string, Resource[]>();
   readonly #byName = new Map<string, Resource>();
   readonly #diagnostics: Diagnostic[] = [];
+  readonly #multiCluster: MultiClusterInputs | undefined;
   #analyzer = '';
 
-  constructor(resources: readonly Resource[], settings: AnalysisSettings = DEFAULT_SETTINGS) {
+  /** `multiCluster` is undefined when the analysis reads no cluster (files only) or one cluster without remotes. */
+  constructor(resources: readonly Resource[], settings: AnalysisSettings = DEFAULT_SETTINGS, multiCluster?: MultiClusterInputs) {
     this.settings = settings;
+    this.#multiCluster = multiCluster;
     for (const r of resources) {
       const k = kindKey(r.group, r.kind);
       let list = this.#byKind.get(k);
@@ -58,6 +78,19 @@ export class AnalysisContext {
   /** One resource by kind key, namespace (`''` for cluster-scoped) and name. */
   get(kind: string, namespace: string, name: string): Resource | undefined {
     return this.#byName.get(`${kind}/${namespace}/${name}`);
+  }
+
+  /**
+   * Every resource of a kind key per cluster: the local cluster's (the main inputs) first, then each remote
+   * cluster's, by cluster name. Empty when the analysis has no remote clusters.
+   */
+  byCluster(kind: string): Map<string, readonly Resource[]> {
+    const out = new Map<string, readonly Resource[]>();
+    const mc = this.#multiCluster;
+    if (!mc || mc.remotes.length === 0) return out;
+    out.set(mc.local, this.all(kind));
+    for (const remote of mc.remotes) out.set(remote.cluster, remote.resources.filter((r) => kindKey(r.group, r.kind) === kind));
+    return out;
   }
 
   /** Every namespace the inputs know: Namespace objects and the namespaces of namespaced resources. */

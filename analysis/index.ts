@@ -1,7 +1,7 @@
 // The public surface of analysis/: Istio's analyzers and message codes over mesh config, files and cluster state.
 export { ALL_ANALYZERS, analyzerByName } from './all-analyzers.js';
 export type { Analyzer } from './analyzer.js';
-export { AnalysisContext, DEFAULT_SETTINGS, type AnalysisSettings, type Workload } from './analysis-context.js';
+export { AnalysisContext, DEFAULT_SETTINGS, type AnalysisSettings, type ClusterResources, type MultiClusterInputs, type Workload } from './analysis-context.js';
 export { messageText, originOf, referenceOfDiagnostic, type Diagnostic } from './diagnostic.js';
 export { resourcesFromText, mergeResources, type InputProblem, type InputResources } from './input-resources.js';
 export { K, ORCH_GROUPS, ISTIO_GROUPS } from './kinds.js';

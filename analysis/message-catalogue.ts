@@ -94,6 +94,9 @@ export const MESSAGES = {
   NegativeConditionStatus: m('NegativeConditionStatus', 'IST0171', 'Warning', 'A condition with a negative status is present', 'A condition with a negative status is present: type=%s, reason=%s, message=%s.'),
   DestinationRuleSubsetNotSelectPods: m('DestinationRuleSubsetNotSelectPods', 'IST0173', 'Error', 'Subsets defined in destination does not select any pods.', 'The Subset %s defined in the DestinationRule does not select any pods. Which may lead to 503 UH (NoHealthyUpstream).'),
   UnknownDestinationRuleHost: m('UnknownDestinationRuleHost', 'IST0174', 'Warning', 'Host defined in destination rule does not match any services in the mesh.', 'The host %s defined in the DestinationRule does not match any services in the mesh.'),
+  // NOTE: Istio's newest codes; code, level and template as istio.io's message pages show them (ist0177, ist0178).
+  ConflictingServiceEntryProtocol: m('ConflictingServiceEntryProtocol', 'IST0177', 'Warning', 'ServiceEntries visible in one namespace define the same host and port with different protocols.', 'Multiple ServiceEntries (%s) define the same host %q and port %d with conflicting protocols (%s).'),
+  EnvoyFilterMayClearRouteCache: m('EnvoyFilterMayClearRouteCache', 'IST0178', 'Warning', 'An EnvoyFilter adds HTTP filters to gateways or waypoints while an AuthorizationPolicy targets an HTTPRoute.', 'Using an EnvoyFilter with route-dependent filters may cause the routing cache to be cleared after the route-dependent filter has run. This can cause a request to be routed differently than it was when the route-dependent filter was evaluated. See https://www.envoyproxy.io/docs/envoy/latest/intro/arch_overview/http/http_filters.html#security-considerations.'),
 } as const satisfies Record<string, MessageType>;
 
 /** A message name of the catalogue. */

@@ -1,5 +1,5 @@
 /** Runs analyzers over resources and returns the findings, suppressed, filtered by namespace and ordered. */
-import { AnalysisContext, DEFAULT_SETTINGS, type AnalysisSettings } from './analysis-context.js';
+import { AnalysisContext, DEFAULT_SETTINGS, type AnalysisSettings, type MultiClusterInputs } from './analysis-context.js';
 import type { Analyzer } from './analyzer.js';
 import { originOf, referenceOfDiagnostic, type Diagnostic } from './diagnostic.js';
 import { MESSAGES } from './message-catalogue.js';
@@ -15,6 +15,8 @@ export interface RunOptions {
    * `-A`); undefined keeps every finding.
    */
   readonly namespace?: string;
+  /** The local cluster's name and the remote clusters' resources, for the multi-cluster analyzers. */
+  readonly multiCluster?: MultiClusterInputs;
 }
 
 /** The outcome of one analysis. */
@@ -30,7 +32,7 @@ export interface AnalysisResult {
  * it, and the others still run.
  */
 export function runAnalysis(resources: readonly Resource[], analyzers: readonly Analyzer[], opts: RunOptions = {}): AnalysisResult {
-  const ctx = new AnalysisContext(resources, opts.settings ?? DEFAULT_SETTINGS);
+  const ctx = new AnalysisContext(resources, opts.settings ?? DEFAULT_SETTINGS, opts.multiCluster);
   for (const a of analyzers) {
     ctx.analyzer = a.name;
     try {

@@ -1,8 +1,11 @@
 /**
  * The selector analyzers of Sidecar and Telemetry: sidecar.SelectorAnalyzer / telemetry.SelectorAnalyzer
- * (a selector that matches no pod of its namespace: IST0127; two resources selecting one pod: IST0110 /
+ * (a selector that matches no pod of its namespace: IST0101 `Referenced selector not found`, as Istio
+ * reports it; two resources selecting one pod: IST0110 /
  * IST0159) and sidecar.DefaultSelectorAnalyzer / telemetry.DefaultSelectorAnalyzer (several without a
- * selector in one namespace: IST0111 / IST0160).
+ * selector in one namespace: IST0111 / IST0160). A Sidecar has no effect on ambient workloads, which run
+ * without a sidecar proxy: one selecting an ambient pod, or without selector in an ambient namespace, is
+ * reported as IST0167 IneffectivePolicy instead (as Istio's sidecar.SelectorAnalyzer does).
  */
 import type { Analyzer } from '../analyzer.js';
 import { K } from '../kinds.js';
@@ -10,6 +13,20 @@ import { MESSAGES, type MessageType } from '../message-catalogue.js';
 import { rec } from '../object-access.js';
 import type { Resource } from '../resource.js';
 import { matchLabelsOf, selectorString, selects } from '../selectors.js';
+import { INJECTION_LABEL, REVISION_LABEL } from './injection-analyzers.js';
+
+/** A pod redirected to the ambient data plane (annotation `ambient.mesh.io/redirection: enabled`). */
+function podInAmbientMode(pod: Resource): boolean {
+  return pod.annotations['ambient.mesh.io/redirection'] === 'enabled';
+}
+
+/** A namespace labelled `mesh.io/dataplane-mode: ambient` and not for sidecar injection (Istio's NamespaceInAmbientMode). */
+function namespaceInAmbientMode(ns: Resource | undefined): boolean {
+  if (!ns) return false;
+  if (ns.labels[INJECTION_LABEL] === 'enabled') return false;
+  if ((ns.labels[REVISION_LABEL] ?? '') !== '') return false;
+  return ns.labels['mesh.io/dataplane-mode'] === 'ambient';
+}
 
 interface SelectorKind {
   readonly kind: string;
@@ -19,6 +36,8 @@ interface SelectorKind {
   readonly field: 'workloadSelector' | 'selector';
   readonly conflict: MessageType;
   readonly noSelector: MessageType;
+  /** Whether the kind has no effect on ambient workloads (IST0167). */
+  readonly sidecarOnly: boolean;
 }
 
 function selectorAnalyzer(k: SelectorKind): Analyzer {
@@ -42,9 +61,19 @@ function selectorAnalyzer(k: SelectorKind): Analyzer {
           else byPod.set(p.resource, [r]);
         }
         found ||= workloads.some((w) => w.namespace === r.namespace && selects(sel, w.labels));
-        if (!found) ctx.report(MESSAGES.NoMatchingWorkloadsFound, r, selectorString(sel));
+        if (!found) ctx.report(MESSAGES.ReferencedResourceNotFound, r, 'selector', selectorString(sel));
       }
+      const ineffective = new Set<Resource>();
       for (const [pod, list] of byPod) {
+        if (k.sidecarOnly && podInAmbientMode(pod)) {
+          // NOTE: no conflict on an ambient pod (it runs no sidecar), but each policy selecting it is ineffective.
+          for (const r of list) {
+            if (ineffective.has(r)) continue;
+            ineffective.add(r);
+            ctx.report(MESSAGES.IneffectivePolicy, r, 'selected workload is in ambient mode, the policy has no impact');
+          }
+          continue;
+        }
         if (list.length < 2) continue;
         const names = list.map((r) => r.name);
         for (const r of list) ctx.report(k.conflict, r, names, pod.namespace, pod.name);
@@ -57,7 +86,7 @@ function defaultSelectorAnalyzer(k: SelectorKind): Analyzer {
   return {
     name: `${k.prefix}.DefaultSelectorAnalyzer`,
     description: `Validates that there aren't multiple ${k.label} resources that have no selector`,
-    inputs: [k.kind],
+    inputs: k.sidecarOnly ? [k.kind, K.Namespace] : [k.kind],
     analyze(ctx) {
       const byNs = new Map<string, Resource[]>();
       for (const r of ctx.all(k.kind)) {
@@ -68,6 +97,10 @@ function defaultSelectorAnalyzer(k: SelectorKind): Analyzer {
         else byNs.set(r.namespace, [r]);
       }
       for (const [ns, list] of byNs) {
+        if (k.sidecarOnly && namespaceInAmbientMode(ctx.get(K.Namespace, '', ns))) {
+          for (const r of list) ctx.report(MESSAGES.IneffectivePolicy, r, 'namespace is in ambient mode, the policy has no impact');
+          continue;
+        }
         if (list.length < 2) continue;
         const names = list.map((r) => r.name);
         for (const r of list) ctx.report(k.noSelector, r, names, ns);
@@ -83,6 +116,7 @@ const SIDECAR: SelectorKind = {
   field: 'workloadSelector',
   conflict: MESSAGES.ConflictingSidecarWorkloadSelectors,
   noSelector: MESSAGES.MultipleSidecarsWithoutWorkloadSelectors,
+  sidecarOnly: true,
 };
 const TELEMETRY: SelectorKind = {
   kind: K.Telemetry,
@@ -91,6 +125,7 @@ const TELEMETRY: SelectorKind = {
   field: 'selector',
   conflict: MESSAGES.ConflictingTelemetryWorkloadSelectors,
   noSelector: MESSAGES.MultipleTelemetriesWithoutWorkloadSelectors,
+  sidecarOnly: false,
 };
 
 /** sidecar.SelectorAnalyzer. */

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_SETTINGS, type AnalysisSettings } from '../analysis-context.js';
+import { DEFAULT_SETTINGS, type AnalysisSettings, type MultiClusterInputs } from '../analysis-context.js';
 import type { Analyzer } from '../analyzer.js';
 import { originOf } from '../diagnostic.js';
 import { resourcesFromText } from '../input-resources.js';
@@ -23,6 +23,16 @@ export interface AnalyzerCase {
   /** `CODE Kind namespace/name`, one per finding (a multiset: order is ignored, repeats count). */
   readonly expected: readonly string[];
   readonly meshConfig?: Record<string, unknown>;
+  /**
+   * A multi-cluster case, as Istio's multi-cluster analyzer tests model two clusters with files: `files`
+   * are the local cluster named `local`, each remote cluster is named with its files.
+   */
+  readonly clusters?: { readonly local: string; readonly remotes: Readonly<Record<string, readonly string[]>> };
+}
+
+function multiClusterOf(c: AnalyzerCase): MultiClusterInputs | undefined {
+  if (!c.clusters) return undefined;
+  return { local: c.clusters.local, remotes: Object.entries(c.clusters.remotes).map(([cluster, files]) => ({ cluster, resources: readTestResources(files) })) };
 }
 
 /** Reads test files into resources; a file that does not read cleanly fails the test. */
@@ -45,7 +55,8 @@ export function analyzerTable(analyzers: readonly Analyzer[], cases: readonly An
   for (const c of cases) {
     it(c.name, () => {
       const settings = { ...DEFAULT_SETTINGS, meshConfig: c.meshConfig ?? {} };
-      const { diagnostics } = runAnalysis(readTestResources(c.files), analyzers, { settings });
+      const multiCluster = multiClusterOf(c);
+      const { diagnostics } = runAnalysis(readTestResources(c.files), analyzers, { settings, ...(multiCluster ? { multiCluster } : {}) });
       const got = diagnostics.map((d) => `${d.type.code} ${originOf(d)}`).sort();
       assert.deepEqual(got, [...c.expected].sort());
       for (const d of diagnostics) assert.ok(analyzers.some((a) => a.name === d.analyzer), `finding from ${d.analyzer}`);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { EMPTY } from 'rxjs';
+import { toResource, type Resource } from '../../analysis/index.js';
 import { OrchApiError, type OrchTransport } from '../../controllers/index.js';
-import { readClusterResources } from './analyze-cluster-source.js';
+import { readClusterResources, readRemoteClusters, remoteClusterConfigs } from './analyze-cluster-source.js';
 
 function transport(answer: (path: string, call: number) => unknown): OrchTransport & { calls: Map<string, number> } {
   const calls = new Map<string, number>();
@@ -47,5 +48,70 @@ describe('readClusterResources', () => {
       return { items: [] };
     });
     await assert.rejects(readClusterResources(t, 5_000), /HTTP 403 Forbidden/);
+  });
+});
+
+describe('remote clusters', () => {
+  const kubeconfig = (cluster: string, context = true): string =>
+    Buffer.from(
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: cluster, cluster: { server: `https://127.0.0.1:6443/${cluster}` } }],
+        users: [{ name: 'reader', user: { token: 'token' } }],
+        contexts: [{ name: 'ctx', context: { cluster, user: 'reader' } }],
+        ...(context ? { 'current-context': 'ctx' } : {}),
+      }),
+    ).toString('base64');
+  const secret = (name: string, namespace: string, data: Record<string, string>, labelled = true): Resource =>
+    toResource({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace, labels: labelled ? { 'mesh/multiCluster': 'true' } : {} }, data }, { source: 'cluster' }, 'default');
+
+  it('given remote secrets should read one kubeconfig per key of the labelled secrets of the mesh namespace, and name each bad entry', () => {
+    const got = remoteClusterConfigs(
+      [
+        secret('mesh-remote-secret-west', 'mesh-system', { west: kubeconfig('west'), broken: Buffer.from('clusters: [').toString('base64'), nocontext: kubeconfig('north', false) }),
+        secret('mesh-remote-secret-east', 'mesh-system', { east: kubeconfig('east'), again: kubeconfig('west'), self: kubeconfig('primary') }),
+        secret('not-labelled', 'mesh-system', { south: kubeconfig('south') }, false),
+        secret('other-namespace', 'default', { south: kubeconfig('south') }),
+      ],
+      'mesh-system',
+      'primary',
+    );
+    assert.deepEqual(
+      got.configs.map((c) => [c.cluster, c.secret, c.key, c.kubeConfig.getCurrentCluster()?.server]),
+      [
+        // NOTE: secrets and keys in name order: `again` (west) is read before the west secret's own key.
+        ['west', 'Secret mesh-system/mesh-remote-secret-east', 'again', 'https://127.0.0.1:6443/west'],
+        ['east', 'Secret mesh-system/mesh-remote-secret-east', 'east', 'https://127.0.0.1:6443/east'],
+      ],
+    );
+    assert.deepEqual(
+      got.problems.map((p) => `${p.secret} ${p.key}: ${p.message}`),
+      [
+        'Secret mesh-system/mesh-remote-secret-east self: names cluster "primary", the local cluster; skipped',
+        'Secret mesh-system/mesh-remote-secret-west broken: not a kubeconfig: unexpected end of the stream within a flow collection (1:12)',
+        'Secret mesh-system/mesh-remote-secret-west nocontext: the kubeconfig has no current context; skipped',
+        'Secret mesh-system/mesh-remote-secret-west west: names cluster "west", a cluster already read; skipped',
+      ],
+    );
+  });
+
+  it('given remote clusters should list each one\'s Services, and report one that cannot be read without losing the others', async () => {
+    const { configs } = remoteClusterConfigs([secret('remotes', 'mesh-system', { east: kubeconfig('east'), west: kubeconfig('west') })], 'mesh-system', 'primary');
+    const byServer = new Map<string, OrchTransport>([
+      ['https://127.0.0.1:6443/east', transport((path) => ({ items: path === '/api/v1/services' ? [{ metadata: { name: 'reviews', namespace: 'shop' }, spec: { ports: [{ port: 80 }] } }] : [] }))],
+      [
+        'https://127.0.0.1:6443/west',
+        transport(() => {
+          throw new Error('connect ECONNREFUSED 127.0.0.1:6443');
+        }),
+      ],
+    ]);
+    const got = await readRemoteClusters(configs, (kc) => byServer.get(kc.getCurrentCluster()?.server ?? '')!, 5_000);
+    assert.deepEqual(
+      got.clusters.map((c) => [c.cluster, c.resources.map((r) => `${r.apiVersion} ${r.kind} ${r.namespace}/${r.name}`)]),
+      [['east', ['v1 Service shop/reviews']]],
+    );
+    assert.deepEqual(got.problems, [{ secret: 'Secret mesh-system/remotes', key: 'west', message: 'reading remote cluster "west": connect ECONNREFUSED 127.0.0.1:6443' }]);
   });
 });

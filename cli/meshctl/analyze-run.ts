@@ -2,7 +2,8 @@
  * `meshctl analyze [<file>...]`: runs Istio's analyzers (renamed, with Istio's IST codes) over files,
  * directories and standard input (`-`), laid over the live cluster's state unless `--use-orch=false`
  * (files win). Prints findings as `log`, `json` or `yaml`; exits 79 when a finding reaches
- * `--failure-threshold` (as istioctl does), 1 when an input could not be read.
+ * `--failure-threshold` (as istioctl does), 1 when an input could not be read. With the cluster, the remote
+ * clusters of its remote secrets are read for the multi-cluster analyzers (as istioctl analyze does).
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -21,6 +22,7 @@ import {
   runAnalysis,
   type InputProblem,
   type Level,
+  type MultiClusterInputs,
   type OutputFormat,
   type Resource,
 } from '../../analysis/index.js';
@@ -117,11 +119,15 @@ export async function runAnalyze(ctx: RunContext): Promise<number> {
 
   let namespace = flags.string('namespace');
   let cluster: Resource[] = [];
+  let multiCluster: MultiClusterInputs | undefined;
+  const problems: InputProblem[] = [];
   if (useOrch) {
+    const timeoutMs = flags.duration('timeout');
+    const readStart = Date.now();
     // NOTE: the orchestrator client (kube client, rxjs, undici) loads only when the cluster is read: files alone
     // (`--use-orch=false`, CI's case) skip it.
-    const { createOrchClient, DEFAULT_ORCH_CLIENT_OPTIONS, loadOrchKubeConfig, OrchConfigError } = await import('../../controllers/index.js');
-    const { readClusterResources } = await import('./analyze-cluster-source.js');
+    const { createOrchClient, DEFAULT_ORCH_CLIENT_OPTIONS, loadOrchKubeConfig, OrchClient, OrchConfigError } = await import('../../controllers/index.js');
+    const { readClusterResources, readRemoteClusters, remoteClusterConfigs } = await import('./analyze-cluster-source.js');
     let client;
     try {
       const source = orchSource(ctx);
@@ -133,15 +139,23 @@ export async function runAnalyze(ctx: RunContext): Promise<number> {
       throw e;
     }
     try {
-      cluster = await readClusterResources(client, flags.duration('timeout'));
+      cluster = await readClusterResources(client, timeoutMs);
     } catch (e) {
       throw new CliError(`reading the cluster at ${client.server}: ${(e as Error).message} (or pass --use-orch=false to analyze files only)`);
     }
+    // NOTE: as istioctl analyze, the remote clusters of the local cluster's remote secrets are read too (their
+    // Services only) for the multi-cluster analyzers; one that cannot be read is reported and skipped.
+    const local = client.kubeConfig.getCurrentCluster()?.name ?? 'Orchestrator';
+    const secrets = remoteClusterConfigs(cluster, meshNamespace, local);
+    // NOTE: one --timeout for the whole cluster read: the remote clusters get what the local read left.
+    const left = Math.max(1, timeoutMs - (Date.now() - readStart));
+    const remotes = await readRemoteClusters(secrets.configs, (kc) => new OrchClient(kc, { ...DEFAULT_ORCH_CLIENT_OPTIONS, userAgent: 'meshctl' }), left);
+    for (const p of [...secrets.problems, ...remotes.problems]) problems.push({ file: `${p.secret} key ${p.key}`, document: 0, message: p.message, unknown: false });
+    if (remotes.clusters.length > 0) multiCluster = { local, remotes: remotes.clusters };
   }
   if (namespace === '') namespace = 'default';
 
   const files: Resource[] = [];
-  const problems: InputProblem[] = [];
   const paths = ctx.args.flatMap((p) => inputFiles(p, recursive));
   for (const p of paths) {
     const name = p === '-' ? '<stdin>' : p;
@@ -159,13 +173,14 @@ export async function runAnalyze(ctx: RunContext): Promise<number> {
   const resources = mergeResources(cluster, files);
   const meshConfig = flags.string('meshConfigFile') !== '' ? readMeshConfigFile(flags.string('meshConfigFile')) : meshConfigOf(resources, meshNamespace, revision);
   const settings = { ...DEFAULT_SETTINGS, meshConfig, meshNamespace, revision };
-  const result = runAnalysis(resources, ALL_ANALYZERS, { settings, suppressions, ...(allNamespaces ? {} : { namespace }) });
+  const result = runAnalysis(resources, ALL_ANALYZERS, { settings, suppressions, ...(allNamespaces ? {} : { namespace }), ...(multiCluster ? { multiCluster } : {}) });
   const elapsed = performance.now() - started;
 
   const reported = problems.filter((p) => !(p.unknown && flags.bool('ignore-unknown')));
   for (const p of reported) stderr.write(`Error: ${p.file}${p.document > 0 ? ` document ${p.document}` : ''}: ${p.message}\n`);
   if (verbose) {
-    stderr.write(`Analyzed ${resources.length} resources (${files.length} from ${paths.length} file(s), ${cluster.length} from the cluster) with ${result.analyzers.length} analyzers in ${elapsed.toFixed(1)} ms\n`);
+    const remote = multiCluster ? `, ${multiCluster.remotes.reduce((n, c) => n + c.resources.length, 0)} from ${multiCluster.remotes.length} remote cluster(s)` : '';
+    stderr.write(`Analyzed ${resources.length} resources (${files.length} from ${paths.length} file(s), ${cluster.length} from the cluster${remote}) with ${result.analyzers.length} analyzers in ${elapsed.toFixed(1)} ms\n`);
   }
 
   const shown = atLeast(result.diagnostics, outputThreshold);
