@@ -22,5 +22,5 @@ export {
   type OperatorCondition,
   type ReconcileOutcome,
 } from './mesh-operator-status.js';
-export { parseWatchNamespaces, operatorNamespaceOf } from './operator-settings.js';
-export { operatorManifest, OPERATOR_COMPONENT, type OperatorManifestOptions } from './operator-manifest.js';
+export { DEFAULT_OPERATOR_NAMESPACE, parseWatchNamespaces, operatorNamespaceOf } from './operator-settings.js';
+export { operatorImage, operatorManifest, operatorName, OPERATOR_COMPONENT, type OperatorManifestOptions } from './operator-manifest.js';

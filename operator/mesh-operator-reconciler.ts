@@ -210,7 +210,7 @@ export class MeshOperatorReconciler implements LeaderTask {
   /** Applies the desired objects, judges each component, and prunes when all are ready. */
   async #applyAndJudge(desired: DesiredState, signal: AbortSignal): Promise<ReconcileOutcome> {
     const m = this.#o.metrics;
-    const applier = new ManifestApplier(this.#o.client, { fieldManager: OPERATOR_FIELD_MANAGER, force: true, readinessTimeoutMs: this.#o.crdTimeoutMs ?? 60_000, signal, clock: this.#o.clock });
+    const applier = new ManifestApplier(this.#o.client, { fieldManager: OPERATOR_FIELD_MANAGER, force: true, readinessTimeoutMs: this.#o.crdTimeoutMs ?? 60_000, signal, clock: this.#clock });
     const before = new Map(desired.objects.map((o) => [o, this.#cachedVersion(o)]));
     const components: Record<string, ComponentStatus> = Object.fromEntries(desired.components.map((c) => [c, { status: 'HEALTHY' } as ComponentStatus]));
     let answers: Obj[];
@@ -255,7 +255,7 @@ export class MeshOperatorReconciler implements LeaderTask {
     const name = cr.metadata?.name ?? '';
     const namespace = cr.metadata?.namespace ?? '';
     const revision = typeof rec(cr.spec)['revision'] === 'string' ? (rec(cr.spec)['revision'] as string) : '';
-    const applier = new ManifestApplier(this.#o.client, { fieldManager: OPERATOR_FIELD_MANAGER, readinessTimeoutMs: 0, signal, clock: this.#o.clock });
+    const applier = new ManifestApplier(this.#o.client, { fieldManager: OPERATOR_FIELD_MANAGER, readinessTimeoutMs: 0, signal, clock: this.#clock });
     let found: LiveObject[] = await applier.findLive(ownerSelector({ name, namespace, revision }));
     if (revision !== '' && revision !== 'default') found = found.filter((l) => l.component !== 'Base');
     found = found.filter((l) => !(l.info.kind === 'CustomResourceDefinition' && l.name === MESH_OPERATOR_CRD_NAME));

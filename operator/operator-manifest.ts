@@ -34,8 +34,8 @@ export function operatorName(revision: string): string {
   return revision === '' || revision === 'default' ? 'mesh-operator' : `mesh-operator-${revision}`;
 }
 
-/** The hub and tag of the image: the flags, or the default profile's when they are `unknown` or empty. */
-function image(o: OperatorManifestOptions): string {
+/** The operator's image `<hub>/operator:<tag>`: the flags, or the default profile's hub and tag when they are `unknown` or empty. */
+export function operatorImage(o: OperatorManifestOptions): string {
   const profile = readProfile(BASE_PROFILE);
   const pick = (v: string, fallback: unknown): string => (v === '' || v === 'unknown' ? String(fallback ?? '') : v);
   return `${pick(o.hub, profile['hub'])}/operator:${pick(o.tag, profile['tag'])}`;
@@ -93,7 +93,7 @@ export function operatorManifest(o: OperatorManifestOptions): ManifestObject[] {
             containers: [
               {
                 name: 'mesh-operator',
-                image: image(o),
+                image: operatorImage(o),
                 command: ['operator', 'server'],
                 securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, privileged: false, readOnlyRootFilesystem: true, runAsNonRoot: true },
                 imagePullPolicy: 'IfNotPresent',
