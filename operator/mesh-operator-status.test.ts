@@ -39,6 +39,12 @@ describe('MeshOperator status', () => {
   it('given a component the live status has and the next one lacks should set it to null in the merge patch', () => {
     const live = buildStatus(undefined, { status: 'HEALTHY', message: '', components: { Base: { status: 'HEALTHY' }, EgressGateways: { status: 'HEALTHY' } } }, 1, T1);
     const next = buildStatus(live, { status: 'HEALTHY', message: '', components: { Base: { status: 'HEALTHY' } } }, 2, T1);
-    assert.deepEqual(statusPatch(live, next).status['componentStatus'], { Base: { status: 'HEALTHY' }, EgressGateways: null });
+    assert.deepEqual(statusPatch(live, next).status['componentStatus'], { Base: { status: 'HEALTHY', error: null }, EgressGateways: null });
+  });
+
+  it('given a component that had an error and is now HEALTHY should null the error in the merge patch', () => {
+    const live = buildStatus(undefined, { status: 'RECONCILING', message: 'x', components: { Pilot: { status: 'RECONCILING', error: 'Deployment a/b: 0/1 replicas available' } } }, 1, T1);
+    const next = buildStatus(live, { status: 'HEALTHY', message: '', components: { Pilot: { status: 'HEALTHY' } } }, 1, T1);
+    assert.deepEqual(statusPatch(live, next).status['componentStatus'], { Pilot: { status: 'HEALTHY', error: null } });
   });
 });

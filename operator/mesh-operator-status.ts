@@ -93,11 +93,13 @@ export function statusDiffers(live: unknown, next: MeshOperatorStatus): boolean 
 
 /**
  * A JSON merge patch of the status subresource that turns `live` into `next`: components that `live`
- * has and `next` does not are set to null (removed), since a merge patch merges maps.
+ * has and `next` does not, and an `error` a component no longer has, are set to null (removed), since a
+ * merge patch merges maps.
  */
 export function statusPatch(live: unknown, next: MeshOperatorStatus): { status: Obj } {
   const gone = Object.keys(rec(rec(live)['componentStatus'])).filter((k) => !(k in next.componentStatus));
-  const componentStatus: Obj = { ...next.componentStatus };
+  // NOTE: a merge patch also keeps a component's old `error` unless it is nulled.
+  const componentStatus: Obj = Object.fromEntries(Object.entries(next.componentStatus).map(([k, c]) => [k, { status: c.status, error: c.error ?? null }]));
   for (const k of gone) componentStatus[k] = null;
   return { status: { ...next, componentStatus } };
 }
