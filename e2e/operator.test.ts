@@ -118,6 +118,18 @@ describe('e2e: the operator reconciles MeshOperators on a real API server', func
     return line === undefined ? 0 : Number(line.split(' ')[1]);
   };
 
+  /** Runs `operator server` against the harness's API server, watching mesh-system. */
+  const startOperator = async (...extra: string[]): Promise<void> => {
+    const [m, z] = await freePorts(2);
+    monitoring = m!;
+    operator = startProgram(
+      'operator',
+      ['server', '--orchconfig', e2eCluster().kubeconfigPath, '--monitoring-host=127.0.0.1', `--monitoring-port=${monitoring}`, '--ctrlz_address=127.0.0.1', `--ctrlz_port=${z}`, ...extra],
+      programEnv({ MESH_WATCH_NAMESPACE: NS }),
+    );
+    await waitForHttp(`http://127.0.0.1:${monitoring}/metrics`, operator);
+  };
+
   before(() => {
     client = new OrchClient(e2eCluster().kubeConfig(), CLIENT_OPTIONS);
     kubelet = standInForKubelet(client);
@@ -153,14 +165,7 @@ describe('e2e: the operator reconciles MeshOperators on a real API server', func
       assert.ok(await getOptional(client, path), `${path} missing`);
     }
     // The operator itself runs here as a process (the harness runs no pods): the Deployment above is its stand-in.
-    const [m, z] = await freePorts(2);
-    monitoring = m!;
-    operator = startProgram(
-      'operator',
-      ['server', '--orchconfig', e2eCluster().kubeconfigPath, '--monitoring-host=127.0.0.1', `--monitoring-port=${monitoring}`, '--ctrlz_address=127.0.0.1', `--ctrlz_port=${z}`],
-      programEnv({ MESH_WATCH_NAMESPACE: NS }),
-    );
-    await waitForHttp(`http://127.0.0.1:${monitoring}/metrics`, operator);
+    await startOperator();
   });
 
   it('should hold the Lease mesh-operator-lock and report the demo resource HEALTHY with its observedGeneration, per component and as a condition', async () => {
@@ -231,15 +236,29 @@ describe('e2e: the operator reconciles MeshOperators on a real API server', func
 
   it('given an invalid MeshOperator, should set status ERROR naming the field, apply nothing of it, and count cr_validation_error_total', async () => {
     const before = await metric('cr_validation_error_total');
-    await client.request('POST', CR, { body: { apiVersion: 'install.mesh.io/v1alpha1', kind: 'MeshOperator', metadata: { name: 'broken', namespace: NS }, spec: { profile: 'minimal', revision: 'Bad_Rev' } } });
+    await client.request('POST', CR, { body: { apiVersion: 'install.mesh.io/v1alpha1', kind: 'MeshOperator', metadata: { name: 'broken', namespace: NS }, spec: { profile: 'empty', revision: 'Bad_Rev' } } });
     const live = await waitFor('MeshOperator broken ERROR', async () => {
       const c = await cr('broken');
       return c?.status?.status === 'ERROR' ? c : undefined;
     }, 120_000).catch((e: Error) => assert.fail(`${e.message}${logs()}`));
-    assert.match(live.status?.message ?? '', /MeshOperator mesh-system\/broken: invalid MeshOperator: spec\.revision: /);
+    assert.match(live.status?.message ?? '', /MeshOperator mesh-system\/broken: invalid MeshOperator: spec\.revision: "Bad_Rev" is not a DNS-1123 label/);
     assert.equal(live.status?.observedGeneration, live.metadata.generation);
     assert.ok((await metric('cr_validation_error_total')) > before);
     assert.deepEqual(await new ManifestApplier(client, { readinessTimeoutMs: 0 }).findLive(`${OWNING_RESOURCE_LABEL}=broken`), []);
+  });
+
+  it('given the operator restarted with --force, should proceed past the validation error (the empty profile installs nothing: HEALTHY) and still count it', async () => {
+    operator!.child.kill('SIGTERM');
+    assert.equal(await operator!.exited, 0, operator!.stderr());
+    // NOTE: the stopped operator released its Lease, so the new one leads at once.
+    await startOperator('--force', '--max-concurrent-reconciles=2');
+    const live = await waitFor('MeshOperator broken HEALTHY', async () => {
+      const c = await cr('broken');
+      return c?.status?.status === 'HEALTHY' ? c : undefined;
+    }, 120_000).catch((e: Error) => assert.fail(`${e.message}${logs()}`));
+    assert.deepEqual(live.status?.componentStatus ?? {}, {});
+    assert.ok((await metric('cr_validation_error_total')) >= 1);
+    assert.match(operator!.stdout(), /proceeding past validation errors \(--force\)/);
     await client.request('DELETE', `${CR}/broken`);
     await waitFor('MeshOperator broken finalized and gone', async () => (await cr('broken')) === undefined, 60_000).catch((e: Error) => assert.fail(`${e.message}${logs()}`));
   });
