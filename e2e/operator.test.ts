@@ -264,6 +264,13 @@ describe('e2e: the operator reconciles MeshOperators on a real API server', func
   });
 
   it('given operator remove --purge, should delete the MeshOperator (the operator removing what it installed) and the operator, leaving no mesh object behind', async () => {
+    const none = await meshctl('operator', 'remove', '--revision', 'nosuch', '-y');
+    assert.equal(none.code, 1);
+    assert.match(none.err, /Operator controller is not installed in mesh-operator namespace \(no Deployment detected\)\.\nError: Aborting, use --force to override\./);
+    const dry = await meshctl('operator', 'remove', '--purge', '--dry-run');
+    assert.equal(dry.code, 0, dry.err);
+    assert.match(dry.out, /- MeshOperator mesh-system\/demo\n[^]*- Deployment mesh-operator\/mesh-operator\n[^]*- Namespace mesh-operator\n\d+ objects to remove\.\nDry run: no changes made\./);
+    assert.ok(await cr('demo'), 'the dry run removed nothing');
     const r = await meshctl('operator', 'remove', '--purge', '-y');
     assert.equal(r.code, 0, `${r.out}\n${r.err}${logs()}`);
     assert.match(r.out, /- MeshOperator mesh-system\/demo/);
