@@ -1,6 +1,5 @@
 /** meshctl's installation commands: install (apply), upgrade, uninstall, manifest, profile, operator. */
 import { command, flag, lazyRun, type Command, type Flag } from '../framework/index.js';
-import { notBuilt } from '../common/not-built.js';
 
 const charts = (): Flag => flag.string('charts', '', 'Deprecated, use manifests (-d) instead.');
 const manifests = (): Flag => flag.string('manifests', '', 'Specify a path to a directory of charts and profiles (e.g. ~/Downloads/mesh-0.1.0/manifests)', { short: 'd' });
@@ -156,13 +155,13 @@ export function operatorCommand(): Command {
         name: 'dump',
         short: 'Dumps the Mesh operator controller manifest.',
         flags: [...operatorCommonFlags(), flag.string('output', 'yaml', 'Output format: one of json|yaml', { short: 'o' })],
-        run: notBuilt,
+        run: lazyRun(() => import('./operator-run.js'), (m) => m.runOperatorDump),
       }),
       command({
         name: 'init',
         short: 'Installs the Mesh operator controller in the cluster.',
         flags: [...operatorCommonFlags(), flag.string('filename', '', 'Path to file containing MeshOperator custom resource', { short: 'f' })],
-        run: notBuilt,
+        run: lazyRun(() => import('./operator-run.js'), (m) => m.runOperatorInit),
       }),
       command({
         name: 'remove',
@@ -175,7 +174,7 @@ export function operatorCommand(): Command {
           revision(),
           skipConfirmation(),
         ],
-        run: notBuilt,
+        run: lazyRun(() => import('./operator-run.js'), (m) => m.runOperatorRemove),
       }),
     ],
   });

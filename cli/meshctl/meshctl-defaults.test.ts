@@ -98,7 +98,7 @@ describe('meshctl', () => {
     assert.match(io.out(), /-i, --meshNamespace string +Mesh system namespace \(default "mesh-system"\)/);
   });
 
-  const notBuilt = [['operator', 'dump'], ['operator', 'remove'], ['x', 'waypoint', 'list'], ['create-remote-secret']];
+  const notBuilt = [['x', 'waypoint', 'list'], ['create-remote-secret']];
   for (const argv of notBuilt) {
     it(`given meshctl ${argv.join(' ')} should say it is not built yet, naming the full command, and exit 1`, async () => {
       const io = bufferIo();

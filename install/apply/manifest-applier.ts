@@ -106,24 +106,44 @@ export class ManifestApplier {
    * @throws ApplyError naming the object and the API server's reason; `signal`'s reason when aborted
    */
   async apply(objects: readonly ManifestObject[], pruneSelector?: string): Promise<string[]> {
+    const deadline = this.#o.clock.now() + this.#o.readinessTimeoutMs;
+    const rest = objects.filter((o) => o.kind !== 'Namespace' && o.kind !== 'CustomResourceDefinition');
+    await this.applyObjects(objects, deadline);
+    await this.waitReady(rest, deadline);
+    return pruneSelector === undefined ? [] : this.prune(objects, pruneSelector);
+  }
+
+  /**
+   * The apply phase of {@link apply} alone: namespaces, then CRDs (waiting until they are Established, by
+   * `deadline`), then the rest in order; no wait for the rest's readiness and no prune (the operator judges
+   * readiness from the answers and prunes once everything is ready).
+   * @returns each object as the API server answered its apply (status included), in `objects`' order
+   * @throws ApplyError naming the object and the API server's reason
+   */
+  async applyObjects(objects: readonly ManifestObject[], deadline = this.#o.clock.now() + this.#o.readinessTimeoutMs): Promise<Obj[]> {
+    const answers = new Map<ManifestObject, Obj>();
     const namespaces = objects.filter((o) => o.kind === 'Namespace');
     const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
     const rest = objects.filter((o) => o.kind !== 'Namespace' && o.kind !== 'CustomResourceDefinition');
-    for (const o of namespaces) await this.#applyOne(o);
+    for (const o of namespaces) answers.set(o, await this.#applyOne(o));
     await this.#ensureNamespaces(objects, new Set(namespaces.map((n) => n.name)));
-    for (const o of crds) await this.#applyOne(o);
-    const deadline = this.#o.clock.now() + this.#o.readinessTimeoutMs;
+    for (const o of crds) answers.set(o, await this.#applyOne(o));
     await this.waitReady(crds, deadline);
     // NOTE: the new CRDs' kinds are not in the discovery cache yet.
-    this.#mapper.reset();
-    for (const o of rest) await this.#applyOne(o);
-    await this.waitReady(rest, deadline);
+    if (crds.length > 0) this.#mapper.reset();
+    for (const o of rest) answers.set(o, await this.#applyOne(o));
+    return objects.map((o) => answers.get(o) ?? {});
+  }
+
+  /**
+   * Deletes the objects matching `selector` that `objects` does not hold (the prune phase of {@link apply}).
+   * @returns the `Kind namespace/name` of each pruned object
+   */
+  async prune(objects: readonly ManifestObject[], selector: string): Promise<string[]> {
     const pruned: string[] = [];
-    if (pruneSelector !== undefined) {
-      for (const live of await this.prunable(objects, pruneSelector)) {
-        await this.deleteLive(live);
-        pruned.push(objectRef({ kind: live.info.kind, name: live.name, namespace: live.namespace }));
-      }
+    for (const live of await this.prunable(objects, selector)) {
+      await this.deleteLive(live);
+      pruned.push(objectRef({ kind: live.info.kind, name: live.name, namespace: live.namespace }));
     }
     return pruned;
   }
@@ -236,11 +256,12 @@ export class ManifestApplier {
     }
   }
 
-  async #applyOne(o: ManifestObject): Promise<void> {
+  async #applyOne(o: ManifestObject): Promise<Obj> {
     this.#o.signal?.throwIfAborted();
     const info = await this.#resolve(o);
-    await this.#ssa(o, info, false);
+    const answer = await this.#ssa(o, info, false);
     this.#o.onProgress?.({ component: o.component, phase: 'applied', object: objectRef(o), detail: '' });
+    return answer;
   }
 
   async #ssa(o: ManifestObject, info: ResourceInfo, dryRun: boolean): Promise<Obj> {
