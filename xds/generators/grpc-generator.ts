@@ -176,7 +176,7 @@ export class ProxylessGrpcGenerator {
       // chains share one slice of the turn (see TurnSlicer).
       if ((this.#opts.slicer ?? pushPathSlicer).overBudget()) await nextTurn();
       const cacheKey = this.#opts.enableCache ? how.key(name) : undefined;
-      const hit = cacheKey !== undefined ? this.cache.get(cacheKey) : undefined;
+      const hit = cacheKey !== undefined ? this.cache.get(cacheKey, token) : undefined;
       if (hit) {
         resources.push({ name, body: hit });
         continue;
