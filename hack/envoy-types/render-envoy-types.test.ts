@@ -45,8 +45,8 @@ describe('renderEnvoyTypes', function () {
     assert.deepEqual([...files.keys()], ['t-v3.ts']);
     const text = files.get('t-v3.ts')!;
     assert.match(text, /import type \{ AnyMessage \} from '\.\/any-message\.js';/);
-    assert.match(text, /export interface Box \{\n {2}byName\?: Record<string, Box_Inner>;\n {2}kind\?: Box_Kind;\n {2}raw\?: Uint8Array \| string;\n {2}configs\?: AnyMessage\[\];\n {2}count\?: number;\n\}/);
+    assert.match(text, /export type Box = \{\n {2}byName\?: Record<string, Box_Inner>;\n {2}kind\?: Box_Kind;\n {2}raw\?: Uint8Array \| string;\n {2}configs\?: AnyMessage\[\];\n {2}count\?: number;\n\};/);
     assert.match(text, /export type Box_Kind = 'A' \| 'B' \| number;/);
-    assert.match(text, /export interface Box_Inner \{\n {2}big\?: \(number \| string\)\[\];\n\}/);
+    assert.match(text, /export type Box_Inner = \{\n {2}big\?: \(number \| string\)\[\];\n\};/);
   });
 });

@@ -130,7 +130,8 @@ export function renderEnvoyTypes(root: protobuf.Root, roots: readonly string[] =
         body.push(`export type ${localName(t)} = Record<string, never>;`);
         continue;
       }
-      body.push(`export interface ${localName(t)} {`);
+      // NOTE: object types, not interfaces: they fit into `Record<string, unknown>` (tests, debug views) as they are.
+      body.push(`export type ${localName(t)} = {`);
       for (const f of [...t.fieldsArray].sort((a, b) => a.id - b.id)) {
         f.resolve();
         const v = fieldType(f);
@@ -138,7 +139,7 @@ export function renderEnvoyTypes(root: protobuf.Root, roots: readonly string[] =
         const type = map ? `Record<string, ${v}>` : f.repeated ? (v.includes(' ') ? `(${v})[]` : `${v}[]`) : v;
         body.push(`  ${f.name}?: ${type};`);
       }
-      body.push('}');
+      body.push('};');
     }
     const head = [
       GENERATED_HEADER,

@@ -9,14 +9,14 @@ import type * as envoy_type_v3 from './envoy-type-v3.js';
 import type * as google_protobuf from './google-protobuf.js';
 
 /** `envoy.config.accesslog.v3.AccessLog` */
-export interface AccessLog {
+export type AccessLog = {
   name?: string;
   filter?: AccessLogFilter;
   typedConfig?: AnyMessage;
-}
+};
 
 /** `envoy.config.accesslog.v3.AccessLogFilter` */
-export interface AccessLogFilter {
+export type AccessLogFilter = {
   statusCodeFilter?: StatusCodeFilter;
   durationFilter?: DurationFilter;
   notHealthCheckFilter?: NotHealthCheckFilter;
@@ -30,83 +30,83 @@ export interface AccessLogFilter {
   extensionFilter?: ExtensionFilter;
   metadataFilter?: MetadataFilter;
   logTypeFilter?: LogTypeFilter;
-}
+};
 
 /** `envoy.config.accesslog.v3.AndFilter` */
-export interface AndFilter {
+export type AndFilter = {
   filters?: AccessLogFilter[];
-}
+};
 
 /** `envoy.config.accesslog.v3.ComparisonFilter` */
-export interface ComparisonFilter {
+export type ComparisonFilter = {
   op?: ComparisonFilter_Op;
   value?: envoy_config_core_v3.RuntimeUInt32;
-}
+};
 
 /** `envoy.config.accesslog.v3.ComparisonFilter.Op` */
 export type ComparisonFilter_Op = 'EQ' | 'GE' | 'LE' | number;
 
 /** `envoy.config.accesslog.v3.DurationFilter` */
-export interface DurationFilter {
+export type DurationFilter = {
   comparison?: ComparisonFilter;
-}
+};
 
 /** `envoy.config.accesslog.v3.ExtensionFilter` */
-export interface ExtensionFilter {
+export type ExtensionFilter = {
   name?: string;
   typedConfig?: AnyMessage;
-}
+};
 
 /** `envoy.config.accesslog.v3.GrpcStatusFilter` */
-export interface GrpcStatusFilter {
+export type GrpcStatusFilter = {
   statuses?: GrpcStatusFilter_Status[];
   exclude?: boolean;
-}
+};
 
 /** `envoy.config.accesslog.v3.GrpcStatusFilter.Status` */
 export type GrpcStatusFilter_Status = 'OK' | 'CANCELED' | 'UNKNOWN' | 'INVALID_ARGUMENT' | 'DEADLINE_EXCEEDED' | 'NOT_FOUND' | 'ALREADY_EXISTS' | 'PERMISSION_DENIED' | 'RESOURCE_EXHAUSTED' | 'FAILED_PRECONDITION' | 'ABORTED' | 'OUT_OF_RANGE' | 'UNIMPLEMENTED' | 'INTERNAL' | 'UNAVAILABLE' | 'DATA_LOSS' | 'UNAUTHENTICATED' | number;
 
 /** `envoy.config.accesslog.v3.HeaderFilter` */
-export interface HeaderFilter {
+export type HeaderFilter = {
   header?: envoy_config_route_v3.HeaderMatcher;
-}
+};
 
 /** `envoy.config.accesslog.v3.LogTypeFilter` */
-export interface LogTypeFilter {
+export type LogTypeFilter = {
   types?: envoy_data_accesslog_v3.AccessLogType[];
   exclude?: boolean;
-}
+};
 
 /** `envoy.config.accesslog.v3.MetadataFilter` */
-export interface MetadataFilter {
+export type MetadataFilter = {
   matcher?: envoy_type_matcher_v3.MetadataMatcher;
   matchIfKeyNotFound?: google_protobuf.BoolValue;
-}
+};
 
 /** `envoy.config.accesslog.v3.NotHealthCheckFilter` */
 export type NotHealthCheckFilter = Record<string, never>;
 
 /** `envoy.config.accesslog.v3.OrFilter` */
-export interface OrFilter {
+export type OrFilter = {
   filters?: AccessLogFilter[];
-}
+};
 
 /** `envoy.config.accesslog.v3.ResponseFlagFilter` */
-export interface ResponseFlagFilter {
+export type ResponseFlagFilter = {
   flags?: string[];
-}
+};
 
 /** `envoy.config.accesslog.v3.RuntimeFilter` */
-export interface RuntimeFilter {
+export type RuntimeFilter = {
   runtimeKey?: string;
   percentSampled?: envoy_type_v3.FractionalPercent;
   useIndependentRandomness?: boolean;
-}
+};
 
 /** `envoy.config.accesslog.v3.StatusCodeFilter` */
-export interface StatusCodeFilter {
+export type StatusCodeFilter = {
   comparison?: ComparisonFilter;
-}
+};
 
 /** `envoy.config.accesslog.v3.TraceableFilter` */
 export type TraceableFilter = Record<string, never>;

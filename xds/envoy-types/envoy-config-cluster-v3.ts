@@ -8,13 +8,13 @@ import type * as envoy_type_v3 from './envoy-type-v3.js';
 import type * as google_protobuf from './google-protobuf.js';
 
 /** `envoy.config.cluster.v3.CircuitBreakers` */
-export interface CircuitBreakers {
+export type CircuitBreakers = {
   thresholds?: CircuitBreakers_Thresholds[];
   perHostThresholds?: CircuitBreakers_Thresholds[];
-}
+};
 
 /** `envoy.config.cluster.v3.CircuitBreakers.Thresholds` */
-export interface CircuitBreakers_Thresholds {
+export type CircuitBreakers_Thresholds = {
   priority?: envoy_config_core_v3.RoutingPriority;
   maxConnections?: google_protobuf.UInt32Value;
   maxPendingRequests?: google_protobuf.UInt32Value;
@@ -23,16 +23,16 @@ export interface CircuitBreakers_Thresholds {
   trackRemaining?: boolean;
   maxConnectionPools?: google_protobuf.UInt32Value;
   retryBudget?: CircuitBreakers_Thresholds_RetryBudget;
-}
+};
 
 /** `envoy.config.cluster.v3.CircuitBreakers.Thresholds.RetryBudget` */
-export interface CircuitBreakers_Thresholds_RetryBudget {
+export type CircuitBreakers_Thresholds_RetryBudget = {
   budgetPercent?: envoy_type_v3.Percent;
   minRetryConcurrency?: google_protobuf.UInt32Value;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster` */
-export interface Cluster {
+export type Cluster = {
   name?: string;
   type?: Cluster_DiscoveryType;
   edsClusterConfig?: Cluster_EdsClusterConfig;
@@ -85,13 +85,13 @@ export interface Cluster {
   typedDnsResolverConfig?: envoy_config_core_v3.TypedExtensionConfig;
   roundRobinLbConfig?: Cluster_RoundRobinLbConfig;
   lrsReportEndpointMetrics?: string[];
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.ClusterProtocolSelection` */
 export type Cluster_ClusterProtocolSelection = 'USE_CONFIGURED_PROTOCOL' | 'USE_DOWNSTREAM_PROTOCOL' | number;
 
 /** `envoy.config.cluster.v3.Cluster.CommonLbConfig` */
-export interface Cluster_CommonLbConfig {
+export type Cluster_CommonLbConfig = {
   healthyPanicThreshold?: envoy_type_v3.Percent;
   zoneAwareLbConfig?: Cluster_CommonLbConfig_ZoneAwareLbConfig;
   localityWeightedLbConfig?: Cluster_CommonLbConfig_LocalityWeightedLbConfig;
@@ -100,29 +100,29 @@ export interface Cluster_CommonLbConfig {
   closeConnectionsOnHostSetChange?: boolean;
   consistentHashingLbConfig?: Cluster_CommonLbConfig_ConsistentHashingLbConfig;
   overrideHostStatus?: envoy_config_core_v3.HealthStatusSet;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.CommonLbConfig.ConsistentHashingLbConfig` */
-export interface Cluster_CommonLbConfig_ConsistentHashingLbConfig {
+export type Cluster_CommonLbConfig_ConsistentHashingLbConfig = {
   useHostnameForHashing?: boolean;
   hashBalanceFactor?: google_protobuf.UInt32Value;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.CommonLbConfig.LocalityWeightedLbConfig` */
 export type Cluster_CommonLbConfig_LocalityWeightedLbConfig = Record<string, never>;
 
 /** `envoy.config.cluster.v3.Cluster.CommonLbConfig.ZoneAwareLbConfig` */
-export interface Cluster_CommonLbConfig_ZoneAwareLbConfig {
+export type Cluster_CommonLbConfig_ZoneAwareLbConfig = {
   routingEnabled?: envoy_type_v3.Percent;
   minClusterSize?: google_protobuf.UInt64Value;
   failTrafficOnPanic?: boolean;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.CustomClusterType` */
-export interface Cluster_CustomClusterType {
+export type Cluster_CustomClusterType = {
   name?: string;
   typedConfig?: AnyMessage;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.DiscoveryType` */
 export type Cluster_DiscoveryType = 'STATIC' | 'STRICT_DNS' | 'LOGICAL_DNS' | 'EDS' | 'ORIGINAL_DST' | number;
@@ -131,16 +131,16 @@ export type Cluster_DiscoveryType = 'STATIC' | 'STRICT_DNS' | 'LOGICAL_DNS' | 'E
 export type Cluster_DnsLookupFamily = 'AUTO' | 'V4_ONLY' | 'V6_ONLY' | 'V4_PREFERRED' | 'ALL' | number;
 
 /** `envoy.config.cluster.v3.Cluster.EdsClusterConfig` */
-export interface Cluster_EdsClusterConfig {
+export type Cluster_EdsClusterConfig = {
   edsConfig?: envoy_config_core_v3.ConfigSource;
   serviceName?: string;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.LbPolicy` */
 export type Cluster_LbPolicy = 'ROUND_ROBIN' | 'LEAST_REQUEST' | 'RING_HASH' | 'RANDOM' | 'MAGLEV' | 'CLUSTER_PROVIDED' | 'LOAD_BALANCING_POLICY_CONFIG' | number;
 
 /** `envoy.config.cluster.v3.Cluster.LbSubsetConfig` */
-export interface Cluster_LbSubsetConfig {
+export type Cluster_LbSubsetConfig = {
   fallbackPolicy?: Cluster_LbSubsetConfig_LbSubsetFallbackPolicy;
   defaultSubset?: google_protobuf.Struct;
   subsetSelectors?: Cluster_LbSubsetConfig_LbSubsetSelector[];
@@ -149,7 +149,7 @@ export interface Cluster_LbSubsetConfig {
   panicModeAny?: boolean;
   listAsAny?: boolean;
   metadataFallbackPolicy?: Cluster_LbSubsetConfig_LbSubsetMetadataFallbackPolicy;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.LbSubsetConfig.LbSubsetFallbackPolicy` */
 export type Cluster_LbSubsetConfig_LbSubsetFallbackPolicy = 'NO_FALLBACK' | 'ANY_ENDPOINT' | 'DEFAULT_SUBSET' | number;
@@ -158,96 +158,96 @@ export type Cluster_LbSubsetConfig_LbSubsetFallbackPolicy = 'NO_FALLBACK' | 'ANY
 export type Cluster_LbSubsetConfig_LbSubsetMetadataFallbackPolicy = 'METADATA_NO_FALLBACK' | 'FALLBACK_LIST' | number;
 
 /** `envoy.config.cluster.v3.Cluster.LbSubsetConfig.LbSubsetSelector` */
-export interface Cluster_LbSubsetConfig_LbSubsetSelector {
+export type Cluster_LbSubsetConfig_LbSubsetSelector = {
   keys?: string[];
   fallbackPolicy?: Cluster_LbSubsetConfig_LbSubsetSelector_LbSubsetSelectorFallbackPolicy;
   fallbackKeysSubset?: string[];
   singleHostPerSubset?: boolean;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.LbSubsetConfig.LbSubsetSelector.LbSubsetSelectorFallbackPolicy` */
 export type Cluster_LbSubsetConfig_LbSubsetSelector_LbSubsetSelectorFallbackPolicy = 'NOT_DEFINED' | 'NO_FALLBACK' | 'ANY_ENDPOINT' | 'DEFAULT_SUBSET' | 'KEYS_SUBSET' | number;
 
 /** `envoy.config.cluster.v3.Cluster.LeastRequestLbConfig` */
-export interface Cluster_LeastRequestLbConfig {
+export type Cluster_LeastRequestLbConfig = {
   choiceCount?: google_protobuf.UInt32Value;
   activeRequestBias?: envoy_config_core_v3.RuntimeDouble;
   slowStartConfig?: Cluster_SlowStartConfig;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.MaglevLbConfig` */
-export interface Cluster_MaglevLbConfig {
+export type Cluster_MaglevLbConfig = {
   tableSize?: google_protobuf.UInt64Value;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.OriginalDstLbConfig` */
-export interface Cluster_OriginalDstLbConfig {
+export type Cluster_OriginalDstLbConfig = {
   useHttpHeader?: boolean;
   httpHeaderName?: string;
   upstreamPortOverride?: google_protobuf.UInt32Value;
   metadataKey?: envoy_type_metadata_v3.MetadataKey;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.PreconnectPolicy` */
-export interface Cluster_PreconnectPolicy {
+export type Cluster_PreconnectPolicy = {
   perUpstreamPreconnectRatio?: google_protobuf.DoubleValue;
   predictivePreconnectRatio?: google_protobuf.DoubleValue;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.RefreshRate` */
-export interface Cluster_RefreshRate {
+export type Cluster_RefreshRate = {
   baseInterval?: google_protobuf.Duration;
   maxInterval?: google_protobuf.Duration;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.RingHashLbConfig` */
-export interface Cluster_RingHashLbConfig {
+export type Cluster_RingHashLbConfig = {
   minimumRingSize?: google_protobuf.UInt64Value;
   hashFunction?: Cluster_RingHashLbConfig_HashFunction;
   maximumRingSize?: google_protobuf.UInt64Value;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.RingHashLbConfig.HashFunction` */
 export type Cluster_RingHashLbConfig_HashFunction = 'XX_HASH' | 'MURMUR_HASH_2' | number;
 
 /** `envoy.config.cluster.v3.Cluster.RoundRobinLbConfig` */
-export interface Cluster_RoundRobinLbConfig {
+export type Cluster_RoundRobinLbConfig = {
   slowStartConfig?: Cluster_SlowStartConfig;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.SlowStartConfig` */
-export interface Cluster_SlowStartConfig {
+export type Cluster_SlowStartConfig = {
   slowStartWindow?: google_protobuf.Duration;
   aggression?: envoy_config_core_v3.RuntimeDouble;
   minWeightPercent?: envoy_type_v3.Percent;
-}
+};
 
 /** `envoy.config.cluster.v3.Cluster.TransportSocketMatch` */
-export interface Cluster_TransportSocketMatch {
+export type Cluster_TransportSocketMatch = {
   name?: string;
   match?: google_protobuf.Struct;
   transportSocket?: envoy_config_core_v3.TransportSocket;
-}
+};
 
 /** `envoy.config.cluster.v3.Filter` */
-export interface Filter {
+export type Filter = {
   name?: string;
   typedConfig?: AnyMessage;
   configDiscovery?: envoy_config_core_v3.ExtensionConfigSource;
-}
+};
 
 /** `envoy.config.cluster.v3.LoadBalancingPolicy` */
-export interface LoadBalancingPolicy {
+export type LoadBalancingPolicy = {
   policies?: LoadBalancingPolicy_Policy[];
-}
+};
 
 /** `envoy.config.cluster.v3.LoadBalancingPolicy.Policy` */
-export interface LoadBalancingPolicy_Policy {
+export type LoadBalancingPolicy_Policy = {
   typedExtensionConfig?: envoy_config_core_v3.TypedExtensionConfig;
-}
+};
 
 /** `envoy.config.cluster.v3.OutlierDetection` */
-export interface OutlierDetection {
+export type OutlierDetection = {
   consecutive_5xx?: google_protobuf.UInt32Value;
   interval?: google_protobuf.Duration;
   baseEjectionTime?: google_protobuf.Duration;
@@ -273,27 +273,27 @@ export interface OutlierDetection {
   successfulActiveHealthCheckUnejectHost?: google_protobuf.BoolValue;
   monitors?: envoy_config_core_v3.TypedExtensionConfig[];
   alwaysEjectOneHost?: google_protobuf.BoolValue;
-}
+};
 
 /** `envoy.config.cluster.v3.TrackClusterStats` */
-export interface TrackClusterStats {
+export type TrackClusterStats = {
   timeoutBudgets?: boolean;
   requestResponseSizes?: boolean;
   perEndpointStats?: boolean;
-}
+};
 
 /** `envoy.config.cluster.v3.UpstreamConnectionOptions` */
-export interface UpstreamConnectionOptions {
+export type UpstreamConnectionOptions = {
   tcpKeepalive?: envoy_config_core_v3.TcpKeepalive;
   setLocalInterfaceNameOnUpstreamConnections?: boolean;
   happyEyeballsConfig?: UpstreamConnectionOptions_HappyEyeballsConfig;
-}
+};
 
 /** `envoy.config.cluster.v3.UpstreamConnectionOptions.FirstAddressFamilyVersion` */
 export type UpstreamConnectionOptions_FirstAddressFamilyVersion = 'DEFAULT' | 'V4' | 'V6' | number;
 
 /** `envoy.config.cluster.v3.UpstreamConnectionOptions.HappyEyeballsConfig` */
-export interface UpstreamConnectionOptions_HappyEyeballsConfig {
+export type UpstreamConnectionOptions_HappyEyeballsConfig = {
   firstAddressFamilyVersion?: UpstreamConnectionOptions_FirstAddressFamilyVersion;
   firstAddressFamilyCount?: google_protobuf.UInt32Value;
-}
+};

@@ -7,32 +7,32 @@ import type * as google_protobuf from './google-protobuf.js';
 import type * as xds_core_v3 from './xds-core-v3.js';
 
 /** `envoy.config.core.v3.Address` */
-export interface Address {
+export type Address = {
   socketAddress?: SocketAddress;
   pipe?: Pipe;
   envoyInternalAddress?: EnvoyInternalAddress;
-}
+};
 
 /** `envoy.config.core.v3.AggregatedConfigSource` */
 export type AggregatedConfigSource = Record<string, never>;
 
 /** `envoy.config.core.v3.AlternateProtocolsCacheOptions` */
-export interface AlternateProtocolsCacheOptions {
+export type AlternateProtocolsCacheOptions = {
   name?: string;
   maxEntries?: google_protobuf.UInt32Value;
   keyValueStoreConfig?: TypedExtensionConfig;
   prepopulatedEntries?: AlternateProtocolsCacheOptions_AlternateProtocolsCacheEntry[];
   canonicalSuffixes?: string[];
-}
+};
 
 /** `envoy.config.core.v3.AlternateProtocolsCacheOptions.AlternateProtocolsCacheEntry` */
-export interface AlternateProtocolsCacheOptions_AlternateProtocolsCacheEntry {
+export type AlternateProtocolsCacheOptions_AlternateProtocolsCacheEntry = {
   hostname?: string;
   port?: number;
-}
+};
 
 /** `envoy.config.core.v3.ApiConfigSource` */
-export interface ApiConfigSource {
+export type ApiConfigSource = {
   apiType?: ApiConfigSource_ApiType;
   clusterNames?: string[];
   refreshDelay?: google_protobuf.Duration;
@@ -42,7 +42,7 @@ export interface ApiConfigSource {
   setNodeOnFirstMessageOnly?: boolean;
   transportApiVersion?: ApiVersion;
   configValidators?: TypedExtensionConfig[];
-}
+};
 
 /** `envoy.config.core.v3.ApiConfigSource.ApiType` */
 export type ApiConfigSource_ApiType = 'DEPRECATED_AND_UNAVAILABLE_DO_NOT_USE' | 'REST' | 'GRPC' | 'DELTA_GRPC' | 'AGGREGATED_GRPC' | 'AGGREGATED_DELTA_GRPC' | number;
@@ -51,29 +51,29 @@ export type ApiConfigSource_ApiType = 'DEPRECATED_AND_UNAVAILABLE_DO_NOT_USE' | 
 export type ApiVersion = 'AUTO' | 'V2' | 'V3' | number;
 
 /** `envoy.config.core.v3.BackoffStrategy` */
-export interface BackoffStrategy {
+export type BackoffStrategy = {
   baseInterval?: google_protobuf.Duration;
   maxInterval?: google_protobuf.Duration;
-}
+};
 
 /** `envoy.config.core.v3.BindConfig` */
-export interface BindConfig {
+export type BindConfig = {
   sourceAddress?: SocketAddress;
   freebind?: google_protobuf.BoolValue;
   socketOptions?: SocketOption[];
   additionalSourceAddresses?: SocketAddress[];
   extraSourceAddresses?: ExtraSourceAddress[];
   localAddressSelector?: TypedExtensionConfig;
-}
+};
 
 /** `envoy.config.core.v3.CidrRange` */
-export interface CidrRange {
+export type CidrRange = {
   addressPrefix?: string;
   prefixLen?: google_protobuf.UInt32Value;
-}
+};
 
 /** `envoy.config.core.v3.ConfigSource` */
-export interface ConfigSource {
+export type ConfigSource = {
   path?: string;
   apiConfigSource?: ApiConfigSource;
   ads?: AggregatedConfigSource;
@@ -82,74 +82,74 @@ export interface ConfigSource {
   resourceApiVersion?: ApiVersion;
   authorities?: xds_core_v3.Authority[];
   pathConfigSource?: PathConfigSource;
-}
+};
 
 /** `envoy.config.core.v3.DataSource` */
-export interface DataSource {
+export type DataSource = {
   filename?: string;
   inlineBytes?: Uint8Array | string;
   inlineString?: string;
   environmentVariable?: string;
   watchedDirectory?: WatchedDirectory;
-}
+};
 
 /** `envoy.config.core.v3.DnsResolutionConfig` */
-export interface DnsResolutionConfig {
+export type DnsResolutionConfig = {
   resolvers?: Address[];
   dnsResolverOptions?: DnsResolverOptions;
-}
+};
 
 /** `envoy.config.core.v3.DnsResolverOptions` */
-export interface DnsResolverOptions {
+export type DnsResolverOptions = {
   useTcpForDnsLookups?: boolean;
   noDefaultSearchDomain?: boolean;
-}
+};
 
 /** `envoy.config.core.v3.EnvoyInternalAddress` */
-export interface EnvoyInternalAddress {
+export type EnvoyInternalAddress = {
   serverListenerName?: string;
   endpointId?: string;
-}
+};
 
 /** `envoy.config.core.v3.EventServiceConfig` */
-export interface EventServiceConfig {
+export type EventServiceConfig = {
   grpcService?: GrpcService;
-}
+};
 
 /** `envoy.config.core.v3.ExtensionConfigSource` */
-export interface ExtensionConfigSource {
+export type ExtensionConfigSource = {
   configSource?: ConfigSource;
   defaultConfig?: AnyMessage;
   applyDefaultConfigWithoutWarming?: boolean;
   typeUrls?: string[];
-}
+};
 
 /** `envoy.config.core.v3.ExtraSourceAddress` */
-export interface ExtraSourceAddress {
+export type ExtraSourceAddress = {
   address?: SocketAddress;
   socketOptions?: SocketOptionsOverride;
-}
+};
 
 /** `envoy.config.core.v3.GrpcService` */
-export interface GrpcService {
+export type GrpcService = {
   envoyGrpc?: GrpcService_EnvoyGrpc;
   googleGrpc?: GrpcService_GoogleGrpc;
   timeout?: google_protobuf.Duration;
   initialMetadata?: HeaderValue[];
   retryPolicy?: RetryPolicy;
-}
+};
 
 /** `envoy.config.core.v3.GrpcService.EnvoyGrpc` */
-export interface GrpcService_EnvoyGrpc {
+export type GrpcService_EnvoyGrpc = {
   clusterName?: string;
   authority?: string;
   retryPolicy?: RetryPolicy;
   maxReceiveMessageLength?: google_protobuf.UInt32Value;
   skipEnvoyHeaders?: boolean;
-}
+};
 
 /** `envoy.config.core.v3.GrpcService.GoogleGrpc` */
-export interface GrpcService_GoogleGrpc {
+export type GrpcService_GoogleGrpc = {
   targetUri?: string;
   channelCredentials?: GrpcService_GoogleGrpc_ChannelCredentials;
   callCredentials?: GrpcService_GoogleGrpc_CallCredentials[];
@@ -158,10 +158,10 @@ export interface GrpcService_GoogleGrpc {
   config?: google_protobuf.Struct;
   perStreamBufferLimitBytes?: google_protobuf.UInt32Value;
   channelArgs?: GrpcService_GoogleGrpc_ChannelArgs;
-}
+};
 
 /** `envoy.config.core.v3.GrpcService.GoogleGrpc.CallCredentials` */
-export interface GrpcService_GoogleGrpc_CallCredentials {
+export type GrpcService_GoogleGrpc_CallCredentials = {
   accessToken?: string;
   googleComputeEngine?: google_protobuf.Empty;
   googleRefreshToken?: string;
@@ -169,28 +169,28 @@ export interface GrpcService_GoogleGrpc_CallCredentials {
   googleIam?: GrpcService_GoogleGrpc_CallCredentials_GoogleIAMCredentials;
   fromPlugin?: GrpcService_GoogleGrpc_CallCredentials_MetadataCredentialsFromPlugin;
   stsService?: GrpcService_GoogleGrpc_CallCredentials_StsService;
-}
+};
 
 /** `envoy.config.core.v3.GrpcService.GoogleGrpc.CallCredentials.GoogleIAMCredentials` */
-export interface GrpcService_GoogleGrpc_CallCredentials_GoogleIAMCredentials {
+export type GrpcService_GoogleGrpc_CallCredentials_GoogleIAMCredentials = {
   authorizationToken?: string;
   authoritySelector?: string;
-}
+};
 
 /** `envoy.config.core.v3.GrpcService.GoogleGrpc.CallCredentials.MetadataCredentialsFromPlugin` */
-export interface GrpcService_GoogleGrpc_CallCredentials_MetadataCredentialsFromPlugin {
+export type GrpcService_GoogleGrpc_CallCredentials_MetadataCredentialsFromPlugin = {
   name?: string;
   typedConfig?: AnyMessage;
-}
+};
 
 /** `envoy.config.core.v3.GrpcService.GoogleGrpc.CallCredentials.ServiceAccountJWTAccessCredentials` */
-export interface GrpcService_GoogleGrpc_CallCredentials_ServiceAccountJWTAccessCredentials {
+export type GrpcService_GoogleGrpc_CallCredentials_ServiceAccountJWTAccessCredentials = {
   jsonKey?: string;
   tokenLifetimeSeconds?: number | string;
-}
+};
 
 /** `envoy.config.core.v3.GrpcService.GoogleGrpc.CallCredentials.StsService` */
-export interface GrpcService_GoogleGrpc_CallCredentials_StsService {
+export type GrpcService_GoogleGrpc_CallCredentials_StsService = {
   tokenExchangeServiceUri?: string;
   resource?: string;
   audience?: string;
@@ -200,56 +200,56 @@ export interface GrpcService_GoogleGrpc_CallCredentials_StsService {
   subjectTokenType?: string;
   actorTokenPath?: string;
   actorTokenType?: string;
-}
+};
 
 /** `envoy.config.core.v3.GrpcService.GoogleGrpc.ChannelArgs` */
-export interface GrpcService_GoogleGrpc_ChannelArgs {
+export type GrpcService_GoogleGrpc_ChannelArgs = {
   args?: Record<string, GrpcService_GoogleGrpc_ChannelArgs_Value>;
-}
+};
 
 /** `envoy.config.core.v3.GrpcService.GoogleGrpc.ChannelArgs.Value` */
-export interface GrpcService_GoogleGrpc_ChannelArgs_Value {
+export type GrpcService_GoogleGrpc_ChannelArgs_Value = {
   stringValue?: string;
   intValue?: number | string;
-}
+};
 
 /** `envoy.config.core.v3.GrpcService.GoogleGrpc.ChannelCredentials` */
-export interface GrpcService_GoogleGrpc_ChannelCredentials {
+export type GrpcService_GoogleGrpc_ChannelCredentials = {
   sslCredentials?: GrpcService_GoogleGrpc_SslCredentials;
   googleDefault?: google_protobuf.Empty;
   localCredentials?: GrpcService_GoogleGrpc_GoogleLocalCredentials;
-}
+};
 
 /** `envoy.config.core.v3.GrpcService.GoogleGrpc.GoogleLocalCredentials` */
 export type GrpcService_GoogleGrpc_GoogleLocalCredentials = Record<string, never>;
 
 /** `envoy.config.core.v3.GrpcService.GoogleGrpc.SslCredentials` */
-export interface GrpcService_GoogleGrpc_SslCredentials {
+export type GrpcService_GoogleGrpc_SslCredentials = {
   rootCerts?: DataSource;
   privateKey?: DataSource;
   certChain?: DataSource;
-}
+};
 
 /** `envoy.config.core.v3.HeaderValue` */
-export interface HeaderValue {
+export type HeaderValue = {
   key?: string;
   value?: string;
   rawValue?: Uint8Array | string;
-}
+};
 
 /** `envoy.config.core.v3.HeaderValueOption` */
-export interface HeaderValueOption {
+export type HeaderValueOption = {
   header?: HeaderValue;
   append?: google_protobuf.BoolValue;
   appendAction?: HeaderValueOption_HeaderAppendAction;
   keepEmptyValue?: boolean;
-}
+};
 
 /** `envoy.config.core.v3.HeaderValueOption.HeaderAppendAction` */
 export type HeaderValueOption_HeaderAppendAction = 'APPEND_IF_EXISTS_OR_ADD' | 'ADD_IF_ABSENT' | 'OVERWRITE_IF_EXISTS_OR_ADD' | 'OVERWRITE_IF_EXISTS' | number;
 
 /** `envoy.config.core.v3.HealthCheck` */
-export interface HealthCheck {
+export type HealthCheck = {
   timeout?: google_protobuf.Duration;
   interval?: google_protobuf.Duration;
   intervalJitter?: google_protobuf.Duration;
@@ -275,23 +275,23 @@ export interface HealthCheck {
   noTrafficHealthyInterval?: google_protobuf.Duration;
   eventLogger?: TypedExtensionConfig[];
   alwaysLogHealthCheckSuccess?: boolean;
-}
+};
 
 /** `envoy.config.core.v3.HealthCheck.CustomHealthCheck` */
-export interface HealthCheck_CustomHealthCheck {
+export type HealthCheck_CustomHealthCheck = {
   name?: string;
   typedConfig?: AnyMessage;
-}
+};
 
 /** `envoy.config.core.v3.HealthCheck.GrpcHealthCheck` */
-export interface HealthCheck_GrpcHealthCheck {
+export type HealthCheck_GrpcHealthCheck = {
   serviceName?: string;
   authority?: string;
   initialMetadata?: HeaderValueOption[];
-}
+};
 
 /** `envoy.config.core.v3.HealthCheck.HttpHealthCheck` */
-export interface HealthCheck_HttpHealthCheck {
+export type HealthCheck_HttpHealthCheck = {
   host?: string;
   path?: string;
   send?: HealthCheck_Payload;
@@ -304,36 +304,36 @@ export interface HealthCheck_HttpHealthCheck {
   retriableStatuses?: envoy_type_v3.Int64Range[];
   method?: RequestMethod;
   responseBufferSize?: google_protobuf.UInt64Value;
-}
+};
 
 /** `envoy.config.core.v3.HealthCheck.Payload` */
-export interface HealthCheck_Payload {
+export type HealthCheck_Payload = {
   text?: string;
   binary?: Uint8Array | string;
-}
+};
 
 /** `envoy.config.core.v3.HealthCheck.TcpHealthCheck` */
-export interface HealthCheck_TcpHealthCheck {
+export type HealthCheck_TcpHealthCheck = {
   send?: HealthCheck_Payload;
   receive?: HealthCheck_Payload[];
   proxyProtocolConfig?: ProxyProtocolConfig;
-}
+};
 
 /** `envoy.config.core.v3.HealthCheck.TlsOptions` */
-export interface HealthCheck_TlsOptions {
+export type HealthCheck_TlsOptions = {
   alpnProtocols?: string[];
-}
+};
 
 /** `envoy.config.core.v3.HealthStatus` */
 export type HealthStatus = 'UNKNOWN' | 'HEALTHY' | 'UNHEALTHY' | 'DRAINING' | 'TIMEOUT' | 'DEGRADED' | number;
 
 /** `envoy.config.core.v3.HealthStatusSet` */
-export interface HealthStatusSet {
+export type HealthStatusSet = {
   statuses?: HealthStatus[];
-}
+};
 
 /** `envoy.config.core.v3.Http1ProtocolOptions` */
-export interface Http1ProtocolOptions {
+export type Http1ProtocolOptions = {
   allowAbsoluteUrl?: google_protobuf.BoolValue;
   acceptHttp_10?: boolean;
   defaultHostForHttp_10?: string;
@@ -344,19 +344,19 @@ export interface Http1ProtocolOptions {
   sendFullyQualifiedUrl?: boolean;
   useBalsaParser?: google_protobuf.BoolValue;
   allowCustomMethods?: boolean;
-}
+};
 
 /** `envoy.config.core.v3.Http1ProtocolOptions.HeaderKeyFormat` */
-export interface Http1ProtocolOptions_HeaderKeyFormat {
+export type Http1ProtocolOptions_HeaderKeyFormat = {
   properCaseWords?: Http1ProtocolOptions_HeaderKeyFormat_ProperCaseWords;
   statefulFormatter?: TypedExtensionConfig;
-}
+};
 
 /** `envoy.config.core.v3.Http1ProtocolOptions.HeaderKeyFormat.ProperCaseWords` */
 export type Http1ProtocolOptions_HeaderKeyFormat_ProperCaseWords = Record<string, never>;
 
 /** `envoy.config.core.v3.Http2ProtocolOptions` */
-export interface Http2ProtocolOptions {
+export type Http2ProtocolOptions = {
   hpackTableSize?: google_protobuf.UInt32Value;
   maxConcurrentStreams?: google_protobuf.UInt32Value;
   initialStreamWindowSize?: google_protobuf.UInt32Value;
@@ -373,99 +373,99 @@ export interface Http2ProtocolOptions {
   overrideStreamErrorOnInvalidHttpMessage?: google_protobuf.BoolValue;
   connectionKeepalive?: KeepaliveSettings;
   useOghttp2Codec?: google_protobuf.BoolValue;
-}
+};
 
 /** `envoy.config.core.v3.Http2ProtocolOptions.SettingsParameter` */
-export interface Http2ProtocolOptions_SettingsParameter {
+export type Http2ProtocolOptions_SettingsParameter = {
   identifier?: google_protobuf.UInt32Value;
   value?: google_protobuf.UInt32Value;
-}
+};
 
 /** `envoy.config.core.v3.Http3ProtocolOptions` */
-export interface Http3ProtocolOptions {
+export type Http3ProtocolOptions = {
   quicProtocolOptions?: QuicProtocolOptions;
   overrideStreamErrorOnInvalidHttpMessage?: google_protobuf.BoolValue;
   allowExtendedConnect?: boolean;
   allowMetadata?: boolean;
-}
+};
 
 /** `envoy.config.core.v3.HttpProtocolOptions` */
-export interface HttpProtocolOptions {
+export type HttpProtocolOptions = {
   idleTimeout?: google_protobuf.Duration;
   maxHeadersCount?: google_protobuf.UInt32Value;
   maxConnectionDuration?: google_protobuf.Duration;
   maxStreamDuration?: google_protobuf.Duration;
   headersWithUnderscoresAction?: HttpProtocolOptions_HeadersWithUnderscoresAction;
   maxRequestsPerConnection?: google_protobuf.UInt32Value;
-}
+};
 
 /** `envoy.config.core.v3.HttpProtocolOptions.HeadersWithUnderscoresAction` */
 export type HttpProtocolOptions_HeadersWithUnderscoresAction = 'ALLOW' | 'REJECT_REQUEST' | 'DROP_HEADER' | number;
 
 /** `envoy.config.core.v3.JsonFormatOptions` */
-export interface JsonFormatOptions {
+export type JsonFormatOptions = {
   sortProperties?: boolean;
-}
+};
 
 /** `envoy.config.core.v3.KeepaliveSettings` */
-export interface KeepaliveSettings {
+export type KeepaliveSettings = {
   interval?: google_protobuf.Duration;
   timeout?: google_protobuf.Duration;
   intervalJitter?: envoy_type_v3.Percent;
   connectionIdleInterval?: google_protobuf.Duration;
-}
+};
 
 /** `envoy.config.core.v3.Locality` */
-export interface Locality {
+export type Locality = {
   region?: string;
   zone?: string;
   subZone?: string;
-}
+};
 
 /** `envoy.config.core.v3.Metadata` */
-export interface Metadata {
+export type Metadata = {
   filterMetadata?: Record<string, google_protobuf.Struct>;
   typedFilterMetadata?: Record<string, AnyMessage>;
-}
+};
 
 /** `envoy.config.core.v3.PathConfigSource` */
-export interface PathConfigSource {
+export type PathConfigSource = {
   path?: string;
   watchedDirectory?: WatchedDirectory;
-}
+};
 
 /** `envoy.config.core.v3.Pipe` */
-export interface Pipe {
+export type Pipe = {
   path?: string;
   mode?: number;
-}
+};
 
 /** `envoy.config.core.v3.ProxyProtocolConfig` */
-export interface ProxyProtocolConfig {
+export type ProxyProtocolConfig = {
   version?: ProxyProtocolConfig_Version;
   passThroughTlvs?: ProxyProtocolPassThroughTLVs;
-}
+};
 
 /** `envoy.config.core.v3.ProxyProtocolConfig.Version` */
 export type ProxyProtocolConfig_Version = 'V1' | 'V2' | number;
 
 /** `envoy.config.core.v3.ProxyProtocolPassThroughTLVs` */
-export interface ProxyProtocolPassThroughTLVs {
+export type ProxyProtocolPassThroughTLVs = {
   matchType?: ProxyProtocolPassThroughTLVs_PassTLVsMatchType;
   tlvType?: number[];
-}
+};
 
 /** `envoy.config.core.v3.ProxyProtocolPassThroughTLVs.PassTLVsMatchType` */
 export type ProxyProtocolPassThroughTLVs_PassTLVsMatchType = 'INCLUDE_ALL' | 'INCLUDE' | number;
 
 /** `envoy.config.core.v3.QuicKeepAliveSettings` */
-export interface QuicKeepAliveSettings {
+export type QuicKeepAliveSettings = {
   maxInterval?: google_protobuf.Duration;
   initialInterval?: google_protobuf.Duration;
-}
+};
 
 /** `envoy.config.core.v3.QuicProtocolOptions` */
-export interface QuicProtocolOptions {
+export type QuicProtocolOptions = {
   maxConcurrentStreams?: google_protobuf.UInt32Value;
   initialStreamWindowSize?: google_protobuf.UInt32Value;
   initialConnectionWindowSize?: google_protobuf.UInt32Value;
@@ -474,110 +474,110 @@ export interface QuicProtocolOptions {
   connectionOptions?: string;
   clientConnectionOptions?: string;
   idleNetworkTimeout?: google_protobuf.Duration;
-}
+};
 
 /** `envoy.config.core.v3.RateLimitSettings` */
-export interface RateLimitSettings {
+export type RateLimitSettings = {
   maxTokens?: google_protobuf.UInt32Value;
   fillRate?: google_protobuf.DoubleValue;
-}
+};
 
 /** `envoy.config.core.v3.RequestMethod` */
 export type RequestMethod = 'METHOD_UNSPECIFIED' | 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'CONNECT' | 'OPTIONS' | 'TRACE' | 'PATCH' | number;
 
 /** `envoy.config.core.v3.RetryPolicy` */
-export interface RetryPolicy {
+export type RetryPolicy = {
   retryBackOff?: BackoffStrategy;
   numRetries?: google_protobuf.UInt32Value;
   retryOn?: string;
   retryPriority?: RetryPolicy_RetryPriority;
   retryHostPredicate?: RetryPolicy_RetryHostPredicate[];
   hostSelectionRetryMaxAttempts?: number | string;
-}
+};
 
 /** `envoy.config.core.v3.RetryPolicy.RetryHostPredicate` */
-export interface RetryPolicy_RetryHostPredicate {
+export type RetryPolicy_RetryHostPredicate = {
   name?: string;
   typedConfig?: AnyMessage;
-}
+};
 
 /** `envoy.config.core.v3.RetryPolicy.RetryPriority` */
-export interface RetryPolicy_RetryPriority {
+export type RetryPolicy_RetryPriority = {
   name?: string;
   typedConfig?: AnyMessage;
-}
+};
 
 /** `envoy.config.core.v3.RoutingPriority` */
 export type RoutingPriority = 'DEFAULT' | 'HIGH' | number;
 
 /** `envoy.config.core.v3.RuntimeDouble` */
-export interface RuntimeDouble {
+export type RuntimeDouble = {
   defaultValue?: number;
   runtimeKey?: string;
-}
+};
 
 /** `envoy.config.core.v3.RuntimeFeatureFlag` */
-export interface RuntimeFeatureFlag {
+export type RuntimeFeatureFlag = {
   defaultValue?: google_protobuf.BoolValue;
   runtimeKey?: string;
-}
+};
 
 /** `envoy.config.core.v3.RuntimeFractionalPercent` */
-export interface RuntimeFractionalPercent {
+export type RuntimeFractionalPercent = {
   defaultValue?: envoy_type_v3.FractionalPercent;
   runtimeKey?: string;
-}
+};
 
 /** `envoy.config.core.v3.RuntimeUInt32` */
-export interface RuntimeUInt32 {
+export type RuntimeUInt32 = {
   defaultValue?: number;
   runtimeKey?: string;
-}
+};
 
 /** `envoy.config.core.v3.SchemeHeaderTransformation` */
-export interface SchemeHeaderTransformation {
+export type SchemeHeaderTransformation = {
   schemeToOverwrite?: string;
   matchUpstream?: boolean;
-}
+};
 
 /** `envoy.config.core.v3.SelfConfigSource` */
-export interface SelfConfigSource {
+export type SelfConfigSource = {
   transportApiVersion?: ApiVersion;
-}
+};
 
 /** `envoy.config.core.v3.SocketAddress` */
-export interface SocketAddress {
+export type SocketAddress = {
   protocol?: SocketAddress_Protocol;
   address?: string;
   portValue?: number;
   namedPort?: string;
   resolverName?: string;
   ipv4Compat?: boolean;
-}
+};
 
 /** `envoy.config.core.v3.SocketAddress.Protocol` */
 export type SocketAddress_Protocol = 'TCP' | 'UDP' | number;
 
 /** `envoy.config.core.v3.SocketOption` */
-export interface SocketOption {
+export type SocketOption = {
   description?: string;
   level?: number | string;
   name?: number | string;
   intValue?: number | string;
   bufValue?: Uint8Array | string;
   state?: SocketOption_SocketState;
-}
+};
 
 /** `envoy.config.core.v3.SocketOption.SocketState` */
 export type SocketOption_SocketState = 'STATE_PREBIND' | 'STATE_BOUND' | 'STATE_LISTENING' | number;
 
 /** `envoy.config.core.v3.SocketOptionsOverride` */
-export interface SocketOptionsOverride {
+export type SocketOptionsOverride = {
   socketOptions?: SocketOption[];
-}
+};
 
 /** `envoy.config.core.v3.SubstitutionFormatString` */
-export interface SubstitutionFormatString {
+export type SubstitutionFormatString = {
   textFormat?: string;
   jsonFormat?: google_protobuf.Struct;
   omitEmptyValues?: boolean;
@@ -585,44 +585,44 @@ export interface SubstitutionFormatString {
   textFormatSource?: DataSource;
   formatters?: TypedExtensionConfig[];
   jsonFormatOptions?: JsonFormatOptions;
-}
+};
 
 /** `envoy.config.core.v3.TcpKeepalive` */
-export interface TcpKeepalive {
+export type TcpKeepalive = {
   keepaliveProbes?: google_protobuf.UInt32Value;
   keepaliveTime?: google_protobuf.UInt32Value;
   keepaliveInterval?: google_protobuf.UInt32Value;
-}
+};
 
 /** `envoy.config.core.v3.TrafficDirection` */
 export type TrafficDirection = 'UNSPECIFIED' | 'INBOUND' | 'OUTBOUND' | number;
 
 /** `envoy.config.core.v3.TransportSocket` */
-export interface TransportSocket {
+export type TransportSocket = {
   name?: string;
   typedConfig?: AnyMessage;
-}
+};
 
 /** `envoy.config.core.v3.TypedExtensionConfig` */
-export interface TypedExtensionConfig {
+export type TypedExtensionConfig = {
   name?: string;
   typedConfig?: AnyMessage;
-}
+};
 
 /** `envoy.config.core.v3.UdpSocketConfig` */
-export interface UdpSocketConfig {
+export type UdpSocketConfig = {
   maxRxDatagramSize?: google_protobuf.UInt64Value;
   preferGro?: google_protobuf.BoolValue;
-}
+};
 
 /** `envoy.config.core.v3.UpstreamHttpProtocolOptions` */
-export interface UpstreamHttpProtocolOptions {
+export type UpstreamHttpProtocolOptions = {
   autoSni?: boolean;
   autoSanValidation?: boolean;
   overrideAutoSniHeader?: string;
-}
+};
 
 /** `envoy.config.core.v3.WatchedDirectory` */
-export interface WatchedDirectory {
+export type WatchedDirectory = {
   path?: string;
-}
+};

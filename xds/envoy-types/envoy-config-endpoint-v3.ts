@@ -5,65 +5,65 @@ import type * as envoy_type_v3 from './envoy-type-v3.js';
 import type * as google_protobuf from './google-protobuf.js';
 
 /** `envoy.config.endpoint.v3.ClusterLoadAssignment` */
-export interface ClusterLoadAssignment {
+export type ClusterLoadAssignment = {
   clusterName?: string;
   endpoints?: LocalityLbEndpoints[];
   policy?: ClusterLoadAssignment_Policy;
   namedEndpoints?: Record<string, Endpoint>;
-}
+};
 
 /** `envoy.config.endpoint.v3.ClusterLoadAssignment.Policy` */
-export interface ClusterLoadAssignment_Policy {
+export type ClusterLoadAssignment_Policy = {
   dropOverloads?: ClusterLoadAssignment_Policy_DropOverload[];
   overprovisioningFactor?: google_protobuf.UInt32Value;
   endpointStaleAfter?: google_protobuf.Duration;
   weightedPriorityHealth?: boolean;
-}
+};
 
 /** `envoy.config.endpoint.v3.ClusterLoadAssignment.Policy.DropOverload` */
-export interface ClusterLoadAssignment_Policy_DropOverload {
+export type ClusterLoadAssignment_Policy_DropOverload = {
   category?: string;
   dropPercentage?: envoy_type_v3.FractionalPercent;
-}
+};
 
 /** `envoy.config.endpoint.v3.Endpoint` */
-export interface Endpoint {
+export type Endpoint = {
   address?: envoy_config_core_v3.Address;
   healthCheckConfig?: Endpoint_HealthCheckConfig;
   hostname?: string;
   additionalAddresses?: Endpoint_AdditionalAddress[];
-}
+};
 
 /** `envoy.config.endpoint.v3.Endpoint.AdditionalAddress` */
-export interface Endpoint_AdditionalAddress {
+export type Endpoint_AdditionalAddress = {
   address?: envoy_config_core_v3.Address;
-}
+};
 
 /** `envoy.config.endpoint.v3.Endpoint.HealthCheckConfig` */
-export interface Endpoint_HealthCheckConfig {
+export type Endpoint_HealthCheckConfig = {
   portValue?: number;
   hostname?: string;
   address?: envoy_config_core_v3.Address;
   disableActiveHealthCheck?: boolean;
-}
+};
 
 /** `envoy.config.endpoint.v3.LbEndpoint` */
-export interface LbEndpoint {
+export type LbEndpoint = {
   endpoint?: Endpoint;
   healthStatus?: envoy_config_core_v3.HealthStatus;
   metadata?: envoy_config_core_v3.Metadata;
   loadBalancingWeight?: google_protobuf.UInt32Value;
   endpointName?: string;
-}
+};
 
 /** `envoy.config.endpoint.v3.LedsClusterLocalityConfig` */
-export interface LedsClusterLocalityConfig {
+export type LedsClusterLocalityConfig = {
   ledsConfig?: envoy_config_core_v3.ConfigSource;
   ledsCollectionName?: string;
-}
+};
 
 /** `envoy.config.endpoint.v3.LocalityLbEndpoints` */
-export interface LocalityLbEndpoints {
+export type LocalityLbEndpoints = {
   locality?: envoy_config_core_v3.Locality;
   lbEndpoints?: LbEndpoint[];
   loadBalancingWeight?: google_protobuf.UInt32Value;
@@ -72,9 +72,9 @@ export interface LocalityLbEndpoints {
   loadBalancerEndpoints?: LocalityLbEndpoints_LbEndpointList;
   ledsClusterLocalityConfig?: LedsClusterLocalityConfig;
   metadata?: envoy_config_core_v3.Metadata;
-}
+};
 
 /** `envoy.config.endpoint.v3.LocalityLbEndpoints.LbEndpointList` */
-export interface LocalityLbEndpoints_LbEndpointList {
+export type LocalityLbEndpoints_LbEndpointList = {
   lbEndpoints?: LbEndpoint[];
-}
+};

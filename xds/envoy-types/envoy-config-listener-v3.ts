@@ -8,25 +8,25 @@ import type * as google_protobuf from './google-protobuf.js';
 import type * as xds_type_matcher_v3 from './xds-type-matcher-v3.js';
 
 /** `envoy.config.listener.v3.AdditionalAddress` */
-export interface AdditionalAddress {
+export type AdditionalAddress = {
   address?: envoy_config_core_v3.Address;
   socketOptions?: envoy_config_core_v3.SocketOptionsOverride;
-}
+};
 
 /** `envoy.config.listener.v3.ApiListener` */
-export interface ApiListener {
+export type ApiListener = {
   apiListener?: AnyMessage;
-}
+};
 
 /** `envoy.config.listener.v3.Filter` */
-export interface Filter {
+export type Filter = {
   name?: string;
   typedConfig?: AnyMessage;
   configDiscovery?: envoy_config_core_v3.ExtensionConfigSource;
-}
+};
 
 /** `envoy.config.listener.v3.FilterChain` */
-export interface FilterChain {
+export type FilterChain = {
   filterChainMatch?: FilterChainMatch;
   filters?: Filter[];
   useProxyProto?: google_protobuf.BoolValue;
@@ -35,15 +35,15 @@ export interface FilterChain {
   name?: string;
   onDemandConfiguration?: FilterChain_OnDemandConfiguration;
   transportSocketConnectTimeout?: google_protobuf.Duration;
-}
+};
 
 /** `envoy.config.listener.v3.FilterChain.OnDemandConfiguration` */
-export interface FilterChain_OnDemandConfiguration {
+export type FilterChain_OnDemandConfiguration = {
   rebuildTimeout?: google_protobuf.Duration;
-}
+};
 
 /** `envoy.config.listener.v3.FilterChainMatch` */
-export interface FilterChainMatch {
+export type FilterChainMatch = {
   prefixRanges?: envoy_config_core_v3.CidrRange[];
   addressSuffix?: string;
   suffixLen?: google_protobuf.UInt32Value;
@@ -55,13 +55,13 @@ export interface FilterChainMatch {
   serverNames?: string[];
   sourceType?: FilterChainMatch_ConnectionSourceType;
   directSourcePrefixRanges?: envoy_config_core_v3.CidrRange[];
-}
+};
 
 /** `envoy.config.listener.v3.FilterChainMatch.ConnectionSourceType` */
 export type FilterChainMatch_ConnectionSourceType = 'ANY' | 'SAME_IP_OR_LOOPBACK' | 'EXTERNAL' | number;
 
 /** `envoy.config.listener.v3.Listener` */
-export interface Listener {
+export type Listener = {
   name?: string;
   address?: envoy_config_core_v3.Address;
   filterChains?: FilterChain[];
@@ -95,21 +95,21 @@ export interface Listener {
   additionalAddresses?: AdditionalAddress[];
   maxConnectionsToAcceptPerSocketEvent?: google_protobuf.UInt32Value;
   bypassOverloadManager?: boolean;
-}
+};
 
 /** `envoy.config.listener.v3.Listener.ConnectionBalanceConfig` */
-export interface Listener_ConnectionBalanceConfig {
+export type Listener_ConnectionBalanceConfig = {
   exactBalance?: Listener_ConnectionBalanceConfig_ExactBalance;
   extendBalance?: envoy_config_core_v3.TypedExtensionConfig;
-}
+};
 
 /** `envoy.config.listener.v3.Listener.ConnectionBalanceConfig.ExactBalance` */
 export type Listener_ConnectionBalanceConfig_ExactBalance = Record<string, never>;
 
 /** `envoy.config.listener.v3.Listener.DeprecatedV1` */
-export interface Listener_DeprecatedV1 {
+export type Listener_DeprecatedV1 = {
   bindToPort?: google_protobuf.BoolValue;
-}
+};
 
 /** `envoy.config.listener.v3.Listener.DrainType` */
 export type Listener_DrainType = 'DEFAULT' | 'MODIFY_ONLY' | number;
@@ -118,29 +118,29 @@ export type Listener_DrainType = 'DEFAULT' | 'MODIFY_ONLY' | number;
 export type Listener_InternalListenerConfig = Record<string, never>;
 
 /** `envoy.config.listener.v3.ListenerFilter` */
-export interface ListenerFilter {
+export type ListenerFilter = {
   name?: string;
   typedConfig?: AnyMessage;
   filterDisabled?: ListenerFilterChainMatchPredicate;
   configDiscovery?: envoy_config_core_v3.ExtensionConfigSource;
-}
+};
 
 /** `envoy.config.listener.v3.ListenerFilterChainMatchPredicate` */
-export interface ListenerFilterChainMatchPredicate {
+export type ListenerFilterChainMatchPredicate = {
   orMatch?: ListenerFilterChainMatchPredicate_MatchSet;
   andMatch?: ListenerFilterChainMatchPredicate_MatchSet;
   notMatch?: ListenerFilterChainMatchPredicate;
   anyMatch?: boolean;
   destinationPortRange?: envoy_type_v3.Int32Range;
-}
+};
 
 /** `envoy.config.listener.v3.ListenerFilterChainMatchPredicate.MatchSet` */
-export interface ListenerFilterChainMatchPredicate_MatchSet {
+export type ListenerFilterChainMatchPredicate_MatchSet = {
   rules?: ListenerFilterChainMatchPredicate[];
-}
+};
 
 /** `envoy.config.listener.v3.QuicProtocolOptions` */
-export interface QuicProtocolOptions {
+export type QuicProtocolOptions = {
   quicProtocolOptions?: envoy_config_core_v3.QuicProtocolOptions;
   idleTimeout?: google_protobuf.Duration;
   cryptoHandshakeTimeout?: google_protobuf.Duration;
@@ -152,11 +152,11 @@ export interface QuicProtocolOptions {
   serverPreferredAddressConfig?: envoy_config_core_v3.TypedExtensionConfig;
   sendDisableActiveMigration?: google_protobuf.BoolValue;
   connectionDebugVisitorConfig?: envoy_config_core_v3.TypedExtensionConfig;
-}
+};
 
 /** `envoy.config.listener.v3.UdpListenerConfig` */
-export interface UdpListenerConfig {
+export type UdpListenerConfig = {
   downstreamSocketConfig?: envoy_config_core_v3.UdpSocketConfig;
   quicOptions?: QuicProtocolOptions;
   udpPacketPacketWriterConfig?: envoy_config_core_v3.TypedExtensionConfig;
-}
+};

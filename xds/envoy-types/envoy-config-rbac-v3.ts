@@ -7,7 +7,7 @@ import type * as envoy_type_v3 from './envoy-type-v3.js';
 import type * as google_api_expr_v1alpha1 from './google-api-expr-v1alpha1.js';
 
 /** `envoy.config.rbac.v3.Permission` */
-export interface Permission {
+export type Permission = {
   andRules?: Permission_Set;
   orRules?: Permission_Set;
   any?: boolean;
@@ -21,23 +21,23 @@ export interface Permission {
   destinationPortRange?: envoy_type_v3.Int32Range;
   matcher?: envoy_config_core_v3.TypedExtensionConfig;
   uriTemplate?: envoy_config_core_v3.TypedExtensionConfig;
-}
+};
 
 /** `envoy.config.rbac.v3.Permission.Set` */
-export interface Permission_Set {
+export type Permission_Set = {
   rules?: Permission[];
-}
+};
 
 /** `envoy.config.rbac.v3.Policy` */
-export interface Policy {
+export type Policy = {
   permissions?: Permission[];
   principals?: Principal[];
   condition?: google_api_expr_v1alpha1.Expr;
   checkedCondition?: google_api_expr_v1alpha1.CheckedExpr;
-}
+};
 
 /** `envoy.config.rbac.v3.Principal` */
-export interface Principal {
+export type Principal = {
   andIds?: Principal_Set;
   orIds?: Principal_Set;
   any?: boolean;
@@ -50,39 +50,39 @@ export interface Principal {
   directRemoteIp?: envoy_config_core_v3.CidrRange;
   remoteIp?: envoy_config_core_v3.CidrRange;
   filterState?: envoy_type_matcher_v3.FilterStateMatcher;
-}
+};
 
 /** `envoy.config.rbac.v3.Principal.Authenticated` */
-export interface Principal_Authenticated {
+export type Principal_Authenticated = {
   principalName?: envoy_type_matcher_v3.StringMatcher;
-}
+};
 
 /** `envoy.config.rbac.v3.Principal.Set` */
-export interface Principal_Set {
+export type Principal_Set = {
   ids?: Principal[];
-}
+};
 
 /** `envoy.config.rbac.v3.RBAC` */
-export interface RBAC {
+export type RBAC = {
   action?: RBAC_Action;
   policies?: Record<string, Policy>;
   auditLoggingOptions?: RBAC_AuditLoggingOptions;
-}
+};
 
 /** `envoy.config.rbac.v3.RBAC.Action` */
 export type RBAC_Action = 'ALLOW' | 'DENY' | 'LOG' | number;
 
 /** `envoy.config.rbac.v3.RBAC.AuditLoggingOptions` */
-export interface RBAC_AuditLoggingOptions {
+export type RBAC_AuditLoggingOptions = {
   auditCondition?: RBAC_AuditLoggingOptions_AuditCondition;
   loggerConfigs?: RBAC_AuditLoggingOptions_AuditLoggerConfig[];
-}
+};
 
 /** `envoy.config.rbac.v3.RBAC.AuditLoggingOptions.AuditCondition` */
 export type RBAC_AuditLoggingOptions_AuditCondition = 'NONE' | 'ON_DENY' | 'ON_ALLOW' | 'ON_DENY_AND_ALLOW' | number;
 
 /** `envoy.config.rbac.v3.RBAC.AuditLoggingOptions.AuditLoggerConfig` */
-export interface RBAC_AuditLoggingOptions_AuditLoggerConfig {
+export type RBAC_AuditLoggingOptions_AuditLoggerConfig = {
   auditLogger?: envoy_config_core_v3.TypedExtensionConfig;
   isOptional?: boolean;
-}
+};

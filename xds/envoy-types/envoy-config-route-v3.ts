@@ -10,13 +10,13 @@ import type * as google_protobuf from './google-protobuf.js';
 import type * as xds_type_matcher_v3 from './xds-type-matcher-v3.js';
 
 /** `envoy.config.route.v3.ClusterSpecifierPlugin` */
-export interface ClusterSpecifierPlugin {
+export type ClusterSpecifierPlugin = {
   extension?: envoy_config_core_v3.TypedExtensionConfig;
   isOptional?: boolean;
-}
+};
 
 /** `envoy.config.route.v3.CorsPolicy` */
-export interface CorsPolicy {
+export type CorsPolicy = {
   allowMethods?: string;
   allowHeaders?: string;
   exposeHeaders?: string;
@@ -27,27 +27,27 @@ export interface CorsPolicy {
   allowOriginStringMatch?: envoy_type_matcher_v3.StringMatcher[];
   allowPrivateNetworkAccess?: google_protobuf.BoolValue;
   forwardNotMatchingPreflights?: google_protobuf.BoolValue;
-}
+};
 
 /** `envoy.config.route.v3.Decorator` */
-export interface Decorator {
+export type Decorator = {
   operation?: string;
   propagate?: google_protobuf.BoolValue;
-}
+};
 
 /** `envoy.config.route.v3.DirectResponseAction` */
-export interface DirectResponseAction {
+export type DirectResponseAction = {
   status?: number;
   body?: envoy_config_core_v3.DataSource;
-}
+};
 
 /** `envoy.config.route.v3.FilterAction` */
-export interface FilterAction {
+export type FilterAction = {
   action?: AnyMessage;
-}
+};
 
 /** `envoy.config.route.v3.HeaderMatcher` */
-export interface HeaderMatcher {
+export type HeaderMatcher = {
   name?: string;
   exactMatch?: string;
   rangeMatch?: envoy_type_v3.Int64Range;
@@ -59,44 +59,44 @@ export interface HeaderMatcher {
   containsMatch?: string;
   stringMatch?: envoy_type_matcher_v3.StringMatcher;
   treatMissingHeaderAsEmpty?: boolean;
-}
+};
 
 /** `envoy.config.route.v3.HedgePolicy` */
-export interface HedgePolicy {
+export type HedgePolicy = {
   initialRequests?: google_protobuf.UInt32Value;
   additionalRequestChance?: envoy_type_v3.FractionalPercent;
   hedgeOnPerTryTimeout?: boolean;
-}
+};
 
 /** `envoy.config.route.v3.InternalRedirectPolicy` */
-export interface InternalRedirectPolicy {
+export type InternalRedirectPolicy = {
   maxInternalRedirects?: google_protobuf.UInt32Value;
   redirectResponseCodes?: number[];
   predicates?: envoy_config_core_v3.TypedExtensionConfig[];
   allowCrossSchemeRedirect?: boolean;
   responseHeadersToCopy?: string[];
-}
+};
 
 /** `envoy.config.route.v3.NonForwardingAction` */
 export type NonForwardingAction = Record<string, never>;
 
 /** `envoy.config.route.v3.QueryParameterMatcher` */
-export interface QueryParameterMatcher {
+export type QueryParameterMatcher = {
   name?: string;
   stringMatch?: envoy_type_matcher_v3.StringMatcher;
   presentMatch?: boolean;
-}
+};
 
 /** `envoy.config.route.v3.RateLimit` */
-export interface RateLimit {
+export type RateLimit = {
   stage?: google_protobuf.UInt32Value;
   disableKey?: string;
   actions?: RateLimit_Action[];
   limit?: RateLimit_Override;
-}
+};
 
 /** `envoy.config.route.v3.RateLimit.Action` */
-export interface RateLimit_Action {
+export type RateLimit_Action = {
   sourceCluster?: RateLimit_Action_SourceCluster;
   destinationCluster?: RateLimit_Action_DestinationCluster;
   requestHeaders?: RateLimit_Action_RequestHeaders;
@@ -108,83 +108,83 @@ export interface RateLimit_Action {
   extension?: envoy_config_core_v3.TypedExtensionConfig;
   maskedRemoteAddress?: RateLimit_Action_MaskedRemoteAddress;
   queryParameterValueMatch?: RateLimit_Action_QueryParameterValueMatch;
-}
+};
 
 /** `envoy.config.route.v3.RateLimit.Action.DestinationCluster` */
 export type RateLimit_Action_DestinationCluster = Record<string, never>;
 
 /** `envoy.config.route.v3.RateLimit.Action.DynamicMetaData` */
-export interface RateLimit_Action_DynamicMetaData {
+export type RateLimit_Action_DynamicMetaData = {
   descriptorKey?: string;
   metadataKey?: envoy_type_metadata_v3.MetadataKey;
   defaultValue?: string;
-}
+};
 
 /** `envoy.config.route.v3.RateLimit.Action.GenericKey` */
-export interface RateLimit_Action_GenericKey {
+export type RateLimit_Action_GenericKey = {
   descriptorValue?: string;
   descriptorKey?: string;
-}
+};
 
 /** `envoy.config.route.v3.RateLimit.Action.HeaderValueMatch` */
-export interface RateLimit_Action_HeaderValueMatch {
+export type RateLimit_Action_HeaderValueMatch = {
   descriptorValue?: string;
   expectMatch?: google_protobuf.BoolValue;
   headers?: HeaderMatcher[];
   descriptorKey?: string;
-}
+};
 
 /** `envoy.config.route.v3.RateLimit.Action.MaskedRemoteAddress` */
-export interface RateLimit_Action_MaskedRemoteAddress {
+export type RateLimit_Action_MaskedRemoteAddress = {
   v4PrefixMaskLen?: google_protobuf.UInt32Value;
   v6PrefixMaskLen?: google_protobuf.UInt32Value;
-}
+};
 
 /** `envoy.config.route.v3.RateLimit.Action.MetaData` */
-export interface RateLimit_Action_MetaData {
+export type RateLimit_Action_MetaData = {
   descriptorKey?: string;
   metadataKey?: envoy_type_metadata_v3.MetadataKey;
   defaultValue?: string;
   source?: RateLimit_Action_MetaData_Source;
   skipIfAbsent?: boolean;
-}
+};
 
 /** `envoy.config.route.v3.RateLimit.Action.MetaData.Source` */
 export type RateLimit_Action_MetaData_Source = 'DYNAMIC' | 'ROUTE_ENTRY' | number;
 
 /** `envoy.config.route.v3.RateLimit.Action.QueryParameterValueMatch` */
-export interface RateLimit_Action_QueryParameterValueMatch {
+export type RateLimit_Action_QueryParameterValueMatch = {
   descriptorValue?: string;
   expectMatch?: google_protobuf.BoolValue;
   queryParameters?: QueryParameterMatcher[];
   descriptorKey?: string;
-}
+};
 
 /** `envoy.config.route.v3.RateLimit.Action.RemoteAddress` */
 export type RateLimit_Action_RemoteAddress = Record<string, never>;
 
 /** `envoy.config.route.v3.RateLimit.Action.RequestHeaders` */
-export interface RateLimit_Action_RequestHeaders {
+export type RateLimit_Action_RequestHeaders = {
   headerName?: string;
   descriptorKey?: string;
   skipIfAbsent?: boolean;
-}
+};
 
 /** `envoy.config.route.v3.RateLimit.Action.SourceCluster` */
 export type RateLimit_Action_SourceCluster = Record<string, never>;
 
 /** `envoy.config.route.v3.RateLimit.Override` */
-export interface RateLimit_Override {
+export type RateLimit_Override = {
   dynamicMetadata?: RateLimit_Override_DynamicMetadata;
-}
+};
 
 /** `envoy.config.route.v3.RateLimit.Override.DynamicMetadata` */
-export interface RateLimit_Override_DynamicMetadata {
+export type RateLimit_Override_DynamicMetadata = {
   metadataKey?: envoy_type_metadata_v3.MetadataKey;
-}
+};
 
 /** `envoy.config.route.v3.RedirectAction` */
-export interface RedirectAction {
+export type RedirectAction = {
   hostRedirect?: string;
   pathRedirect?: string;
   responseCode?: RedirectAction_RedirectResponseCode;
@@ -194,13 +194,13 @@ export interface RedirectAction {
   schemeRedirect?: string;
   portRedirect?: number;
   regexRewrite?: envoy_type_matcher_v3.RegexMatchAndSubstitute;
-}
+};
 
 /** `envoy.config.route.v3.RedirectAction.RedirectResponseCode` */
 export type RedirectAction_RedirectResponseCode = 'MOVED_PERMANENTLY' | 'FOUND' | 'SEE_OTHER' | 'TEMPORARY_REDIRECT' | 'PERMANENT_REDIRECT' | number;
 
 /** `envoy.config.route.v3.RetryPolicy` */
-export interface RetryPolicy {
+export type RetryPolicy = {
   retryOn?: string;
   numRetries?: google_protobuf.UInt32Value;
   perTryTimeout?: google_protobuf.Duration;
@@ -214,43 +214,43 @@ export interface RetryPolicy {
   rateLimitedRetryBackOff?: RetryPolicy_RateLimitedRetryBackOff;
   retryOptionsPredicates?: envoy_config_core_v3.TypedExtensionConfig[];
   perTryIdleTimeout?: google_protobuf.Duration;
-}
+};
 
 /** `envoy.config.route.v3.RetryPolicy.RateLimitedRetryBackOff` */
-export interface RetryPolicy_RateLimitedRetryBackOff {
+export type RetryPolicy_RateLimitedRetryBackOff = {
   resetHeaders?: RetryPolicy_ResetHeader[];
   maxInterval?: google_protobuf.Duration;
-}
+};
 
 /** `envoy.config.route.v3.RetryPolicy.ResetHeader` */
-export interface RetryPolicy_ResetHeader {
+export type RetryPolicy_ResetHeader = {
   name?: string;
   format?: RetryPolicy_ResetHeaderFormat;
-}
+};
 
 /** `envoy.config.route.v3.RetryPolicy.ResetHeaderFormat` */
 export type RetryPolicy_ResetHeaderFormat = 'SECONDS' | 'UNIX_TIMESTAMP' | number;
 
 /** `envoy.config.route.v3.RetryPolicy.RetryBackOff` */
-export interface RetryPolicy_RetryBackOff {
+export type RetryPolicy_RetryBackOff = {
   baseInterval?: google_protobuf.Duration;
   maxInterval?: google_protobuf.Duration;
-}
+};
 
 /** `envoy.config.route.v3.RetryPolicy.RetryHostPredicate` */
-export interface RetryPolicy_RetryHostPredicate {
+export type RetryPolicy_RetryHostPredicate = {
   name?: string;
   typedConfig?: AnyMessage;
-}
+};
 
 /** `envoy.config.route.v3.RetryPolicy.RetryPriority` */
-export interface RetryPolicy_RetryPriority {
+export type RetryPolicy_RetryPriority = {
   name?: string;
   typedConfig?: AnyMessage;
-}
+};
 
 /** `envoy.config.route.v3.Route` */
-export interface Route {
+export type Route = {
   match?: RouteMatch;
   route?: RouteAction;
   redirect?: RedirectAction;
@@ -268,10 +268,10 @@ export interface Route {
   filterAction?: FilterAction;
   nonForwardingAction?: NonForwardingAction;
   statPrefix?: string;
-}
+};
 
 /** `envoy.config.route.v3.RouteAction` */
-export interface RouteAction {
+export type RouteAction = {
   cluster?: string;
   clusterHeader?: string;
   weightedClusters?: WeightedCluster;
@@ -306,90 +306,90 @@ export interface RouteAction {
   inlineClusterSpecifierPlugin?: ClusterSpecifierPlugin;
   earlyDataPolicy?: envoy_config_core_v3.TypedExtensionConfig;
   pathRewritePolicy?: envoy_config_core_v3.TypedExtensionConfig;
-}
+};
 
 /** `envoy.config.route.v3.RouteAction.ClusterNotFoundResponseCode` */
 export type RouteAction_ClusterNotFoundResponseCode = 'SERVICE_UNAVAILABLE' | 'NOT_FOUND' | 'INTERNAL_SERVER_ERROR' | number;
 
 /** `envoy.config.route.v3.RouteAction.HashPolicy` */
-export interface RouteAction_HashPolicy {
+export type RouteAction_HashPolicy = {
   header?: RouteAction_HashPolicy_Header;
   cookie?: RouteAction_HashPolicy_Cookie;
   connectionProperties?: RouteAction_HashPolicy_ConnectionProperties;
   terminal?: boolean;
   queryParameter?: RouteAction_HashPolicy_QueryParameter;
   filterState?: RouteAction_HashPolicy_FilterState;
-}
+};
 
 /** `envoy.config.route.v3.RouteAction.HashPolicy.ConnectionProperties` */
-export interface RouteAction_HashPolicy_ConnectionProperties {
+export type RouteAction_HashPolicy_ConnectionProperties = {
   sourceIp?: boolean;
-}
+};
 
 /** `envoy.config.route.v3.RouteAction.HashPolicy.Cookie` */
-export interface RouteAction_HashPolicy_Cookie {
+export type RouteAction_HashPolicy_Cookie = {
   name?: string;
   ttl?: google_protobuf.Duration;
   path?: string;
   attributes?: RouteAction_HashPolicy_CookieAttribute[];
-}
+};
 
 /** `envoy.config.route.v3.RouteAction.HashPolicy.CookieAttribute` */
-export interface RouteAction_HashPolicy_CookieAttribute {
+export type RouteAction_HashPolicy_CookieAttribute = {
   name?: string;
   value?: string;
-}
+};
 
 /** `envoy.config.route.v3.RouteAction.HashPolicy.FilterState` */
-export interface RouteAction_HashPolicy_FilterState {
+export type RouteAction_HashPolicy_FilterState = {
   key?: string;
-}
+};
 
 /** `envoy.config.route.v3.RouteAction.HashPolicy.Header` */
-export interface RouteAction_HashPolicy_Header {
+export type RouteAction_HashPolicy_Header = {
   headerName?: string;
   regexRewrite?: envoy_type_matcher_v3.RegexMatchAndSubstitute;
-}
+};
 
 /** `envoy.config.route.v3.RouteAction.HashPolicy.QueryParameter` */
-export interface RouteAction_HashPolicy_QueryParameter {
+export type RouteAction_HashPolicy_QueryParameter = {
   name?: string;
-}
+};
 
 /** `envoy.config.route.v3.RouteAction.InternalRedirectAction` */
 export type RouteAction_InternalRedirectAction = 'PASS_THROUGH_INTERNAL_REDIRECT' | 'HANDLE_INTERNAL_REDIRECT' | number;
 
 /** `envoy.config.route.v3.RouteAction.MaxStreamDuration` */
-export interface RouteAction_MaxStreamDuration {
+export type RouteAction_MaxStreamDuration = {
   maxStreamDuration?: google_protobuf.Duration;
   grpcTimeoutHeaderMax?: google_protobuf.Duration;
   grpcTimeoutHeaderOffset?: google_protobuf.Duration;
-}
+};
 
 /** `envoy.config.route.v3.RouteAction.RequestMirrorPolicy` */
-export interface RouteAction_RequestMirrorPolicy {
+export type RouteAction_RequestMirrorPolicy = {
   cluster?: string;
   runtimeFraction?: envoy_config_core_v3.RuntimeFractionalPercent;
   traceSampled?: google_protobuf.BoolValue;
   clusterHeader?: string;
   disableShadowHostSuffixAppend?: boolean;
-}
+};
 
 /** `envoy.config.route.v3.RouteAction.UpgradeConfig` */
-export interface RouteAction_UpgradeConfig {
+export type RouteAction_UpgradeConfig = {
   upgradeType?: string;
   enabled?: google_protobuf.BoolValue;
   connectConfig?: RouteAction_UpgradeConfig_ConnectConfig;
-}
+};
 
 /** `envoy.config.route.v3.RouteAction.UpgradeConfig.ConnectConfig` */
-export interface RouteAction_UpgradeConfig_ConnectConfig {
+export type RouteAction_UpgradeConfig_ConnectConfig = {
   proxyProtocolConfig?: envoy_config_core_v3.ProxyProtocolConfig;
   allowPost?: boolean;
-}
+};
 
 /** `envoy.config.route.v3.RouteConfiguration` */
-export interface RouteConfiguration {
+export type RouteConfiguration = {
   name?: string;
   virtualHosts?: VirtualHost[];
   internalOnlyHeaders?: string[];
@@ -407,10 +407,10 @@ export interface RouteConfiguration {
   ignorePathParametersInPathMatching?: boolean;
   typedPerFilterConfig?: Record<string, AnyMessage>;
   metadata?: envoy_config_core_v3.Metadata;
-}
+};
 
 /** `envoy.config.route.v3.RouteMatch` */
-export interface RouteMatch {
+export type RouteMatch = {
   prefix?: string;
   path?: string;
   caseSensitive?: google_protobuf.BoolValue;
@@ -424,7 +424,7 @@ export interface RouteMatch {
   dynamicMetadata?: envoy_type_matcher_v3.MetadataMatcher[];
   pathSeparatedPrefix?: string;
   pathMatchPolicy?: envoy_config_core_v3.TypedExtensionConfig;
-}
+};
 
 /** `envoy.config.route.v3.RouteMatch.ConnectMatcher` */
 export type RouteMatch_ConnectMatcher = Record<string, never>;
@@ -433,51 +433,51 @@ export type RouteMatch_ConnectMatcher = Record<string, never>;
 export type RouteMatch_GrpcRouteMatchOptions = Record<string, never>;
 
 /** `envoy.config.route.v3.RouteMatch.TlsContextMatchOptions` */
-export interface RouteMatch_TlsContextMatchOptions {
+export type RouteMatch_TlsContextMatchOptions = {
   presented?: google_protobuf.BoolValue;
   validated?: google_protobuf.BoolValue;
-}
+};
 
 /** `envoy.config.route.v3.ScopedRouteConfiguration` */
-export interface ScopedRouteConfiguration {
+export type ScopedRouteConfiguration = {
   name?: string;
   routeConfigurationName?: string;
   key?: ScopedRouteConfiguration_Key;
   onDemand?: boolean;
   routeConfiguration?: RouteConfiguration;
-}
+};
 
 /** `envoy.config.route.v3.ScopedRouteConfiguration.Key` */
-export interface ScopedRouteConfiguration_Key {
+export type ScopedRouteConfiguration_Key = {
   fragments?: ScopedRouteConfiguration_Key_Fragment[];
-}
+};
 
 /** `envoy.config.route.v3.ScopedRouteConfiguration.Key.Fragment` */
-export interface ScopedRouteConfiguration_Key_Fragment {
+export type ScopedRouteConfiguration_Key_Fragment = {
   stringKey?: string;
-}
+};
 
 /** `envoy.config.route.v3.Tracing` */
-export interface Tracing {
+export type Tracing = {
   clientSampling?: envoy_type_v3.FractionalPercent;
   randomSampling?: envoy_type_v3.FractionalPercent;
   overallSampling?: envoy_type_v3.FractionalPercent;
   customTags?: envoy_type_tracing_v3.CustomTag[];
-}
+};
 
 /** `envoy.config.route.v3.Vhds` */
-export interface Vhds {
+export type Vhds = {
   configSource?: envoy_config_core_v3.ConfigSource;
-}
+};
 
 /** `envoy.config.route.v3.VirtualCluster` */
-export interface VirtualCluster {
+export type VirtualCluster = {
   name?: string;
   headers?: HeaderMatcher[];
-}
+};
 
 /** `envoy.config.route.v3.VirtualHost` */
-export interface VirtualHost {
+export type VirtualHost = {
   name?: string;
   domains?: string[];
   routes?: Route[];
@@ -500,21 +500,21 @@ export interface VirtualHost {
   requestMirrorPolicies?: RouteAction_RequestMirrorPolicy[];
   includeIsTimeoutRetryHeader?: boolean;
   metadata?: envoy_config_core_v3.Metadata;
-}
+};
 
 /** `envoy.config.route.v3.VirtualHost.TlsRequirementType` */
 export type VirtualHost_TlsRequirementType = 'NONE' | 'EXTERNAL_ONLY' | 'ALL' | number;
 
 /** `envoy.config.route.v3.WeightedCluster` */
-export interface WeightedCluster {
+export type WeightedCluster = {
   clusters?: WeightedCluster_ClusterWeight[];
   runtimeKeyPrefix?: string;
   totalWeight?: google_protobuf.UInt32Value;
   headerName?: string;
-}
+};
 
 /** `envoy.config.route.v3.WeightedCluster.ClusterWeight` */
-export interface WeightedCluster_ClusterWeight {
+export type WeightedCluster_ClusterWeight = {
   name?: string;
   weight?: google_protobuf.UInt32Value;
   metadataMatch?: envoy_config_core_v3.Metadata;
@@ -525,4 +525,4 @@ export interface WeightedCluster_ClusterWeight {
   typedPerFilterConfig?: Record<string, AnyMessage>;
   hostRewriteLiteral?: string;
   clusterHeader?: string;
-}
+};

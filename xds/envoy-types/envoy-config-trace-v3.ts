@@ -3,7 +3,7 @@
 import type { AnyMessage } from './any-message.js';
 
 /** `envoy.config.trace.v3.Tracing.Http` */
-export interface Tracing_Http {
+export type Tracing_Http = {
   name?: string;
   typedConfig?: AnyMessage;
-}
+};

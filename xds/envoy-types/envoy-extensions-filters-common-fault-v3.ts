@@ -4,26 +4,26 @@ import type * as envoy_type_v3 from './envoy-type-v3.js';
 import type * as google_protobuf from './google-protobuf.js';
 
 /** `envoy.extensions.filters.common.fault.v3.FaultDelay` */
-export interface FaultDelay {
+export type FaultDelay = {
   fixedDelay?: google_protobuf.Duration;
   percentage?: envoy_type_v3.FractionalPercent;
   headerDelay?: FaultDelay_HeaderDelay;
-}
+};
 
 /** `envoy.extensions.filters.common.fault.v3.FaultDelay.HeaderDelay` */
 export type FaultDelay_HeaderDelay = Record<string, never>;
 
 /** `envoy.extensions.filters.common.fault.v3.FaultRateLimit` */
-export interface FaultRateLimit {
+export type FaultRateLimit = {
   fixedLimit?: FaultRateLimit_FixedLimit;
   percentage?: envoy_type_v3.FractionalPercent;
   headerLimit?: FaultRateLimit_HeaderLimit;
-}
+};
 
 /** `envoy.extensions.filters.common.fault.v3.FaultRateLimit.FixedLimit` */
-export interface FaultRateLimit_FixedLimit {
+export type FaultRateLimit_FixedLimit = {
   limitKbps?: number | string;
-}
+};
 
 /** `envoy.extensions.filters.common.fault.v3.FaultRateLimit.HeaderLimit` */
 export type FaultRateLimit_HeaderLimit = Record<string, never>;

@@ -8,7 +8,7 @@ import type * as google_protobuf from './google-protobuf.js';
 export type Cors = Record<string, never>;
 
 /** `envoy.extensions.filters.http.cors.v3.CorsPolicy` */
-export interface CorsPolicy {
+export type CorsPolicy = {
   allowOriginStringMatch?: envoy_type_matcher_v3.StringMatcher[];
   allowMethods?: string;
   allowHeaders?: string;
@@ -19,4 +19,4 @@ export interface CorsPolicy {
   shadowEnabled?: envoy_config_core_v3.RuntimeFractionalPercent;
   allowPrivateNetworkAccess?: google_protobuf.BoolValue;
   forwardNotMatchingPreflights?: google_protobuf.BoolValue;
-}
+};

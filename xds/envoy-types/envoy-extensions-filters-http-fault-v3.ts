@@ -6,18 +6,18 @@ import type * as envoy_type_v3 from './envoy-type-v3.js';
 import type * as google_protobuf from './google-protobuf.js';
 
 /** `envoy.extensions.filters.http.fault.v3.FaultAbort` */
-export interface FaultAbort {
+export type FaultAbort = {
   httpStatus?: number;
   percentage?: envoy_type_v3.FractionalPercent;
   headerAbort?: FaultAbort_HeaderAbort;
   grpcStatus?: number;
-}
+};
 
 /** `envoy.extensions.filters.http.fault.v3.FaultAbort.HeaderAbort` */
 export type FaultAbort_HeaderAbort = Record<string, never>;
 
 /** `envoy.extensions.filters.http.fault.v3.HTTPFault` */
-export interface HTTPFault {
+export type HTTPFault = {
   delay?: envoy_extensions_filters_common_fault_v3.FaultDelay;
   abort?: FaultAbort;
   upstreamCluster?: string;
@@ -34,4 +34,4 @@ export interface HTTPFault {
   abortGrpcStatusRuntime?: string;
   disableDownstreamClusterStats?: boolean;
   filterMetadata?: google_protobuf.Struct;
-}
+};

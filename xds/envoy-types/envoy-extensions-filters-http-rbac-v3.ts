@@ -4,7 +4,7 @@ import type * as envoy_config_rbac_v3 from './envoy-config-rbac-v3.js';
 import type * as xds_type_matcher_v3 from './xds-type-matcher-v3.js';
 
 /** `envoy.extensions.filters.http.rbac.v3.RBAC` */
-export interface RBAC {
+export type RBAC = {
   rules?: envoy_config_rbac_v3.RBAC;
   shadowRules?: envoy_config_rbac_v3.RBAC;
   shadowRulesStatPrefix?: string;
@@ -12,4 +12,4 @@ export interface RBAC {
   shadowMatcher?: xds_type_matcher_v3.Matcher;
   rulesStatPrefix?: string;
   trackPerRuleStats?: boolean;
-}
+};

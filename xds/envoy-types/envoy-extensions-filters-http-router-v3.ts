@@ -5,7 +5,7 @@ import type * as envoy_extensions_filters_network_http_connection_manager_v3 fro
 import type * as google_protobuf from './google-protobuf.js';
 
 /** `envoy.extensions.filters.http.router.v3.Router` */
-export interface Router {
+export type Router = {
   dynamicStats?: google_protobuf.BoolValue;
   startChildSpan?: boolean;
   upstreamLog?: envoy_config_accesslog_v3.AccessLog[];
@@ -15,10 +15,10 @@ export interface Router {
   suppressGrpcRequestFailureCodeStats?: boolean;
   upstreamHttpFilters?: envoy_extensions_filters_network_http_connection_manager_v3.HttpFilter[];
   upstreamLogOptions?: Router_UpstreamAccessLogOptions;
-}
+};
 
 /** `envoy.extensions.filters.http.router.v3.Router.UpstreamAccessLogOptions` */
-export interface Router_UpstreamAccessLogOptions {
+export type Router_UpstreamAccessLogOptions = {
   flushUpstreamLogOnUpstreamStream?: boolean;
   upstreamLogFlushInterval?: google_protobuf.Duration;
-}
+};

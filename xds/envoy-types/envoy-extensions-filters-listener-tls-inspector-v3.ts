@@ -3,7 +3,7 @@
 import type * as google_protobuf from './google-protobuf.js';
 
 /** `envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector` */
-export interface TlsInspector {
+export type TlsInspector = {
   enableJa3Fingerprinting?: google_protobuf.BoolValue;
   initialReadBufferSize?: google_protobuf.UInt32Value;
-}
+};

@@ -11,7 +11,7 @@ import type * as envoy_type_v3 from './envoy-type-v3.js';
 import type * as google_protobuf from './google-protobuf.js';
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager` */
-export interface HttpConnectionManager {
+export type HttpConnectionManager = {
   codecType?: HttpConnectionManager_CodecType;
   statPrefix?: string;
   rds?: Rds;
@@ -67,7 +67,7 @@ export interface HttpConnectionManager {
   flushAccessLogOnNewRequest?: boolean;
   accessLogOptions?: HttpConnectionManager_HcmAccessLogOptions;
   appendLocalOverload?: boolean;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.CodecType` */
 export type HttpConnectionManager_CodecType = 'AUTO' | 'HTTP1' | 'HTTP2' | 'HTTP3' | number;
@@ -76,51 +76,51 @@ export type HttpConnectionManager_CodecType = 'AUTO' | 'HTTP1' | 'HTTP2' | 'HTTP
 export type HttpConnectionManager_ForwardClientCertDetails = 'SANITIZE' | 'FORWARD_ONLY' | 'APPEND_FORWARD' | 'SANITIZE_SET' | 'ALWAYS_FORWARD_ONLY' | number;
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.HcmAccessLogOptions` */
-export interface HttpConnectionManager_HcmAccessLogOptions {
+export type HttpConnectionManager_HcmAccessLogOptions = {
   accessLogFlushInterval?: google_protobuf.Duration;
   flushAccessLogOnNewRequest?: boolean;
   flushLogOnTunnelSuccessfullyEstablished?: boolean;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.InternalAddressConfig` */
-export interface HttpConnectionManager_InternalAddressConfig {
+export type HttpConnectionManager_InternalAddressConfig = {
   unixSockets?: boolean;
   cidrRanges?: envoy_config_core_v3.CidrRange[];
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.PathNormalizationOptions` */
-export interface HttpConnectionManager_PathNormalizationOptions {
+export type HttpConnectionManager_PathNormalizationOptions = {
   forwardingTransformation?: envoy_type_http_v3.PathTransformation;
   httpFilterTransformation?: envoy_type_http_v3.PathTransformation;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.PathWithEscapedSlashesAction` */
 export type HttpConnectionManager_PathWithEscapedSlashesAction = 'IMPLEMENTATION_SPECIFIC_DEFAULT' | 'KEEP_UNCHANGED' | 'REJECT_REQUEST' | 'UNESCAPE_AND_REDIRECT' | 'UNESCAPE_AND_FORWARD' | number;
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.ProxyStatusConfig` */
-export interface HttpConnectionManager_ProxyStatusConfig {
+export type HttpConnectionManager_ProxyStatusConfig = {
   removeDetails?: boolean;
   removeConnectionTerminationDetails?: boolean;
   removeResponseFlags?: boolean;
   setRecommendedResponseCode?: boolean;
   useNodeId?: boolean;
   literalProxyName?: string;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.ServerHeaderTransformation` */
 export type HttpConnectionManager_ServerHeaderTransformation = 'OVERWRITE' | 'APPEND_IF_ABSENT' | 'PASS_THROUGH' | number;
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.SetCurrentClientCertDetails` */
-export interface HttpConnectionManager_SetCurrentClientCertDetails {
+export type HttpConnectionManager_SetCurrentClientCertDetails = {
   subject?: google_protobuf.BoolValue;
   cert?: boolean;
   dns?: boolean;
   uri?: boolean;
   chain?: boolean;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.Tracing` */
-export interface HttpConnectionManager_Tracing {
+export type HttpConnectionManager_Tracing = {
   clientSampling?: envoy_type_v3.Percent;
   randomSampling?: envoy_type_v3.Percent;
   overallSampling?: envoy_type_v3.Percent;
@@ -129,90 +129,90 @@ export interface HttpConnectionManager_Tracing {
   customTags?: envoy_type_tracing_v3.CustomTag[];
   provider?: envoy_config_trace_v3.Tracing_Http;
   spawnUpstreamSpan?: google_protobuf.BoolValue;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.UpgradeConfig` */
-export interface HttpConnectionManager_UpgradeConfig {
+export type HttpConnectionManager_UpgradeConfig = {
   upgradeType?: string;
   filters?: HttpFilter[];
   enabled?: google_protobuf.BoolValue;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter` */
-export interface HttpFilter {
+export type HttpFilter = {
   name?: string;
   typedConfig?: AnyMessage;
   configDiscovery?: envoy_config_core_v3.ExtensionConfigSource;
   isOptional?: boolean;
   disabled?: boolean;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.LocalReplyConfig` */
-export interface LocalReplyConfig {
+export type LocalReplyConfig = {
   mappers?: ResponseMapper[];
   bodyFormat?: envoy_config_core_v3.SubstitutionFormatString;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.Rds` */
-export interface Rds {
+export type Rds = {
   configSource?: envoy_config_core_v3.ConfigSource;
   routeConfigName?: string;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.RequestIDExtension` */
-export interface RequestIDExtension {
+export type RequestIDExtension = {
   typedConfig?: AnyMessage;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.ResponseMapper` */
-export interface ResponseMapper {
+export type ResponseMapper = {
   filter?: envoy_config_accesslog_v3.AccessLogFilter;
   statusCode?: google_protobuf.UInt32Value;
   body?: envoy_config_core_v3.DataSource;
   bodyFormatOverride?: envoy_config_core_v3.SubstitutionFormatString;
   headersToAdd?: envoy_config_core_v3.HeaderValueOption[];
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.ScopedRds` */
-export interface ScopedRds {
+export type ScopedRds = {
   scopedRdsConfigSource?: envoy_config_core_v3.ConfigSource;
   srdsResourcesLocator?: string;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.ScopedRouteConfigurationsList` */
-export interface ScopedRouteConfigurationsList {
+export type ScopedRouteConfigurationsList = {
   scopedRouteConfigurations?: envoy_config_route_v3.ScopedRouteConfiguration[];
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.ScopedRoutes` */
-export interface ScopedRoutes {
+export type ScopedRoutes = {
   name?: string;
   scopeKeyBuilder?: ScopedRoutes_ScopeKeyBuilder;
   rdsConfigSource?: envoy_config_core_v3.ConfigSource;
   scopedRouteConfigurationsList?: ScopedRouteConfigurationsList;
   scopedRds?: ScopedRds;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.ScopedRoutes.ScopeKeyBuilder` */
-export interface ScopedRoutes_ScopeKeyBuilder {
+export type ScopedRoutes_ScopeKeyBuilder = {
   fragments?: ScopedRoutes_ScopeKeyBuilder_FragmentBuilder[];
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.ScopedRoutes.ScopeKeyBuilder.FragmentBuilder` */
-export interface ScopedRoutes_ScopeKeyBuilder_FragmentBuilder {
+export type ScopedRoutes_ScopeKeyBuilder_FragmentBuilder = {
   headerValueExtractor?: ScopedRoutes_ScopeKeyBuilder_FragmentBuilder_HeaderValueExtractor;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.ScopedRoutes.ScopeKeyBuilder.FragmentBuilder.HeaderValueExtractor` */
-export interface ScopedRoutes_ScopeKeyBuilder_FragmentBuilder_HeaderValueExtractor {
+export type ScopedRoutes_ScopeKeyBuilder_FragmentBuilder_HeaderValueExtractor = {
   name?: string;
   elementSeparator?: string;
   index?: number;
   element?: ScopedRoutes_ScopeKeyBuilder_FragmentBuilder_HeaderValueExtractor_KvElement;
-}
+};
 
 /** `envoy.extensions.filters.network.http_connection_manager.v3.ScopedRoutes.ScopeKeyBuilder.FragmentBuilder.HeaderValueExtractor.KvElement` */
-export interface ScopedRoutes_ScopeKeyBuilder_FragmentBuilder_HeaderValueExtractor_KvElement {
+export type ScopedRoutes_ScopeKeyBuilder_FragmentBuilder_HeaderValueExtractor_KvElement = {
   separator?: string;
   key?: string;
-}
+};

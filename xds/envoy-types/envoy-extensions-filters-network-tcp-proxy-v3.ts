@@ -6,7 +6,7 @@ import type * as envoy_type_v3 from './envoy-type-v3.js';
 import type * as google_protobuf from './google-protobuf.js';
 
 /** `envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy` */
-export interface TcpProxy {
+export type TcpProxy = {
   statPrefix?: string;
   cluster?: string;
   downstreamIdleTimeout?: google_protobuf.Duration;
@@ -23,39 +23,39 @@ export interface TcpProxy {
   accessLogFlushInterval?: google_protobuf.Duration;
   flushAccessLogOnConnected?: boolean;
   accessLogOptions?: TcpProxy_TcpAccessLogOptions;
-}
+};
 
 /** `envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy.OnDemand` */
-export interface TcpProxy_OnDemand {
+export type TcpProxy_OnDemand = {
   odcdsConfig?: envoy_config_core_v3.ConfigSource;
   resourcesLocator?: string;
   timeout?: google_protobuf.Duration;
-}
+};
 
 /** `envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy.TcpAccessLogOptions` */
-export interface TcpProxy_TcpAccessLogOptions {
+export type TcpProxy_TcpAccessLogOptions = {
   accessLogFlushInterval?: google_protobuf.Duration;
   flushAccessLogOnConnected?: boolean;
-}
+};
 
 /** `envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy.TunnelingConfig` */
-export interface TcpProxy_TunnelingConfig {
+export type TcpProxy_TunnelingConfig = {
   hostname?: string;
   usePost?: boolean;
   headersToAdd?: envoy_config_core_v3.HeaderValueOption[];
   propagateResponseHeaders?: boolean;
   postPath?: string;
   propagateResponseTrailers?: boolean;
-}
+};
 
 /** `envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy.WeightedCluster` */
-export interface TcpProxy_WeightedCluster {
+export type TcpProxy_WeightedCluster = {
   clusters?: TcpProxy_WeightedCluster_ClusterWeight[];
-}
+};
 
 /** `envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy.WeightedCluster.ClusterWeight` */
-export interface TcpProxy_WeightedCluster_ClusterWeight {
+export type TcpProxy_WeightedCluster_ClusterWeight = {
   name?: string;
   weight?: number;
   metadataMatch?: envoy_config_core_v3.Metadata;
-}
+};

@@ -6,13 +6,13 @@ import type * as envoy_type_matcher_v3 from './envoy-type-matcher-v3.js';
 import type * as google_protobuf from './google-protobuf.js';
 
 /** `envoy.extensions.transport_sockets.tls.v3.CertificateProviderPluginInstance` */
-export interface CertificateProviderPluginInstance {
+export type CertificateProviderPluginInstance = {
   instanceName?: string;
   certificateName?: string;
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.CertificateValidationContext` */
-export interface CertificateValidationContext {
+export type CertificateValidationContext = {
   trustedCa?: envoy_config_core_v3.DataSource;
   verifyCertificateHash?: string[];
   verifyCertificateSpki?: string[];
@@ -28,7 +28,7 @@ export interface CertificateValidationContext {
   matchTypedSubjectAltNames?: SubjectAltNameMatcher[];
   maxVerifyDepth?: google_protobuf.UInt32Value;
   systemRootCerts?: CertificateValidationContext_SystemRootCerts;
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.CertificateValidationContext.SystemRootCerts` */
 export type CertificateValidationContext_SystemRootCerts = Record<string, never>;
@@ -37,7 +37,7 @@ export type CertificateValidationContext_SystemRootCerts = Record<string, never>
 export type CertificateValidationContext_TrustChainVerification = 'VERIFY_TRUST_CHAIN' | 'ACCEPT_UNTRUSTED' | number;
 
 /** `envoy.extensions.transport_sockets.tls.v3.CommonTlsContext` */
-export interface CommonTlsContext {
+export type CommonTlsContext = {
   tlsParams?: TlsParameters;
   tlsCertificates?: TlsCertificate[];
   validationContext?: CertificateValidationContext;
@@ -52,30 +52,30 @@ export interface CommonTlsContext {
   customHandshaker?: envoy_config_core_v3.TypedExtensionConfig;
   tlsCertificateProviderInstance?: CertificateProviderPluginInstance;
   keyLog?: TlsKeyLog;
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.CommonTlsContext.CertificateProvider` */
-export interface CommonTlsContext_CertificateProvider {
+export type CommonTlsContext_CertificateProvider = {
   name?: string;
   typedConfig?: envoy_config_core_v3.TypedExtensionConfig;
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.CommonTlsContext.CertificateProviderInstance` */
-export interface CommonTlsContext_CertificateProviderInstance {
+export type CommonTlsContext_CertificateProviderInstance = {
   instanceName?: string;
   certificateName?: string;
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.CommonTlsContext.CombinedCertificateValidationContext` */
-export interface CommonTlsContext_CombinedCertificateValidationContext {
+export type CommonTlsContext_CombinedCertificateValidationContext = {
   defaultValidationContext?: CertificateValidationContext;
   validationContextSdsSecretConfig?: SdsSecretConfig;
   validationContextCertificateProvider?: CommonTlsContext_CertificateProvider;
   validationContextCertificateProviderInstance?: CommonTlsContext_CertificateProviderInstance;
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext` */
-export interface DownstreamTlsContext {
+export type DownstreamTlsContext = {
   commonTlsContext?: CommonTlsContext;
   requireClientCertificate?: google_protobuf.BoolValue;
   requireSni?: google_protobuf.BoolValue;
@@ -86,36 +86,36 @@ export interface DownstreamTlsContext {
   ocspStaplePolicy?: DownstreamTlsContext_OcspStaplePolicy;
   fullScanCertsOnSniMismatch?: google_protobuf.BoolValue;
   disableStatefulSessionResumption?: boolean;
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext.OcspStaplePolicy` */
 export type DownstreamTlsContext_OcspStaplePolicy = 'LENIENT_STAPLING' | 'STRICT_STAPLING' | 'MUST_STAPLE' | number;
 
 /** `envoy.extensions.transport_sockets.tls.v3.PrivateKeyProvider` */
-export interface PrivateKeyProvider {
+export type PrivateKeyProvider = {
   providerName?: string;
   typedConfig?: AnyMessage;
   fallback?: boolean;
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.SdsSecretConfig` */
-export interface SdsSecretConfig {
+export type SdsSecretConfig = {
   name?: string;
   sdsConfig?: envoy_config_core_v3.ConfigSource;
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.SubjectAltNameMatcher` */
-export interface SubjectAltNameMatcher {
+export type SubjectAltNameMatcher = {
   sanType?: SubjectAltNameMatcher_SanType;
   matcher?: envoy_type_matcher_v3.StringMatcher;
   oid?: string;
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.SubjectAltNameMatcher.SanType` */
 export type SubjectAltNameMatcher_SanType = 'SAN_TYPE_UNSPECIFIED' | 'EMAIL' | 'DNS' | 'URI' | 'IP_ADDRESS' | 'OTHER_NAME' | number;
 
 /** `envoy.extensions.transport_sockets.tls.v3.TlsCertificate` */
-export interface TlsCertificate {
+export type TlsCertificate = {
   certificateChain?: envoy_config_core_v3.DataSource;
   privateKey?: envoy_config_core_v3.DataSource;
   password?: envoy_config_core_v3.DataSource;
@@ -124,37 +124,37 @@ export interface TlsCertificate {
   privateKeyProvider?: PrivateKeyProvider;
   watchedDirectory?: envoy_config_core_v3.WatchedDirectory;
   pkcs12?: envoy_config_core_v3.DataSource;
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.TlsKeyLog` */
-export interface TlsKeyLog {
+export type TlsKeyLog = {
   path?: string;
   localAddressRange?: envoy_config_core_v3.CidrRange[];
   remoteAddressRange?: envoy_config_core_v3.CidrRange[];
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.TlsParameters` */
-export interface TlsParameters {
+export type TlsParameters = {
   tlsMinimumProtocolVersion?: TlsParameters_TlsProtocol;
   tlsMaximumProtocolVersion?: TlsParameters_TlsProtocol;
   cipherSuites?: string[];
   ecdhCurves?: string[];
   signatureAlgorithms?: string[];
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.TlsParameters.TlsProtocol` */
 export type TlsParameters_TlsProtocol = 'TLS_AUTO' | 'TLSv1_0' | 'TLSv1_1' | 'TLSv1_2' | 'TLSv1_3' | number;
 
 /** `envoy.extensions.transport_sockets.tls.v3.TlsSessionTicketKeys` */
-export interface TlsSessionTicketKeys {
+export type TlsSessionTicketKeys = {
   keys?: envoy_config_core_v3.DataSource[];
-}
+};
 
 /** `envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext` */
-export interface UpstreamTlsContext {
+export type UpstreamTlsContext = {
   commonTlsContext?: CommonTlsContext;
   sni?: string;
   allowRenegotiation?: boolean;
   maxSessionKeys?: google_protobuf.UInt32Value;
   enforceRsaKeyUsage?: google_protobuf.BoolValue;
-}
+};

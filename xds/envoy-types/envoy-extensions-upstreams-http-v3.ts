@@ -4,7 +4,7 @@ import type * as envoy_config_core_v3 from './envoy-config-core-v3.js';
 import type * as envoy_extensions_filters_network_http_connection_manager_v3 from './envoy-extensions-filters-network-http-connection-manager-v3.js';
 
 /** `envoy.extensions.upstreams.http.v3.HttpProtocolOptions` */
-export interface HttpProtocolOptions {
+export type HttpProtocolOptions = {
   commonHttpProtocolOptions?: envoy_config_core_v3.HttpProtocolOptions;
   upstreamHttpProtocolOptions?: envoy_config_core_v3.UpstreamHttpProtocolOptions;
   explicitHttpConfig?: HttpProtocolOptions_ExplicitHttpConfig;
@@ -12,26 +12,26 @@ export interface HttpProtocolOptions {
   autoConfig?: HttpProtocolOptions_AutoHttpConfig;
   httpFilters?: envoy_extensions_filters_network_http_connection_manager_v3.HttpFilter[];
   headerValidationConfig?: envoy_config_core_v3.TypedExtensionConfig;
-}
+};
 
 /** `envoy.extensions.upstreams.http.v3.HttpProtocolOptions.AutoHttpConfig` */
-export interface HttpProtocolOptions_AutoHttpConfig {
+export type HttpProtocolOptions_AutoHttpConfig = {
   httpProtocolOptions?: envoy_config_core_v3.Http1ProtocolOptions;
   http2ProtocolOptions?: envoy_config_core_v3.Http2ProtocolOptions;
   http3ProtocolOptions?: envoy_config_core_v3.Http3ProtocolOptions;
   alternateProtocolsCacheOptions?: envoy_config_core_v3.AlternateProtocolsCacheOptions;
-}
+};
 
 /** `envoy.extensions.upstreams.http.v3.HttpProtocolOptions.ExplicitHttpConfig` */
-export interface HttpProtocolOptions_ExplicitHttpConfig {
+export type HttpProtocolOptions_ExplicitHttpConfig = {
   httpProtocolOptions?: envoy_config_core_v3.Http1ProtocolOptions;
   http2ProtocolOptions?: envoy_config_core_v3.Http2ProtocolOptions;
   http3ProtocolOptions?: envoy_config_core_v3.Http3ProtocolOptions;
-}
+};
 
 /** `envoy.extensions.upstreams.http.v3.HttpProtocolOptions.UseDownstreamHttpConfig` */
-export interface HttpProtocolOptions_UseDownstreamHttpConfig {
+export type HttpProtocolOptions_UseDownstreamHttpConfig = {
   httpProtocolOptions?: envoy_config_core_v3.Http1ProtocolOptions;
   http2ProtocolOptions?: envoy_config_core_v3.Http2ProtocolOptions;
   http3ProtocolOptions?: envoy_config_core_v3.Http3ProtocolOptions;
-}
+};

@@ -2,15 +2,15 @@
 // Package envoy.type.http.v3.
 
 /** `envoy.type.http.v3.PathTransformation` */
-export interface PathTransformation {
+export type PathTransformation = {
   operations?: PathTransformation_Operation[];
-}
+};
 
 /** `envoy.type.http.v3.PathTransformation.Operation` */
-export interface PathTransformation_Operation {
+export type PathTransformation_Operation = {
   normalizePathRfc_3986?: PathTransformation_Operation_NormalizePathRFC3986;
   mergeSlashes?: PathTransformation_Operation_MergeSlashes;
-}
+};
 
 /** `envoy.type.http.v3.PathTransformation.Operation.MergeSlashes` */
 export type PathTransformation_Operation_MergeSlashes = Record<string, never>;

@@ -5,64 +5,64 @@ import type * as google_protobuf from './google-protobuf.js';
 import type * as xds_core_v3 from './xds-core-v3.js';
 
 /** `envoy.type.matcher.v3.DoubleMatcher` */
-export interface DoubleMatcher {
+export type DoubleMatcher = {
   range?: envoy_type_v3.DoubleRange;
   exact?: number;
-}
+};
 
 /** `envoy.type.matcher.v3.FilterStateMatcher` */
-export interface FilterStateMatcher {
+export type FilterStateMatcher = {
   key?: string;
   stringMatch?: StringMatcher;
-}
+};
 
 /** `envoy.type.matcher.v3.ListMatcher` */
-export interface ListMatcher {
+export type ListMatcher = {
   oneOf?: ValueMatcher;
-}
+};
 
 /** `envoy.type.matcher.v3.MetadataMatcher` */
-export interface MetadataMatcher {
+export type MetadataMatcher = {
   filter?: string;
   path?: MetadataMatcher_PathSegment[];
   value?: ValueMatcher;
   invert?: boolean;
-}
+};
 
 /** `envoy.type.matcher.v3.MetadataMatcher.PathSegment` */
-export interface MetadataMatcher_PathSegment {
+export type MetadataMatcher_PathSegment = {
   key?: string;
-}
+};
 
 /** `envoy.type.matcher.v3.OrMatcher` */
-export interface OrMatcher {
+export type OrMatcher = {
   valueMatchers?: ValueMatcher[];
-}
+};
 
 /** `envoy.type.matcher.v3.PathMatcher` */
-export interface PathMatcher {
+export type PathMatcher = {
   path?: StringMatcher;
-}
+};
 
 /** `envoy.type.matcher.v3.RegexMatchAndSubstitute` */
-export interface RegexMatchAndSubstitute {
+export type RegexMatchAndSubstitute = {
   pattern?: RegexMatcher;
   substitution?: string;
-}
+};
 
 /** `envoy.type.matcher.v3.RegexMatcher` */
-export interface RegexMatcher {
+export type RegexMatcher = {
   googleRe2?: RegexMatcher_GoogleRE2;
   regex?: string;
-}
+};
 
 /** `envoy.type.matcher.v3.RegexMatcher.GoogleRE2` */
-export interface RegexMatcher_GoogleRE2 {
+export type RegexMatcher_GoogleRE2 = {
   maxProgramSize?: google_protobuf.UInt32Value;
-}
+};
 
 /** `envoy.type.matcher.v3.StringMatcher` */
-export interface StringMatcher {
+export type StringMatcher = {
   exact?: string;
   prefix?: string;
   suffix?: string;
@@ -70,10 +70,10 @@ export interface StringMatcher {
   ignoreCase?: boolean;
   contains?: string;
   custom?: xds_core_v3.TypedExtensionConfig;
-}
+};
 
 /** `envoy.type.matcher.v3.ValueMatcher` */
-export interface ValueMatcher {
+export type ValueMatcher = {
   nullMatch?: ValueMatcher_NullMatch;
   doubleMatch?: DoubleMatcher;
   stringMatch?: StringMatcher;
@@ -81,7 +81,7 @@ export interface ValueMatcher {
   presentMatch?: boolean;
   listMatch?: ListMatcher;
   orMatch?: OrMatcher;
-}
+};
 
 /** `envoy.type.matcher.v3.ValueMatcher.NullMatch` */
 export type ValueMatcher_NullMatch = Record<string, never>;

@@ -2,23 +2,23 @@
 // Package envoy.type.metadata.v3.
 
 /** `envoy.type.metadata.v3.MetadataKey` */
-export interface MetadataKey {
+export type MetadataKey = {
   key?: string;
   path?: MetadataKey_PathSegment[];
-}
+};
 
 /** `envoy.type.metadata.v3.MetadataKey.PathSegment` */
-export interface MetadataKey_PathSegment {
+export type MetadataKey_PathSegment = {
   key?: string;
-}
+};
 
 /** `envoy.type.metadata.v3.MetadataKind` */
-export interface MetadataKind {
+export type MetadataKind = {
   request?: MetadataKind_Request;
   route?: MetadataKind_Route;
   cluster?: MetadataKind_Cluster;
   host?: MetadataKind_Host;
-}
+};
 
 /** `envoy.type.metadata.v3.MetadataKind.Cluster` */
 export type MetadataKind_Cluster = Record<string, never>;

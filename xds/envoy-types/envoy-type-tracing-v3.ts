@@ -3,34 +3,34 @@
 import type * as envoy_type_metadata_v3 from './envoy-type-metadata-v3.js';
 
 /** `envoy.type.tracing.v3.CustomTag` */
-export interface CustomTag {
+export type CustomTag = {
   tag?: string;
   literal?: CustomTag_Literal;
   environment?: CustomTag_Environment;
   requestHeader?: CustomTag_Header;
   metadata?: CustomTag_Metadata;
-}
+};
 
 /** `envoy.type.tracing.v3.CustomTag.Environment` */
-export interface CustomTag_Environment {
+export type CustomTag_Environment = {
   name?: string;
   defaultValue?: string;
-}
+};
 
 /** `envoy.type.tracing.v3.CustomTag.Header` */
-export interface CustomTag_Header {
+export type CustomTag_Header = {
   name?: string;
   defaultValue?: string;
-}
+};
 
 /** `envoy.type.tracing.v3.CustomTag.Literal` */
-export interface CustomTag_Literal {
+export type CustomTag_Literal = {
   value?: string;
-}
+};
 
 /** `envoy.type.tracing.v3.CustomTag.Metadata` */
-export interface CustomTag_Metadata {
+export type CustomTag_Metadata = {
   kind?: envoy_type_metadata_v3.MetadataKind;
   metadataKey?: envoy_type_metadata_v3.MetadataKey;
   defaultValue?: string;
-}
+};

@@ -5,47 +5,47 @@
 export type CodecClientType = 'HTTP1' | 'HTTP2' | 'HTTP3' | number;
 
 /** `envoy.type.v3.DoubleRange` */
-export interface DoubleRange {
+export type DoubleRange = {
   start?: number;
   end?: number;
-}
+};
 
 /** `envoy.type.v3.FractionalPercent` */
-export interface FractionalPercent {
+export type FractionalPercent = {
   numerator?: number;
   denominator?: FractionalPercent_DenominatorType;
-}
+};
 
 /** `envoy.type.v3.FractionalPercent.DenominatorType` */
 export type FractionalPercent_DenominatorType = 'HUNDRED' | 'TEN_THOUSAND' | 'MILLION' | number;
 
 /** `envoy.type.v3.HashPolicy` */
-export interface HashPolicy {
+export type HashPolicy = {
   sourceIp?: HashPolicy_SourceIp;
   filterState?: HashPolicy_FilterState;
-}
+};
 
 /** `envoy.type.v3.HashPolicy.FilterState` */
-export interface HashPolicy_FilterState {
+export type HashPolicy_FilterState = {
   key?: string;
-}
+};
 
 /** `envoy.type.v3.HashPolicy.SourceIp` */
 export type HashPolicy_SourceIp = Record<string, never>;
 
 /** `envoy.type.v3.Int32Range` */
-export interface Int32Range {
+export type Int32Range = {
   start?: number;
   end?: number;
-}
+};
 
 /** `envoy.type.v3.Int64Range` */
-export interface Int64Range {
+export type Int64Range = {
   start?: number | string;
   end?: number | string;
-}
+};
 
 /** `envoy.type.v3.Percent` */
-export interface Percent {
+export type Percent = {
   value?: number;
-}
+};

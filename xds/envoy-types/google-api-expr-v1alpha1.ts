@@ -3,15 +3,15 @@
 import type * as google_protobuf from './google-protobuf.js';
 
 /** `google.api.expr.v1alpha1.CheckedExpr` */
-export interface CheckedExpr {
+export type CheckedExpr = {
   referenceMap?: Record<string, Reference>;
   typeMap?: Record<string, Type>;
   expr?: Expr;
   sourceInfo?: SourceInfo;
-}
+};
 
 /** `google.api.expr.v1alpha1.Constant` */
-export interface Constant {
+export type Constant = {
   nullValue?: google_protobuf.NullValue;
   boolValue?: boolean;
   int64Value?: number | string;
@@ -21,10 +21,10 @@ export interface Constant {
   bytesValue?: Uint8Array | string;
   durationValue?: google_protobuf.Duration;
   timestampValue?: google_protobuf.Timestamp;
-}
+};
 
 /** `google.api.expr.v1alpha1.Expr` */
-export interface Expr {
+export type Expr = {
   id?: number | string;
   constExpr?: Constant;
   identExpr?: Expr_Ident;
@@ -33,17 +33,17 @@ export interface Expr {
   listExpr?: Expr_CreateList;
   structExpr?: Expr_CreateStruct;
   comprehensionExpr?: Expr_Comprehension;
-}
+};
 
 /** `google.api.expr.v1alpha1.Expr.Call` */
-export interface Expr_Call {
+export type Expr_Call = {
   target?: Expr;
   function?: string;
   args?: Expr[];
-}
+};
 
 /** `google.api.expr.v1alpha1.Expr.Comprehension` */
-export interface Expr_Comprehension {
+export type Expr_Comprehension = {
   iterVar?: string;
   iterRange?: Expr;
   accuVar?: string;
@@ -51,57 +51,57 @@ export interface Expr_Comprehension {
   loopCondition?: Expr;
   loopStep?: Expr;
   result?: Expr;
-}
+};
 
 /** `google.api.expr.v1alpha1.Expr.CreateList` */
-export interface Expr_CreateList {
+export type Expr_CreateList = {
   elements?: Expr[];
-}
+};
 
 /** `google.api.expr.v1alpha1.Expr.CreateStruct` */
-export interface Expr_CreateStruct {
+export type Expr_CreateStruct = {
   messageName?: string;
   entries?: Expr_CreateStruct_Entry[];
-}
+};
 
 /** `google.api.expr.v1alpha1.Expr.CreateStruct.Entry` */
-export interface Expr_CreateStruct_Entry {
+export type Expr_CreateStruct_Entry = {
   id?: number | string;
   fieldKey?: string;
   mapKey?: Expr;
   value?: Expr;
-}
+};
 
 /** `google.api.expr.v1alpha1.Expr.Ident` */
-export interface Expr_Ident {
+export type Expr_Ident = {
   name?: string;
-}
+};
 
 /** `google.api.expr.v1alpha1.Expr.Select` */
-export interface Expr_Select {
+export type Expr_Select = {
   operand?: Expr;
   field?: string;
   testOnly?: boolean;
-}
+};
 
 /** `google.api.expr.v1alpha1.Reference` */
-export interface Reference {
+export type Reference = {
   name?: string;
   overloadId?: string[];
   value?: Constant;
-}
+};
 
 /** `google.api.expr.v1alpha1.SourceInfo` */
-export interface SourceInfo {
+export type SourceInfo = {
   syntaxVersion?: string;
   location?: string;
   lineOffsets?: number[];
   positions?: Record<string, number>;
   macroCalls?: Record<string, Expr>;
-}
+};
 
 /** `google.api.expr.v1alpha1.Type` */
-export interface Type {
+export type Type = {
   dyn?: google_protobuf.Empty;
   null?: google_protobuf.NullValue;
   primitive?: Type_PrimitiveType;
@@ -115,30 +115,30 @@ export interface Type {
   type?: Type;
   error?: google_protobuf.Empty;
   abstractType?: Type_AbstractType;
-}
+};
 
 /** `google.api.expr.v1alpha1.Type.AbstractType` */
-export interface Type_AbstractType {
+export type Type_AbstractType = {
   name?: string;
   parameterTypes?: Type[];
-}
+};
 
 /** `google.api.expr.v1alpha1.Type.FunctionType` */
-export interface Type_FunctionType {
+export type Type_FunctionType = {
   resultType?: Type;
   argTypes?: Type[];
-}
+};
 
 /** `google.api.expr.v1alpha1.Type.ListType` */
-export interface Type_ListType {
+export type Type_ListType = {
   elemType?: Type;
-}
+};
 
 /** `google.api.expr.v1alpha1.Type.MapType` */
-export interface Type_MapType {
+export type Type_MapType = {
   keyType?: Type;
   valueType?: Type;
-}
+};
 
 /** `google.api.expr.v1alpha1.Type.PrimitiveType` */
 export type Type_PrimitiveType = 'PRIMITIVE_TYPE_UNSPECIFIED' | 'BOOL' | 'INT64' | 'UINT64' | 'DOUBLE' | 'STRING' | 'BYTES' | number;

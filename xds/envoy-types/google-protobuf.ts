@@ -2,59 +2,59 @@
 // Package google.protobuf.
 
 /** `google.protobuf.BoolValue` */
-export interface BoolValue {
+export type BoolValue = {
   value?: boolean;
-}
+};
 
 /** `google.protobuf.DoubleValue` */
-export interface DoubleValue {
+export type DoubleValue = {
   value?: number;
-}
+};
 
 /** `google.protobuf.Duration` */
-export interface Duration {
+export type Duration = {
   seconds?: number | string;
   nanos?: number;
-}
+};
 
 /** `google.protobuf.Empty` */
 export type Empty = Record<string, never>;
 
 /** `google.protobuf.ListValue` */
-export interface ListValue {
+export type ListValue = {
   values?: Value[];
-}
+};
 
 /** `google.protobuf.NullValue` */
 export type NullValue = 'NULL_VALUE' | number;
 
 /** `google.protobuf.Struct` */
-export interface Struct {
+export type Struct = {
   fields?: Record<string, Value>;
-}
+};
 
 /** `google.protobuf.Timestamp` */
-export interface Timestamp {
+export type Timestamp = {
   seconds?: number | string;
   nanos?: number;
-}
+};
 
 /** `google.protobuf.UInt32Value` */
-export interface UInt32Value {
+export type UInt32Value = {
   value?: number;
-}
+};
 
 /** `google.protobuf.UInt64Value` */
-export interface UInt64Value {
+export type UInt64Value = {
   value?: number | string;
-}
+};
 
 /** `google.protobuf.Value` */
-export interface Value {
+export type Value = {
   nullValue?: NullValue;
   numberValue?: number;
   stringValue?: string;
   boolValue?: boolean;
   structValue?: Struct;
   listValue?: ListValue;
-}
+};

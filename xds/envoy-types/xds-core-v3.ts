@@ -3,12 +3,12 @@
 import type { AnyMessage } from './any-message.js';
 
 /** `xds.core.v3.Authority` */
-export interface Authority {
+export type Authority = {
   name?: string;
-}
+};
 
 /** `xds.core.v3.TypedExtensionConfig` */
-export interface TypedExtensionConfig {
+export type TypedExtensionConfig = {
   name?: string;
   typedConfig?: AnyMessage;
-}
+};

@@ -3,77 +3,77 @@
 import type * as xds_core_v3 from './xds-core-v3.js';
 
 /** `xds.type.matcher.v3.Matcher` */
-export interface Matcher {
+export type Matcher = {
   matcherList?: Matcher_MatcherList;
   matcherTree?: Matcher_MatcherTree;
   onNoMatch?: Matcher_OnMatch;
-}
+};
 
 /** `xds.type.matcher.v3.Matcher.MatcherList` */
-export interface Matcher_MatcherList {
+export type Matcher_MatcherList = {
   matchers?: Matcher_MatcherList_FieldMatcher[];
-}
+};
 
 /** `xds.type.matcher.v3.Matcher.MatcherList.FieldMatcher` */
-export interface Matcher_MatcherList_FieldMatcher {
+export type Matcher_MatcherList_FieldMatcher = {
   predicate?: Matcher_MatcherList_Predicate;
   onMatch?: Matcher_OnMatch;
-}
+};
 
 /** `xds.type.matcher.v3.Matcher.MatcherList.Predicate` */
-export interface Matcher_MatcherList_Predicate {
+export type Matcher_MatcherList_Predicate = {
   singlePredicate?: Matcher_MatcherList_Predicate_SinglePredicate;
   orMatcher?: Matcher_MatcherList_Predicate_PredicateList;
   andMatcher?: Matcher_MatcherList_Predicate_PredicateList;
   notMatcher?: Matcher_MatcherList_Predicate;
-}
+};
 
 /** `xds.type.matcher.v3.Matcher.MatcherList.Predicate.PredicateList` */
-export interface Matcher_MatcherList_Predicate_PredicateList {
+export type Matcher_MatcherList_Predicate_PredicateList = {
   predicate?: Matcher_MatcherList_Predicate[];
-}
+};
 
 /** `xds.type.matcher.v3.Matcher.MatcherList.Predicate.SinglePredicate` */
-export interface Matcher_MatcherList_Predicate_SinglePredicate {
+export type Matcher_MatcherList_Predicate_SinglePredicate = {
   input?: xds_core_v3.TypedExtensionConfig;
   valueMatch?: StringMatcher;
   customMatch?: xds_core_v3.TypedExtensionConfig;
-}
+};
 
 /** `xds.type.matcher.v3.Matcher.MatcherTree` */
-export interface Matcher_MatcherTree {
+export type Matcher_MatcherTree = {
   input?: xds_core_v3.TypedExtensionConfig;
   exactMatchMap?: Matcher_MatcherTree_MatchMap;
   prefixMatchMap?: Matcher_MatcherTree_MatchMap;
   customMatch?: xds_core_v3.TypedExtensionConfig;
-}
+};
 
 /** `xds.type.matcher.v3.Matcher.MatcherTree.MatchMap` */
-export interface Matcher_MatcherTree_MatchMap {
+export type Matcher_MatcherTree_MatchMap = {
   map?: Record<string, Matcher_OnMatch>;
-}
+};
 
 /** `xds.type.matcher.v3.Matcher.OnMatch` */
-export interface Matcher_OnMatch {
+export type Matcher_OnMatch = {
   matcher?: Matcher;
   action?: xds_core_v3.TypedExtensionConfig;
-}
+};
 
 /** `xds.type.matcher.v3.RegexMatcher` */
-export interface RegexMatcher {
+export type RegexMatcher = {
   googleRe2?: RegexMatcher_GoogleRE2;
   regex?: string;
-}
+};
 
 /** `xds.type.matcher.v3.RegexMatcher.GoogleRE2` */
 export type RegexMatcher_GoogleRE2 = Record<string, never>;
 
 /** `xds.type.matcher.v3.StringMatcher` */
-export interface StringMatcher {
+export type StringMatcher = {
   exact?: string;
   prefix?: string;
   suffix?: string;
   safeRegex?: RegexMatcher;
   ignoreCase?: boolean;
   contains?: string;
-}
+};
