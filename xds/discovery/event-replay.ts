@@ -1,20 +1,18 @@
 /**
  * Replays a recorded event log (`pilot-discovery discovery --record FILE`) through a fresh MeshDiscovery on
- * a virtual clock: the same options (from the log's header), the same inputs at the same times, so the
- * debounce makes the same decisions; the recorded proxies connect as local streams (no network) and are
- * served by the real generator registry, push queue and SotW/delta handlers, with the recorded nonce seed.
- * The result is every response, byte for byte, grouped by the push (or the proxy's request) that caused it.
+ * a virtual clock: the same options (from the log's header), the same inputs at the same times; the
+ * recorded proxies connect as local streams (no network) and are served by the real generator registry and
+ * SotW/delta handlers, with the recorded nonce seed. The result is every response, byte for byte, grouped
+ * by the push (or the proxy's request) that caused it.
  *
- * A log of version 3 also holds the live run's timing decisions, and the replay follows them: a debounce
+ * The log (version 3) also holds the live run's timing decisions, and the replay follows them: a debounce
  * window closes where a `publish` record says it closed live (not when a virtual timer says), each
  * connection is handed the push a `push` record says it handled (merged as the push queue merged it,
  * reading the recorded snapshot) in its recorded turn among the connection's requests, and a proxy's own
  * request is answered from the snapshot it read live. So a busy live run (windows that closed late, pushes
  * merged while a proxy was being pushed, requests answered while a push waited) replays byte for byte.
  *
- * NOTE: a version 2 log records inputs only: its pushes are re-decided on the virtual clock and each runs
- * to completion before the next event, so a push merged or still queued live is replayed as if it ran
- * alone; a warning says so when a request's answer reads another snapshot than it did live.
+ * A version 2 log (inputs only) is refused: its pushes could only be re-decided, not replayed as they ran.
  */
 import { pino } from 'pino';
 import { Subject } from 'rxjs';
@@ -101,6 +99,9 @@ function describeResponse(protocol: 'sotw' | 'delta', r: LocalResponse): Pick<Re
 /** Replays `log` (see the file comment). */
 export async function replayEvents(log: EventLog): Promise<ReplayResult> {
   if (!log.header) throw new ReplayError('the log has no start record (recorded by an older meshd): its options and nonce seed are unknown');
+  if (log.header.version < 3) {
+    throw new ReplayError(`the log is of version ${log.header.version} (recorded by an older meshd): it lacks when debounce windows closed and what each proxy was pushed, so its pushes cannot be replayed as they ran; record it again`);
+  }
   const meta = log.header.meta as unknown as RecordedDiscoveryOptions;
   if (!meta.model || !meta.generator || !meta.transport || typeof meta.nonceSeed !== 'string') {
     throw new ReplayError('the start record lacks model, generator, transport or nonceSeed');
@@ -155,7 +156,6 @@ export async function replayEvents(log: EventLog): Promise<ReplayResult> {
     responses.push(out);
   };
 
-  const recordedPushes = log.header.version >= 3;
   const flushes = new Subject<void>();
   const snapshots = new Map<number, PushSnapshot>([[discovery.model.snapshot.token, discovery.model.snapshot]]);
   const published = new Map<number, PushRequest>();
@@ -168,7 +168,7 @@ export async function replayEvents(log: EventLog): Promise<ReplayResult> {
         published.set(req.snapshot.token, req);
       }
     },
-    recordedPushes ? { flushes } : undefined,
+    { flushes },
   );
   const streamOf = (rec: EventLogRecord & { readonly connection: string }, what: string): (typeof streams extends Map<string, infer S> ? S : never) => {
     const s = streams.get(rec.connection);
@@ -176,30 +176,10 @@ export async function replayEvents(log: EventLog): Promise<ReplayResult> {
     return s;
   };
 
-  /** Lets every push that the clock's timers start run to its end. */
-  const settle = async (): Promise<void> => {
-    for (let i = 0; i < 3; i++) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      await discovery.ads.idle();
-    }
-  };
-  /** Moves the virtual clock to `at`, timer by timer, letting the pushes each one starts finish. */
-  const advanceTo = async (at: number): Promise<void> => {
-    for (;;) {
-      const next = clock.timersDueIn()[0];
-      if (next === undefined || clock.now() + next > at) break;
-      clock.advanceSync(next);
-      await settle();
-    }
-    if (at > clock.now()) clock.advanceSync(at - clock.now());
-  };
-
   try {
     for (const rec of log.records) {
-      if (recordedPushes) {
-        // NOTE: no debounce timer runs (the windows close at `publish` records), so the clock only stamps.
-        if (rec.at > clock.now()) clock.advanceSync(rec.at - clock.now());
-      } else await advanceTo(rec.at);
+      // NOTE: no debounce timer runs (the windows close at `publish` records), so the clock only stamps.
+      if (rec.at > clock.now()) clock.advanceSync(rec.at - clock.now());
       if (rec.type === 'inputs') inputs.next(rec.inputs);
       else if (rec.type === 'publish') {
         if (discovery.model.snapshot.token < rec.token) flushes.next();
@@ -212,7 +192,7 @@ export async function replayEvents(log: EventLog): Promise<ReplayResult> {
       } else if (rec.type === 'request') {
         const s = streamOf(rec, 'a request');
         const latest = discovery.model.snapshot.token;
-        const answerFrom = recordedPushes && rec.token !== undefined ? snapshots.get(rec.token) : undefined;
+        const answerFrom = rec.token !== undefined ? snapshots.get(rec.token) : undefined;
         if (rec.token !== undefined && rec.token !== latest && !answerFrom) {
           warnings.push(`record ${rec.seq} (${rec.connection}): the request was answered from snapshot ${rec.token} live, from ${latest} in the replay`);
         }
@@ -233,12 +213,6 @@ export async function replayEvents(log: EventLog): Promise<ReplayResult> {
       } else {
         warnings.push(`record ${rec.seq}: the recording lost ${rec.dropped} records here (its buffer was full); what follows may differ from the live run`);
       }
-      if (!recordedPushes) await settle();
-    }
-    if (!recordedPushes) {
-      // The last debounce window closes within debounceMax of the last input.
-      await advanceTo(clock.now() + Math.max(meta.model.debounceMax, meta.model.debounceAfter) + 1);
-      await settle();
     }
   } finally {
     inputs.complete();
