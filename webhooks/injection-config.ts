@@ -3,14 +3,11 @@
  * (policy, templates, defaultTemplates, aliases, never/always selectors, injected annotations), its
  * `values` key (Helm-style values, JSON), and the mesh config (ConfigMap `mesh`, key `mesh`).
  */
+import { LabelSelectorError, parseLabelSelectors, type LabelSelector } from '../core/index.js';
 import { parseConfigYaml } from '../crds/index.js';
 import { BUILTIN_TEMPLATES } from './builtin-templates.js';
 
-/** A Kubernetes label selector (matchLabels and matchExpressions). */
-export interface LabelSelector {
-  readonly matchLabels?: Readonly<Record<string, string>>;
-  readonly matchExpressions?: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] }[];
-}
+export type { LabelSelector } from '../core/index.js';
 
 /** `enabled`: inject unless a pod opts out; `disabled`: only pods that opt in. */
 export type InjectionPolicy = 'enabled' | 'disabled';
@@ -82,23 +79,11 @@ function stringMap(v: unknown, where: string): Record<string, string> {
 }
 
 function selectors(v: unknown, where: string): LabelSelector[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw new InjectionConfigError(`${where}: must be a list of label selectors`);
-  return v.map((s, i) => {
-    if (!isRecord(s)) throw new InjectionConfigError(`${where}[${i}]: must be a label selector (matchLabels, matchExpressions)`);
-    const matchLabels = stringMap(s['matchLabels'], `${where}[${i}].matchLabels`);
-    const exprs = s['matchExpressions'] ?? [];
-    if (!Array.isArray(exprs)) throw new InjectionConfigError(`${where}[${i}].matchExpressions: must be a list`);
-    const matchExpressions = exprs.map((e, j) => {
-      const at = `${where}[${i}].matchExpressions[${j}]`;
-      if (!isRecord(e) || typeof e['key'] !== 'string' || typeof e['operator'] !== 'string') throw new InjectionConfigError(`${at}: needs key and operator`);
-      if (!['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(e['operator'])) throw new InjectionConfigError(`${at}.operator: ${e['operator']} is not one of In, NotIn, Exists, DoesNotExist`);
-      const values = e['values'] === undefined ? [] : e['values'];
-      if (!Array.isArray(values) || values.some((x) => typeof x !== 'string')) throw new InjectionConfigError(`${at}.values: must be a list of strings`);
-      return { key: e['key'], operator: e['operator'], values: values as string[] };
-    });
-    return { matchLabels, matchExpressions };
-  });
+  try {
+    return parseLabelSelectors(v, where);
+  } catch (e) {
+    throw e instanceof LabelSelectorError ? new InjectionConfigError(e.message) : e;
+  }
 }
 
 /** The configuration with no ConfigMap: policy enabled, the built-in templates, `sidecar` by default. */

@@ -4,6 +4,7 @@
  * images that differ from the injector's: IST0158) and injection.ImageAutoAnalyzer (`image: auto` on a
  * workload no injection webhook selects: IST0146 for controllers, IST0147 for pods).
  */
+import { labelSelectorMatches } from '../../core/index.js';
 import type { Analyzer } from '../analyzer.js';
 import type { AnalysisContext, Workload } from '../analysis-context.js';
 import { K } from '../kinds.js';
@@ -114,37 +115,16 @@ export const injectionImageAnalyzer: Analyzer = {
   },
 };
 
-interface LabelSelector {
-  readonly matchLabels?: Record<string, string>;
-  readonly matchExpressions?: { key: string; operator: string; values?: string[] }[];
-}
-
-/** An orchestrator label selector (`matchLabels` and `matchExpressions`) against labels. */
-export function labelSelectorMatches(sel: unknown, labels: Readonly<Record<string, string>>): boolean {
-  const s = rec(sel) as LabelSelector;
-  for (const [k, v] of Object.entries(rec(s.matchLabels))) if (labels[k] !== v) return false;
-  for (const e of recs(s.matchExpressions)) {
-    const key = str(e['key']) ?? '';
-    const values = strs(e['values']);
-    const has = Object.hasOwn(labels, key);
-    switch (e['operator']) {
-      case 'In':
-        if (!has || !values.includes(labels[key]!)) return false;
-        break;
-      case 'NotIn':
-        if (has && values.includes(labels[key]!)) return false;
-        break;
-      case 'Exists':
-        if (!has) return false;
-        break;
-      case 'DoesNotExist':
-        if (has) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
+/**
+ * A webhook's selector as read from the cluster (any JSON): matched by core's one matcher. A selector that
+ * is absent or not an object is empty and matches everything, as the API server treats a missing one.
+ */
+function asLabelSelector(sel: unknown): Parameters<typeof labelSelectorMatches>[0] {
+  const s = rec(sel);
+  // NOTE: a label value that is not a string equals no label, as before; an unknown operator matches nothing.
+  const matchLabels = rec(s['matchLabels']) as Record<string, string>;
+  const matchExpressions = recs(s['matchExpressions']).map((e) => ({ key: str(e['key']) ?? '', operator: str(e['operator']) ?? '', values: strs(e['values']) }));
+  return { matchLabels, matchExpressions };
 }
 
 function injectedByWebhook(ctx: AnalysisContext, w: Workload): boolean {
@@ -152,7 +132,7 @@ function injectedByWebhook(ctx: AnalysisContext, w: Workload): boolean {
   const nsLabels = { 'kubernetes.io/metadata.name': w.namespace, ...(ns?.labels ?? {}) };
   return ctx.all(K.MutatingWebhookConfiguration).some((mwc) =>
     recs(mwc.obj['webhooks']).some(
-      (wh) => (str(wh['name']) ?? '').endsWith('sidecar-injector.mesh.io') && labelSelectorMatches(wh['namespaceSelector'], nsLabels) && labelSelectorMatches(wh['objectSelector'], w.labels),
+      (wh) => (str(wh['name']) ?? '').endsWith('sidecar-injector.mesh.io') && labelSelectorMatches(asLabelSelector(wh['namespaceSelector']), nsLabels) && labelSelectorMatches(asLabelSelector(wh['objectSelector']), w.labels),
     ),
   );
 }

@@ -32,7 +32,7 @@ describe('event log', () => {
     rec.record({ type: 'inputs', inputs: batch });
     await rec.close();
     const log = readEventLog(path);
-    assert.deepEqual(log.header, { type: 'start', version: 2, wallStart: Date.parse('2030-01-01T00:00:01Z'), meta: { seed: 'x' } });
+    assert.deepEqual(log.header, { type: 'start', version: 3, wallStart: Date.parse('2030-01-01T00:00:01Z'), meta: { seed: 'x' } });
     assert.deepEqual(log.records, [{ type: 'inputs', inputs: batch, seq: 1, at: 250 }]);
     const m = new MeshModel({ domain: 'cluster.local', drainingLabel: '', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true });
     m.apply(log.records[0]!.type === 'inputs' ? log.records[0].inputs : []);
@@ -58,7 +58,10 @@ describe('event log', () => {
     { name: 'given an unknown record type should say which types are known', text: '{"type":"start","version":2,"wallStart":0,"meta":{}}\n{"type":"x","at":0,"seq":1}\n', want: /:2: type: want start, inputs/ },
     { name: 'given a time that goes back should refuse it', text: '{"type":"disconnect","connection":"a","at":5,"seq":1}\n{"type":"disconnect","connection":"b","at":4,"seq":2}\n', want: /:2: at 4 goes back in time/ },
     { name: 'given an input of an unknown kind should name it', text: '{"type":"inputs","at":0,"seq":1,"inputs":[{"kind":"pods"}]}\n', want: /:1: inputs\[0\]\.kind/ },
-    { name: 'given a log of another version should refuse it', text: '{"type":"start","version":3,"wallStart":0,"meta":{}}\n', want: /log version 3/ },
+    { name: 'given a push record without its reasons should name the field', text: '{"type":"push","connection":"a","token":1,"full":true,"configs":[],"at":0,"seq":1}\n', want: /:1: reasons: want an object/ },
+    { name: 'given a push record with a config that is not a key should name the field', text: '{"type":"push","connection":"a","token":1,"full":true,"reasons":{"config":1},"configs":["VirtualService/a/b"],"at":0,"seq":1}\n', want: /:1: configs: want a list of \{kind, namespace, name\}/ },
+    { name: 'given a publish record without a whole token should name the field', text: '{"type":"publish","token":"1","at":0,"seq":1}\n', want: /:1: token: want a whole number/ },
+    { name: 'given a log of another version should refuse it', text: '{"type":"start","version":4,"wallStart":0,"meta":{}}\n', want: /log version 4: this meshd reads versions 2 and 3/ },
   ];
   for (const c of bad) {
     it(c.name, () => {

@@ -3,20 +3,28 @@
  * that a replay on a virtual clock makes the same debounce decisions and the same pushes.
  *
  * ```
- * {"type":"start","version":2,"wallStart":...,"meta":{...}}          the assembly's options (first line)
+ * {"type":"start","version":3,"wallStart":...,"meta":{...}}          the assembly's options (first line)
  * {"type":"inputs","seq":1,"at":12.5,"inputs":[ModelInput...]}       config, endpoints, mesh config, networks
- * {"type":"connect","seq":2,"at":..,"connection":"..","protocol":"sotw","node":{ProxyNode}}
- * {"type":"request","seq":3,"at":..,"connection":"..","token":4,"request":{...}}   subscriptions, NACKs
- * {"type":"disconnect","seq":4,"at":..,"connection":".."}
- * {"type":"overflow","seq":5,"at":..,"dropped":17}                   records lost to a full buffer
+ * {"type":"publish","seq":2,"at":..,"token":1}                       a debounce window closed: snapshot 1
+ * {"type":"connect","seq":3,"at":..,"connection":"..","protocol":"sotw","node":{ProxyNode}}
+ * {"type":"request","seq":4,"at":..,"connection":"..","token":4,"request":{...}}   subscriptions, NACKs
+ * {"type":"push","seq":5,"at":..,"connection":"..","token":4,"full":true,"reasons":{..},"configs":[..]}
+ * {"type":"disconnect","seq":6,"at":..,"connection":".."}
+ * {"type":"overflow","seq":7,"at":..,"dropped":17}                   records lost to a full buffer
  * ```
  *
  * `at` is milliseconds since the recorder started, on the clock's monotonic scale. Lines of the first
  * format (`{"seq":N,"inputs":[...]}`, no type and no time) are read as inputs at time 0.
+ *
+ * Version 3 also records the decisions of the live run that timing made: when each debounce window
+ * closed (`publish`) and what each connection was pushed when (`push`: the request after the push
+ * queue's merges, and the snapshot it read), so a replay follows them instead of re-deciding them on a
+ * virtual clock. Version 2 logs (inputs, connects, requests, disconnects only) are still read.
  */
 import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import { Observable, tap, type MonoTypeOperatorFunction } from 'rxjs';
 import { systemClock, type Clock } from '../clock/index.js';
+import type { ConfigKey } from './config-key.js';
 import type { ModelInput } from './mesh-model.js';
 import type { ProxyNode } from './proxy.js';
 
@@ -28,7 +36,8 @@ export class EventLogError extends Error {
 /** The first line: what the replay needs to rebuild the same pipeline. */
 export interface EventLogHeader {
   readonly type: 'start';
-  readonly version: 2;
+  /** 3 (this meshd's); 2 for logs without `publish` and `push` records. */
+  readonly version: 2 | 3;
   /** The wall-clock time (epoch ms) at `at` 0. */
   readonly wallStart: number;
   /** The assembly's options (model, generators, transport, nonce seed), as the assembly wrote them. */
@@ -42,6 +51,21 @@ export type EventLogEntry =
   /** A request that may change what a stream is sent; `request` is the transport's plain-JSON form. */
   | { readonly type: 'request'; readonly connection: string; readonly token: number | undefined; readonly request: Readonly<Record<string, unknown>> }
   | { readonly type: 'disconnect'; readonly connection: string }
+  /** The debounce emitted a push that published snapshot `token`. */
+  | { readonly type: 'publish'; readonly token: number }
+  /**
+   * A connection started handling a push: the request as the push queue handed it over (merged with
+   * others that waited), the snapshot it reads, in the order the connection handled it among its requests.
+   */
+  | {
+      readonly type: 'push';
+      readonly connection: string;
+      readonly token: number | undefined;
+      readonly full: boolean;
+      readonly forced?: boolean;
+      readonly reasons: Readonly<Record<string, number>>;
+      readonly configs: readonly ConfigKey[];
+    }
   | { readonly type: 'overflow'; readonly dropped: number };
 
 /** A recorded event with its sequence number and time (ms since the start of the log). */
@@ -102,7 +126,7 @@ export class EventLogRecorder {
       this.#failed = true;
       opts.onError?.(err);
     });
-    const header: EventLogHeader = { type: 'start', version: 2, wallStart: this.#clock.wallNow(), meta };
+    const header: EventLogHeader = { type: 'start', version: 3, wallStart: this.#clock.wallNow(), meta };
     this.#out.write(JSON.stringify(header) + '\n');
   }
 
@@ -147,7 +171,7 @@ export class EventLogRecorder {
   }
 }
 
-const TYPES = new Set(['inputs', 'connect', 'request', 'disconnect', 'overflow']);
+const TYPES = new Set(['inputs', 'connect', 'request', 'disconnect', 'overflow', 'publish', 'push']);
 const INPUT_KINDS = new Set(['config', 'endpoints', 'meshConfig', 'networks']);
 
 function checkInputs(inputs: unknown, where: string): void {
@@ -157,6 +181,18 @@ function checkInputs(inputs: unknown, where: string): void {
       throw new EventLogError(`${where}: inputs[${j}].kind: want config, endpoints, meshConfig or networks`);
     }
   }
+}
+
+function checkPush(p: Record<string, unknown>, where: string): void {
+  if (p['token'] !== undefined && !Number.isInteger(p['token'])) throw new EventLogError(`${where}: token: want a whole number`);
+  if (typeof p['full'] !== 'boolean') throw new EventLogError(`${where}: full: want true or false`);
+  const reasons = p['reasons'];
+  if (reasons === null || typeof reasons !== 'object' || Array.isArray(reasons) || !Object.values(reasons).every((n) => Number.isInteger(n))) {
+    throw new EventLogError(`${where}: reasons: want an object of counts by reason`);
+  }
+  const configs = p['configs'];
+  const isKey = (k: unknown): boolean => k !== null && typeof k === 'object' && ['kind', 'namespace', 'name'].every((f) => typeof (k as Record<string, unknown>)[f] === 'string');
+  if (!Array.isArray(configs) || !configs.every(isKey)) throw new EventLogError(`${where}: configs: want a list of {kind, namespace, name}`);
 }
 
 /** Reads a recorded log. Throws EventLogError naming the file and line of a bad line. */
@@ -176,7 +212,7 @@ export function readEventLog(path: string): EventLog {
     if (parsed === null || typeof parsed !== 'object') throw new EventLogError(`${where}: want a JSON object`);
     if (parsed['type'] === 'start') {
       if (header || records.length > 0) throw new EventLogError(`${where}: a start record after the first line`);
-      if (parsed['version'] !== 2) throw new EventLogError(`${where}: log version ${String(parsed['version'])}: this meshd reads version 2`);
+      if (parsed['version'] !== 2 && parsed['version'] !== 3) throw new EventLogError(`${where}: log version ${String(parsed['version'])}: this meshd reads versions 2 and 3`);
       header = parsed as unknown as EventLogHeader;
       return;
     }
@@ -185,13 +221,15 @@ export function readEventLog(path: string): EventLog {
       records.push({ type: 'inputs', inputs: parsed['inputs'] as ModelInput[], seq: records.length + 1, at: 0 });
       return;
     }
-    if (!TYPES.has(parsed['type'] as string)) throw new EventLogError(`${where}: type: want start, inputs, connect, request, disconnect or overflow`);
+    if (!TYPES.has(parsed['type'] as string)) throw new EventLogError(`${where}: type: want start, inputs, publish, connect, request, push, disconnect or overflow`);
     if (typeof parsed['at'] !== 'number' || !Number.isFinite(parsed['at'])) throw new EventLogError(`${where}: at: want a number of milliseconds`);
     if (records.length > 0 && parsed['at'] < records[records.length - 1]!.at) throw new EventLogError(`${where}: at ${parsed['at']} goes back in time`);
     if (parsed['type'] === 'inputs') checkInputs(parsed['inputs'], where);
-    if ((parsed['type'] === 'connect' || parsed['type'] === 'request' || parsed['type'] === 'disconnect') && typeof parsed['connection'] !== 'string') {
+    if (['connect', 'request', 'push', 'disconnect'].includes(parsed['type'] as string) && typeof parsed['connection'] !== 'string') {
       throw new EventLogError(`${where}: connection: want a string`);
     }
+    if (parsed['type'] === 'publish' && !Number.isInteger(parsed['token'])) throw new EventLogError(`${where}: token: want a whole number`);
+    if (parsed['type'] === 'push') checkPush(parsed, where);
     records.push(parsed as unknown as EventLogRecord);
   });
   return { header, records };

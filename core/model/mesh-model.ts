@@ -209,8 +209,9 @@ export class MeshModel {
    * The pipeline: applies each input batch as it arrives and emits debounced PushRequests, having
    * rebuilt the PushContext first when the request is full; each emitted request carries the snapshot
    * published with it (the PushContext and the endpoints at that moment). Unsubscribing stops everything.
+   * `flushes` (a replay of a recorded log): the debounce windows close when it emits, not on timers.
    */
-  pushes(inputs$: Observable<readonly ModelInput[] | ModelInput>): Observable<PushRequest> {
+  pushes(inputs$: Observable<readonly ModelInput[] | ModelInput>, opts: { readonly flushes?: Observable<unknown> } = {}): Observable<PushRequest> {
     const m = this.#opts.metrics;
     return inputs$.pipe(
       map((i) => {
@@ -229,6 +230,7 @@ export class MeshModel {
         debounceMax: this.#opts.debounceMax,
         enableEdsDebounce: this.#opts.enableEdsDebounce,
         scheduler: this.#scheduler,
+        ...(opts.flushes ? { flushes: opts.flushes } : {}),
         observer: {
           onOutput: (req, waited) => {
             m?.debounceTime?.(waited / 1000);

@@ -130,6 +130,17 @@ describe('debouncePushes', () => {
     });
   }
 
+  it('given recorded flushes should close the window only when they say, however long it waited', () => {
+    const ts = scheduler();
+    ts.run(({ hot, expectObservable }) => {
+      // NOTE: quiet 3 would close the windows at frames 7 and 22; the recorded decisions close them at 12 and 25.
+      const flushes = hot('------------f------------f--', { f: 1 });
+      const src = hot('-a--b--------------c--------|', { a: full('a'), b: full('b'), c: full('c') });
+      const out = src.pipe(debouncePushes({ ...base, scheduler: ts, flushes }), map(show));
+      expectObservable(out).toBe('------------x------------y--|', { x: 'F:a+b', y: 'F:c' });
+    });
+  });
+
   it('given a window of 2 ms should report a wait of 2 ms to the observer', () => {
     const ts = scheduler();
     const waits: number[] = [];

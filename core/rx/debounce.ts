@@ -36,6 +36,13 @@ export interface DebounceOptions {
   /** Defaults to rxjs `asyncScheduler`; tests pass a TestScheduler. */
   readonly scheduler?: SchedulerLike;
   readonly observer?: DebounceObserver;
+  /**
+   * The recorded decisions of a replay: given, no timer runs and the window closes (its merged request
+   * is emitted) each time this emits. NOTE: live timers fire late by however busy the loop is, so an
+   * input stamped after a window's due time may still have joined it; a replay that re-ran the timers on
+   * a virtual clock would close that window earlier than the live run did.
+   */
+  readonly flushes?: Observable<unknown>;
 }
 
 /** The debounce operator; see the file comment. */
@@ -73,6 +80,7 @@ export function debouncePushes(opts: DebounceOptions): OperatorFunction<PushRequ
         timer = scheduler.schedule(check, wait);
       };
 
+      const flushSub = opts.flushes?.subscribe(() => flush());
       const sub = source.subscribe({
         next(req) {
           opts.observer?.onInput?.(req);
@@ -85,7 +93,7 @@ export function debouncePushes(opts: DebounceOptions): OperatorFunction<PushRequ
           if (!pending) {
             windowStart = now;
             pending = req;
-            timer = scheduler.schedule(check, opts.debounceAfter);
+            if (!opts.flushes) timer = scheduler.schedule(check, opts.debounceAfter);
           } else {
             pending = mergePushRequests(pending, req);
           }
@@ -101,6 +109,7 @@ export function debouncePushes(opts: DebounceOptions): OperatorFunction<PushRequ
       });
       return () => {
         timer?.unsubscribe();
+        flushSub?.unsubscribe();
         sub.unsubscribe();
       };
     });

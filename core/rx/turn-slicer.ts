@@ -2,7 +2,13 @@
  * TurnSlicer: keeps one turn of the event loop short when work runs as chains of promises (which never
  * give the loop a turn). The first check of a turn starts a slice and schedules its end with
  * `setImmediate`; once a slice has run `sliceMs`, `overBudget()` is true until the loop has turned, and
- * callers `await nextTurn()` (or defer with `setImmediate`) so reads, writes and timers get their turn.
+ * callers `await nextTurn()` so reads, writes and timers get their turn.
+ *
+ * Fair between chains (round robin): the chain that used up a turn's slice is resumed after the chains
+ * that the same turn turned away without any work (they were told to yield by a slice another chain
+ * used). So two chains that both have work take whole slices in turns. NOTE: before, every yielding chain
+ * resumed in the order it yielded, so the chain that ran first took every slice and the others starved
+ * for as long as it had work.
  *
  * @example
  * for (const item of items) {
@@ -11,35 +17,74 @@
  * }
  */
 
-/** Resolves on the next turn of the event loop (after pending I/O callbacks). */
+/** Chains to resume on the next turn: those turned away without work first, then those that worked. */
+let turnedAway: (() => void)[] = [];
+let worked: (() => void)[] = [];
+let resumeScheduled = false;
+/** What the latest `overBudget()` that said true said of its caller: turned away without work. */
+let lastTurnedAway = false;
+
+function resumeWaiters(): void {
+  resumeScheduled = false;
+  const all = [...turnedAway, ...worked];
+  turnedAway = [];
+  worked = [];
+  for (const resolve of all) resolve();
+}
+
+/**
+ * Resolves on the next turn of the event loop (after pending I/O callbacks). Right after a TurnSlicer's
+ * `overBudget()` said true, the caller is queued fairly (see the file comment).
+ */
 export function nextTurn(): Promise<void> {
-  return new Promise<void>((resolve) => setImmediate(resolve));
+  const first = lastTurnedAway;
+  lastTurnedAway = false;
+  return new Promise<void>((resolve) => {
+    (first ? turnedAway : worked).push(resolve);
+    if (!resumeScheduled) {
+      resumeScheduled = true;
+      setImmediate(resumeWaiters);
+    }
+  });
 }
 
 /** See the file comment. Share one instance between the chains that should take turns. */
 export class TurnSlicer {
   readonly #sliceMs: number;
+  readonly #now: () => number;
   #open = false;
   #start = 0;
+  /** True once this turn's slice has been reported used up (later callers did no work in it). */
+  #spent = false;
 
-  /** `sliceMs`: the longest slice of one turn, in milliseconds (> 0). */
-  constructor(sliceMs: number) {
+  /**
+   * `sliceMs`: the longest slice of one turn, in milliseconds (> 0). `now`: a monotonic reading in
+   * milliseconds (tests pass a virtual one); default `performance.now`.
+   */
+  constructor(sliceMs: number, now: () => number = () => performance.now()) {
     if (!(sliceMs > 0)) throw new RangeError(`TurnSlicer: sliceMs must be positive (got ${sliceMs})`);
     this.#sliceMs = sliceMs;
+    this.#now = now;
   }
 
-  /** True when this turn's slice has used its budget (the caller should yield). */
+  /** True when this turn's slice has used its budget (the caller should `await nextTurn()`). */
   overBudget(): boolean {
-    const now = performance.now();
+    const now = this.#now();
+    lastTurnedAway = false;
     if (!this.#open) {
       this.#open = true;
       this.#start = now;
+      this.#spent = false;
       setImmediate(() => {
         this.#open = false;
       });
       return false;
     }
-    return now - this.#start > this.#sliceMs;
+    if (now - this.#start <= this.#sliceMs) return false;
+    // NOTE: the first caller to hear it ran the slice; a later one in this turn got none of it.
+    lastTurnedAway = this.#spent;
+    this.#spent = true;
+    return true;
   }
 }
 

@@ -65,6 +65,46 @@ describe('XdsCache', () => {
     });
   }
 
+  const reads: { name: string; setup: (c: XdsCache) => void; reader: number; hit: boolean }[] = [
+    {
+      name: 'given bytes built after a change of their input should not serve them to a reader of the snapshot before it',
+      setup: (c) => {
+        c.clear(['VirtualService/qs/echo'].map(parseConfigKey), 6);
+        c.set('rds', bytes('built'), VS, 6);
+      },
+      reader: 5,
+      hit: false,
+    },
+    {
+      name: 'given bytes built from a newer snapshot whose inputs did not change since the reader\'s should serve them',
+      setup: (c) => {
+        c.clear(['VirtualService/qs/echo'].map(parseConfigKey), 3);
+        c.clear(['AuthorizationPolicy/qs/deny'].map(parseConfigKey), 6);
+        c.set('rds', bytes('built'), VS, 6);
+      },
+      reader: 5,
+      hit: true,
+    },
+    { name: 'given bytes built from an older snapshot still held should serve them', setup: (c) => c.set('rds', bytes('built'), VS, 2), reader: 5, hit: true },
+    {
+      name: 'given bytes built after a clearAll newer than the reader\'s snapshot should not serve them',
+      setup: (c) => {
+        c.clearAll(6);
+        c.set('rds', bytes('built'), VS, 6);
+      },
+      reader: 5,
+      hit: false,
+    },
+  ];
+  for (const r of reads) {
+    it(r.name, () => {
+      const c = new XdsCache({ maxSize: 10 });
+      r.setup(c);
+      assert.equal(c.get('rds', r.reader) !== undefined, r.hit);
+      assert.ok(c.get('rds'), 'a reader that names no snapshot gets them');
+    });
+  }
+
   it('given more invalidated configs than it remembers should fold them into a floor and still refuse older writes', () => {
     const c = new XdsCache({ maxSize: 10, maxTokens: 2 });
     c.clear(['VirtualService/qs/a'].map(parseConfigKey), 3);

@@ -77,10 +77,16 @@ export class XdsCache {
     return this.#entries.size;
   }
 
-  /** Bytes for a key, or undefined; counts a hit or a miss. */
-  get(key: string): Uint8Array | undefined {
+  /**
+   * Bytes for a key, or undefined; counts a hit or a miss. `token`: the snapshot the reader builds from;
+   * bytes built from a newer snapshot are a miss when the key or one of its inputs was invalidated after
+   * the reader's snapshot (they hold a change the reader's snapshot does not have).
+   * NOTE: without this a push that waited in the queue served bytes another proxy's newer push had cached,
+   * under its older version: the bytes a proxy got then hung on which proxy was pushed first.
+   */
+  get(key: string, token?: number): Uint8Array | undefined {
     const e = this.#entries.get(key);
-    if (!e) {
+    if (!e || (token !== undefined && e.token > token && this.#changedSince(key, e.deps, token))) {
       this.#metrics?.read?.('miss');
       return undefined;
     }
@@ -141,6 +147,14 @@ export class XdsCache {
     this.#keyTokens.clear();
     this.#floor = Math.max(this.#floor, token);
     this.#report();
+  }
+
+  /** Whether the key or one of its deps was invalidated after snapshot `token` (or may have been: the floor). */
+  #changedSince(key: string, deps: readonly string[], token: number): boolean {
+    if (this.#floor > token) return true;
+    if ((this.#keyTokens.get(key) ?? -1) > token) return true;
+    for (const d of deps) if ((this.#depTokens.get(d) ?? -1) > token) return true;
+    return false;
   }
 
   #stale(key: string, deps: readonly string[], token: number): boolean {

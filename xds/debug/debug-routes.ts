@@ -6,7 +6,7 @@
  * once). Node metadata and NACK details are shown with credentials redacted (`redact.ts`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { proxyRequestPush, type PushSnapshot } from '../../core/index.js';
+import { nextTurn, proxyRequestPush, pushPathSlicer, type PushSnapshot } from '../../core/index.js';
 import type { ConnectionInfo } from '../server/connection.js';
 import { TYPE_URL, type ResourceGenerator } from '../server/contracts.js';
 import { toJson } from '../protos/json.js';
@@ -39,17 +39,13 @@ const DUMP_TYPES = [
   { typeUrl: TYPE_URL.endpoint, dump: 'envoy.admin.v3.EndpointsConfigDump', message: 'envoy.config.endpoint.v3.ClusterLoadAssignment', wrap: (j: unknown) => ({ endpoint_config: j }), field: 'dynamic_endpoint_configs' },
 ] as const;
 
-/** Longest stretch of converting resources to JSON before a dump lets the event loop turn. */
-const DUMP_SLICE_MS = 10;
-
 /**
  * Envoy's ConfigDump of what meshd would send a connected proxy for everything it watches. Converting
- * thousands of resources to JSON yields the event loop every ~10 ms, so pushes run in between.
+ * thousands of resources to JSON yields the event loop in turns with pushes (the push path's fair TurnSlicer).
  */
 export async function configDump<P>(deps: DebugDeps<P>, conn: ConnectionInfo<P>): Promise<unknown> {
   const configs: unknown[] = [];
   const push = proxyRequestPush(deps.snapshot());
-  let sliceStart = performance.now();
   for (const t of DUMP_TYPES) {
     const watch = conn.types.find((w) => w.typeUrl === t.typeUrl);
     const entries: unknown[] = [];
@@ -57,12 +53,8 @@ export async function configDump<P>(deps: DebugDeps<P>, conn: ConnectionInfo<P>)
       const res = await deps.generator.generate(conn.proxy, { typeUrl: t.typeUrl, names: new Set(watch.names), wildcard: watch.wildcard }, push);
       for (const r of res?.resources ?? []) {
         entries.push({ version_info: watch.versionSent, ...t.wrap(toJson(t.message, r.body)) });
-        // NOTE: its own budget and setImmediate, not the push path's TurnSlicer: a dump must not use up the
-        // slice pushes start in.
-        if (performance.now() - sliceStart > DUMP_SLICE_MS) {
-          await new Promise((resolve) => setImmediate(resolve));
-          sliceStart = performance.now();
-        }
+        // NOTE: the push path's slicer takes turns fairly between chains: the dump and pushes share the turns.
+        if (pushPathSlicer.overBudget()) await nextTurn();
       }
     }
     configs.push({ '@type': `type.googleapis.com/${t.dump}`, [t.field]: entries });

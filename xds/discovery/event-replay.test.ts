@@ -4,7 +4,7 @@
  * response to every proxy byte for byte as the proxies received it, version_info and nonce included.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -16,7 +16,7 @@ import { TYPE_URL } from '../server/contracts.js';
 import { AdsClient } from '../testing/ads-client.js';
 import { DeltaAdsClient } from '../testing/delta-ads-client.js';
 import { eventually } from '../testing/eventually.js';
-import { formatReplay, replayEvents } from './event-replay.js';
+import { formatReplay, replayEvents, ReplayError } from './event-replay.js';
 import { MeshDiscovery } from './mesh-discovery.js';
 
 const HOST = ECHO_HOST;
@@ -196,5 +196,11 @@ describe('event log record and replay (MeshDiscovery)', function () {
       for (let i = 0; i < live.length; i++) assert.equal(replayed[i], live[i], `${pod}: response ${i} (${cl.responses[i]!.typeUrl}) byte for byte`);
     }
     assert.match(formatReplay(result), /sidecar~10\.0\.1\.1~b\.qs~qs\.svc\.cluster\.local EDS version \d+ nonce [0-9a-f]+-\d+: \[/);
+  });
+
+  it('given a log of version 2 (no timing decisions recorded) should refuse to replay it, saying why', async () => {
+    const path = join(dir, 'old.jsonl');
+    writeFileSync(path, '{"type":"start","version":2,"wallStart":0,"meta":{"model":{},"generator":{},"transport":{},"nonceSeed":"ab"}}\n{"type":"disconnect","connection":"a","at":0,"seq":1}\n');
+    await assert.rejects(replayEvents(readEventLog(path)), (e: unknown) => e instanceof ReplayError && /version 2 .*lacks when debounce windows closed.*record it again/.test(e.message));
   });
 });

@@ -1,18 +1,25 @@
 /**
  * Replays a recorded event log (`pilot-discovery discovery --record FILE`) through a fresh MeshDiscovery on
- * a virtual clock: the same options (from the log's header), the same inputs at the same times, so the
- * debounce makes the same decisions; the recorded proxies connect as local streams (no network) and are
- * served by the real generator registry, push queue and SotW/delta handlers, with the recorded nonce seed.
- * The result is every response, byte for byte, grouped by the push (or the proxy's request) that caused it.
+ * a virtual clock: the same options (from the log's header), the same inputs at the same times; the
+ * recorded proxies connect as local streams (no network) and are served by the real generator registry and
+ * SotW/delta handlers, with the recorded nonce seed. The result is every response, byte for byte, grouped
+ * by the push (or the proxy's request) that caused it.
  *
- * NOTE: the log records inputs, not the transport's interleavings: a push that, live, was merged in the push
- * queue with a later one, or was still queued when a proxy's request was answered, is replayed as if
- * each push ran to completion before the next event. A warning says so when a request's answer reads
- * another snapshot than it did live.
+ * The log (version 3) also holds the live run's timing decisions, and the replay follows them: a debounce
+ * window closes where a `publish` record says it closed live (not when a virtual timer says), each
+ * connection is handed the push a `push` record says it handled (merged as the push queue merged it,
+ * reading the recorded snapshot) in its recorded turn among the connection's requests, and a proxy's own
+ * request is answered from the snapshot it read live. So a busy live run (windows that closed late, pushes
+ * merged while a proxy was being pushed, requests answered while a push waited) replays byte for byte.
+ *
+ * A version 2 log (inputs only) is refused: its pushes could only be re-decided, not replayed as they ran.
  */
 import { pino } from 'pino';
 import { Subject } from 'rxjs';
-import { createMetrics, ManualClock, type EventLog, type ModelInput, type ProxyNode, type PushRequest } from '../../core/index.js';
+import {
+  ConfigKeySet, createMetrics, ManualClock, PUSH_REASONS,
+  type EventLog, type EventLogRecord, type ModelInput, type ProxyNode, type PushReason, type PushRequest, type PushSnapshot,
+} from '../../core/index.js';
 import { lookupType } from '../protos/index.js';
 import type { LocalResponse, LocalStream } from '../server/ads-server.js';
 import type { RecordedRequest } from '../server/stream-host.js';
@@ -92,6 +99,9 @@ function describeResponse(protocol: 'sotw' | 'delta', r: LocalResponse): Pick<Re
 /** Replays `log` (see the file comment). */
 export async function replayEvents(log: EventLog): Promise<ReplayResult> {
   if (!log.header) throw new ReplayError('the log has no start record (recorded by an older meshd): its options and nonce seed are unknown');
+  if (log.header.version < 3) {
+    throw new ReplayError(`the log is of version ${log.header.version} (recorded by an older meshd): it lacks when debounce windows closed and what each proxy was pushed, so its pushes cannot be replayed as they ran; record it again`);
+  }
   const meta = log.header.meta as unknown as RecordedDiscoveryOptions;
   if (!meta.model || !meta.generator || !meta.transport || typeof meta.nonceSeed !== 'string') {
     throw new ReplayError('the start record lacks model, generator, transport or nonceSeed');
@@ -146,60 +156,104 @@ export async function replayEvents(log: EventLog): Promise<ReplayResult> {
     responses.push(out);
   };
 
-  const sub = discovery.connect(inputs, (req) => void groupOf(req));
-
-  /** Lets every push that the clock's timers start run to its end. */
-  const settle = async (): Promise<void> => {
-    for (let i = 0; i < 3; i++) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      await discovery.ads.idle();
-    }
-  };
-  /** Moves the virtual clock to `at`, timer by timer, letting the pushes each one starts finish. */
-  const advanceTo = async (at: number): Promise<void> => {
-    for (;;) {
-      const next = clock.timersDueIn()[0];
-      if (next === undefined || clock.now() + next > at) break;
-      clock.advanceSync(next);
-      await settle();
-    }
-    if (at > clock.now()) clock.advanceSync(at - clock.now());
+  const flushes = new Subject<void>();
+  const snapshots = new Map<number, PushSnapshot>([[discovery.model.snapshot.token, discovery.model.snapshot]]);
+  const published = new Map<number, PushRequest>();
+  const sub = discovery.connect(
+    inputs,
+    (req) => {
+      groupOf(req);
+      if (req.snapshot) {
+        snapshots.set(req.snapshot.token, req.snapshot);
+        published.set(req.snapshot.token, req);
+      }
+    },
+    { flushes },
+  );
+  const streamOf = (rec: EventLogRecord & { readonly connection: string }, what: string): (typeof streams extends Map<string, infer S> ? S : never) => {
+    const s = streams.get(rec.connection);
+    if (!s) throw new ReplayError(`record ${rec.seq}: ${what} on connection ${rec.connection}, which never connected in this log`);
+    return s;
   };
 
   try {
     for (const rec of log.records) {
-      await advanceTo(rec.at);
+      // NOTE: no debounce timer runs (the windows close at `publish` records), so the clock only stamps.
+      if (rec.at > clock.now()) clock.advanceSync(rec.at - clock.now());
       if (rec.type === 'inputs') inputs.next(rec.inputs);
-      else if (rec.type === 'connect') {
+      else if (rec.type === 'publish') {
+        if (discovery.model.snapshot.token < rec.token) flushes.next();
+        if (discovery.model.snapshot.token !== rec.token) {
+          warnings.push(`record ${rec.seq}: live, snapshot ${rec.token} was published here; the replay is at snapshot ${discovery.model.snapshot.token}`);
+        }
+      } else if (rec.type === 'connect') {
         const stream = await discovery.ads.openLocal(rec.node, rec.protocol, onResponse, rec.connection);
         streams.set(rec.connection, { stream, node: rec.node, protocol: rec.protocol });
       } else if (rec.type === 'request') {
-        const s = streams.get(rec.connection);
-        if (!s) throw new ReplayError(`record ${rec.seq}: a request on connection ${rec.connection}, which never connected in this log`);
+        const s = streamOf(rec, 'a request');
         const latest = discovery.model.snapshot.token;
-        if (rec.token !== undefined && rec.token !== latest) {
+        const answerFrom = rec.token !== undefined ? snapshots.get(rec.token) : undefined;
+        if (rec.token !== undefined && rec.token !== latest && !answerFrom) {
           warnings.push(`record ${rec.seq} (${rec.connection}): the request was answered from snapshot ${rec.token} live, from ${latest} in the replay`);
         }
         asking = { connection: rec.connection, token: rec.token };
-        await s.stream.request(rec.request as unknown as RecordedRequest);
+        await s.stream.request(rec.request as unknown as RecordedRequest, answerFrom);
         asking = undefined;
+      } else if (rec.type === 'push') {
+        const s = streamOf(rec, 'a push');
+        const push = recordedPush(rec, published, snapshots);
+        if (!push) {
+          warnings.push(`record ${rec.seq} (${rec.connection}): a push of snapshot ${String(rec.token)}, which the replay never published; skipped`);
+          continue;
+        }
+        await s.stream.push(push);
       } else if (rec.type === 'disconnect') {
         streams.get(rec.connection)?.stream.close();
         streams.delete(rec.connection);
       } else {
         warnings.push(`record ${rec.seq}: the recording lost ${rec.dropped} records here (its buffer was full); what follows may differ from the live run`);
       }
-      await settle();
     }
-    // The last debounce window closes within debounceMax of the last input.
-    await advanceTo(clock.now() + Math.max(meta.model.debounceMax, meta.model.debounceAfter) + 1);
-    await settle();
   } finally {
     inputs.complete();
+    flushes.complete();
     sub.unsubscribe();
     discovery.ads.close();
   }
   return { pushes, responses, warnings };
+}
+
+/**
+ * The request a `push` record says a connection handled: the published push of its snapshot itself when
+ * the queue did not merge it (so the report groups it with that push), else the merged request rebuilt.
+ * Undefined when the replay never published that snapshot.
+ */
+function recordedPush(
+  rec: Extract<EventLogRecord, { type: 'push' }>, published: ReadonlyMap<number, PushRequest>, snapshots: ReadonlyMap<number, PushSnapshot>,
+): PushRequest | undefined {
+  const snapshot = rec.token === undefined ? undefined : snapshots.get(rec.token);
+  if (rec.token !== undefined && !snapshot) return undefined;
+  const base = rec.token === undefined ? undefined : published.get(rec.token);
+  const reasons = new Map<PushReason, number>();
+  for (const [r, n] of Object.entries(rec.reasons)) {
+    if ((PUSH_REASONS as readonly string[]).includes(r)) reasons.set(r as PushReason, n);
+  }
+  const configs = new ConfigKeySet(rec.configs);
+  if (
+    base && base.full === rec.full && (base.forced ?? false) === (rec.forced ?? false) &&
+    base.reasons.size === reasons.size && [...reasons].every(([r, n]) => base.reasons.get(r) === n) &&
+    base.configsUpdated.strings().join('\n') === configs.strings().join('\n')
+  ) {
+    return base;
+  }
+  return {
+    full: rec.full,
+    reasons,
+    configsUpdated: configs,
+    start: base?.start ?? 0,
+    ...(rec.forced ? { forced: true } : {}),
+    ...(snapshot ? { snapshot } : {}),
+  };
 }
 
 const SHORT: Readonly<Record<string, string>> = {

@@ -211,6 +211,13 @@ export class MeshDiscovery {
       if (e.kind === 'connected') recorder.record({ type: 'connect', connection: e.connectionId, protocol: e.protocol, node: e.node });
       else if (e.kind === 'disconnected') recorder.record({ type: 'disconnect', connection: e.connectionId });
       else if (e.kind === 'request') recorder.record({ type: 'request', connection: e.connectionId, token: e.token, request: e.request });
+      else if (e.kind === 'push') {
+        const p = e.push;
+        recorder.record({
+          type: 'push', connection: e.connectionId, token: p.snapshot?.token, full: p.full,
+          ...(p.forced ? { forced: true } : {}), reasons: Object.fromEntries(p.reasons), configs: [...p.configsUpdated],
+        });
+      }
     });
     return recorder;
   }
@@ -219,13 +226,26 @@ export class MeshDiscovery {
    * Feeds the sources into the model and the resulting pushes (each carrying its snapshot) into the
    * transport. Each push first clears the cache entries it invalidates, then `onPush` sees it (the replay
    * reports every push, also those no proxy needed). Unsubscribe to stop.
+   *
+   * A replay of a recorded log passes `replay`: `flushes` closes the debounce windows where the live run
+   * did, and the pushes stay out of the push queue (the replay hands each connection what it was pushed).
    */
-  connect(inputs$: Observable<readonly ModelInput[] | ModelInput>, onPush?: (req: PushRequest) => void): Subscription {
-    const recorded = this.recorder ? inputs$.pipe(this.recorder.tap()) : inputs$;
+  connect(
+    inputs$: Observable<readonly ModelInput[] | ModelInput>,
+    onPush?: (req: PushRequest) => void,
+    replay?: { readonly flushes: Observable<unknown> },
+  ): Subscription {
+    const recorder = this.recorder;
+    const recorded = recorder ? inputs$.pipe(recorder.tap()) : inputs$;
+    const pushes = this.model.pushes(recorded, replay ? { flushes: replay.flushes } : {}).pipe(
+      // NOTE: recorded before anything acts on the push, so its record precedes the connections' push records.
+      tap((req) => recorder?.record({ type: 'publish', token: req.snapshot?.token ?? this.model.snapshot.token })),
+      tap((req) => this.generator.invalidate(req)),
+      tap((req) => onPush?.(req)),
+    );
+    if (replay) return pushes.subscribe();
     return this.ads.attach(
-      this.model.pushes(recorded).pipe(
-        tap((req) => this.generator.invalidate(req)),
-        tap((req) => onPush?.(req)),
+      pushes.pipe(
         this.pushStatus.track(),
         // NOTE: one info line per push (debounced), with counts, never one per proxy.
         tap((req) => this.#log?.info({ full: req.full, configs: req.configsUpdated.size, reasons: Object.fromEntries(req.reasons), proxies: this.ads.connections().length }, 'push')),

@@ -6,6 +6,7 @@
  * (which refuses bytes built from a snapshot older than the entry's last invalidation).
  */
 import { configKeysOf, nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../core/index.js';
+import type { Cluster, ClusterLoadAssignment, Listener, RouteConfiguration } from '../envoy-types/index.js';
 import { XdsCache } from '../cache/xds-cache.js';
 import { encode } from '../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../server/contracts.js';
@@ -58,8 +59,11 @@ export function snapshotOf(push: PushRequest): PushSnapshot {
   return push.snapshot;
 }
 
+/** An Envoy resource the proxyless generators build, in the codec's plain-object form. */
+export type EnvoyResource = Cluster | ClusterLoadAssignment | Listener | RouteConfiguration;
+
 interface Built {
-  readonly resource: Record<string, unknown>;
+  readonly resource: EnvoyResource;
   readonly dependencies: readonly string[];
 }
 
@@ -144,7 +148,7 @@ export class ProxylessGrpcGenerator {
   }
 
   /** The plain-object build of one resource from a snapshot, not encoded nor cached (for tests and debugging). */
-  buildObject(p: Proxy, typeUrl: string, name: string, snap: PushSnapshot): Record<string, unknown> | undefined {
+  buildObject(p: Proxy, typeUrl: string, name: string, snap: PushSnapshot): EnvoyResource | undefined {
     const ctx = snap.pushContext;
     switch (typeUrl) {
       case TYPE_URL.listener:
@@ -176,7 +180,7 @@ export class ProxylessGrpcGenerator {
       // chains share one slice of the turn (see TurnSlicer).
       if ((this.#opts.slicer ?? pushPathSlicer).overBudget()) await nextTurn();
       const cacheKey = this.#opts.enableCache ? how.key(name) : undefined;
-      const hit = cacheKey !== undefined ? this.cache.get(cacheKey) : undefined;
+      const hit = cacheKey !== undefined ? this.cache.get(cacheKey, token) : undefined;
       if (hit) {
         resources.push({ name, body: hit });
         continue;

@@ -70,8 +70,13 @@ export interface LocalResponse {
 /** A stream served without a network (the replay of an event log): the same handlers, pushes and nonces. */
 export interface LocalStream {
   readonly connectionId: string;
-  /** Processes one request as if it came on the stream; resolves when it is answered. */
-  request(request: RecordedRequest): Promise<void>;
+  /**
+   * Processes one request as if it came on the stream; resolves when it is answered. `answerFrom`: the
+   * snapshot a proxy's own request reads (the one it read live), instead of the newest.
+   */
+  request(request: RecordedRequest, answerFrom?: PushSnapshot): Promise<void>;
+  /** Handles one push on the stream now (not through the push queue), in turn with its requests. */
+  push(request: PushRequest): Promise<void>;
   /** Ends the stream (as a disconnect). */
   close(): void;
 }
@@ -231,20 +236,34 @@ export class AdsServer<P = unknown> {
       return Promise.resolve();
     };
     const log = protocol === 'sotw' ? this.#opts.loggers.ads : this.#opts.loggers.delta;
-    const handler = protocol === 'sotw' ? new SotwHandler<P>(this.#host, write, log) : new DeltaHandler<P>(this.#host, write, log);
+    let answerFrom: PushSnapshot | undefined;
+    const host: StreamHost<P> = { ...this.#host, latestSnapshot: () => answerFrom ?? this.#host.latestSnapshot() };
+    const handler = protocol === 'sotw' ? new SotwHandler<P>(host, write, log) : new DeltaHandler<P>(host, write, log);
+    const push = (p: PushRequest): Promise<void> =>
+      serial.run(() => {
+        if (conn.closed) return undefined;
+        this.#events.next({ kind: 'push', connectionId: conn.id, push: p });
+        return handler.push(conn, p);
+      });
     this.#connections.set(conn.id, conn);
-    this.#pushers.set(conn, (push) => serial.run(() => (conn.closed ? undefined : handler.push(conn, push))));
+    this.#pushers.set(conn, push);
     this.#metrics.connected(1);
     this.#events.next({ kind: 'connected', connectionId: conn.id, node, protocol });
     return {
       connectionId: conn.id,
-      request: (r) =>
-        serial.run(() => {
+      request: (r, snapshot) =>
+        serial.run(async () => {
           if (conn.closed) return undefined;
           if (r.protocol !== protocol) throw new Error(`a ${r.protocol} request on a ${protocol} stream (${conn.id})`);
-          if (r.protocol === 'sotw') return (handler as SotwHandler<P>).process(conn, r as DiscoveryRequest);
-          return (handler as DeltaHandler<P>).process(conn, r as DeltaDiscoveryRequest);
+          answerFrom = snapshot;
+          try {
+            if (r.protocol === 'sotw') return await (handler as SotwHandler<P>).process(conn, r as DiscoveryRequest);
+            return await (handler as DeltaHandler<P>).process(conn, r as DeltaDiscoveryRequest);
+          } finally {
+            answerFrom = undefined;
+          }
         }),
+      push,
       close: () => {
         conn.closed = true;
         this.#host.close(conn);

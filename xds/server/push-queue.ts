@@ -11,10 +11,10 @@
  * - `remove` (the connection closed) frees everything the connection holds, its slot included, even if its
  *   push never settles.
  * - Pushes whose resources are cached complete in microtasks, so one push ending starts the next without
- *   the event loop turning; once the turn's slice is used up, starting further pushes waits for `setImmediate`, so
+ *   the event loop turning; once the turn's slice is used up, starting further pushes waits for the next turn, so
  *   reads (ACKs, new requests) and timers get their turn.
  */
-import { mergePushRequests, pushPathSlicer, systemClock, type CancelTimer, type Clock, type PushRequest, type TurnSlicer } from '../../core/index.js';
+import { mergePushRequests, nextTurn, pushPathSlicer, systemClock, type CancelTimer, type Clock, type PushRequest, type TurnSlicer } from '../../core/index.js';
 
 /** Options of a PushQueue. */
 export interface PushQueueOptions<K> {
@@ -188,7 +188,8 @@ export class PushQueue<K> {
     if (this.#deferred) return false;
     if (!this.#slicer.overBudget()) return true;
     this.#deferred = true;
-    setImmediate(() => {
+    // NOTE: nextTurn (not a bare setImmediate): turned away by a slice pushes used, the pump resumes first.
+    void nextTurn().then(() => {
       this.#deferred = false;
       this.#pump();
     });

@@ -168,7 +168,7 @@ describe('ADS state of the world over real gRPC', () => {
     assert.deepEqual(r.resources.map((x) => x.name), ['c1']);
   });
 
-  it('given an attached PushRequest stream, should push each request and emit connected, request (not for a plain ACK), ack and nack events', async () => {
+  it('given an attached PushRequest stream, should push each request and emit connected, request (not for a plain ACK), ack, push and nack events', async () => {
     const events: AdsEvent['kind'][] = [];
     const sub = h.ads.events.subscribe((e) => events.push(e.kind));
     const pushes = new Subject<PushRequest>();
@@ -182,7 +182,7 @@ describe('ADS state of the world over real gRPC', () => {
       pushes.next(pushRequest('config', { full: true }));
       await c.nextResponse(CDS, 1);
       c.nack(CDS, 'bad');
-      await eventually('connected, request, ack and nack events', () => (events.join() === 'connected,request,ack,request,nack' ? true : undefined));
+      await eventually('connected, request, ack, push and nack events', () => (events.join() === 'connected,request,ack,push,request,nack' ? true : undefined));
     } finally {
       attached.unsubscribe();
       sub.unsubscribe();

@@ -21,7 +21,12 @@ export type AdsEvent =
    * NACK; not a plain ACK or an expired nonce), emitted before it is acted on, with the token of the
    * newest snapshot its answer reads. The record of an event log.
    */
-  | { readonly kind: 'request'; readonly connectionId: string; readonly request: RecordedRequest; readonly token: number | undefined };
+  | { readonly kind: 'request'; readonly connectionId: string; readonly request: RecordedRequest; readonly token: number | undefined }
+  /**
+   * A connection starts handling a push, after the push queue's merges, in its turn among the stream's
+   * requests: the record of an event log (what the queue's timing decided).
+   */
+  | { readonly kind: 'push'; readonly connectionId: string; readonly push: PushRequest };
 
 /** A request as an event log records it (plain JSON; the node is in the connect record). */
 export type RecordedRequest =

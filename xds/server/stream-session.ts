@@ -111,7 +111,13 @@ export function serveStream<P, Req extends AdsRequest>(host: StreamHost<P>, call
     if (!conn) {
       const node = parseNode(req.node, host.limits);
       const opened = await host.open(node, peer, handler.protocol, (push) =>
-        serial.run(() => (ended ? undefined : handler.push(opened, push))).catch(fail),
+        serial
+          .run(() => {
+            if (ended) return undefined;
+            host.emit({ kind: 'push', connectionId: opened.id, push });
+            return handler.push(opened, push);
+          })
+          .catch(fail),
       );
       conn = opened;
       if (ended) {

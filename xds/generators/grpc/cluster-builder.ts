@@ -6,10 +6,11 @@
 import type { Config, PushContext, Proxy, Service } from '../../../core/index.js';
 import { ADS_SOURCE, any, CERT_PROVIDER, duration, ENVOY, outboundClusterName, parseOutboundClusterName } from './envoy.js';
 import type { DestinationRuleSpec, TrafficPolicy } from '../../../crds/index.js';
+import type { Cluster, CommonTlsContext, TransportSocket } from '../../envoy-types/index.js';
 
 /** A built cluster and what it depends on. */
 export interface BuiltCluster {
-  readonly resource: Record<string, unknown>;
+  readonly resource: Cluster;
   readonly dependencies: readonly string[];
 }
 
@@ -43,15 +44,15 @@ export function expectedSans(ctx: PushContext, svc: Service, serviceAccounts: It
 }
 
 /** The UpstreamTlsContext transport socket for MESH_MUTUAL (or SIMPLE: server verified, no client cert). */
-export function upstreamTls(mode: 'MESH_MUTUAL' | 'SIMPLE', sans: readonly string[], sni?: string): Record<string, unknown> {
-  const commonTlsContext: Record<string, unknown> = {
+export function upstreamTls(mode: 'MESH_MUTUAL' | 'SIMPLE', sans: readonly string[], sni?: string): TransportSocket {
+  const commonTlsContext: CommonTlsContext = {
     validationContext: {
       caCertificateProviderInstance: { instanceName: CERT_PROVIDER.instance, certificateName: CERT_PROVIDER.rootCert },
       ...(sans.length > 0 ? { matchSubjectAltNames: sans.map((s) => ({ exact: s })) } : {}),
     },
   };
   if (mode === 'MESH_MUTUAL') {
-    commonTlsContext['tlsCertificateProviderInstance'] = { instanceName: CERT_PROVIDER.instance, certificateName: CERT_PROVIDER.identity };
+    commonTlsContext.tlsCertificateProviderInstance = { instanceName: CERT_PROVIDER.instance, certificateName: CERT_PROVIDER.identity };
   }
   return {
     name: 'envoy.transport_sockets.tls',
@@ -78,35 +79,35 @@ export function buildCluster(ctx: PushContext, proxy: Proxy, name: string, opts:
   const dr = ctx.destinationRule(parsed.host, proxy.namespace);
   if (!hasSubset(dr, parsed.subset)) return undefined;
   const policy = effectivePolicy(dr, parsed.subset, parsed.port);
-  const cluster: Record<string, unknown> = {
+  const cluster: Cluster = {
     name,
     connectTimeout: duration(ctx.meshConfig.connectTimeout),
   };
   if ((svc.resolution === 'DNS' || svc.resolution === 'DNS_ROUND_ROBIN') && svc.location === 'MESH_EXTERNAL') {
-    cluster['type'] = 'LOGICAL_DNS';
-    cluster['loadAssignment'] = {
+    cluster.type = 'LOGICAL_DNS';
+    cluster.loadAssignment = {
       clusterName: name,
       endpoints: [{ lbEndpoints: [{ endpoint: { address: { socketAddress: { address: svc.hostname, portValue: parsed.port } } } }] }],
     };
   } else {
-    cluster['type'] = 'EDS';
-    cluster['edsClusterConfig'] = { edsConfig: ADS_SOURCE, serviceName: name };
+    cluster.type = 'EDS';
+    cluster.edsClusterConfig = { edsConfig: ADS_SOURCE, serviceName: name };
   }
   const ch = policy.loadBalancer?.consistentHash;
   if (ch) {
-    cluster['lbPolicy'] = 'RING_HASH';
+    cluster.lbPolicy = 'RING_HASH';
     const min = ch.ringHash?.minimumRingSize ?? ch.minimumRingSize;
-    cluster['ringHashLbConfig'] = { hashFunction: 'XX_HASH', ...(min ? { minimumRingSize: { value: min } } : {}) };
+    cluster.ringHashLbConfig = { hashFunction: 'XX_HASH', ...(min ? { minimumRingSize: { value: min } } : {}) };
   } else {
     // NOTE: gRPC NACKs LEAST_REQUEST; every other simple policy is served as ROUND_ROBIN.
-    cluster['lbPolicy'] = 'ROUND_ROBIN';
+    cluster.lbPolicy = 'ROUND_ROBIN';
   }
   const maxRequests = policy.connectionPool?.http?.http2MaxRequests;
-  if (maxRequests !== undefined) cluster['circuitBreakers'] = { thresholds: [{ maxRequests: { value: maxRequests } }] };
+  if (maxRequests !== undefined) cluster.circuitBreakers = { thresholds: [{ maxRequests: { value: maxRequests } }] };
   const od = policy.outlierDetection;
   if (od) {
     const consecutive = od.consecutive5xxErrors;
-    cluster['outlierDetection'] = {
+    cluster.outlierDetection = {
       ...(consecutive !== undefined ? { consecutive_5xx: { value: consecutive } } : {}),
       ...(od.consecutiveGatewayErrors !== undefined ? { consecutiveGatewayFailure: { value: od.consecutiveGatewayErrors } } : {}),
       interval: duration(od.interval ?? '10s'),
@@ -130,7 +131,7 @@ export function buildCluster(ctx: PushContext, proxy: Proxy, name: string, opts:
   const tlsMode = clientTlsMode(ctx, svc, policy);
   if (tlsMode !== 'DISABLE') {
     const sans = expectedSans(ctx, svc, opts.serviceAccounts(svc.hostname), policy);
-    cluster['transportSocket'] = upstreamTls(tlsMode, sans, policy.tls?.sni);
+    cluster.transportSocket = upstreamTls(tlsMode, sans, policy.tls?.sni);
   }
   return {
     resource: cluster,

@@ -10,6 +10,7 @@ import { labelsMatch, localityString, type EndpointView, type Locality, type Pus
 import { effectivePolicy } from './cluster-builder.js';
 import { parseOutboundClusterName } from './envoy.js';
 import type { DestinationRuleSpec } from '../../../crds/index.js';
+import type { ClusterLoadAssignment, LocalityLbEndpoints } from '../../envoy-types/index.js';
 
 /** Options of the endpoint builder. */
 export interface EndpointBuildOptions {
@@ -19,7 +20,7 @@ export interface EndpointBuildOptions {
 
 /** A built load assignment and what it depends on. */
 export interface BuiltEndpoints {
-  readonly resource: Record<string, unknown>;
+  readonly resource: ClusterLoadAssignment;
   readonly dependencies: readonly string[];
   /** Whether the result depends on the proxy's locality (priorities were assigned). */
   readonly localitySensitive: boolean;
@@ -73,7 +74,7 @@ export function buildLoadAssignment(
   const used = [...new Set([...groups.values()].map((g) => g.priority))].sort((a, b) => a - b);
   const rank = new Map(used.map((p, n) => [p, n]));
   const ordered = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, g]) => g);
-  const endpoints = ordered.map((g) => {
+  const endpoints = ordered.map((g): LocalityLbEndpoints => {
     const eps = [...g.eps].sort((a, b) => (a.address === b.address ? a.port - b.port : a.address < b.address ? -1 : 1));
     return {
       locality: { region: g.locality.region, zone: g.locality.zone, subZone: g.locality.subZone },

@@ -3,6 +3,9 @@
  * cluster names. Objects use protobufjs's camelCase plain-object form (see xds/protos/codec.ts).
  */
 import { parseDuration } from '../../../core/index.js';
+import type {
+  AnyMessage, ConfigSource, DownstreamTlsContext, Duration, HTTPFault, HttpConnectionManager, RbacFilter, Router, UpstreamTlsContext,
+} from '../../envoy-types/index.js';
 
 /** Full names of the Envoy messages the generators build. */
 export const ENVOY = {
@@ -23,24 +26,34 @@ export function typeUrl(name: string): string {
   return `type.googleapis.com/${name}`;
 }
 
-/** An Any in expanded form: `{ '@type': url, ...fields }`. */
-export function any(name: string, fields: object): Record<string, unknown> {
+/** The typed configs meshd puts in Any fields, by message name: `any` checks their fields. */
+interface TypedConfigs {
+  [ENVOY.hcm]: HttpConnectionManager;
+  [ENVOY.router]: Router;
+  [ENVOY.fault]: HTTPFault;
+  [ENVOY.rbac]: RbacFilter;
+  [ENVOY.upstreamTls]: UpstreamTlsContext;
+  [ENVOY.downstreamTls]: DownstreamTlsContext;
+}
+
+/** An Any in expanded form: `{ '@type': url, ...fields }`; the fields are typed for the messages of `ENVOY`. */
+export function any<N extends string>(name: N, fields: N extends keyof TypedConfigs ? TypedConfigs[N] : object): AnyMessage & { readonly '@type': string } {
   return { '@type': typeUrl(name), ...fields };
 }
 
 /** google.protobuf.Duration from milliseconds. */
-export function durationMs(ms: number): { seconds: number; nanos: number } {
+export function durationMs(ms: number): Duration & { seconds: number; nanos: number } {
   const seconds = Math.floor(ms / 1000);
   return { seconds, nanos: Math.round((ms - seconds * 1000) * 1e6) };
 }
 
 /** google.protobuf.Duration from a Go/Istio duration string (`1s`, `500ms`). */
-export function duration(text: string): { seconds: number; nanos: number } {
+export function duration(text: string): Duration & { seconds: number; nanos: number } {
   return durationMs(parseDuration(text));
 }
 
 /** ConfigSource pointing back at the ADS stream. */
-export const ADS_SOURCE = { ads: {}, resourceApiVersion: 'V3' } as const;
+export const ADS_SOURCE: Readonly<ConfigSource> = { ads: {}, resourceApiVersion: 'V3' };
 
 /** `outbound|<port>|<subset>|<host>`, the Istio cluster name. */
 export function outboundClusterName(port: number, subset: string, host: string): string {

@@ -9,6 +9,7 @@
 import type { PushContext, Proxy, Service } from '../../../core/index.js';
 import { ADS_SOURCE, any, CERT_PROVIDER, ENVOY, outboundClusterName } from './envoy.js';
 import { rbacFilters } from './rbac-builder.js';
+import type { FilterChain, HttpConnectionManager, Listener } from '../../envoy-types/index.js';
 import { FAULT_FILTER_NAME } from './route-builder.js';
 
 /** The XdsServer listener name template (`%s` = `<ip>:<port>`). */
@@ -17,7 +18,7 @@ const SERVER_PREFIX = SERVER_LISTENER_TEMPLATE.replace('%s', '');
 
 /** A built listener and what it depends on; `perProxy` listeners must not be shared between proxies. */
 export interface BuiltListener {
-  readonly resource: Record<string, unknown>;
+  readonly resource: Listener;
   readonly dependencies: readonly string[];
   readonly perProxy: boolean;
 }
@@ -55,7 +56,7 @@ export function buildClientListener(ctx: PushContext, proxy: Proxy, name: string
   if (!hp) return undefined;
   const svc = resolveListenerService(ctx, proxy, hp.host);
   if (!svc || !svc.ports.some((p) => p.port === hp.port)) return undefined;
-  const hcm = {
+  const hcm: HttpConnectionManager = {
     statPrefix: name,
     rds: { configSource: ADS_SOURCE, routeConfigName: outboundClusterName(hp.port, '', svc.hostname) },
     httpFilters: [{ name: FAULT_FILTER_NAME, typedConfig: any(ENVOY.fault, {}) }, ROUTER],
@@ -78,7 +79,7 @@ export function buildServerListener(ctx: PushContext, proxy: Proxy, name: string
   if (!hp) return undefined;
   const mode = ctx.mtlsMode(proxy.namespace, proxy.labels, hp.port);
   const authz = ctx.authorizationPolicies(proxy.namespace, proxy.labels);
-  const hcm = {
+  const hcm: HttpConnectionManager = {
     statPrefix: `inbound|${hp.port}`,
     routeConfig: {
       name: `inbound|${hp.port}`,
@@ -86,13 +87,13 @@ export function buildServerListener(ctx: PushContext, proxy: Proxy, name: string
     },
     httpFilters: [...rbacFilters(authz), ROUTER],
   };
-  const chain: Record<string, unknown> = {
+  const chain: FilterChain = {
     name: `inbound|${hp.port}`,
     filters: [{ name: 'envoy.filters.network.http_connection_manager', typedConfig: any(ENVOY.hcm, hcm) }],
   };
   // NOTE: gRPC cannot sniff TLS, so PERMISSIVE is served as plaintext; only STRICT requires mTLS.
   if (mode === 'STRICT') {
-    chain['transportSocket'] = {
+    chain.transportSocket = {
       name: 'envoy.transport_sockets.tls',
       typedConfig: any(ENVOY.downstreamTls, {
         commonTlsContext: {

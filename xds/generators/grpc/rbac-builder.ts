@@ -9,10 +9,14 @@ import type { Config } from '../../../core/index.js';
 import { any, ENVOY } from './envoy.js';
 import type { AuthorizationCondition, AuthorizationOperation, AuthorizationPolicySpec, AuthorizationSource } from '../../../crds/index.js';
 
+import type { HttpFilter, RbacPolicy, StringMatcher } from '../../envoy-types/index.js';
+
+// NOTE: principals and permissions share the combinators (or, not, any) and stay loose objects; the policy,
+// filter and matcher shapes around them are the generated Envoy types.
 type Obj = Record<string, unknown>;
 
 /** An Envoy StringMatcher for an Istio value with `*` prefix/suffix wildcards. */
-export function wildcardMatcher(v: string): Obj {
+export function wildcardMatcher(v: string): StringMatcher {
   if (v === '*') return { safeRegex: { regex: '.+' } };
   if (v.endsWith('*')) return { prefix: v.slice(0, -1) };
   if (v.startsWith('*')) return { suffix: v.slice(1) };
@@ -101,7 +105,7 @@ function condition(c: AuthorizationCondition): { id?: Obj; rule?: Obj } {
 }
 
 /** The Envoy policy of one rule, or undefined when it can never match for gRPC. */
-function rulePolicy(rule: NonNullable<AuthorizationPolicySpec['rules']>[number], deny: boolean): Obj | undefined {
+function rulePolicy(rule: NonNullable<AuthorizationPolicySpec['rules']>[number], deny: boolean): RbacPolicy | undefined {
   const ids: Obj[] = [];
   const perms: Obj[] = [];
   const attempt = <T>(f: () => T): T | undefined => {
@@ -137,8 +141,8 @@ function rulePolicy(rule: NonNullable<AuthorizationPolicySpec['rules']>[number],
   };
 }
 
-function policies(configs: readonly Config[], deny: boolean): Record<string, Obj> {
-  const out: Record<string, Obj> = {};
+function policies(configs: readonly Config[], deny: boolean): Record<string, RbacPolicy> {
+  const out: Record<string, RbacPolicy> = {};
   for (const c of configs) {
     const spec = c.spec as unknown as AuthorizationPolicySpec;
     for (const [i, rule] of (spec.rules ?? []).entries()) {
@@ -150,8 +154,8 @@ function policies(configs: readonly Config[], deny: boolean): Record<string, Obj
 }
 
 /** The HTTP filters (before the router) for the policies that apply to a workload. Empty when none. */
-export function rbacFilters(applicable: { allow: readonly Config[]; deny: readonly Config[]; custom: readonly Config[] }): Obj[] {
-  const filters: Obj[] = [];
+export function rbacFilters(applicable: { allow: readonly Config[]; deny: readonly Config[]; custom: readonly Config[] }): HttpFilter[] {
+  const filters: HttpFilter[] = [];
   const denyPolicies = policies([...applicable.custom, ...applicable.deny], true);
   if (Object.keys(denyPolicies).length > 0) {
     filters.push({ name: 'envoy.filters.http.rbac.deny', typedConfig: any(ENVOY.rbac, { rules: { action: 'DENY', policies: denyPolicies } }) });

@@ -7,6 +7,9 @@
 import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy } from '../../../core/index.js';
 import { any, duration, ENVOY, fractionalPercent, GRPC_STATUS, outboundClusterName, parseOutboundClusterName } from './envoy.js';
 import type { DestinationRuleSpec, HTTPRoute, HTTPRouteDestination, StringMatch, VirtualServiceSpec } from '../../../crds/index.js';
+import type {
+  AnyMessage, HashPolicy, HeaderMatcher, HTTPFault, Route, RouteAction, RouteConfiguration, RouteMatch, StringMatcher,
+} from '../../envoy-types/index.js';
 
 /** The retry conditions gRPC clients understand (grpc-js-xds); others in `retryOn` are dropped. */
 const GRPC_RETRY_ON = new Set(['cancelled', 'deadline-exceeded', 'internal', 'resource-exhausted', 'unavailable']);
@@ -16,19 +19,19 @@ export const FAULT_FILTER_NAME = 'envoy.filters.http.fault';
 
 /** A built route configuration and the config keys it was built from. */
 export interface BuiltRoute {
-  readonly resource: Record<string, unknown>;
+  readonly resource: RouteConfiguration;
   /** Config keys (`kind/ns/name`, `ServiceEntry/ns/host`) and kind markers (`kind:X`) it depends on. */
   readonly dependencies: readonly string[];
 }
 
-function stringMatcher(m: StringMatch): Record<string, unknown> | undefined {
+function stringMatcher(m: StringMatch): StringMatcher | undefined {
   if (m.exact !== undefined) return { exact: m.exact };
   if (m.prefix !== undefined) return { prefix: m.prefix };
   if (m.regex !== undefined) return { safeRegex: { regex: m.regex } };
   return undefined;
 }
 
-function pathMatch(uri: StringMatch | undefined): Record<string, unknown> {
+function pathMatch(uri: StringMatch | undefined): RouteMatch {
   if (uri?.exact !== undefined) return { path: uri.exact };
   if (uri?.prefix !== undefined) return { prefix: uri.prefix };
   if (uri?.regex !== undefined) return { safeRegex: { regex: uri.regex } };
@@ -40,7 +43,7 @@ function pathMatch(uri: StringMatch | undefined): Record<string, unknown> {
  * port, other source labels or another source namespace are left out (a route with none left is
  * skipped). `method` and `authority` match the `:method` and `:authority` headers.
  */
-function routeMatches(route: HTTPRoute, proxy: Proxy, port: number): Record<string, unknown>[] {
+function routeMatches(route: HTTPRoute, proxy: Proxy, port: number): RouteMatch[] {
   const given = route.match && route.match.length > 0 ? route.match : [{}];
   const matches = given.filter(
     (m) =>
@@ -49,7 +52,7 @@ function routeMatches(route: HTTPRoute, proxy: Proxy, port: number): Record<stri
       (m.sourceNamespace === undefined || m.sourceNamespace === proxy.namespace),
   );
   return matches.map((m) => {
-    const headers: Record<string, unknown>[] = [];
+    const headers: HeaderMatcher[] = [];
     for (const [name, sm] of [[':method', m.method], [':authority', m.authority]] as const) {
       const stringMatch = sm ? stringMatcher(sm) : undefined;
       if (stringMatch) headers.push({ name, stringMatch });
@@ -72,27 +75,27 @@ function percentOf(p: { value?: number } | undefined, legacy?: number): number {
   return 100;
 }
 
-function faultConfig(route: HTTPRoute): Record<string, unknown> | undefined {
+function faultConfig(route: HTTPRoute): AnyMessage | undefined {
   const f = route.fault;
   if (!f || (!f.delay && !f.abort)) return undefined;
-  const out: Record<string, unknown> = {};
+  const out: HTTPFault = {};
   if (f.delay?.fixedDelay) {
-    out['delay'] = { fixedDelay: duration(f.delay.fixedDelay), percentage: fractionalPercent(percentOf(f.delay.percentage, f.delay.percent)) };
+    out.delay = { fixedDelay: duration(f.delay.fixedDelay), percentage: fractionalPercent(percentOf(f.delay.percentage, f.delay.percent)) };
   }
   if (f.abort) {
     const percentage = fractionalPercent(percentOf(f.abort.percentage));
     if (f.abort.grpcStatus !== undefined) {
       const code = GRPC_STATUS[f.abort.grpcStatus.toUpperCase()] ?? Number(f.abort.grpcStatus);
-      out['abort'] = { grpcStatus: code, percentage };
+      out.abort = { grpcStatus: code, percentage };
     } else if (f.abort.httpStatus !== undefined) {
-      out['abort'] = { httpStatus: f.abort.httpStatus, percentage };
+      out.abort = { httpStatus: f.abort.httpStatus, percentage };
     }
   }
   return any(ENVOY.fault, out);
 }
 
 /** The hash policy for RING_HASH destinations, from the destination's DestinationRule. */
-function hashPolicy(dr: Config | undefined, subset: string): Record<string, unknown>[] | undefined {
+function hashPolicy(dr: Config | undefined, subset: string): HashPolicy[] | undefined {
   if (!dr) return undefined;
   const spec = dr.spec as unknown as DestinationRuleSpec;
   const sub = spec.subsets?.find((s) => s.name === subset)?.trafficPolicy?.loadBalancer?.consistentHash;
@@ -115,12 +118,12 @@ export function buildRouteConfiguration(ctx: PushContext, proxy: Proxy, name: st
   if (!svc || !ctx.serviceVisible(svc, proxy.namespace)) return undefined;
   const deps = new Set<string>([`ServiceEntry/${svc.namespace}/${svc.hostname}`, 'kind:VirtualService', 'kind:DestinationRule']);
   const vs = ctx.virtualService(parsed.host, proxy.namespace);
-  const defaultRoute = (): Record<string, unknown> => ({
+  const defaultRoute = (): Route => ({
     name: 'default',
     match: { prefix: '/' },
     route: { cluster: outboundClusterName(parsed.port, '', parsed.host), ...withHash(hashPolicy(ctx.destinationRule(parsed.host, proxy.namespace), '')) },
   });
-  const routes: Record<string, unknown>[] = [];
+  const routes: Route[] = [];
   if (!vs) {
     routes.push(defaultRoute());
   } else {
@@ -148,7 +151,7 @@ export function buildRouteConfiguration(ctx: PushContext, proxy: Proxy, name: st
   };
 }
 
-function withHash(policy: Record<string, unknown>[] | undefined): Record<string, unknown> {
+function withHash(policy: HashPolicy[] | undefined): RouteAction {
   return policy ? { hashPolicy: policy } : {};
 }
 
@@ -159,7 +162,7 @@ function routeAction(
   r: HTTPRoute,
   listenerPort: number,
   deps: Set<string>,
-): Record<string, unknown> | undefined {
+): RouteAction | undefined {
   const dests = (r.route ?? []).filter((d: HTTPRouteDestination) => d.destination?.host);
   if (dests.length === 0) return undefined;
   const clusters = dests.map((d) => {
@@ -171,19 +174,19 @@ function routeAction(
     return { name: outboundClusterName(port, subset, host), weight: d.weight ?? (dests.length === 1 ? 100 : 0), host, subset };
   });
   const first = clusters[0]!;
-  const action: Record<string, unknown> = {};
+  const action: RouteAction = {};
   const positive = clusters.filter((c) => c.weight > 0);
   if (clusters.length === 1) {
-    action['cluster'] = first.name;
+    action.cluster = first.name;
   } else {
     // NOTE: Istio requires weights on multiple destinations; when all are 0 split evenly.
     const use = positive.length > 0 ? positive : clusters.map((c) => ({ ...c, weight: 1 }));
-    action['weightedClusters'] = { clusters: use.map((c) => ({ name: c.name, weight: { value: c.weight } })) };
+    action.weightedClusters = { clusters: use.map((c) => ({ name: c.name, weight: { value: c.weight } })) };
   }
   Object.assign(action, withHash(hashPolicy(ctx.destinationRule(first.host, proxy.namespace), first.subset)));
   if (r.timeout) {
     const d = duration(r.timeout);
-    if (d.seconds > 0 || d.nanos > 0) action['maxStreamDuration'] = { maxStreamDuration: d };
+    if (d.seconds > 0 || d.nanos > 0) action.maxStreamDuration = { maxStreamDuration: d };
   }
   if (r.retries && (r.retries.attempts ?? 0) > 0) {
     const on = (r.retries.retryOn ?? 'unavailable')
@@ -191,7 +194,7 @@ function routeAction(
       .map((s) => s.trim())
       .filter((s) => GRPC_RETRY_ON.has(s));
     if (on.length > 0) {
-      action['retryPolicy'] = {
+      action.retryPolicy = {
         retryOn: on.join(','),
         numRetries: { value: r.retries.attempts },
         ...(r.retries.perTryTimeout ? { perTryTimeout: duration(r.retries.perTryTimeout) } : {}),

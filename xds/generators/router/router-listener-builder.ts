@@ -28,6 +28,7 @@ import { ENVOY, provenance, SDS_SECRET, sdsSecret } from '../sidecar/sidecar-nam
 import { tlsListenerFilters } from '../sidecar/tcp-listener-builder.js';
 import { splitServerHost, type MergedGateway, type RouterPort, type RouterServer } from './merged-gateway.js';
 import { intersectHosts, virtualServicesForGateway } from './router-route-builder.js';
+import type { Listener } from '../../envoy-types/index.js';
 
 type Obj = Record<string, unknown>;
 type RouteDestination = { destination: { host: string; subset?: string; port?: { number?: number } }; weight?: number };
@@ -160,7 +161,7 @@ function serverMatch(s: RouterServer): Obj {
 }
 
 /** The listener of one merged port, or undefined when none of its servers yields a filter chain. */
-export function buildRouterListener(ctx: PushContext, proxy: Proxy, p: RouterPort): Obj | undefined {
+export function buildRouterListener(ctx: PushContext, proxy: Proxy, p: RouterPort): Listener | undefined {
   const name = `${p.bind}_${p.port}`;
   const statPrefix = `outbound_${name}`;
   const chains: Obj[] = [];
@@ -195,7 +196,7 @@ export function buildRouterListener(ctx: PushContext, proxy: Proxy, p: RouterPor
 }
 
 /** Every listener of a router, sorted by name. */
-export function buildRouterListeners(ctx: PushContext, proxy: Proxy, merged: MergedGateway): Obj[] {
+export function buildRouterListeners(ctx: PushContext, proxy: Proxy, merged: MergedGateway): Listener[] {
   const out: Obj[] = [];
   for (const p of merged.ports) {
     const l = buildRouterListener(ctx, proxy, p);

@@ -15,6 +15,7 @@ import type { VirtualServiceSpec } from '../../../crds/index.js';
 import { qualifiedGateway, virtualServiceRoutes, type RouteBuild } from '../sidecar/route-builder.js';
 import { provenance } from '../sidecar/sidecar-names.js';
 import { splitServerHost, type MergedGateway, type RouterServer } from './merged-gateway.js';
+import type { RouteConfiguration } from '../../envoy-types/index.js';
 
 /** The VirtualServices bound to a gateway (`namespace/name`) and visible from `from`, oldest first. */
 export function virtualServicesForGateway(ctx: PushContext, gatewayName: string, from: string): Config[] {
@@ -57,7 +58,7 @@ export function intersectHosts(server: RouterServer, vs: Config, domain: string)
 
 /** A built route configuration and the configs it read (for provenance and tests). */
 export interface BuiltRouterRoutes {
-  readonly resource: Record<string, unknown>;
+  readonly resource: RouteConfiguration;
   readonly virtualServices: readonly Config[];
 }
 
@@ -111,6 +112,6 @@ export function buildRouterRouteConfiguration(ctx: PushContext, proxy: Proxy, me
 }
 
 /** An empty route configuration (what istiod answers for a name no server uses any more). */
-export function emptyRouteConfiguration(name: string): Record<string, unknown> {
+export function emptyRouteConfiguration(name: string): RouteConfiguration {
   return { name, virtualHosts: [], validateClusters: { value: false } };
 }

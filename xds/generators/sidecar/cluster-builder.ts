@@ -21,6 +21,7 @@ import {
   PASSTHROUGH_CLUSTER,
   provenance,
 } from './sidecar-names.js';
+import type { Cluster } from '../../envoy-types/index.js';
 
 /** Envoy's "no limit" for circuit breakers, as Istio sets by default. */
 const MAX_UINT32 = 4294967295;
@@ -175,7 +176,7 @@ export interface SidecarClusterOptions {
 }
 
 /** One outbound cluster for a service port and subset (subset '' for the service itself). */
-export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Service, port: ServicePort, subset: string, endpoints: EndpointView): Record<string, unknown> {
+export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Service, port: ServicePort, subset: string, endpoints: EndpointView): Cluster {
   const name = outboundClusterName(port.port, subset, svc.hostname);
   const dr = ctx.destinationRule(svc.hostname, proxy.namespace);
   const policy = effectivePolicy(dr, subset, port.port);
@@ -211,7 +212,7 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
 }
 
 /** Every outbound cluster of the services in the proxy's scope (exportTo, Sidecar egress): per port, plain and per subset. */
-export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): Record<string, unknown>[] {
+export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): Cluster[] {
   const out: Record<string, unknown>[] = [];
   for (const svc of sidecarScope(ctx, proxy).services) {
     const subsets = subsetsOf(ctx.destinationRule(svc.hostname, proxy.namespace));
@@ -251,7 +252,7 @@ export function inboundPorts(ctx: PushContext, instances: readonly ServiceInstan
 }
 
 /** `inbound|<port>||`: ORIGINAL_DST to the application's port, bound to 127.0.0.6 (as Istio). */
-export function buildInboundCluster(ctx: PushContext, targetPort: number): Record<string, unknown> {
+export function buildInboundCluster(ctx: PushContext, targetPort: number): Cluster {
   return {
     name: inboundClusterName(targetPort),
     type: 'ORIGINAL_DST',
@@ -265,7 +266,7 @@ export function buildInboundCluster(ctx: PushContext, targetPort: number): Recor
 }
 
 /** PassthroughCluster, BlackHoleCluster and InboundPassthroughCluster. */
-export function buildSpecialClusters(ctx: PushContext): Record<string, unknown>[] {
+export function buildSpecialClusters(ctx: PushContext): Cluster[] {
   const connectTimeout = duration(ctx.meshConfig.connectTimeout);
   return [
     { name: BLACKHOLE_CLUSTER, type: 'STATIC', connectTimeout },
@@ -291,7 +292,7 @@ export function buildSpecialClusters(ctx: PushContext): Record<string, unknown>[
 }
 
 /** Every cluster of a sidecar, sorted by name (names are unique: outbound, inbound and special names do not overlap). */
-export function buildSidecarClusters(ctx: PushContext, proxy: Proxy, opts: SidecarClusterOptions): Record<string, unknown>[] {
+export function buildSidecarClusters(ctx: PushContext, proxy: Proxy, opts: SidecarClusterOptions): Cluster[] {
   const inbound = inboundPorts(ctx, proxyInstances(ctx, proxy, opts.endpoints)).map((p) => buildInboundCluster(ctx, p.targetPort));
   const all = [...buildOutboundClusters(ctx, proxy, opts.endpoints), ...inbound, ...buildSpecialClusters(ctx)];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));

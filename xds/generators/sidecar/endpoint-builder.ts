@@ -13,6 +13,7 @@ import { parseOutboundClusterName } from '../grpc/envoy.js';
 import { subsetsOf } from './cluster-builder.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { struct, TLS_MODE_LABEL, TLS_MODE_MESH, TRANSPORT_SOCKET_MATCH } from './sidecar-names.js';
+import type { ClusterLoadAssignment } from '../../envoy-types/index.js';
 
 /** Options of the endpoint builder. */
 export interface SidecarEndpointOptions {
@@ -29,7 +30,7 @@ function endpointMetadata(i: ServiceInstance): Record<string, unknown> | undefin
  * The assignment for an EDS cluster name, or undefined when the name is not an outbound cluster of a
  * visible service, port and subset (Envoy then keeps waiting for it; the consistency checker reports it).
  */
-export function buildSidecarLoadAssignment(ctx: PushContext, proxy: Proxy, name: string, endpoints: EndpointView, opts: SidecarEndpointOptions): Record<string, unknown> | undefined {
+export function buildSidecarLoadAssignment(ctx: PushContext, proxy: Proxy, name: string, endpoints: EndpointView, opts: SidecarEndpointOptions): ClusterLoadAssignment | undefined {
   const parsed = parseOutboundClusterName(name);
   if (!parsed) return undefined;
   const svc = ctx.service(parsed.host);

@@ -36,6 +36,7 @@ import {
   VIRTUAL_OUTBOUND,
   VIRTUAL_OUTBOUND_PORT,
 } from './sidecar-names.js';
+import type { Listener } from '../../envoy-types/index.js';
 
 /** The ALPN values http_inspector sets on plaintext HTTP (what sniffing HTTP chains match). */
 export const HTTP_ALPN = ['http/1.1', 'http/1.0', 'h2c'] as const;
@@ -178,7 +179,7 @@ function inboundChains(p: InboundPort, mode: MtlsMode): Record<string, unknown>[
 }
 
 /** `virtualInbound`: per-port chains, then passthrough chains for other ports (mTLS and/or plaintext per the workload's mode). */
-export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink): Record<string, unknown> {
+export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink): Listener {
   const ports = inboundPorts(ctx, proxyInstances(ctx, proxy, endpoints), (port) => onConflict?.('pilot_conflict_inbound_listener', `${proxy.id}:${port}`));
   const chains: Record<string, unknown>[] = [];
   for (const p of ports) chains.push(...inboundChains(p, ctx.mtlsMode(proxy.namespace, proxy.labels, p.targetPort)));
@@ -211,7 +212,7 @@ export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: E
 }
 
 /** `virtualOutbound`: original destination, the catch-all chain per outboundTrafficPolicy (the Sidecar's, else the mesh's). */
-export function buildVirtualOutbound(ctx: PushContext, proxy: Proxy): Record<string, unknown> {
+export function buildVirtualOutbound(ctx: PushContext, proxy: Proxy): Listener {
   const scope = sidecarScope(ctx, proxy);
   const allowAny = scope.outboundMode === 'ALLOW_ANY';
   const meta = provenance([scope.sidecar]);
@@ -240,7 +241,7 @@ function vip(svc: Service): string | undefined {
  * `<vip>_<port>` per TCP service port with a VIP, and SNI-routed listeners for TLS ports (services on
  * one port share it). A port whose listener name is already taken is dropped (first by host name wins).
  */
-export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflict?: ConflictSink): Record<string, unknown>[] {
+export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflict?: ConflictSink): Listener[] {
   const byName = new Map<string, Record<string, unknown>>();
   const services = sidecarScope(ctx, proxy).services;
   for (const svc of services) {
@@ -299,7 +300,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
 }
 
 /** Every listener of a sidecar, sorted by name. */
-export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink): Record<string, unknown>[] {
+export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink): Listener[] {
   const all = [buildVirtualOutbound(ctx, proxy), buildVirtualInbound(ctx, proxy, endpoints, onConflict), ...buildOutboundListeners(ctx, proxy, onConflict)];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
 }

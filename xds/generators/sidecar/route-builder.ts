@@ -12,6 +12,7 @@ import { any, duration, fractionalPercent, GRPC_STATUS, outboundClusterName } fr
 import { routesHttp } from './cluster-builder.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { ENVOY, HTTP_FILTER, PASSTHROUGH_CLUSTER, provenance } from './sidecar-names.js';
+import type { RouteConfiguration } from '../../envoy-types/index.js';
 
 const ZERO = { seconds: 0, nanos: 0 };
 
@@ -352,7 +353,7 @@ export function defaultRoute(svc: Service, port: number): Record<string, unknown
 
 /** A built route configuration and what it depends on. */
 export interface BuiltRouteConfiguration {
-  readonly resource: Record<string, unknown>;
+  readonly resource: RouteConfiguration;
   readonly dependencies: readonly string[];
 }
 

@@ -169,7 +169,7 @@ export class SidecarGenerator {
     const out = new Map<string, Uint8Array>();
     for (const it of items) {
       if ((o.slicer ?? pushPathSlicer).overBudget()) await nextTurn();
-      const hit = it.key !== undefined ? this.cache.get(it.key) : undefined;
+      const hit = it.key !== undefined ? this.cache.get(it.key, snap.token) : undefined;
       if (hit) {
         out.set(it.name, hit);
         continue;

@@ -1,0 +1,164 @@
+/**
+ * Record and replay under churn (issue 11): a real meshd pipeline on real time (system clock, debounce on,
+ * one push at a time) serves SotW and delta proxies over real gRPC while a VirtualService and an endpoint
+ * change as fast as the loop allows and the proxies change their subscriptions meanwhile. Live, debounce
+ * windows close late, the push queue merges pushes that wait behind a busy proxy, and requests are
+ * answered while pushes wait; the replay of the log must still write every response to every proxy byte
+ * for byte as it received it.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { pino } from 'pino';
+import { Subject, type Subscription } from 'rxjs';
+import { closeGrpcServer, createMetrics, nextTurn, readEventLog, type ModelInput } from '../../core/index.js';
+import { configEvent, configsFromYaml, ECHO_HOST, ECHO_SERVICE_ENTRY_YAML } from '../generators/testing/model-fixtures.js';
+import { TYPE_URL } from '../server/contracts.js';
+import { AdsClient } from '../testing/ads-client.js';
+import { DeltaAdsClient } from '../testing/delta-ads-client.js';
+import { eventually } from '../testing/eventually.js';
+import { formatReplay, replayEvents } from './event-replay.js';
+import { MeshDiscovery } from './mesh-discovery.js';
+
+const HOST = ECHO_HOST;
+const CLUSTERS = ['', 'v1', 'v2'].map((s) => `outbound|50051|${s}|${HOST}`);
+const SERVICE = `${ECHO_SERVICE_ENTRY_YAML}
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: echo, namespace: qs }
+spec:
+  host: ${HOST}
+  subsets: [{ name: v1, labels: { version: v1 } }, { name: v2, labels: { version: v2 } }]
+`;
+const split = (v1: number): string => `apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: echo, namespace: qs }
+spec:
+  hosts: [${HOST}]
+  http: [{ route: [{ destination: { host: ${HOST}, subset: v1 }, weight: ${v1} }, { destination: { host: ${HOST}, subset: v2 }, weight: ${100 - v1} }] }]
+`;
+const workload = (name: string, address: string): string => `apiVersion: networking.mesh.io/v1
+kind: WorkloadEntry
+metadata: { name: ${name}, namespace: qs }
+spec: { address: ${address}, labels: { app: echo, version: ${name} } }
+`;
+const node = (pod: string): { id: string; metadata: Record<string, unknown> } => ({
+  id: `sidecar~10.0.1.1~${pod}.qs~qs.svc.cluster.local`,
+  metadata: { GENERATOR: 'grpc', NAMESPACE: 'qs' },
+});
+
+describe('event log record and replay under churn (MeshDiscovery, real time)', function () {
+  this.timeout(120_000);
+  let dir = '';
+  let server: grpc.Server | undefined;
+  let sub: Subscription | undefined;
+  let discovery: MeshDiscovery | undefined;
+  const closers: (() => void)[] = [];
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'mesh-replay-churn-'))));
+  afterEach(async () => {
+    for (const c of closers.splice(0)) c();
+    sub?.unsubscribe();
+    discovery?.ads.close();
+    await discovery?.recorder?.close();
+    if (server) await closeGrpcServer(server, 2000);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('given edits and subscription changes while pushes are queued and merged should replay every response byte for byte', async () => {
+    const path = join(dir, 'events.jsonl');
+    const silent = pino({ level: 'silent' });
+    discovery = new MeshDiscovery({
+      model: { domain: 'cluster.local', drainingLabel: '', debounceAfter: 2, debounceMax: 10, enableEdsDebounce: false },
+      generator: { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false, cacheSize: 1000 },
+      // NOTE: one push at a time, so pushes wait (and merge) behind each other.
+      transport: { pushThrottle: 1, maxRequestsPerSecond: 10_000, sendTimeoutMs: 0, deltaXds: true },
+      metrics: createMetrics('pilot-discovery', { processMetrics: false }),
+      loggers: { ads: silent, delta: silent, model: silent },
+      controlPlaneId: 'meshd-churn',
+      record: { path },
+    });
+    const d = discovery;
+    server = new grpc.Server();
+    d.ads.register(server);
+    const port = await new Promise<number>((resolve, reject) =>
+      server!.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
+    const address = `127.0.0.1:${port}`;
+    const inputs = new Subject<readonly ModelInput[]>();
+    sub = d.connect(inputs);
+    const seen = new Set<string>();
+    const apply = (yaml: string): void =>
+      inputs.next(
+        configsFromYaml(yaml).map((c) => {
+          const key = `${c.kind}/${c.metadata.namespace}/${c.metadata.name}`;
+          const t = seen.has(key) ? 'updated' : 'added';
+          seen.add(key);
+          return configEvent(c, t);
+        }),
+      );
+    apply(SERVICE + '---\n' + split(50) + '---\n' + workload('v1', '10.0.0.1') + '---\n' + workload('v2', '10.0.0.2'));
+
+    const sotw = Array.from({ length: 6 }, (_, i) => new AdsClient({ address, node: node(`s${i}`), autoAck: true }));
+    const delta = Array.from({ length: 2 }, (_, i) => new DeltaAdsClient({ address, node: node(`d${i}`), autoAck: true }));
+    const byNode = new Map<string, AdsClient | DeltaAdsClient>([...sotw.map((c, i) => [node(`s${i}`).id, c] as const), ...delta.map((c, i) => [node(`d${i}`).id, c] as const)]);
+    closers.push(...sotw.map((c) => () => c.close()), ...delta.map((c) => () => c.close()));
+    /** The endpoint names each proxy subscribed to last, by node id (to tell when meshd has read them all). */
+    const eds = new Map<string, Set<string>>();
+    const subscribeEds = (c: AdsClient | DeltaAdsClient, names: readonly string[]): void => {
+      const id = [...byNode].find(([, cl]) => cl === c)![0];
+      if (c instanceof AdsClient) eds.set(id, new Set(names));
+      else for (const n of names) (eds.get(id) ?? eds.set(id, new Set()).get(id)!).add(n);
+      c.subscribe(TYPE_URL.endpoint, names);
+    };
+    for (const c of sotw) {
+      c.subscribe(TYPE_URL.cluster);
+      c.subscribe(TYPE_URL.listener, [`${HOST}:50051`]);
+      c.subscribe(TYPE_URL.route, [CLUSTERS[0]!]);
+      subscribeEds(c, CLUSTERS.slice(0, 1));
+    }
+    for (const c of delta) {
+      c.subscribe(TYPE_URL.cluster);
+      subscribeEds(c, CLUSTERS.slice(0, 1));
+    }
+    // Churn: route edits and endpoint moves back to back, with subscription changes in between, while the
+    // first answers are still going out.
+    for (let i = 0; i < 120; i++) {
+      if (i % 3 === 0) apply(workload('v2', `10.0.1.${i % 250}`));
+      else apply(split(i % 100));
+      if (i % 20 === 10) {
+        const k = (i / 20) | 0;
+        subscribeEds(sotw[k % sotw.length]!, CLUSTERS.slice(0, 1 + (k % 3)));
+        subscribeEds(delta[k % delta.length]!, [CLUSTERS[1 + (k % 2)]!]);
+      }
+      if (i % 4 === 0) await nextTurn();
+    }
+    // Quiet: meshd has read every subscription and every connection holds the last response sent it of each type.
+    await eventually('every proxy caught up', async () => {
+      await d.ads.idle();
+      if (d.model.unpublished > 0 || d.ads.connections().length !== byNode.size) return undefined;
+      for (const conn of d.ads.connections()) {
+        const cl = byNode.get(conn.nodeId)!;
+        const want = [...eds.get(conn.nodeId)!].sort().join();
+        if ([...(conn.types.find((t) => t.typeUrl === TYPE_URL.endpoint)?.names ?? [])].sort().join() !== want) return undefined;
+        for (const t of conn.types) {
+          if (t.nonceSent !== '' && [...cl.responses].reverse().find((r) => r.typeUrl === t.typeUrl)?.nonce !== t.nonceSent) return undefined;
+        }
+      }
+      return true;
+    }, 30_000);
+    await d.recorder!.close();
+    const received = new Map([...byNode].map(([id, cl]) => [id, cl.responses.map((r) => ({ typeUrl: r.typeUrl, hex: r.raw.toString('hex') }))]));
+
+    const result = await replayEvents(readEventLog(path));
+    assert.deepEqual(result.warnings, [], formatReplay(result).slice(-3000));
+    for (const [id, live] of received) {
+      const replayed = result.responses.filter((r) => r.nodeId === id).map((r) => r.message.toString('hex'));
+      assert.ok(live.length >= 3, `${id} got responses (${live.length})`);
+      assert.equal(replayed.length, live.length, `${id}: as many responses replayed as received`);
+      for (let i = 0; i < live.length; i++) assert.equal(replayed[i], live[i]!.hex, `${id}: response ${i} (${live[i]!.typeUrl}) byte for byte`);
+    }
+  });
+});
