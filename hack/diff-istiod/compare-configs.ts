@@ -2,7 +2,8 @@
  * compareProxyConfigs: two servers' configurations for the same sidecar, compared by what matters to a
  * user: the routing outcome of each request through the request simulator (outcome, clusters with their
  * weights, the endpoints each cluster would pick from) and the name sets of listeners, clusters and route
- * configurations. Names a difference may be explained by (`knownDifferences`) are reported apart.
+ * configurations, the shapes of the load assignments (localities, priorities, weights, endpoints) and
+ * of the clusters' load balancing both send. Names a difference may be explained by are reported apart.
  * Pure functions.
  */
 import { simulateRequest, type ProxyConfig, type SimulatedRequest, type SimulationResult } from '../../xds/index.js';
@@ -30,10 +31,67 @@ export interface NameDiff {
   readonly common: number;
 }
 
+/** A resource both servers send whose compared shape differs. */
+export interface ShapeDiff {
+  readonly name: string;
+  readonly meshd: string;
+  readonly istiod: string;
+}
+
 /** The comparison of one proxy. */
 export interface ProxyComparison {
   readonly outcomes: readonly OutcomeDiff[];
   readonly names: readonly NameDiff[];
+  /** Load assignments (by cluster name) both send: how many have the same {@link assignmentShape}, and those that differ. */
+  readonly assignments: { readonly same: number; readonly differ: readonly ShapeDiff[] };
+  /** Clusters both send: how many have the same {@link clusterLbShape}, and those that differ. */
+  readonly clusterLb: { readonly same: number; readonly differ: readonly ShapeDiff[] };
+}
+
+type Obj = Record<string, unknown>;
+const wrappedNumber = (v: unknown): number => Number(v !== null && typeof v === 'object' && 'value' in v ? (v as { value: unknown }).value : (v ?? 0));
+
+/**
+ * A load assignment in one line: per locality group, sorted, `priority:region/zone/subzone(weight)=ip:port,...`.
+ * Groups with no endpoints count (a `distribute` that drops a locality keeps it empty).
+ */
+export function assignmentShape(la: Obj): string {
+  const groups = ((la['endpoints'] as Obj[] | undefined) ?? []).map((g) => {
+    const l = (g['locality'] as Obj | undefined) ?? {};
+    const loc = [l['region'], l['zone'], l['subZone']].map((x) => String(x ?? '')).join('/').replace(/\/+$/, '');
+    const eps = ((g['lbEndpoints'] as Obj[] | undefined) ?? [])
+      .map((e) => ((e['endpoint'] as Obj | undefined)?.['address'] as Obj | undefined)?.['socketAddress'] as Obj | undefined)
+      .map((a) => `${String(a?.['address'])}:${String(a?.['portValue'])}`)
+      .sort();
+    return `${wrappedNumber(g['priority'])}:${loc}(${wrappedNumber(g['loadBalancingWeight'])})=${eps.join(',')}`;
+  });
+  return groups.sort().join(' ');
+}
+
+/** A cluster's load-balancing shape: policy, locality-weighted LB, outlier detection, discovery type. */
+export function clusterLbShape(c: Obj): string {
+  const common = (c['commonLbConfig'] as Obj | undefined) ?? {};
+  return [
+    `type=${String(c['type'] ?? 'STATIC')}`,
+    `lb=${String(c['lbPolicy'] ?? 'ROUND_ROBIN')}`,
+    `localityWeighted=${common['localityWeightedLbConfig'] !== undefined}`,
+    `outlierDetection=${c['outlierDetection'] !== undefined}`,
+  ].join(' ');
+}
+
+function shapes(meshd: readonly Obj[], istiod: readonly Obj[], key: string, shape: (o: Obj) => string): { same: number; differ: ShapeDiff[] } {
+  const theirs = new Map(istiod.map((o) => [String(o[key]), o]));
+  let same = 0;
+  const differ: ShapeDiff[] = [];
+  for (const m of meshd) {
+    const name = String(m[key]);
+    const i = theirs.get(name);
+    if (!i) continue;
+    const [a, b] = [shape(m), shape(i)];
+    if (a === b) same++;
+    else differ.push({ name, meshd: a, istiod: b });
+  }
+  return { same, differ: differ.sort((x, y) => x.name.localeCompare(y.name)) };
 }
 
 /**
@@ -92,6 +150,8 @@ export function compareProxyConfigs(meshd: ProxyConfig, istiod: ProxyConfig, req
   return {
     outcomes,
     names: [nameDiff('listener', meshd.listeners, istiod.listeners), nameDiff('cluster', meshd.clusters, istiod.clusters), nameDiff('route', meshd.routes, istiod.routes)],
+    assignments: shapes(meshd.endpoints, istiod.endpoints, 'clusterName', assignmentShape),
+    clusterLb: shapes(meshd.clusters, istiod.clusters, 'name', clusterLbShape),
   };
 }
 

@@ -19,10 +19,11 @@ export const CONFIG_FILES = [
   'examples/bookinfo-sidecar/routing.yaml',
   'hack/diff-istiod/testdata/http-features.yaml',
   'hack/diff-istiod/testdata/scoped.yaml',
+  'hack/diff-istiod/testdata/locality.yaml',
 ] as const;
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -46,14 +47,15 @@ export interface DiffProxy {
   readonly requests: readonly LabelledRequest[];
 }
 
-function sidecarNode(o: { ns: string; pod: string; ip: string; app: string; sa: string; ports: number[] }): TestNode {
+function sidecarNode(o: { ns: string; pod: string; ip: string; app: string; sa: string; ports: number[]; locality?: TestNode['locality']; labels?: Record<string, string> }): TestNode {
   return {
+    ...(o.locality ? { locality: o.locality } : {}),
     id: `sidecar~${o.ip}~${o.pod}.${o.ns}~${o.ns}.svc.cluster.local`,
     cluster: `${o.app}.${o.ns}`,
     metadata: {
       NAME: o.pod,
       NAMESPACE: o.ns,
-      LABELS: { app: o.app, version: 'v1', 'security.mesh.io/tlsMode': 'mesh' },
+      LABELS: { app: o.app, version: 'v1', 'security.mesh.io/tlsMode': 'mesh', ...o.labels },
       CLUSTER_ID: 'Kubernetes',
       INSTANCE_IPS: o.ip,
       SERVICE_ACCOUNT: o.sa,
@@ -143,5 +145,10 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       inbound('inbound 9090 plaintext (STRICT)', '10.10.4.1', 9090, {}),
       inbound('inbound 9091 plaintext TCP (port DISABLE)', '10.10.4.1', 9091, { protocol: 'tcp' }),
     ],
+  },
+  {
+    name: 'diff-locality/client-0 (locality LB at r1/z1/s1)',
+    node: sidecarNode({ ns: 'diff-locality', pod: 'client-0', ip: '10.30.1.1', app: 'client', sa: 'client', ports: [8000], locality: { region: 'r1', zone: 'z1', subZone: 's1' }, labels: { track: 'canary' } }),
+    requests: ['od', 'failover', 'fp', 'dist', 'off', 'plain'].map((n, i) => http(`${n}: endpoints of the first priority`, `10.96.3.${i + 1}`, 8080, `${n}:8080`, '/')),
   },
 ];

@@ -34,6 +34,10 @@ export function formatDiffReport(comparisons: readonly { proxy: string; comparis
       if (i.unexplained.length) lines.push(`    only istiod: ${i.unexplained.join(', ')}`);
       for (const e of [...m.explained.map((x) => `meshd ${x}`), ...i.explained.map((x) => `istiod ${x}`)]) lines.push(`    by design: only ${e}`);
     }
+    for (const [what, r] of [['load assignments', comparison.assignments], ['cluster load balancing', comparison.clusterLb]] as const) {
+      lines.push(`  ${what}: ${r.same} the same, ${r.differ.length} differ`);
+      for (const d of r.differ) lines.push(`    DIFF ${d.name}:`, `          meshd:  ${d.meshd}`, `          istiod: ${d.istiod}`);
+    }
   }
   lines.push('', `${same} of ${total} requests route the same on both servers`);
   return `${lines.join('\n')}\n`;

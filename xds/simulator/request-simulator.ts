@@ -42,7 +42,7 @@ export interface SimulatedCluster {
   readonly name: string;
   /** Weight among the route's clusters (100 for a single cluster). */
   readonly weight: number;
-  /** `ip:port` of the endpoints Envoy would pick from (ORIGINAL_DST: the original destination). */
+  /** `ip:port` of the endpoints Envoy would pick from: the first priority level with endpoints (ORIGINAL_DST: the original destination). */
   readonly endpoints: readonly string[];
 }
 
@@ -201,15 +201,19 @@ function endpointsOf(cfg: ProxyConfig, name: string, req: SimulatedRequest): str
     const override = wrapped(obj(cluster['originalDstLbConfig'])?.['upstreamPortOverride']);
     return req.address ? [`${req.address}:${override !== undefined ? Number(override) : req.port}`] : [];
   }
-  const out: string[] = [];
+  // NOTE: as Envoy with every endpoint healthy, all traffic goes to the first priority level (0 first)
+  // that has endpoints; lower levels take over only when it has none (locality failover).
+  const byPriority = new Map<number, string[]>();
   for (const loc of arr(la?.['endpoints'])) {
+    const priority = Number(wrapped(loc['priority']) ?? 0);
     for (const e of arr(loc['lbEndpoints'])) {
       if (e['healthStatus'] === 'UNHEALTHY') continue;
       const s = obj(obj(obj(e['endpoint'])?.['address'])?.['socketAddress']);
-      if (s) out.push(`${String(s['address'])}:${String(s['portValue'])}`);
+      if (s) byPriority.set(priority, [...(byPriority.get(priority) ?? []), `${String(s['address'])}:${String(s['portValue'])}`]);
     }
   }
-  return out;
+  const first = [...byPriority.keys()].sort((a, b) => a - b)[0];
+  return first === undefined ? [] : byPriority.get(first)!;
 }
 
 function toClusters(cfg: ProxyConfig, refs: { name: string; weight: number }[], req: SimulatedRequest): SimulatedCluster[] | undefined {

@@ -10,6 +10,7 @@ import type { DestinationRuleSpec, TrafficPolicy } from '../../../crds/index.js'
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
 import { clusterTls } from './cluster-tls.js';
+import { usesLocalityWeights } from './locality-lb.js';
 import { sidecarScope } from './sidecar-scope.js';
 import {
   ADS,
@@ -202,6 +203,8 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   if (c['type'] === 'ORIGINAL_DST') c['lbPolicy'] = 'CLUSTER_PROVIDED';
   applyOutlierDetection(c, policy);
   c['commonLbConfig'] ??= {};
+  // NOTE: as istiod, locality weights (from `distribute`) take effect only with localityWeightedLbConfig.
+  if (usesLocalityWeights(policy, ctx.meshConfig)) (c['commonLbConfig'] as Record<string, unknown>)['localityWeightedLbConfig'] = {};
   const tls = clusterTls(ctx, svc, policy.tls, { port: port.port, subset }, instances.map((i) => i.serviceAccount));
   if (tls.kind === 'socket') c['transportSocket'] = tls.transportSocket;
   if (tls.kind === 'auto') c['transportSocketMatches'] = tls.transportSocketMatches;

@@ -231,7 +231,7 @@ function endpointItems(p: Proxy, snap: PushSnapshot, names: readonly string[], c
     // NOTE: only names the builder serves get a key (the scope decides which proxies may read it).
     if (!parsed || !svc || !scope.includes(svc)) return { name, key: undefined, build };
     const dr = ctx.destinationRule(svc.hostname, p.namespace);
-    return { name, key: sidecarEndpointsKey(name, svc, dr, parsed.subset, parsed.port, p), build };
+    return { name, key: sidecarEndpointsKey(name, svc, dr, parsed.subset, parsed.port, p, ctx.meshConfig), build };
   });
 }
 
