@@ -68,14 +68,15 @@ export function assignmentShape(la: Obj): string {
   return groups.sort().join(' ');
 }
 
-/** A cluster's load-balancing shape: policy, locality-weighted LB, outlier detection, discovery type. */
+/** A cluster's load-balancing shape: discovery type, policy, locality-weighted LB, outlier detection (its JSON), panic threshold. */
 export function clusterLbShape(c: Obj): string {
   const common = (c['commonLbConfig'] as Obj | undefined) ?? {};
   return [
     `type=${String(c['type'] ?? 'STATIC')}`,
     `lb=${String(c['lbPolicy'] ?? 'ROUND_ROBIN')}`,
     `localityWeighted=${common['localityWeightedLbConfig'] !== undefined}`,
-    `outlierDetection=${c['outlierDetection'] !== undefined}`,
+    `outlierDetection=${c['outlierDetection'] !== undefined ? JSON.stringify(c['outlierDetection']) : 'none'}`,
+    `panicThreshold=${common['healthyPanicThreshold'] !== undefined ? wrappedNumber(common['healthyPanicThreshold']) : 'unset'}`,
   ].join(' ');
 }
 

@@ -15,6 +15,14 @@ describe('sidecar cluster builder', () => {
   const all = clusters();
   const cases: { name: string; cluster: string; check: (c: any) => void }[] = [
     {
+      name: 'given no minHealthPercent should turn Envoy panic mode off (healthyPanicThreshold 0, as istiod) on EDS and DNS clusters',
+      cluster: `outbound|9080||${REVIEWS}`,
+      check: (c) => {
+        assert.deepEqual(c.commonLbConfig.healthyPanicThreshold, { value: 0 });
+        assert.deepEqual(all.get('outbound|443||api.example.com').commonLbConfig.healthyPanicThreshold, { value: 0 });
+      },
+    },
+    {
       name: 'given a service port should serve an EDS cluster over ADS named outbound|<port>||<host>',
       cluster: `outbound|9080||${REVIEWS}`,
       check: (c) => {

@@ -203,6 +203,9 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   if (c['type'] === 'ORIGINAL_DST') c['lbPolicy'] = 'CLUSTER_PROVIDED';
   applyOutlierDetection(c, policy);
   c['commonLbConfig'] ??= {};
+  // NOTE: as istiod, Envoy's panic mode is off (0%) on every outbound cluster unless outlier detection's
+  // minHealthPercent sets it: traffic never spills onto hosts known to be unhealthy.
+  (c['commonLbConfig'] as Record<string, unknown>)['healthyPanicThreshold'] ??= { value: 0 };
   // NOTE: as istiod, locality weights (from `distribute`) take effect only with localityWeightedLbConfig.
   if (usesLocalityWeights(policy, ctx.meshConfig)) (c['commonLbConfig'] as Record<string, unknown>)['localityWeightedLbConfig'] = {};
   const tls = clusterTls(ctx, svc, policy.tls, { port: port.port, subset }, instances.map((i) => i.serviceAccount));
