@@ -52,7 +52,7 @@ type Obj = Record<string, unknown>;
 const wrappedNumber = (v: unknown): number => Number(v !== null && typeof v === 'object' && 'value' in v ? (v as { value: unknown }).value : (v ?? 0));
 
 /**
- * A load assignment in one line: per locality group, sorted, `priority:region/zone/subzone(weight)=ip:port,...`.
+ * A load assignment in one line: per locality group, sorted, `priority:region/zone/subzone(weight)=ip:port[+mtls],...`.
  * Groups with no endpoints count (a `distribute` that drops a locality keeps it empty).
  */
 export function assignmentShape(la: Obj): string {
@@ -60,8 +60,12 @@ export function assignmentShape(la: Obj): string {
     const l = (g['locality'] as Obj | undefined) ?? {};
     const loc = [l['region'], l['zone'], l['subZone']].map((x) => String(x ?? '')).join('/').replace(/\/+$/, '');
     const eps = ((g['lbEndpoints'] as Obj[] | undefined) ?? [])
-      .map((e) => ((e['endpoint'] as Obj | undefined)?.['address'] as Obj | undefined)?.['socketAddress'] as Obj | undefined)
-      .map((a) => `${String(a?.['address'])}:${String(a?.['portValue'])}`)
+      .map((e) => {
+        const a = ((e['endpoint'] as Obj | undefined)?.['address'] as Obj | undefined)?.['socketAddress'] as Obj | undefined;
+        // NOTE: `+mtls` marks an endpoint auto mTLS sends mTLS to (transport socket match metadata `tlsMode`).
+        const tlsMode = (((e['metadata'] as Obj | undefined)?.['filterMetadata'] as Obj | undefined)?.['envoy.transport_socket_match'] as Obj | undefined)?.['tlsMode'];
+        return `${String(a?.['address'])}:${String(a?.['portValue'])}${tlsMode !== undefined ? '+mtls' : ''}`;
+      })
       .sort();
     return `${wrappedNumber(g['priority'])}:${loc}(${wrappedNumber(g['loadBalancingWeight'])})=${eps.join(',')}`;
   });

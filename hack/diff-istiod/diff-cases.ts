@@ -20,10 +20,11 @@ export const CONFIG_FILES = [
   'hack/diff-istiod/testdata/http-features.yaml',
   'hack/diff-istiod/testdata/scoped.yaml',
   'hack/diff-istiod/testdata/locality.yaml',
+  'hack/diff-istiod/testdata/gateway.yaml',
 ] as const;
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -47,10 +48,10 @@ export interface DiffProxy {
   readonly requests: readonly LabelledRequest[];
 }
 
-function sidecarNode(o: { ns: string; pod: string; ip: string; app: string; sa: string; ports: number[]; locality?: TestNode['locality']; labels?: Record<string, string> }): TestNode {
+function sidecarNode(o: { ns: string; pod: string; ip: string; app: string; sa: string; ports: number[]; locality?: TestNode['locality']; labels?: Record<string, string>; type?: 'sidecar' | 'router' }): TestNode {
   return {
     ...(o.locality ? { locality: o.locality } : {}),
-    id: `sidecar~${o.ip}~${o.pod}.${o.ns}~${o.ns}.svc.cluster.local`,
+    id: `${o.type ?? 'sidecar'}~${o.ip}~${o.pod}.${o.ns}~${o.ns}.svc.cluster.local`,
     cluster: `${o.app}.${o.ns}`,
     metadata: {
       NAME: o.pod,
@@ -150,5 +151,22 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
     name: 'diff-locality/client-0 (locality LB at r1/z1/s1)',
     node: sidecarNode({ ns: 'diff-locality', pod: 'client-0', ip: '10.30.1.1', app: 'client', sa: 'client', ports: [8000], locality: { region: 'r1', zone: 'z1', subZone: 's1' }, labels: { track: 'canary' } }),
     requests: ['od', 'failover', 'fp', 'dist', 'off', 'plain'].map((n, i) => http(`${n}: endpoints of the first priority`, `10.96.3.${i + 1}`, 8080, `${n}:8080`, '/')),
+  },
+  {
+    name: 'diff-gw/eastwest-0 (router: AUTO_PASSTHROUGH on 15443, PASSTHROUGH on 8443)',
+    node: sidecarNode({ ns: 'diff-gw', pod: 'eastwest-0', ip: '10.40.0.1', app: 'eastwest', sa: 'eastwest', ports: [15443, 8443], type: 'router' }),
+    requests: [
+      ...[
+        ['reviews v1', 'outbound_.9080_.v1_.reviews.default.svc.cluster.local'],
+        ['reviews (no subset)', 'outbound_.9080_._.reviews.default.svc.cluster.local'],
+        ['web v2', 'outbound_.8080_.v2_.web.diff-http.svc.cluster.local'],
+        ['mysqldb', 'outbound_.3306_._.mysqldb.data.svc.cluster.local'],
+        ['an SNI that names no cluster', 'outbound_.9999_._.nothing.default.svc.cluster.local'],
+        ['a plain host SNI', 'reviews.default.svc.cluster.local'],
+      ].map(([what, sni]) => ({ label: `15443 AUTO_PASSTHROUGH: ${what}`, request: { direction: 'outbound' as const, protocol: 'tls' as const, address: '10.40.0.1', port: 15443, sni, alpn: ['mesh-peer-exchange', 'mesh'] } })),
+      { label: '15443 AUTO_PASSTHROUGH: reviews v1 without mesh ALPN', request: { direction: 'outbound', protocol: 'tls', address: '10.40.0.1', port: 15443, sni: 'outbound_.9080_.v1_.reviews.default.svc.cluster.local' } },
+      { label: '8443 PASSTHROUGH: api.example.com', request: { direction: 'outbound', protocol: 'tls', address: '10.40.0.1', port: 8443, sni: 'api.example.com' } },
+      { label: '8443 PASSTHROUGH: other SNI', request: { direction: 'outbound', protocol: 'tls', address: '10.40.0.1', port: 8443, sni: 'other.example.com' } },
+    ],
   },
 ];

@@ -3,10 +3,10 @@
  * the service port's endpoints filtered by the subset's labels, grouped by locality with weights and
  * priorities per the locality LB setting (locality-lb.ts: distribute, failover, failoverPriority), health status
  * (DRAINING marked, UNHEALTHY left out unless PILOT_SEND_UNHEALTHY_ENDPOINTS), and the endpoint
- * metadata auto mTLS matches on (`envoy.transport_socket_match: {tlsMode: mesh}`).
+ * metadata auto mTLS matches on (`envoy.transport_socket_match: {tlsMode: mesh}`, see takesMeshMtls).
  */
 import { isIP } from 'node:net';
-import { labelsMatch, localityString, type EndpointView, type Locality, type PushContext, type Proxy, type ServiceInstance } from '../../../core/index.js';
+import { labelsMatch, localityString, ORCH_NAME_PREFIX, type EndpointView, type Locality, type PushContext, type Proxy, type ServiceInstance } from '../../../core/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { parseOutboundClusterName } from '../grpc/envoy.js';
 import { subsetsOf } from './cluster-builder.js';
@@ -20,8 +20,31 @@ export interface SidecarEndpointOptions {
   readonly sendUnhealthyEndpoints: boolean;
 }
 
-function endpointMetadata(i: ServiceInstance): Record<string, unknown> | undefined {
-  if (i.labels[TLS_MODE_LABEL] !== TLS_MODE_MESH) return undefined;
+/**
+ * Whether an endpoint takes mesh mTLS (Istio's endpoint TLSMode): its `security.mesh.io/tlsMode` label
+ * says so; without the label, a WorkloadEntry or ServiceEntry endpoint with a service account does (as
+ * Istio's getTLSModeFromWorkloadEntry), while an orchestrator pod needs the label (the injector sets it).
+ */
+export function takesMeshMtls(i: ServiceInstance): boolean {
+  const label = i.labels[TLS_MODE_LABEL];
+  if (label !== undefined) return label === TLS_MODE_MESH;
+  const name = i.source.split('/')[2] ?? '';
+  return i.serviceAccount !== '' && !name.startsWith(ORCH_NAME_PREFIX);
+}
+
+/**
+ * Whether auto mTLS sends mesh mTLS to an endpoint: it takes mesh mTLS (takesMeshMtls) and the
+ * PeerAuthentication of its workload at its port is not DISABLE (as istiod's mTLS checker: such a port
+ * expects plaintext).
+ */
+export function mtlsToEndpoint(ctx: PushContext, i: ServiceInstance, serviceNamespace: string): boolean {
+  if (!takesMeshMtls(i)) return false;
+  const ns = /^WorkloadEntry\/([^/]+)\//.exec(i.source)?.[1] ?? serviceNamespace;
+  return ctx.mtlsMode(ns, i.labels, i.port) !== 'DISABLE';
+}
+
+function endpointMetadata(ctx: PushContext, i: ServiceInstance, serviceNamespace: string): Record<string, unknown> | undefined {
+  if (!mtlsToEndpoint(ctx, i, serviceNamespace)) return undefined;
   return { filterMetadata: { [TRANSPORT_SOCKET_MATCH]: struct({ tlsMode: TLS_MODE_MESH }) } };
 }
 
@@ -64,7 +87,7 @@ export function buildSidecarLoadAssignment(ctx: PushContext, proxy: Proxy, name:
         loadBalancingWeight: { value: g.weight },
         priority: g.priority,
         lbEndpoints: eps.map((e) => {
-          const metadata = endpointMetadata(e);
+          const metadata = endpointMetadata(ctx, e, svc.namespace);
           return {
             endpoint: { address: { socketAddress: { address: e.address, portValue: e.port } } },
             healthStatus: e.health,

@@ -14,7 +14,7 @@
  * proxies of every namespace that see the same DestinationRule share an entry.
  *
  * Load assignment (`buildSidecarLoadAssignment`) reads the same service, DestinationRule (subset
- * labels, outlier detection, locality LB setting) and endpoints, plus the proxy's locality when locality
+ * labels, outlier detection, locality LB setting), endpoints and PeerAuthentication (`kind:` dependency), plus the proxy's locality when locality
  * LB applies (distribute, or failover with outlier detection) and its labels for `failoverPriority`
  * (then in the key).
  *
@@ -58,7 +58,8 @@ export function sidecarEndpointsKey(name: string, svc: Service, dr: Config | und
 
 /** The dependencies of a load assignment of `svc` with DestinationRule `dr`. */
 export function endpointsDependencies(svc: Service, dr: Config | undefined): string[] {
-  const deps = [`ServiceEntry/${svc.namespace}/${svc.hostname}`];
+  // NOTE: PeerAuthentication decides which endpoints carry the auto mTLS metadata (a DISABLE port does not).
+  const deps = [`ServiceEntry/${svc.namespace}/${svc.hostname}`, 'kind:PeerAuthentication'];
   if (dr) deps.push(keyStringOf(dr));
   return deps;
 }
