@@ -49,7 +49,8 @@ export interface ProxyComparison {
 }
 
 type Obj = Record<string, unknown>;
-const wrappedNumber = (v: unknown): number => Number(v !== null && typeof v === 'object' && 'value' in v ? (v as { value: unknown }).value : (v ?? 0));
+// NOTE: a wrapper or Percent holding 0 decodes to `{}` (proto3 leaves the zero out).
+const wrappedNumber = (v: unknown): number => Number(v !== null && typeof v === 'object' ? ((v as { value?: unknown }).value ?? 0) : (v ?? 0));
 
 /**
  * A load assignment in one line: per locality group, sorted, `priority:region/zone/subzone(weight)=ip:port[+mtls],...`.

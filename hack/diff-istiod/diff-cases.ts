@@ -21,10 +21,11 @@ export const CONFIG_FILES = [
   'hack/diff-istiod/testdata/scoped.yaml',
   'hack/diff-istiod/testdata/locality.yaml',
   'hack/diff-istiod/testdata/gateway.yaml',
+  'hack/diff-istiod/testdata/more.yaml',
 ] as const;
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -127,6 +128,12 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       inbound('inbound 8000 over mesh mTLS', '10.10.0.1', 8000, MTLS),
       inbound('inbound 8000 plaintext (PERMISSIVE)', '10.10.0.1', 8000, {}),
       inbound('inbound to a port without a service', '10.10.0.1', 7777, { protocol: 'tcp' }),
+      http('sniffed port, HTTP', '10.96.6.1', 7070, 'sniffed.diff-more:7070', '/'),
+      tcp('sniffed port, raw TCP', '10.96.6.1', 7070),
+      tcp('headless service (NONE) to a pod IP', '10.50.0.9', 7071),
+      http('a service exported to its own namespace only', '10.96.6.3', 8080, 'private.diff-more:8080', '/'),
+      http('DNS ServiceEntry with endpoints', '203.0.113.20', 8081, 'legacy.example.org:8081', '/'),
+      http('TLS origination by DestinationRule (plain HTTP in)', '203.0.113.21', 80, 'secure.example.org', '/'),
     ],
   },
   {

@@ -109,11 +109,12 @@ function applyOutlierDetection(c: Record<string, unknown>, policy: TrafficPolicy
   const od = policy.outlierDetection;
   if (!od) return;
   const out: Record<string, unknown> = { enforcingSuccessRate: { value: 0 } };
-  // NOTE: as Istio: a consecutive-5xx limit of 0 (or unset) turns that ejection off, not "eject at once".
+  // NOTE: as istiod: a consecutive-5xx limit of 0 turns that ejection off (not "eject at once"); unset
+  // leaves Envoy's defaults (5 errors, enforced), which istiod does not override either.
   if (od.consecutive5xxErrors) {
     out['consecutive_5xx'] = { value: od.consecutive5xxErrors };
     out['enforcingConsecutive_5xx'] = { value: 100 };
-  } else {
+  } else if (od.consecutive5xxErrors === 0) {
     out['enforcingConsecutive_5xx'] = { value: 0 };
   }
   if (od.consecutiveGatewayErrors) {
@@ -187,7 +188,8 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
     c['dnsLookupFamily'] = 'V4_ONLY';
     c['dnsRefreshRate'] = duration(ctx.meshConfig.dnsRefreshRate);
     c['respectDnsTtl'] = true;
-    const targets = instances.length > 0 ? instances.map((i) => ({ address: i.address, port: i.port })) : [{ address: svc.hostname, port: port.port }];
+    // NOTE: without endpoints the host itself is resolved, on the port's targetPort when it has one (as istiod).
+    const targets = instances.length > 0 ? instances.map((i) => ({ address: i.address, port: i.port })) : [{ address: svc.hostname, port: port.targetPort ?? port.port }];
     const lbEndpoints = (svc.resolution === 'DNS_ROUND_ROBIN' ? targets.slice(0, 1) : targets).map((t) => ({
       endpoint: { address: { socketAddress: { address: t.address, portValue: t.port } } },
     }));

@@ -127,4 +127,21 @@ describe('sidecar listener builder', () => {
       assert.equal(walk.clusters?.[0]?.name, c.want);
     });
   }
+
+  it('given a headless TCP service (resolution NONE) and REGISTRY_ONLY should still reach it through 0.0.0.0_<port> (as istiod)', () => {
+    const yaml = `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: headless, namespace: default }
+spec:
+  hosts: [headless.default.svc.cluster.local]
+  location: MESH_INTERNAL
+  ports: [{ number: 7071, name: tcp, protocol: TCP }]
+  resolution: NONE
+`;
+    const { proxy, snap } = sidecarAt(sidecarModel(yaml, { outboundTrafficPolicy: { mode: 'REGISTRY_ONLY' } }));
+    const walk = simulateRequest(allSidecarResources(proxy, snap), { protocol: 'tcp', address: '10.50.0.9', port: 7071 });
+    assert.deepEqual([walk.listener, walk.clusters?.[0]?.name, walk.clusters?.[0]?.endpoints], ['0.0.0.0_7071', 'outbound|7071||headless.default.svc.cluster.local', ['10.50.0.9:7071']]);
+  });
 });

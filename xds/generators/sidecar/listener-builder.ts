@@ -308,15 +308,18 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
         byName.set(name, l);
         continue;
       }
-      if (!ip) continue;
-      const name = `${ip}_${p.port}`;
+      // NOTE: as istiod, a headless TCP service (resolution NONE, no VIP) gets `0.0.0.0_<port>` to its
+      // ORIGINAL_DST cluster, so REGISTRY_ONLY does not black-hole it; other services need a VIP.
+      if (!ip && svc.resolution !== 'NONE') continue;
+      const bind = ip ?? '0.0.0.0';
+      const name = `${bind}_${p.port}`;
       if (byName.has(name)) {
         // NOTE: as istiod, the first service (by host) keeps the listener; the other is counted.
         if (kinds.get(name) === 'tcp') onConflict?.('pilot_conflict_outbound_listener_tcp_over_current_tcp', `${svc.hostname}:${p.port}`);
         continue;
       }
       kinds.set(name, 'tcp');
-      byName.set(name, { name, address: address(ip, p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [tcpChain(ctx, proxy, svc, p.port, name)] });
+      byName.set(name, { name, address: address(bind, p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [tcpChain(ctx, proxy, svc, p.port, name)] });
     }
   }
   return [...byName.values()];
