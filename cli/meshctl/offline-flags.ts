@@ -13,10 +13,10 @@ export function offlineFlags(): Flag[] {
     flag.string(
       'proxy',
       '',
-      'The proxy (sidecar or gateway): <namespace>/<WorkloadEntry name>, <name>.<namespace>, <namespace>/<label>=<value>[,...] or <namespace> (required)',
+      'The proxy (sidecar or gateway): <namespace>/<WorkloadEntry or Pod name>, <name>.<namespace>, <namespace>/<label>=<value>[,...] or <namespace> (required)',
       { short: 'p' },
     ),
-    flag.string('proxy-ip', '', `The proxy's IP (default: the WorkloadEntry's address, else ${DEFAULT_PROXY_IP})`),
+    flag.string('proxy-ip', '', `The proxy's IP (default: the WorkloadEntry's or Pod's address, else ${DEFAULT_PROXY_IP})`),
     flag.string('domain', 'cluster.local', 'The DNS domain suffix of the mesh'),
     flag.string('proxy-type', '', 'sidecar or router (a gateway); default: router when a Gateway in the files selects the proxy\'s labels, else sidecar'),
   ];

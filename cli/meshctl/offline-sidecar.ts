@@ -1,21 +1,24 @@
 /**
  * The offline meshd behind `meshctl x simulate` and `meshctl x translate`: reads mesh.io files the way
- * `pilot-discovery --configDir` does (same parser, validation and error messages), folds them into a
+ * `pilot-discovery --configDir` does (same parser, validation and error messages), and Kubernetes
+ * Services, EndpointSlices, Endpoints and Pods as meshd's orchestrator registry would (offline-orch.ts), folds them into a
  * MeshModel, and builds what meshd's generators would serve one proxy, a sidecar or a router (gateway)
  * (LDS and CDS, then the RDS and EDS names they reference, as Envoy asks). No network, no cluster, no
  * running meshd.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { MeshModel, defaultMeshConfig, proxyFromNode, proxyRequestPush, type Config, type MeshConfig, type ModelInput, type Proxy, type ProxyNode } from '../../core/index.js';
 import { MeshConfigError, readMeshConfig, scanFile } from '../../controllers/index.js';
 import { buildRouterResources, buildSidecarResources, routerListenPorts, routerServerConflicts, TYPE_URL, type ProxyConfig } from '../../xds/index.js';
-import { CliError, NotImplementedError, type RunContext } from '../framework/index.js';
+import { parseAllDocuments } from 'yaml';
+import { CliError, type RunContext } from '../framework/index.js';
 import { inputFiles } from './analyze-run.js';
 import { DEFAULT_PROXY_IP } from './offline-flags.js';
+import { orchInputs, type OrchDocument } from './offline-orch.js';
 
-/** Kubernetes kinds a user may expect to give; meshd reads them from the API server, not from files. */
-const ORCH_KINDS = new Set(['Service', 'Endpoints', 'EndpointSlice', 'Pod', 'Deployment']);
+/** Kubernetes kinds a user may give: Services, Endpoints, EndpointSlices and Pods are translated (offline-orch.ts); others refused. */
+const ORCH_KINDS = new Set(['Service', 'Endpoints', 'EndpointSlice', 'Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
 /** What the files and the chosen proxy add up to. */
 export interface OfflineMesh {
   readonly configs: readonly Config[];
@@ -30,11 +33,27 @@ export interface OfflineMesh {
   readonly warnings: readonly string[];
 }
 
+/** What `-f` inputs hold: mesh.io configs (with the ServiceEntries of orchestrator Services), and proxies Pods add. */
+export interface InputFiles {
+  readonly configs: Config[];
+  /** WorkloadEntry-shaped Pods, for `--proxy <namespace>/<pod>` only (see offline-orch.ts). */
+  readonly proxies: Config[];
+}
+
 /** Reads `-f` inputs with meshd's file parser; any rejected document fails the command, naming file, document, object and field. */
-export async function readConfigFiles(paths: readonly string[], recursive: boolean, cwd: string): Promise<Config[]> {
+export async function readConfigFiles(paths: readonly string[], recursive: boolean, cwd: string, opts: { domain?: string; trustDomain?: string } = {}): Promise<Config[]> {
+  return (await readInputFiles(paths, recursive, cwd, opts)).configs;
+}
+
+/**
+ * As readConfigFiles, plus orchestrator objects: Services (with EndpointSlices, Endpoints or Pods)
+ * become the ServiceEntries meshd's orchestrator registry would make; Pods become proxies.
+ */
+export async function readInputFiles(paths: readonly string[], recursive: boolean, cwd: string, opts: { domain?: string; trustDomain?: string } = {}): Promise<InputFiles> {
   if (paths.length === 0) throw new CliError('no input: give mesh.io files or directories with -f');
   const configs = new Map<string, { config: Config; file: string }>();
   const problems: string[] = [];
+  const orch: OrchDocument[] = [];
   for (const p of paths) {
     if (p === '-') throw new CliError('-f -: standard input is not supported; give files or directories');
     const abs = resolve(cwd, p);
@@ -42,11 +61,20 @@ export async function readConfigFiles(paths: readonly string[], recursive: boole
       // NOTE: name files as the user gave them (meshd names them relative to --configDir).
       const shown = file === abs ? p : join(p, relative(abs, file));
       const entry = await scanFile(file, { dir: dirname(file), defaultNamespace: 'default' }, '');
+      let orchInFile = false;
       for (const r of entry.rejected) {
         if (ORCH_KINDS.has(r.kind)) {
-          throw new NotImplementedError(`Kubernetes ${r.kind} inputs (${shown} document ${r.document}); describe services with ServiceEntry and workloads with WorkloadEntry`);
+          orchInFile = true;
+          continue;
         }
         problems.push(r.message.startsWith(`${r.file}:`) ? `${shown}${r.message.slice(r.file.length)}` : r.message);
+      }
+      // NOTE: meshd's parser refuses orchestrator kinds; read those documents again as plain YAML.
+      if (orchInFile) {
+        parseAllDocuments(readFileSync(file, 'utf8')).forEach((d, i) => {
+          const o = d.toJS() as Record<string, unknown> | null;
+          if (o && typeof o === 'object' && ORCH_KINDS.has(String(o['kind']))) orch.push({ file: shown, document: i + 1, object: o });
+        });
       }
       for (const c of entry.configs) {
         const prev = configs.get(c.key);
@@ -56,7 +84,8 @@ export async function readConfigFiles(paths: readonly string[], recursive: boole
     }
   }
   if (problems.length > 0) throw new CliError(`invalid input (meshd would refuse it):\n  ${problems.join('\n  ')}`);
-  return [...configs.values()].map((v) => v.config);
+  const fromOrch = orchInputs(orch, { domain: opts.domain ?? 'cluster.local', trustDomain: opts.trustDomain ?? 'cluster.local' });
+  return { configs: [...[...configs.values()].map((v) => v.config), ...fromOrch.configs], proxies: fromOrch.proxies };
 }
 
 function parseLabels(text: string, what: string): Record<string, string> {
@@ -172,7 +201,6 @@ export function buildOffline(configs: readonly Config[], meshConfig: MeshConfig,
 export async function offlineMeshFromFlags(ctx: RunContext): Promise<OfflineMesh> {
   const f = ctx.flags;
   const cwd = process.cwd();
-  const configs = await readConfigFiles(f.strings('filename'), f.bool('recursive'), cwd);
   let meshConfig = defaultMeshConfig();
   const mc = f.string('meshConfigFile');
   if (mc !== '') {
@@ -186,6 +214,8 @@ export async function offlineMeshFromFlags(ctx: RunContext): Promise<OfflineMesh
     }
   }
   const domain = f.string('domain');
-  const node = proxyNodeFor(f.string('proxy'), f.string('proxy-ip'), configs, domain, f.string('proxy-type'));
-  return buildOffline(configs, meshConfig, node, domain);
+  const inputs = await readInputFiles(f.strings('filename'), f.bool('recursive'), cwd, { domain, trustDomain: meshConfig.trustDomain });
+  // NOTE: Pods name proxies (`--proxy ns/pod`) but are not WorkloadEntries of the model (meshd's registry does not serve them so).
+  const node = proxyNodeFor(f.string('proxy'), f.string('proxy-ip'), [...inputs.configs, ...inputs.proxies], domain, f.string('proxy-type'));
+  return buildOffline(inputs.configs, meshConfig, node, domain);
 }

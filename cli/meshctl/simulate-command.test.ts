@@ -132,12 +132,29 @@ describe('meshctl x simulate (bin/meshctl over examples/bookinfo-sidecar)', func
       assert.match(r.stderr, new RegExp(`${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: document 1 \\(ServiceEntry default/bad\\): spec\\.ports\\[0\\]\\.number`));
     });
 
-    it('given a Kubernetes Service file should say that input is not implemented yet', async () => {
-      const svc = join(dir, 'svc.yaml');
-      writeFileSync(svc, 'apiVersion: v1\nkind: Service\nmetadata: { name: reviews, namespace: default }\nspec: { ports: [{ port: 9080 }] }\n');
-      const r = await runProgram('meshctl', ['x', 'simulate', '-f', svc, '-p', 'default', 'http://reviews:9080/']);
+    it('given Kubernetes Service, Pod and Endpoints files should route as the orchestrator registry sees them, from a Pod as the proxy', async () => {
+      const k8s = join(REPO_ROOT, 'cli/meshctl/testdata/orch-inputs.yaml');
+      const vs = join(dir, 'vs.yaml');
+      writeFileSync(vs, 'apiVersion: networking.mesh.io/v1\nkind: VirtualService\nmetadata: { name: reviews, namespace: default }\nspec:\n  hosts: [reviews]\n  http: [{ route: [{ destination: { host: reviews }, weight: 100 }] }]\n');
+      const run = async (url: string): Promise<Report> => {
+        const r = await runProgram('meshctl', ['x', 'simulate', '-f', k8s, '-f', vs, '-p', 'default/productpage-1', '-o', 'json', url]);
+        assert.equal(r.code, 0, r.stderr);
+        return JSON.parse(r.stdout) as Report;
+      };
+      const http = await run('http://reviews:9080/');
+      assert.equal(http.request.address, '10.96.7.10');
+      assert.deepEqual(clusters(http), [`outbound|9080||${REVIEWS}:100 -> 10.244.0.11:9081,10.244.0.12:9081`]);
+      assert.deepEqual(http.result.sources, ['VirtualService/default/reviews@0']);
+      const tcp = await run('tcp://db:5432');
+      assert.deepEqual([tcp.result.listener, ...clusters(tcp)], ['10.96.7.30_5432', 'outbound|5432||db.default.svc.cluster.local:100 -> 10.244.1.5:5432']);
+    });
+
+    it('given a Kubernetes Deployment file should say that input is not implemented yet, naming the document', async () => {
+      const dep = join(dir, 'dep.yaml');
+      writeFileSync(dep, 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: reviews, namespace: default }\nspec: { template: {} }\n');
+      const r = await runProgram('meshctl', ['x', 'simulate', '-f', dep, '-p', 'default', 'http://reviews:9080/']);
       assert.equal(r.code, 1);
-      assert.match(r.stderr, /not implemented yet: Kubernetes Service inputs/);
+      assert.match(r.stderr, /not implemented yet: Kubernetes Deployment inputs \(.*dep\.yaml document 1 \(Deployment default\/reviews\)\); give its Pods/);
     });
 
     it('given a proxy no WorkloadEntry names should list the ones there are', async () => {

@@ -26,7 +26,9 @@ export function simulateCommand(): Command {
       'A router (gateway) proxy (--proxy-type router, or a WorkloadEntry whose labels a Gateway selects) is simulated as a\n' +
       'request arriving at the gateway: the URL\'s port is the gateway service\'s port, translated to the target port the\n' +
       'gateway listens on; https:// requests reach HTTPS servers by SNI and are routed as HTTP once terminated.\n\n' +
-      'Inputs: ServiceEntry and WorkloadEntry describe services and workloads (Kubernetes Service/Pod files are not read yet);\n' +
+      'Inputs: ServiceEntry and WorkloadEntry describe services and workloads; Kubernetes Services (with their EndpointSlices,\n' +
+      'Endpoints, or the files\' Pods their selector matches) become what meshd\'s orchestrator registry makes of them, and a Pod\n' +
+      '(with status.podIP) is a proxy --proxy <namespace>/<pod> can name;\n' +
       'a document meshd would refuse fails the command with meshd\'s message (file, document, object, field). Exit 1 on bad input.',
     example:
       "  meshctl x simulate -f examples/bookinfo-sidecar --proxy default/productpage-v1 \\\n    --request \"GET http://reviews:9080/reviews/1 -H 'end-user: jason'\"\n" +

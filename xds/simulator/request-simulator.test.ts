@@ -134,4 +134,30 @@ describe('simulateRequest over the sidecar configuration', () => {
     const r = simulateRequest({ ...cfg, clusters: cfg.clusters.filter((c) => c['name'] !== `outbound|9080|v2|${REVIEWS}`) }, { address: '10.96.0.10', port: 9080, host: 'reviews', path: '/reviews', headers: { 'end-user': 'jason' } });
     assert.equal(r.outcome, 'no-cluster');
   });
+
+  it('given a chain with the sni_cluster filter should send a TLS connection to the cluster its SNI names, and plaintext to the tcp_proxy cluster', () => {
+    const tcpProxy = { name: 'envoy.filters.network.tcp_proxy', typedConfig: { '@type': 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy', statPrefix: 'x', cluster: 'BlackHoleCluster' } };
+    const staticCluster = (name: string, ip: string): Record<string, unknown> => ({ name, type: 'STATIC', loadAssignment: { clusterName: name, endpoints: [{ lbEndpoints: [{ endpoint: { address: { socketAddress: { address: ip, portValue: 9080 } } } }] }] } });
+    const cfg: ProxyConfig = {
+      listeners: [{ name: '0.0.0.0_15443', address: { socketAddress: { address: '0.0.0.0', portValue: 15443 } }, filterChains: [{ filters: [{ name: 'envoy.filters.network.sni_cluster' }, tcpProxy] }] }],
+      clusters: [staticCluster('outbound_.9080_._.a.example.com', '10.1.1.1'), { name: 'BlackHoleCluster', type: 'STATIC' }],
+      routes: [],
+      endpoints: [],
+    };
+    const tls = simulateRequest(cfg, { protocol: 'tls', address: '10.0.9.9', port: 15443, sni: 'outbound_.9080_._.a.example.com' });
+    assert.deepEqual(tls.clusters, [{ name: 'outbound_.9080_._.a.example.com', weight: 100, endpoints: ['10.1.1.1:9080'] }]);
+    assert.equal(simulateRequest(cfg, { protocol: 'tcp', address: '10.0.9.9', port: 15443 }).clusters?.[0]?.name, 'BlackHoleCluster');
+  });
+
+  it('given localities at several priorities should pick the endpoints of the first priority that has any', () => {
+    const cluster = { name: 'c', type: 'EDS', edsClusterConfig: { serviceName: 'c' } };
+    const group = (priority: number, ip: string): Record<string, unknown> => ({ priority, lbEndpoints: ip ? [{ endpoint: { address: { socketAddress: { address: ip, portValue: 80 } } } }] : [] });
+    const cfg: ProxyConfig = {
+      listeners: [{ name: '10.2.0.1_80', address: { socketAddress: { address: '10.2.0.1', portValue: 80 } }, filterChains: [{ filters: [{ name: 'envoy.filters.network.tcp_proxy', typedConfig: { '@type': 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy', statPrefix: 'c', cluster: 'c' } }] }] }],
+      clusters: [cluster],
+      routes: [],
+      endpoints: [{ clusterName: 'c', endpoints: [group(2, '10.3.0.3'), group(0, ''), group(1, '10.3.0.2')] }],
+    };
+    assert.deepEqual(simulateRequest(cfg, { protocol: 'tcp', address: '10.2.0.1', port: 80 }).clusters?.[0]?.endpoints, ['10.3.0.2:80']);
+  });
 });

@@ -9,7 +9,8 @@
  * `ignorePortInHostMatching`; a virtual host that requires TLS redirects plaintext requests to https)
  * -> first matching route (path, headers, query parameters) -> cluster(s) with weights -> endpoints. A
  * TLS request (`tls`) reaching a filter chain that terminates TLS (a transport socket, as gateways'
- * HTTPS servers) and runs an HTTP connection manager is routed as the HTTPS request it carries. It reads plain objects (built or decoded), so meshd tests and
+ * HTTPS servers) and runs an HTTP connection manager is routed as the HTTPS request it carries; a chain
+ * with the sni_cluster filter sends a TLS connection to the cluster its SNI names (AUTO_PASSTHROUGH). It reads plain objects (built or decoded), so meshd tests and
  * `meshctl x simulate` share it. Outcomes, not proto text, are what tests assert.
  */
 import type { ProxyConfig } from '../generators/sidecar/consistency-checker.js';
@@ -42,7 +43,7 @@ export interface SimulatedCluster {
   readonly name: string;
   /** Weight among the route's clusters (100 for a single cluster). */
   readonly weight: number;
-  /** `ip:port` of the endpoints Envoy would pick from (ORIGINAL_DST: the original destination). */
+  /** `ip:port` of the endpoints Envoy would pick from: the first priority level with endpoints (ORIGINAL_DST: the original destination). */
   readonly endpoints: readonly string[];
 }
 
@@ -67,6 +68,7 @@ const obj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Arr
 const wrapped = (v: unknown): unknown => (obj(v) && 'value' in obj(v)! ? obj(v)!['value'] : v);
 const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const TCP_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
+const SNI_CLUSTER = 'envoy.filters.network.sni_cluster';
 
 /** The provenance sources of a resource (`metadata.filterMetadata.mesh.sources`), in either object form. */
 function sourcesOf(r: Obj | undefined): string[] {
@@ -201,15 +203,19 @@ function endpointsOf(cfg: ProxyConfig, name: string, req: SimulatedRequest): str
     const override = wrapped(obj(cluster['originalDstLbConfig'])?.['upstreamPortOverride']);
     return req.address ? [`${req.address}:${override !== undefined ? Number(override) : req.port}`] : [];
   }
-  const out: string[] = [];
+  // NOTE: as Envoy with every endpoint healthy, all traffic goes to the first priority level (0 first)
+  // that has endpoints; lower levels take over only when it has none (locality failover).
+  const byPriority = new Map<number, string[]>();
   for (const loc of arr(la?.['endpoints'])) {
+    const priority = Number(wrapped(loc['priority']) ?? 0);
     for (const e of arr(loc['lbEndpoints'])) {
       if (e['healthStatus'] === 'UNHEALTHY') continue;
       const s = obj(obj(obj(e['endpoint'])?.['address'])?.['socketAddress']);
-      if (s) out.push(`${String(s['address'])}:${String(s['portValue'])}`);
+      if (s) byPriority.set(priority, [...(byPriority.get(priority) ?? []), `${String(s['address'])}:${String(s['portValue'])}`]);
     }
   }
-  return out;
+  const first = [...byPriority.keys()].sort((a, b) => a - b)[0];
+  return first === undefined ? [] : byPriority.get(first)!;
 }
 
 function toClusters(cfg: ProxyConfig, refs: { name: string; weight: number }[], req: SimulatedRequest): SimulatedCluster[] | undefined {
@@ -232,12 +238,16 @@ export function simulateRequest(cfg: ProxyConfig, req: SimulatedRequest): Simula
   const chain = pickFilterChain(listener, req);
   if (!chain) return { outcome: 'no-filter-chain', ...base, sources };
   const at = { ...base, filterChain: String(chain['name'] ?? '') };
+  // NOTE: Envoy's sni_cluster filter (before tcp_proxy) makes a TLS connection's SNI the upstream cluster.
+  const sniCluster = arr(chain['filters']).some((f) => f['name'] === SNI_CLUSTER) && req.sni !== undefined && (req.tls === true || req.protocol === 'tls') ? req.sni : undefined;
   for (const f of arr(chain['filters'])) {
     const tc = obj(f['typedConfig']);
     if (tc?.['@type'] === TCP_PROXY) {
       for (const s of sourcesOf(chain)) if (!sources.includes(s)) sources.push(s);
       const refs =
-        typeof tc['cluster'] === 'string'
+        sniCluster !== undefined
+          ? [{ name: sniCluster, weight: 100 }]
+          : typeof tc['cluster'] === 'string'
           ? [{ name: tc['cluster'], weight: 100 }]
           : arr(obj(tc['weightedClusters'])?.['clusters']).map((w) => ({ name: String(w['name']), weight: Number(wrapped(w['weight']) ?? 0) }));
       const clusters = toClusters(cfg, refs, req);

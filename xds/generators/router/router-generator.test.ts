@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk built Envoy objects */
 import assert from 'node:assert/strict';
 import { parseConfigKey, proxyRequestPush, pushRequest, type PushRequest } from '../../../core/index.js';
 import { decode } from '../../protos/codec.js';
@@ -12,6 +13,7 @@ import { ENVOY } from '../sidecar/sidecar-names.js';
 import { sidecarModel, sidecarNode } from '../sidecar/testing/sidecar-mesh.js';
 import { mergeGateways } from './merged-gateway.js';
 import { buildRouterResources, RouterGenerator } from './router-generator.js';
+import { parseSniDnatClusterName } from './sni-dnat.js';
 import { allRouterResources, routerAt, routerNode, ROUTER_MESH } from './testing/router-mesh.js';
 
 const REVIEWS = 'reviews.default.svc.cluster.local';
@@ -81,9 +83,14 @@ describe('RouterGenerator', () => {
       want: { outcome: 'no-filter-chain', listener: '0.0.0.0_8443' },
     },
     {
-      name: 'given AUTO_PASSTHROUGH with an outbound_ SNI should go to that subset cluster',
+      name: "given AUTO_PASSTHROUGH with an outbound_ SNI and a client sidecar's mesh ALPN should go to that SNI-DNAT cluster and the subset's endpoints",
+      req: { protocol: 'tls', tls: true, sni: `outbound_.9080_.v1_.${REVIEWS}`, alpn: ['mesh-peer-exchange', 'mesh'], address: GW, port: 15443 },
+      want: { outcome: 'routed', clusters: [`outbound_.9080_.v1_.${REVIEWS}`] },
+    },
+    {
+      name: 'given AUTO_PASSTHROUGH with an outbound_ SNI but no mesh ALPN should find no filter chain (as istiod)',
       req: { protocol: 'tls', tls: true, sni: `outbound_.9080_.v1_.${REVIEWS}`, address: GW, port: 15443 },
-      want: { outcome: 'routed', clusters: [`outbound|9080|v1|${REVIEWS}`] },
+      want: { outcome: 'no-filter-chain', listener: '0.0.0.0_15443' },
     },
     {
       name: 'given a TCP server should forward by the tcp route of a VirtualService in another namespace',
@@ -107,6 +114,45 @@ describe('RouterGenerator', () => {
       if (c.want.status) assert.deepEqual(r.response, c.want.status);
     });
   }
+
+  it('given AUTO_PASSTHROUGH should serve SNI-DNAT clusters without upstream TLS, over EDS under their own name, with the subset endpoints', () => {
+    const name = `outbound_.9080_.v1_.${REVIEWS}`;
+    const c = cfg.clusters.find((x) => x['name'] === name) as any;
+    assert.ok(c, 'the SNI-DNAT cluster is sent');
+    assert.equal(c.type, 'EDS');
+    assert.equal(c.edsClusterConfig.serviceName, name);
+    assert.equal(c.transportSocket, undefined);
+    assert.equal(c.transportSocketMatches, undefined);
+    const plain = cfg.clusters.find((x) => x['name'] === `outbound|9080|v1|${REVIEWS}`) as any;
+    assert.ok(plain.transportSocket ?? plain.transportSocketMatches, 'the outbound cluster keeps its mTLS');
+    const la = cfg.endpoints.find((e) => e['clusterName'] === name) as any;
+    const v1 = cfg.endpoints.find((e) => e['clusterName'] === `outbound|9080|v1|${REVIEWS}`) as any;
+    assert.deepEqual(la.endpoints, v1.endpoints);
+    assert.ok(la.endpoints.length > 0);
+    const walk = simulateRequest(cfg, { protocol: 'tls', tls: true, sni: name, alpn: ['mesh-peer-exchange', 'mesh'], address: GW, port: 15443 });
+    const v1Addresses = v1.endpoints.flatMap((g: any) => g.lbEndpoints.map((e: any) => `${e.endpoint.address.socketAddress.address}:${e.endpoint.address.socketAddress.portValue}`));
+    assert.deepEqual(walk.clusters?.[0]?.endpoints, v1Addresses);
+  });
+
+  it('given AUTO_PASSTHROUGH should leave endpoints out of SNI-DNAT load assignments that do not take mesh mTLS (as istiod)', () => {
+    // NOTE: db (data namespace) is a workload without `tlsMode: mesh`; admit its namespace too.
+    const at = routerAt(sidecarModel(ROUTER_MESH.replace('hosts: ["*/*.default.svc.cluster.local"]', 'hosts: ["*/*.svc.cluster.local"]')));
+    const all = allRouterResources(at.proxy, at.snap);
+    const count = (name: string): number => ((all.endpoints.find((e) => e['clusterName'] === name) as any)?.endpoints ?? []).reduce((n: number, g: any) => n + g.lbEndpoints.length, 0);
+    assert.equal(count('outbound|5432||db.data.svc.cluster.local'), 1);
+    assert.equal(count(`outbound_.9080_._.${REVIEWS}`) > 0, true);
+    assert.equal(count('outbound_.5432_._.db.data.svc.cluster.local'), 0);
+    const empty = (all.endpoints.find((e) => e['clusterName'] === 'outbound_.5432_._.db.data.svc.cluster.local') as any).endpoints[0];
+    assert.equal(empty.loadBalancingWeight, undefined);
+  });
+
+  const names: [string, ReturnType<typeof parseSniDnatClusterName>][] = [
+    [`outbound_.9080_.v1_.${REVIEWS}`, { port: 9080, subset: 'v1', host: REVIEWS }],
+    [`outbound_.9080_._.${REVIEWS}`, { port: 9080, subset: '', host: REVIEWS }],
+    [`outbound|9080||${REVIEWS}`, undefined],
+    ['outbound_.0_._.x.example.com', undefined],
+  ];
+  for (const [n, want] of names) it(`given the cluster name ${n} should parse it as ${JSON.stringify(want)}`, () => assert.deepEqual(parseSniDnatClusterName(n), want));
 
   it('given the VirtualService routed for the gateway should name it and the Gateway as the sources', () => {
     const r = simulateRequest(cfg, { address: GW, port: 8080, host: 'shop.example.com', path: '/' });

@@ -2,8 +2,8 @@
  * RouterGenerator: the generators of router (gateway) proxies (node type `router` without `GENERATOR`
  * metadata), one TypeGenerator per xDS type. LDS from the Gateways that select the proxy (merged per
  * port, see merged-gateway.ts), RDS from the VirtualServices bound to them, CDS the outbound clusters of
- * every service visible to the gateway's namespace (istiod's default for gateways) plus BlackHoleCluster,
- * EDS their load assignments: clusters and load assignments come from the sidecar's builders. Built per
+ * every service visible to the gateway's namespace (istiod's default for gateways), the SNI-DNAT clusters
+ * of its AUTO_PASSTHROUGH servers (sni-dnat.ts) plus BlackHoleCluster, EDS their load assignments: clusters and load assignments come from the sidecar's builders. Built per
  * proxy from the snapshot each push carries (a gateway fleet is small; nothing is cached).
  */
 import { nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../../core/index.js';
@@ -17,6 +17,7 @@ import { BLACKHOLE_CLUSTER, ENVOY_MESSAGE_BY_TYPE_URL } from '../sidecar/sidecar
 import { mergeGateways } from './merged-gateway.js';
 import { buildRouterListeners, routerScopeProxy } from './router-listener-builder.js';
 import { buildRouterRouteConfiguration, emptyRouteConfiguration } from './router-route-builder.js';
+import { buildSniDnatClusters, buildSniDnatLoadAssignment } from './sni-dnat.js';
 
 /** Options of the router generator, read once by the caller. */
 export interface RouterGeneratorOptions {
@@ -46,7 +47,11 @@ export function buildRouterResources(p: Proxy, typeUrl: string, snap: PushSnapsh
       byName(buildRouterListeners(ctx, p, mergeGateways(ctx, p, snap.endpoints)));
       break;
     case TYPE_URL.cluster: {
-      const clusters = [...buildOutboundClusters(ctx, scoped, snap.endpoints), ...buildSpecialClusters(ctx).filter((c) => c['name'] === BLACKHOLE_CLUSTER)];
+      const clusters = [
+        ...buildOutboundClusters(ctx, scoped, snap.endpoints),
+        ...buildSniDnatClusters(ctx, scoped, mergeGateways(ctx, p, snap.endpoints), snap.endpoints),
+        ...buildSpecialClusters(ctx).filter((c) => c['name'] === BLACKHOLE_CLUSTER),
+      ];
       byName(clusters.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1)));
       break;
     }
@@ -57,7 +62,7 @@ export function buildRouterResources(p: Proxy, typeUrl: string, snap: PushSnapsh
     }
     case TYPE_URL.endpoint:
       for (const n of names ?? []) {
-        const r = buildSidecarLoadAssignment(ctx, scoped, n, snap.endpoints, opts);
+        const r = buildSidecarLoadAssignment(ctx, scoped, n, snap.endpoints, opts) ?? buildSniDnatLoadAssignment(ctx, scoped, n, snap.endpoints, opts);
         if (r) out.set(n, r);
       }
       break;

@@ -10,25 +10,27 @@
  * - PASSTHROUGH servers: per VirtualService `tls` route bound to the gateway, a chain matching its SNI
  *   hosts (within the server's) with tcp_proxy to the route's destinations;
  * - AUTO_PASSTHROUGH servers: per visible service port and subset whose host the server admits, a chain
- *   matching SNI `outbound_.<port>_.<subset>_.<host>` with tcp_proxy to that cluster (istiod reaches the
- *   same cluster through sni_cluster and SNI-DNAT clusters; the routing outcome is the same);
+ *   matching SNI `outbound_.<port>_.<subset>_.<host>` and the mesh mTLS ALPN, with tcp_proxy to the
+ *   SNI-DNAT cluster of that name (sni-dnat.ts; the same shape as istiod's, checked with diff:istiod);
  * - TCP servers and TLS servers with termination: the first VirtualService `tcp` route bound to the
  *   gateway whose hosts meet the server's and whose match applies (port, gateways).
  * A listener left with no filter chain is not sent (istiod omits it too). TLS listeners read SNI with
  * tls_inspector.
  */
-import { hostMatches, resolveShortName, type Config, type PushContext, type Proxy } from '../../../core/index.js';
+import { resolveShortName, type Config, type PushContext, type Proxy } from '../../../core/index.js';
 import type { ServerTLSSettings, VirtualServiceSpec } from '../../../crds/index.js';
 import { any, outboundClusterName } from '../grpc/envoy.js';
-import { subsetsOf } from '../sidecar/cluster-builder.js';
 import { outboundHcm } from '../sidecar/listener-builder.js';
 import { qualifiedGateway } from '../sidecar/route-builder.js';
-import { sidecarScope } from '../sidecar/sidecar-scope.js';
 import { ENVOY, provenance, SDS_SECRET, sdsSecret } from '../sidecar/sidecar-names.js';
 import { tlsListenerFilters } from '../sidecar/tcp-listener-builder.js';
-import { splitServerHost, type MergedGateway, type RouterPort, type RouterServer } from './merged-gateway.js';
+import { type MergedGateway, type RouterPort, type RouterServer } from './merged-gateway.js';
 import { intersectHosts, virtualServicesForGateway } from './router-route-builder.js';
 import type { Listener } from '../../envoy-types/index.js';
+import { sniDnatTargets } from './sni-dnat.js';
+
+/** The ALPN of a client sidecar's mesh mTLS (istiod's `istio`, `istio-peer-exchange`, `istio-http/*` renamed). */
+const AUTO_PASSTHROUGH_ALPN = ['mesh', 'mesh-peer-exchange', 'mesh-http/1.0', 'mesh-http/1.1', 'mesh-h2'] as const;
 
 type Obj = Record<string, unknown>;
 type RouteDestination = { destination: { host: string; subset?: string; port?: { number?: number } }; weight?: number };
@@ -126,26 +128,25 @@ function passthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, list
   return chains;
 }
 
-/** The chains of an AUTO_PASSTHROUGH server: SNI `outbound_.<port>_.<subset>_.<host>` per visible service the server admits. */
-function autoPassthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, listenerName: string, taken: Set<string>): Obj[] {
+/**
+ * The chains of an AUTO_PASSTHROUGH server, as istiod's: one per SNI-DNAT cluster (sni-dnat.ts), matching
+ * its name as SNI and the mesh mTLS ALPN a client sidecar offers, with tcp_proxy to that cluster.
+ */
+function autoPassthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, _listenerName: string, taken: Set<string>): Obj[] {
   const chains: Obj[] = [];
-  const admits = (host: string, namespace: string): boolean =>
-    s.server.hosts.map(splitServerHost).some((h) => {
-      const nsOk = h.namespace === '*' || h.namespace === namespace || (h.namespace === '.' && s.gateway.metadata.namespace === namespace);
-      return nsOk && hostMatches(h.host, host);
-    });
-  for (const svc of sidecarScope(ctx, routerScopeProxy(proxy)).services) {
-    if (!admits(svc.hostname, svc.namespace)) continue;
-    const subsets = ['', ...subsetsOf(ctx.destinationRule(svc.hostname, proxy.namespace)).map((x) => x.name)];
-    for (const p of svc.ports) {
-      for (const subset of subsets) {
-        const sni = `outbound_.${p.port}_.${subset}_.${svc.hostname}`;
-        if (taken.has(sni)) continue;
-        taken.add(sni);
-        const cluster = outboundClusterName(p.port, subset, svc.hostname);
-        chains.push(withMeta({ name: sni, filterChainMatch: { serverNames: [sni] }, filters: [{ name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: cluster, cluster }) }] }, [s.gateway]));
-      }
-    }
+  for (const t of sniDnatTargets(ctx, routerScopeProxy(proxy), [s])) {
+    if (taken.has(t.name)) continue;
+    taken.add(t.name);
+    chains.push(
+      withMeta(
+        {
+          name: t.name,
+          filterChainMatch: { serverNames: [t.name], applicationProtocols: [...AUTO_PASSTHROUGH_ALPN] },
+          filters: [{ name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: t.name, cluster: t.name }) }],
+        },
+        [s.gateway],
+      ),
+    );
   }
   return chains;
 }

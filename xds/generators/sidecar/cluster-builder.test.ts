@@ -15,6 +15,14 @@ describe('sidecar cluster builder', () => {
   const all = clusters();
   const cases: { name: string; cluster: string; check: (c: any) => void }[] = [
     {
+      name: 'given no minHealthPercent should turn Envoy panic mode off (healthyPanicThreshold 0, as istiod) on EDS and DNS clusters',
+      cluster: `outbound|9080||${REVIEWS}`,
+      check: (c) => {
+        assert.deepEqual(c.commonLbConfig.healthyPanicThreshold, { value: 0 });
+        assert.deepEqual(all.get('outbound|443||api.example.com').commonLbConfig.healthyPanicThreshold, { value: 0 });
+      },
+    },
+    {
       name: 'given a service port should serve an EDS cluster over ADS named outbound|<port>||<host>',
       cluster: `outbound|9080||${REVIEWS}`,
       check: (c) => {
@@ -140,5 +148,35 @@ spec:
     const yaml = SIDECAR_MESH.replace('addresses: [10.96.0.30]', 'addresses: [10.96.0.30]\n  exportTo: ["."]');
     assert.equal(clusters(yaml).has('outbound|5432||db.data.svc.cluster.local'), false);
     assert.equal(clusters().has('outbound|5432||db.data.svc.cluster.local'), true);
+  });
+
+  const ods: { name: string; od: string; want: unknown }[] = [
+    { name: 'given outlier detection without consecutive5xxErrors should leave the 5xx ejection at Envoy\'s default (as istiod)', od: '{ consecutiveGatewayErrors: 2, interval: 5s }', want: undefined },
+    { name: 'given consecutive5xxErrors 0 should turn the 5xx ejection off', od: '{ consecutive5xxErrors: 0, interval: 5s }', want: { value: 0 } },
+  ];
+  for (const c of ods) {
+    it(c.name, () => {
+      const yaml = SIDECAR_MESH.replace('outlierDetection: { consecutive5xxErrors: 5, interval: 10s, baseEjectionTime: 30s, maxEjectionPercent: 50 }', `outlierDetection: ${c.od}`);
+      assert.notEqual(yaml, SIDECAR_MESH);
+      const od = clusters(yaml).get(`outbound|9080||${REVIEWS}`).outlierDetection;
+      assert.deepEqual(od.enforcingConsecutive_5xx, c.want);
+      assert.equal(od.consecutive_5xx, undefined);
+    });
+  }
+
+  it('given a DNS ServiceEntry without endpoints and a targetPort should resolve the host on the targetPort (as istiod)', () => {
+    const yaml = `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: secure, namespace: default }
+spec:
+  hosts: [secure.example.org]
+  location: MESH_EXTERNAL
+  ports: [{ number: 80, name: http, protocol: HTTP, targetPort: 443 }]
+  resolution: DNS
+`;
+    const la = clusters(yaml).get('outbound|80||secure.example.org').loadAssignment;
+    assert.deepEqual(la.endpoints[0].lbEndpoints[0].endpoint.address.socketAddress, { address: 'secure.example.org', portValue: 443 });
   });
 });

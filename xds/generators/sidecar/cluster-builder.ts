@@ -10,6 +10,7 @@ import type { DestinationRuleSpec, TrafficPolicy } from '../../../crds/index.js'
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
 import { clusterTls } from './cluster-tls.js';
+import { usesLocalityWeights } from './locality-lb.js';
 import { sidecarScope } from './sidecar-scope.js';
 import {
   ADS,
@@ -109,11 +110,12 @@ function applyOutlierDetection(c: Record<string, unknown>, policy: TrafficPolicy
   const od = policy.outlierDetection;
   if (!od) return;
   const out: Record<string, unknown> = { enforcingSuccessRate: { value: 0 } };
-  // NOTE: as Istio: a consecutive-5xx limit of 0 (or unset) turns that ejection off, not "eject at once".
+  // NOTE: as istiod: a consecutive-5xx limit of 0 turns that ejection off (not "eject at once"); unset
+  // leaves Envoy's defaults (5 errors, enforced), which istiod does not override either.
   if (od.consecutive5xxErrors) {
     out['consecutive_5xx'] = { value: od.consecutive5xxErrors };
     out['enforcingConsecutive_5xx'] = { value: 100 };
-  } else {
+  } else if (od.consecutive5xxErrors === 0) {
     out['enforcingConsecutive_5xx'] = { value: 0 };
   }
   if (od.consecutiveGatewayErrors) {
@@ -187,7 +189,8 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
     c['dnsLookupFamily'] = 'V4_ONLY';
     c['dnsRefreshRate'] = duration(ctx.meshConfig.dnsRefreshRate);
     c['respectDnsTtl'] = true;
-    const targets = instances.length > 0 ? instances.map((i) => ({ address: i.address, port: i.port })) : [{ address: svc.hostname, port: port.port }];
+    // NOTE: without endpoints the host itself is resolved, on the port's targetPort when it has one (as istiod).
+    const targets = instances.length > 0 ? instances.map((i) => ({ address: i.address, port: i.port })) : [{ address: svc.hostname, port: port.targetPort ?? port.port }];
     const lbEndpoints = (svc.resolution === 'DNS_ROUND_ROBIN' ? targets.slice(0, 1) : targets).map((t) => ({
       endpoint: { address: { socketAddress: { address: t.address, portValue: t.port } } },
     }));
@@ -203,6 +206,11 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   if (c['type'] === 'ORIGINAL_DST') c['lbPolicy'] = 'CLUSTER_PROVIDED';
   applyOutlierDetection(c, policy);
   c['commonLbConfig'] ??= {};
+  // NOTE: as istiod, Envoy's panic mode is off (0%) on every outbound cluster unless outlier detection's
+  // minHealthPercent sets it: traffic never spills onto hosts known to be unhealthy.
+  (c['commonLbConfig'] as Record<string, unknown>)['healthyPanicThreshold'] ??= { value: 0 };
+  // NOTE: as istiod, locality weights (from `distribute`) take effect only with localityWeightedLbConfig.
+  if (usesLocalityWeights(policy, ctx.meshConfig)) (c['commonLbConfig'] as Record<string, unknown>)['localityWeightedLbConfig'] = {};
   const tls = clusterTls(ctx, svc, policy.tls, { port: port.port, subset }, instances.map((i) => i.serviceAccount));
   if (tls.kind === 'socket') c['transportSocket'] = tls.transportSocket;
   if (tls.kind === 'auto') c['transportSocketMatches'] = tls.transportSocketMatches;

@@ -53,4 +53,45 @@ describe('sidecar endpoint builder', () => {
     const la = assignment(`outbound|9080|v2|${REVIEWS}`, yaml);
     assert.equal(la.endpoints[0].lbEndpoints[0].healthStatus, 'DRAINING');
   });
+
+  const MTLS_META = { filterMetadata: { 'envoy.transport_socket_match': { fields: { tlsMode: { stringValue: 'mesh' } } } } };
+  const tlsModes: { name: string; yaml: string; cluster: string; want: unknown }[] = [
+    {
+      name: 'given a WorkloadEntry without the tlsMode label but with a service account should carry the mTLS metadata (as istiod)',
+      yaml: SIDECAR_MESH.replace('spec: { address: 127.0.0.31, labels: { app: db } }', 'spec: { address: 127.0.0.31, labels: { app: db }, serviceAccount: db }'),
+      cluster: 'outbound|5432||db.data.svc.cluster.local',
+      want: MTLS_META,
+    },
+    {
+      name: 'given a WorkloadEntry labelled tlsMode disabled with a service account should carry no metadata',
+      yaml: SIDECAR_MESH.replace('spec: { address: 127.0.0.31, labels: { app: db } }', 'spec: { address: 127.0.0.31, labels: { app: db, security.mesh.io/tlsMode: disabled }, serviceAccount: db }'),
+      cluster: 'outbound|5432||db.data.svc.cluster.local',
+      want: undefined,
+    },
+    {
+      name: 'given an orchestrator pod without the tlsMode label should carry no metadata whatever its service account',
+      yaml: SIDECAR_MESH.replace('metadata: { name: db, namespace: data }\nspec: { address: 127.0.0.31, labels: { app: db } }', 'metadata: { name: "orch:db-0", namespace: data }\nspec: { address: 127.0.0.31, labels: { app: db }, serviceAccount: "spiffe://cluster.local/ns/data/sa/db" }'),
+      cluster: 'outbound|5432||db.data.svc.cluster.local',
+      want: undefined,
+    },
+    {
+      name: "given a PeerAuthentication that disables mTLS on the endpoint's port should carry no metadata (as istiod)",
+      yaml: `${SIDECAR_MESH}
+---
+apiVersion: security.mesh.io/v1
+kind: PeerAuthentication
+metadata: { name: reviews, namespace: default }
+spec: { selector: { matchLabels: { app: reviews } }, mtls: { mode: STRICT }, portLevelMtls: { 9080: { mode: DISABLE } } }
+`,
+      cluster: `outbound|9080|v2|${REVIEWS}`,
+      want: undefined,
+    },
+  ];
+  for (const c of tlsModes) {
+    it(c.name, () => {
+      const la = assignment(c.cluster, c.yaml);
+      assert.ok(la, 'the assignment is built');
+      assert.deepEqual(la.endpoints[0].lbEndpoints[0].metadata, c.want);
+    });
+  }
 });

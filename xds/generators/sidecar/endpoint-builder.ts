@@ -1,16 +1,16 @@
 /**
  * ClusterLoadAssignments of a dataplane sidecar (Istio's EDS): for `outbound|<port>|<subset>|<host>`,
- * the service port's endpoints filtered by the subset's labels, grouped by locality with weights (and
- * failover priorities by proximity when the DestinationRule has outlier detection), health status
+ * the service port's endpoints filtered by the subset's labels, grouped by locality with weights and
+ * priorities per the locality LB setting (locality-lb.ts: distribute, failover, failoverPriority), health status
  * (DRAINING marked, UNHEALTHY left out unless PILOT_SEND_UNHEALTHY_ENDPOINTS), and the endpoint
- * metadata auto mTLS matches on (`envoy.transport_socket_match: {tlsMode: mesh}`).
+ * metadata auto mTLS matches on (`envoy.transport_socket_match: {tlsMode: mesh}`, see takesMeshMtls).
  */
 import { isIP } from 'node:net';
-import { labelsMatch, localityString, type EndpointView, type Locality, type PushContext, type Proxy, type ServiceInstance } from '../../../core/index.js';
+import { labelsMatch, localityString, ORCH_NAME_PREFIX, type EndpointView, type Locality, type PushContext, type Proxy, type ServiceInstance } from '../../../core/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
-import { localityPriority } from '../grpc/endpoint-builder.js';
 import { parseOutboundClusterName } from '../grpc/envoy.js';
 import { subsetsOf } from './cluster-builder.js';
+import { applyLocalityLb, type LocalityGroup } from './locality-lb.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { struct, TLS_MODE_LABEL, TLS_MODE_MESH, TRANSPORT_SOCKET_MATCH } from './sidecar-names.js';
 import type { ClusterLoadAssignment } from '../../envoy-types/index.js';
@@ -21,8 +21,31 @@ export interface SidecarEndpointOptions {
   readonly sendUnhealthyEndpoints: boolean;
 }
 
-function endpointMetadata(i: ServiceInstance): Record<string, unknown> | undefined {
-  if (i.labels[TLS_MODE_LABEL] !== TLS_MODE_MESH) return undefined;
+/**
+ * Whether an endpoint takes mesh mTLS (Istio's endpoint TLSMode): its `security.mesh.io/tlsMode` label
+ * says so; without the label, a WorkloadEntry or ServiceEntry endpoint with a service account does (as
+ * Istio's getTLSModeFromWorkloadEntry), while an orchestrator pod needs the label (the injector sets it).
+ */
+export function takesMeshMtls(i: ServiceInstance): boolean {
+  const label = i.labels[TLS_MODE_LABEL];
+  if (label !== undefined) return label === TLS_MODE_MESH;
+  const name = i.source.split('/')[2] ?? '';
+  return i.serviceAccount !== '' && !name.startsWith(ORCH_NAME_PREFIX);
+}
+
+/**
+ * Whether auto mTLS sends mesh mTLS to an endpoint: it takes mesh mTLS (takesMeshMtls) and the
+ * PeerAuthentication of its workload at its port is not DISABLE (as istiod's mTLS checker: such a port
+ * expects plaintext).
+ */
+export function mtlsToEndpoint(ctx: PushContext, i: ServiceInstance, serviceNamespace: string): boolean {
+  if (!takesMeshMtls(i)) return false;
+  const ns = /^WorkloadEntry\/([^/]+)\//.exec(i.source)?.[1] ?? serviceNamespace;
+  return ctx.mtlsMode(ns, i.labels, i.port) !== 'DISABLE';
+}
+
+function endpointMetadata(ctx: PushContext, i: ServiceInstance, serviceNamespace: string): Record<string, unknown> | undefined {
+  if (!mtlsToEndpoint(ctx, i, serviceNamespace)) return undefined;
   return { filterMetadata: { [TRANSPORT_SOCKET_MATCH]: struct({ tlsMode: TLS_MODE_MESH }) } };
 }
 
@@ -43,32 +66,29 @@ export function buildSidecarLoadAssignment(ctx: PushContext, proxy: Proxy, name:
     selector = sub.labels ?? {};
   }
   const policy = effectivePolicy(dr, parsed.subset, parsed.port);
-  const failover = policy.outlierDetection !== undefined && proxy.locality.region !== '';
   const picked = endpoints
     .instances(parsed.host)
     .filter((i) => i.servicePort === parsed.port && labelsMatch(selector, i.labels) && isIP(i.address) !== 0)
     .filter((i) => i.health !== 'UNHEALTHY' || opts.sendUnhealthyEndpoints);
-  const groups = new Map<string, { locality: Locality; priority: number; eps: ServiceInstance[] }>();
+  const byLocality = new Map<string, { locality: Locality; eps: ServiceInstance[] }>();
   for (const i of picked) {
-    const priority = failover ? localityPriority(proxy.locality, i.locality) : 0;
-    const key = `${priority}|${localityString(i.locality)}`;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { locality: i.locality, priority, eps: [] }));
+    const key = localityString(i.locality);
+    let g = byLocality.get(key);
+    if (!g) byLocality.set(key, (g = { locality: i.locality, eps: [] }));
     g.eps.push(i);
   }
-  // NOTE: Envoy wants priorities contiguous from 0.
-  const rank = new Map([...new Set([...groups.values()].map((g) => g.priority))].sort((a, b) => a - b).map((p, n) => [p, n]));
-  const ordered = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, g]) => g);
+  const groups: LocalityGroup[] = [...byLocality.values()].map((g) => ({ locality: g.locality, priority: 0, weight: g.eps.reduce((n, e) => n + e.weight, 0), instances: g.eps }));
+  const ordered = applyLocalityLb(groups, proxy, policy, ctx.meshConfig);
   return {
     clusterName: name,
     endpoints: ordered.map((g) => {
-      const eps = [...g.eps].sort((a, b) => (a.address === b.address ? a.port - b.port : a.address < b.address ? -1 : 1));
+      const eps = [...g.instances].sort((a, b) => (a.address === b.address ? a.port - b.port : a.address < b.address ? -1 : 1));
       return {
         locality: { region: g.locality.region, zone: g.locality.zone, subZone: g.locality.subZone },
-        loadBalancingWeight: { value: eps.reduce((n, e) => n + e.weight, 0) },
-        priority: rank.get(g.priority) ?? 0,
+        loadBalancingWeight: { value: g.weight },
+        priority: g.priority,
         lbEndpoints: eps.map((e) => {
-          const metadata = endpointMetadata(e);
+          const metadata = endpointMetadata(ctx, e, svc.namespace);
           return {
             endpoint: { address: { socketAddress: { address: e.address, portValue: e.port } } },
             healthStatus: e.health,

@@ -1,7 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk built Envoy objects */
 import assert from 'node:assert/strict';
 import { buildSidecarListeners } from './listener-builder.js';
-import { sidecarAt, sidecarModel, SIDECAR_MESH } from './testing/sidecar-mesh.js';
+import { simulateRequest } from '../../simulator/request-simulator.js';
+import { allSidecarResources, sidecarAt, sidecarModel, SIDECAR_MESH } from './testing/sidecar-mesh.js';
 
 function listeners(yaml = SIDECAR_MESH, mesh = {}): Map<string, any> {
   const { proxy, snap } = sidecarAt(sidecarModel(yaml, mesh));
@@ -109,5 +110,38 @@ describe('sidecar listener builder', () => {
     const l = all.get('0.0.0.0_443');
     assert.deepEqual(l.listenerFilters.map((f: any) => f.name), ['envoy.filters.listener.tls_inspector']);
     assert.deepEqual(l.filterChains.map((c: any) => [c.filterChainMatch.serverNames, firstFilter(c).cluster]), [[['api.example.com'], 'outbound|443||api.example.com']]);
+  });
+
+  const fallthrough: { name: string; mode: 'ALLOW_ANY' | 'REGISTRY_ONLY'; req: Parameters<typeof simulateRequest>[1]; want: string }[] = [
+    { name: 'given raw TCP to an unknown address on an HTTP port and ALLOW_ANY should pass it through (as istiod)', mode: 'ALLOW_ANY', req: { protocol: 'tcp', address: '203.0.113.9', port: 9080 }, want: 'PassthroughCluster' },
+    { name: 'given raw TCP to an unknown address on an HTTP port and REGISTRY_ONLY should black-hole it', mode: 'REGISTRY_ONLY', req: { protocol: 'tcp', address: '203.0.113.9', port: 9080 }, want: 'BlackHoleCluster' },
+    { name: 'given TLS to an unknown address on an HTTP port should pass it through', mode: 'ALLOW_ANY', req: { protocol: 'tls', address: '203.0.113.9', port: 9080, sni: 'x.example.com' }, want: 'PassthroughCluster' },
+    { name: 'given an unknown SNI on a TLS port and REGISTRY_ONLY should black-hole it', mode: 'REGISTRY_ONLY', req: { protocol: 'tls', address: '203.0.113.9', port: 443, sni: 'x.example.com' }, want: 'BlackHoleCluster' },
+    { name: 'given plain HTTP on an HTTP port should still reach the HTTP chain', mode: 'ALLOW_ANY', req: { address: '10.96.0.10', port: 9080, host: 'reviews:9080', path: '/' }, want: 'outbound|9080|v1|reviews.default.svc.cluster.local' },
+  ];
+  for (const c of fallthrough) {
+    it(c.name, () => {
+      const { proxy, snap } = sidecarAt(sidecarModel(SIDECAR_MESH, { outboundTrafficPolicy: { mode: c.mode } }));
+      const walk = simulateRequest(allSidecarResources(proxy, snap), c.req);
+      assert.equal(walk.outcome, 'routed');
+      assert.equal(walk.clusters?.[0]?.name, c.want);
+    });
+  }
+
+  it('given a headless TCP service (resolution NONE) and REGISTRY_ONLY should still reach it through 0.0.0.0_<port> (as istiod)', () => {
+    const yaml = `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: headless, namespace: default }
+spec:
+  hosts: [headless.default.svc.cluster.local]
+  location: MESH_INTERNAL
+  ports: [{ number: 7071, name: tcp, protocol: TCP }]
+  resolution: NONE
+`;
+    const { proxy, snap } = sidecarAt(sidecarModel(yaml, { outboundTrafficPolicy: { mode: 'REGISTRY_ONLY' } }));
+    const walk = simulateRequest(allSidecarResources(proxy, snap), { protocol: 'tcp', address: '10.50.0.9', port: 7071 });
+    assert.deepEqual([walk.listener, walk.clusters?.[0]?.name, walk.clusters?.[0]?.endpoints], ['0.0.0.0_7071', 'outbound|7071||headless.default.svc.cluster.local', ['10.50.0.9:7071']]);
   });
 });

@@ -211,6 +211,11 @@ export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: E
   return listener;
 }
 
+/** istiod's `PassthroughFilterChain`: tcp_proxy to PassthroughCluster (ALLOW_ANY) or BlackHoleCluster (REGISTRY_ONLY). */
+export function passthroughFilterChain(mode: 'ALLOW_ANY' | 'REGISTRY_ONLY'): Record<string, unknown> {
+  return { name: 'PassthroughFilterChain', filters: [tcpProxy(mode === 'ALLOW_ANY' ? PASSTHROUGH_CLUSTER : BLACKHOLE_CLUSTER)] };
+}
+
 /** `virtualOutbound`: original destination, the catch-all chain per outboundTrafficPolicy (the Sidecar's, else the mesh's). */
 export function buildVirtualOutbound(ctx: PushContext, proxy: Proxy): Listener {
   const scope = sidecarScope(ctx, proxy);
@@ -243,18 +248,33 @@ function vip(svc: Service): string | undefined {
  */
 export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflict?: ConflictSink): Listener[] {
   const byName = new Map<string, Record<string, unknown>>();
-  const services = sidecarScope(ctx, proxy).services;
-  for (const svc of services) {
+  const kinds = new Map<string, 'http' | 'sniffed' | 'tls' | 'tcp'>();
+  const scope = sidecarScope(ctx, proxy);
+  const fallthrough = passthroughFilterChain(scope.outboundMode);
+  for (const svc of scope.listenerServices) {
     for (const p of svc.ports) {
       if (isHttpPort(p)) {
         const name = `0.0.0.0_${p.port}`;
         if (byName.has(name)) continue;
+        kinds.set(name, 'http');
+        // NOTE: as istiod, http_inspector picks the HTTP chain; anything else on the port (raw TCP or TLS
+        // to an address no service owns) falls through to the outbound traffic policy's cluster.
         byName.set(name, {
           name,
           address: address('0.0.0.0', p.port),
           bindToPort: { value: false },
           trafficDirection: 'OUTBOUND',
-          filterChains: [{ name: `0.0.0.0_${p.port}-http`, filters: [outboundHcm(`outbound_0.0.0.0_${p.port}`, String(p.port))] }],
+          listenerFilters: [{ name: 'envoy.filters.listener.http_inspector', typedConfig: any(ENVOY.httpInspector, {}) }],
+          listenerFiltersTimeout: { seconds: 0, nanos: 0 },
+          continueOnListenerFiltersTimeout: true,
+          filterChains: [
+            {
+              name: `0.0.0.0_${p.port}-http`,
+              filterChainMatch: { transportProtocol: 'raw_buffer', applicationProtocols: [...HTTP_ALPN] },
+              filters: [outboundHcm(`outbound_0.0.0.0_${p.port}`, String(p.port))],
+            },
+          ],
+          defaultFilterChain: fallthrough,
         });
         continue;
       }
@@ -262,6 +282,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
       if (isSniffedPort(p)) {
         const name = `${ip ?? '0.0.0.0'}_${p.port}`;
         if (byName.has(name)) continue;
+        kinds.set(name, 'sniffed');
         byName.set(name, {
           name,
           address: address(ip ?? '0.0.0.0', p.port),
@@ -278,22 +299,28 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
       if (isTlsPort(p)) {
         // NOTE: SNI routing: services on one TLS port share the listener, one chain per SNI.
         const name = `${ip ?? '0.0.0.0'}_${p.port}`;
-        const l = byName.get(name) ?? { name, address: address(ip ?? '0.0.0.0', p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', listenerFilters: tlsListenerFilters(), filterChains: [] };
-        if (!Array.isArray(l['listenerFilters'])) continue; // an HTTP listener holds the port
+        if (byName.has(name) && kinds.get(name) !== 'tls') continue; // an HTTP or TCP listener holds the port
+        kinds.set(name, 'tls');
+        // NOTE: as istiod, a TLS connection with an SNI no chain names follows the outbound traffic policy.
+        const l = byName.get(name) ?? { name, address: address(ip ?? '0.0.0.0', p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', listenerFilters: tlsListenerFilters(), filterChains: [], defaultFilterChain: fallthrough };
         const taken = new Set((l['filterChains'] as Record<string, unknown>[]).flatMap((c) => ((c['filterChainMatch'] as { serverNames?: string[] } | undefined)?.serverNames ?? [])));
         const chains = tlsChains(ctx, proxy, svc, p.port).filter((c) => !((c['filterChainMatch'] as { serverNames: string[] }).serverNames.some((n) => taken.has(n))));
         (l['filterChains'] as Record<string, unknown>[]).push(...chains);
         byName.set(name, l);
         continue;
       }
-      if (!ip) continue;
-      const name = `${ip}_${p.port}`;
+      // NOTE: as istiod, a headless TCP service (resolution NONE, no VIP) gets `0.0.0.0_<port>` to its
+      // ORIGINAL_DST cluster, so REGISTRY_ONLY does not black-hole it; other services need a VIP.
+      if (!ip && svc.resolution !== 'NONE') continue;
+      const bind = ip ?? '0.0.0.0';
+      const name = `${bind}_${p.port}`;
       if (byName.has(name)) {
         // NOTE: as istiod, the first service (by host) keeps the listener; the other is counted.
-        if (!Array.isArray(byName.get(name)!['listenerFilters'])) onConflict?.('pilot_conflict_outbound_listener_tcp_over_current_tcp', `${svc.hostname}:${p.port}`);
+        if (kinds.get(name) === 'tcp') onConflict?.('pilot_conflict_outbound_listener_tcp_over_current_tcp', `${svc.hostname}:${p.port}`);
         continue;
       }
-      byName.set(name, { name, address: address(ip, p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [tcpChain(ctx, proxy, svc, p.port, name)] });
+      kinds.set(name, 'tcp');
+      byName.set(name, { name, address: address(bind, p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [tcpChain(ctx, proxy, svc, p.port, name)] });
     }
   }
   return [...byName.values()];

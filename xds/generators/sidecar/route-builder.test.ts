@@ -30,16 +30,22 @@ ${SIDECAR_MESH.slice(end)}`;
 }
 
 describe('sidecar route builder', () => {
-  it('given a service in the proxy namespace should list Istio domains: FQDN, short, name.ns.svc, name.ns, VIP, with and without port', () => {
+  it('given a service in the proxy namespace should list Istio domains: FQDN, FQDN., short, name.ns.svc, name.ns, VIP, with and without port', () => {
     const vh = vhost(routeConfig('9080'), `${REVIEWS}:9080`);
     assert.deepEqual(vh.domains, [
-      REVIEWS, `${REVIEWS}:9080`, 'reviews', 'reviews:9080', 'reviews.default.svc', 'reviews.default.svc:9080', 'reviews.default', 'reviews.default:9080', '10.96.0.10', '10.96.0.10:9080',
+      REVIEWS, `${REVIEWS}:9080`, `${REVIEWS}.`, `${REVIEWS}.:9080`, 'reviews', 'reviews:9080', 'reviews.default.svc', 'reviews.default.svc:9080', 'reviews.default', 'reviews.default:9080', '10.96.0.10', '10.96.0.10:9080',
     ]);
   });
 
   it('given a service in another namespace should leave out the short name', () => {
     const svc = { hostname: 'db.data.svc.cluster.local', addresses: [] } as any;
-    assert.deepEqual(serviceDomains(svc, 80, 'default', 'cluster.local'), ['db.data.svc.cluster.local', 'db.data.svc.cluster.local:80', 'db.data.svc', 'db.data.svc:80', 'db.data', 'db.data:80']);
+    assert.deepEqual(serviceDomains(svc, 80, 'default', 'cluster.local'), ['db.data.svc.cluster.local', 'db.data.svc.cluster.local:80', 'db.data.svc.cluster.local.', 'db.data.svc.cluster.local.:80', 'db.data.svc', 'db.data.svc:80', 'db.data', 'db.data:80']);
+  });
+
+  it('given a VirtualService with only tcp or tls routes on an HTTP service should keep the default route (as istiod)', () => {
+    const yaml = withRoutes('').replace('  http:\n\n', '  tls: [{ match: [{ sniHosts: [reviews.default.svc.cluster.local] }], route: [{ destination: { host: reviews } }] }]\n');
+    const vh = vhost(routeConfig('9080', yaml), `${REVIEWS}:9080`);
+    assert.deepEqual(vh.routes.map((r: any) => [r.name, r.route?.cluster]), [['default', `outbound|9080||${REVIEWS}`]]);
   });
 
   it('given a header and uri match should route it to the subset cluster with its fault', () => {

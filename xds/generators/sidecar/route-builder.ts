@@ -1,7 +1,7 @@
 /**
  * Route configurations of a dataplane sidecar (Istio's httproute.go / route.go): one per outbound HTTP
  * port, named by the port (`80`, `9080`), with a virtual host per visible service on that port whose
- * domains are Istio's (FQDN, short name in the proxy's namespace, `name.namespace.svc`, `name.namespace`,
+ * domains are Istio's (FQDN, the FQDN with a trailing dot, short name in the proxy's namespace, `name.namespace.svc`, `name.namespace`,
  * the VIP, each with and without `:port`), VirtualService HTTP routes, delegates expanded (match, weighted destinations,
  * redirect, direct response, rewrite, timeout, retries, fault, mirror, CORS, headers) or the default
  * route, and Istio's `allow_any` / `block_all` virtual host per outboundTrafficPolicy.
@@ -39,6 +39,8 @@ export function serviceDomains(svc: Service, port: number, proxyNamespace: strin
     }
   }
   for (const a of svc.addresses) if (a && a !== '0.0.0.0') names.push(a.includes(':') ? `[${a}]` : a);
+  // NOTE: as istiod, the FQDN with a trailing dot too (a client may send the absolute name as Host).
+  names.splice(1, 0, `${svc.hostname}.`);
   return names.flatMap((n) => [n, `${n}:${port}`]);
 }
 
@@ -369,13 +371,15 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
   const claimed = new Set<string>();
   const virtualHosts: Record<string, unknown>[] = [];
   const scope = sidecarScope(ctx, proxy);
-  const services = scope.services.filter((s) => s.ports.some((p) => p.port === port && routesHttp(p)));
+  const services = scope.listenerServices.filter((s) => s.ports.some((p) => p.port === port && routesHttp(p)));
   for (const svc of [...services].sort((a, c) => (a.hostname < c.hostname ? -1 : 1))) {
     b.deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
     const domains = serviceDomains(svc, port, proxy.namespace, ctx.domain).filter((d) => !claimed.has(d));
     if (domains.length === 0) continue;
     for (const d of domains) claimed.add(d);
-    const vs = ctx.virtualService(svc.hostname, proxy.namespace);
+    // NOTE: as istiod, a VirtualService without HTTP routes (only `tcp` or `tls`) leaves HTTP on the default route.
+    const found = ctx.virtualService(svc.hostname, proxy.namespace);
+    const vs = found && ((found.spec as unknown as VirtualServiceSpec).http ?? []).length > 0 ? found : undefined;
     const routes = vs ? virtualServiceRoutes(b, vs) : [defaultRoute(svc, port)];
     const vh: Record<string, unknown> = { name: `${svc.hostname}:${port}`, domains, routes, includeRequestAttemptCount: true };
     const meta = provenance([vs]);
@@ -394,6 +398,6 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
 /** The route configuration names of a proxy: one per port on which a visible service speaks HTTP (or may: sniffed ports). */
 export function routeConfigurationNames(ctx: PushContext, proxy: Proxy): string[] {
   const ports = new Set<number>();
-  for (const s of sidecarScope(ctx, proxy).services) for (const p of s.ports) if (routesHttp(p)) ports.add(p.port);
+  for (const s of sidecarScope(ctx, proxy).listenerServices) for (const p of s.ports) if (routesHttp(p)) ports.add(p.port);
   return [...ports].sort((a, c) => a - c).map(String);
 }

@@ -14,8 +14,9 @@
  * proxies of every namespace that see the same DestinationRule share an entry.
  *
  * Load assignment (`buildSidecarLoadAssignment`) reads the same service, DestinationRule (subset
- * labels, outlier detection) and endpoints, plus the proxy's locality when outlier detection turns on
- * locality failover (then in the key).
+ * labels, outlier detection, locality LB setting), endpoints and PeerAuthentication (`kind:` dependency), plus the proxy's locality when locality
+ * LB applies (distribute, or failover with outlier detection) and its labels for `failoverPriority`
+ * (then in the key).
  *
  * Route configuration (`buildSidecarRouteConfiguration`) reads the proxy's namespace (domains,
  * VirtualService visibility, sourceNamespace matches), its Sidecar scope (the HTTP services on the
@@ -24,10 +25,11 @@
  * (`kind:` dependencies) and the services it names (dependencies the builder collects).
  */
 import { createHash } from 'node:crypto';
-import { keyStringOf, type Config, type PushContext, type Proxy, type Service } from '../../../core/index.js';
+import { keyStringOf, type Config, type MeshConfig, type PushContext, type Proxy, type Service } from '../../../core/index.js';
 import type { VirtualServiceSpec } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { routesHttp } from './cluster-builder.js';
+import { localityLbMode } from './locality-lb.js';
 import type { SidecarScope } from './sidecar-scope.js';
 
 /** The dependencies of an outbound cluster of `svc` built with DestinationRule `dr`. */
@@ -42,16 +44,22 @@ export function sidecarClusterKey(name: string, svc: Service, dr: Config | undef
   return `scds|${name}|${svc.namespace}|${dr ? keyStringOf(dr) : '-'}`;
 }
 
-/** The key of the load assignment `name`; the locality joins when failover priorities depend on it. */
-export function sidecarEndpointsKey(name: string, svc: Service, dr: Config | undefined, subset: string, port: number, proxy: Proxy): string {
+/**
+ * The key of the load assignment `name`; the proxy's locality joins when locality LB (distribute or
+ * failover) depends on it, and its labels when `failoverPriority` reads them.
+ */
+export function sidecarEndpointsKey(name: string, svc: Service, dr: Config | undefined, subset: string, port: number, proxy: Proxy, mesh: MeshConfig): string {
   const base = `seds|${name}|${svc.namespace}|${dr ? keyStringOf(dr) : '-'}`;
-  const failover = effectivePolicy(dr, subset, port).outlierDetection !== undefined && proxy.locality.region !== '';
-  return failover ? `${base}|${proxy.locality.region}/${proxy.locality.zone}/${proxy.locality.subZone}` : base;
+  const { mode, usesLabels } = localityLbMode(effectivePolicy(dr, subset, port), mesh, proxy);
+  if (mode === 'none') return base;
+  const withLocality = `${base}|${proxy.locality.region}/${proxy.locality.zone}/${proxy.locality.subZone}`;
+  return usesLabels ? `${withLocality}|${Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',')}` : withLocality;
 }
 
 /** The dependencies of a load assignment of `svc` with DestinationRule `dr`. */
 export function endpointsDependencies(svc: Service, dr: Config | undefined): string[] {
-  const deps = [`ServiceEntry/${svc.namespace}/${svc.hostname}`];
+  // NOTE: PeerAuthentication decides which endpoints carry the auto mTLS metadata (a DISABLE port does not).
+  const deps = [`ServiceEntry/${svc.namespace}/${svc.hostname}`, 'kind:PeerAuthentication'];
   if (dr) deps.push(keyStringOf(dr));
   return deps;
 }
@@ -65,7 +73,7 @@ function scopeDigest(scope: SidecarScope, port: number): string {
   let d = byPort.get(port);
   if (d === undefined) {
     const h = createHash('sha256').update(scope.outboundMode);
-    for (const s of scope.services) if (s.ports.some((p) => p.port === port && routesHttp(p))) h.update(`\n${s.namespace}/${s.hostname}`);
+    for (const s of scope.listenerServices) if (s.ports.some((p) => p.port === port && routesHttp(p))) h.update(`\n${s.namespace}/${s.hostname}`);
     d = h.digest('base64url');
     byPort.set(port, d);
   }

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { proxyFromNode, proxyRequestPush, withSnapshot, type MeshModel, type Proxy, type PushRequest } from '../../../core/index.js';
+import { createMetrics, proxyFromNode, proxyRequestPush, withSnapshot, type MeshModel, type Proxy, type PushRequest } from '../../../core/index.js';
 import { XdsCache } from '../../cache/xds-cache.js';
 import { decode } from '../../protos/codec.js';
 import { protoRoot } from '../../protos/root.js';
 import { TYPE_URL } from '../../server/contracts.js';
 import { configsFromYaml, configEvent } from '../testing/model-fixtures.js';
+import { conflictRecorderFrom } from './conflict-recorder.js';
 import { SidecarGenerator, type SidecarGeneratorOptions } from './sidecar-generator.js';
 import { ENVOY } from './sidecar-names.js';
 import { edsNamesOf, rdsNamesOf, sidecarModel, sidecarNode, SIDECAR_MESH } from './testing/sidecar-mesh.js';
@@ -132,8 +133,8 @@ describe('SidecarGenerator with the XdsCache', function () {
     const p = proxyOf('default', '10.0.0.1', { app: 'productpage' });
     const cases: { over: Partial<SidecarGeneratorOptions>; prefixes: string[] }[] = [
       { over: { enableCache: false }, prefixes: [] },
-      { over: { enableCdsCache: false }, prefixes: ['seds|', 'srds|'] },
-      { over: { enableRdsCache: false }, prefixes: ['scds|', 'seds|'] },
+      { over: { enableCdsCache: false }, prefixes: ['seds|', 'slds|', 'srds|'] },
+      { over: { enableRdsCache: false }, prefixes: ['scds|', 'seds|', 'slds|'] },
     ];
     for (const c of cases) {
       const { cache } = countingCache();
@@ -141,6 +142,67 @@ describe('SidecarGenerator with the XdsCache', function () {
       const seen = [...new Set(cache.keys().map((k) => `${k.slice(0, 5)}`))].sort();
       assert.deepEqual(seen, c.prefixes, JSON.stringify(c.over));
     }
+  });
+
+  it('given two sidecars in one namespace should build the outbound listeners once and serve the second from the cache, and build again after a VirtualService edit', async () => {
+    const model = sidecarModel();
+    const { cache, reads } = countingCache();
+    const gen = cachedGenerator(cache);
+    const lds = async (p: Proxy, push: PushRequest): Promise<Bytes> => {
+      const r = await gen.generate(p, { typeUrl: TYPE_URL.listener, names: new Set(), wildcard: true }, push);
+      return new Map(r.resources.map((x) => [x.name, x.body]));
+    };
+    const push = proxyRequestPush(model.snapshot);
+    const a = await lds(proxyOf('default', '10.0.0.1', { app: 'productpage' }), push);
+    const missed = reads.miss;
+    const b = await lds(proxyOf('default', '10.0.0.9', { app: 'other' }), push);
+    assert.equal(reads.miss, missed, 'no miss for the second sidecar');
+    assert.equal(b.get('0.0.0.0_9080'), a.get('0.0.0.0_9080'), 'the same bytes object from the cache');
+    assert.notEqual(b.get('virtualInbound'), a.get('virtualInbound'), 'virtualInbound is built per proxy');
+    const edit = change(
+      model,
+      `apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: db, namespace: data }
+spec:
+  hosts: [db.data.svc.cluster.local]
+  tcp: [{ route: [{ destination: { host: reviews.default.svc.cluster.local, port: { number: 9080 } } }] }]
+`,
+      'added',
+    );
+    gen.invalidate(edit);
+    const c = await lds(proxyOf('default', '10.0.0.1', { app: 'productpage' }), edit);
+    assert.notEqual(Buffer.from(c.get('10.96.0.30_5432')!).toString('base64'), Buffer.from(a.get('10.96.0.30_5432')!).toString('base64'), 'the tcp route edit shows');
+  });
+
+  it('given a listener conflict served from the cache should still count it for a newer snapshot (pilot_conflict_outbound_listener_tcp_over_current_tcp)', async () => {
+    const metrics = createMetrics('pilot-discovery', { processMetrics: false });
+    const conflicts = conflictRecorderFrom(metrics);
+    const gauge = async (): Promise<string | undefined> => /^pilot_conflict_outbound_listener_tcp_over_current_tcp (\d+)$/m.exec(await metrics.text())?.[1];
+    const clash = `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: db2, namespace: data }
+spec:
+  hosts: [db2.data.svc.cluster.local]
+  addresses: [10.96.0.30]
+  location: MESH_INTERNAL
+  ports: [{ number: 5432, name: tcp, protocol: TCP }]
+  resolution: STATIC
+`;
+    const model = sidecarModel(clash);
+    const gen = cachedGenerator(countingCache().cache, { conflicts });
+    const p = proxyOf('default', '10.0.0.1', { app: 'productpage' });
+    const push = proxyRequestPush(model.snapshot);
+    await gen.generate(p, { typeUrl: TYPE_URL.listener, names: new Set(), wildcard: true }, push);
+    assert.equal(await gauge(), '1');
+    // NOTE: a newer snapshot that touches nothing the listeners read: the entry stays and is served; the conflict still counts.
+    const newer = { ...push, snapshot: { ...push.snapshot!, token: push.snapshot!.token + 1 } } as PushRequest;
+    conflicts.observe(newer.snapshot!.token);
+    assert.equal(await gauge(), '0', 'a newer snapshot starts from zero');
+    await gen.generate(p, { typeUrl: TYPE_URL.listener, names: new Set(), wildcard: true }, newer);
+    assert.equal(await gauge(), '1');
   });
 
   it('given a DestinationRule change should clear exactly the clusters and endpoints of its host, and the next push should serve the new bytes', async () => {
@@ -196,6 +258,34 @@ describe('SidecarGenerator with the XdsCache', function () {
       ['DestinationRule edit', REVIEWS_DR_EDIT, 'updated'],
       ['local DestinationRule removed', VARIED.split('---').find((d) => d.includes('reviews-local'))!, 'deleted'],
       ['Sidecar removed', VARIED.split('---').find((d) => d.includes('kind: Sidecar'))!, 'deleted'],
+      [
+        'tcp route by source labels added',
+        `apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: db-by-source, namespace: data }
+spec:
+  hosts: [db.data.svc.cluster.local]
+  tcp:
+  - match: [{ sourceLabels: { app: reviews } }]
+    route: [{ destination: { host: reviews.default.svc.cluster.local, port: { number: 9080 } } }]
+  - route: [{ destination: { host: db.data.svc.cluster.local } }]
+`,
+        'added',
+      ],
+      [
+        'TCP service added on a new port',
+        `apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: cache, namespace: data }
+spec:
+  hosts: [cache.data.svc.cluster.local]
+  addresses: [10.96.0.40]
+  location: MESH_INTERNAL
+  ports: [{ number: 6379, name: tcp, protocol: TCP }]
+  resolution: STATIC
+`,
+        'added',
+      ],
     ] as const) {
       const push = change(model, yaml, type);
       cached.invalidate(push);
@@ -230,6 +320,7 @@ describe('SidecarGenerator with the XdsCache', function () {
     gen.invalidate(edit);
     const dropped = [...before].filter((k) => !cache.keys().includes(k));
     assert.ok(dropped.length > 0);
-    assert.deepEqual(dropped.filter((k) => !k.includes(`|${REVIEWS}|`) && !k.startsWith('srds|')), [], `only reviews: ${dropped.join(' ')}`);
+    // NOTE: routes and outbound listeners depend on their services' keys, which endpoint pushes name too.
+    assert.deepEqual(dropped.filter((k) => !k.includes(`|${REVIEWS}|`) && !k.startsWith('srds|') && !k.startsWith('slds|')), [], `only reviews: ${dropped.join(' ')}`);
   });
 });

@@ -16,9 +16,10 @@ import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js'
 import { buildInboundCluster, buildOutboundCluster, buildSidecarClusters, buildSpecialClusters, inboundPorts, proxyInstances, subsetsOf } from './cluster-builder.js';
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
 import type { ConflictRecorder } from './conflict-recorder.js';
-import { buildSidecarListeners } from './listener-builder.js';
+import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound } from './listener-builder.js';
 import { buildSidecarRouteConfiguration } from './route-builder.js';
 import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKey, sidecarRouteKey } from './sidecar-cache-keys.js';
+import { cachedOutboundListeners } from './sidecar-listener-cache.js';
 import { ENVOY_MESSAGE_BY_TYPE_URL } from './sidecar-names.js';
 import { sidecarScope } from './sidecar-scope.js';
 
@@ -156,6 +157,7 @@ export class SidecarGenerator {
     if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cached && o.enableCdsCache === true);
     else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, names ?? [], cached, o);
     else if (watched.typeUrl === TYPE_URL.route) items = routeItems(p, snap, names ?? [], cached && o.enableRdsCache === true);
+    if (watched.typeUrl === TYPE_URL.listener && cached) return { resources: this.#cachedListeners(p, snap, names, typeName) };
     const resources: GeneratedResource[] = [];
     if (!items) {
       for (const [name, r] of buildSidecarResources(p, watched.typeUrl, snap, names, o)) {
@@ -183,6 +185,21 @@ export class SidecarGenerator {
     }
     for (const [name, body] of out) resources.push({ name, body });
     return { resources };
+  }
+
+  /** LDS with the outbound listeners from the cache (sidecar-listener-cache.ts); the same names, order and bytes as uncached. */
+  #cachedListeners(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, typeName: string): GeneratedResource[] {
+    const ctx = snap.pushContext;
+    const conflicts = this.#opts.conflicts;
+    // NOTE: observe first, as buildSidecarResources: a build that meets no conflict still clears an older snapshot's counts.
+    conflicts?.observe(snap.token);
+    const sink = conflicts?.sink(snap.token);
+    const own = [buildVirtualOutbound(ctx, p), buildVirtualInbound(ctx, p, snap.endpoints, sink)].map((l) => ({ name: String(l['name']), body: encode(typeName, l) }));
+    const outbound = cachedOutboundListeners(this.cache, ctx, p, sidecarScope(ctx, p), snap.token, (l) => encode(typeName, l), sink);
+    const want = names && names.length > 0 ? new Set(names) : undefined;
+    const byName = new Map<string, Uint8Array>();
+    for (const l of [...own, ...outbound].sort((a, b) => (a.name < b.name ? -1 : 1))) if (!want || want.has(l.name)) byName.set(l.name, l.body);
+    return [...byName].map(([name, body]) => ({ name, body }));
   }
 }
 
@@ -231,7 +248,7 @@ function endpointItems(p: Proxy, snap: PushSnapshot, names: readonly string[], c
     // NOTE: only names the builder serves get a key (the scope decides which proxies may read it).
     if (!parsed || !svc || !scope.includes(svc)) return { name, key: undefined, build };
     const dr = ctx.destinationRule(svc.hostname, p.namespace);
-    return { name, key: sidecarEndpointsKey(name, svc, dr, parsed.subset, parsed.port, p), build };
+    return { name, key: sidecarEndpointsKey(name, svc, dr, parsed.subset, parsed.port, p, ctx.meshConfig), build };
   });
 }
 

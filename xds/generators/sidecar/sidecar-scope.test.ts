@@ -94,4 +94,24 @@ spec:
     const walk = simulateRequest(cfg, { protocol: 'tcp', address: '1.2.3.4', port: 80 });
     assert.deepEqual([walk.clusters?.[0]?.name, walk.sources], ['BlackHoleCluster', ['Sidecar/default/default@0']]);
   });
+
+  it('given a service in scope only as a VirtualService destination should get its cluster but no listener or virtual host (as istiod)', () => {
+    const yaml = `${withSidecar('{ egress: [{ hosts: ["./productpage.default.svc.cluster.local"] }], outboundTrafficPolicy: { mode: REGISTRY_ONLY } }')}
+---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: pp, namespace: default }
+spec:
+  hosts: [productpage]
+  http: [{ match: [{ uri: { prefix: /r } }], route: [{ destination: { host: reviews } }] }, { route: [{ destination: { host: productpage } }] }]
+`;
+    const { proxy, snap } = sidecarAt(sidecarModel(yaml));
+    const cfg = allSidecarResources(proxy, snap);
+    assert.deepEqual(checkConsistency(cfg), []);
+    assert.ok(cfg.clusters.some((c) => c['name'] === 'outbound|9080||reviews.default.svc.cluster.local'));
+    const viaProductpage = simulateRequest(cfg, { address: '10.96.0.20', port: 9080, host: 'productpage:9080', path: '/r' });
+    assert.deepEqual(viaProductpage.clusters?.map((c) => c.name), ['outbound|9080||reviews.default.svc.cluster.local']);
+    const direct = simulateRequest(cfg, { address: '10.96.0.10', port: 9080, host: 'reviews:9080', path: '/' });
+    assert.deepEqual([direct.outcome, direct.virtualHost], ['direct-response', 'block_all']);
+  });
 });

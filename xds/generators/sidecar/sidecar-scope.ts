@@ -13,8 +13,15 @@ import type { SidecarSpec, VirtualServiceSpec } from '../../../crds/index.js';
 export interface SidecarScope {
   /** The Sidecar that applies, if any. */
   readonly sidecar: Config | undefined;
-  /** Services the proxy gets configuration for, in host order. */
+  /** Services the proxy gets clusters (and endpoints) for, in host order: the egress hosts' and their VirtualServices' destinations. */
   readonly services: readonly Service[];
+  /**
+   * Services the proxy gets outbound listeners and virtual hosts for, in host order: those the egress
+   * hosts select (Istio's egress listener services). A service in `services` only as a VirtualService's
+   * destination gets a cluster, not a listener or virtual host (as istiod: a request to it follows the
+   * outbound traffic policy). Without a Sidecar, the same as `services`.
+   */
+  readonly listenerServices: readonly Service[];
   /** ALLOW_ANY or REGISTRY_ONLY, from the Sidecar or else the mesh config. */
   readonly outboundMode: 'ALLOW_ANY' | 'REGISTRY_ONLY';
   /** Whether the proxy's scope includes a service. */
@@ -104,6 +111,7 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
   const scope: SidecarScope = {
     sidecar,
     services,
+    listenerServices: scoped,
     outboundMode: spec?.outboundTrafficPolicy?.mode ?? ctx.meshConfig.outboundTrafficPolicy.mode,
     includes: (svc) => set.has(svc),
   };

@@ -70,7 +70,7 @@ describe('sidecar TCP and TLS listeners with VirtualService tcp/tls routes', () 
     { name: 'given the SNI of a tls route should go to its destination', sni: 'alias.example.com', want: ['outbound|443||api2.example.com:100'] },
     { name: 'given the host SNI claimed by the tls route should follow the route, not the host cluster', sni: 'api.example.com', want: ['outbound|443||api2.example.com:100'] },
     { name: 'given the SNI of another TLS service on the port should go to its own cluster', sni: 'api2.example.com', want: ['outbound|443||api2.example.com:100'] },
-    { name: 'given an unknown SNI should match no chain', sni: 'nope.example.com', want: [] },
+    { name: 'given an unknown SNI should pass through (ALLOW_ANY, as istiod)', sni: 'nope.example.com', want: ['PassthroughCluster:100'] },
   ];
   for (const c of tls) it(c.name, () => assert.deepEqual(route(config(), { protocol: 'tls', port: 443, sni: c.sni, address: '203.0.113.9' }), c.want));
 

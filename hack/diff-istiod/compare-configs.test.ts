@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { encode, toJson, type ProxyConfig } from '../../xds/index.js';
+import { allSidecarResources, sidecarAt, sidecarModel, SIDECAR_MESH } from '../../xds/generators/sidecar/testing/sidecar-mesh.js';
+import { compareProxyConfigs, explain, istioRequest, outcomeLine } from './compare-configs.js';
+import { edsNames, rdsNames } from './fetch-proxy-config.js';
+import { simulateRequest } from '../../xds/index.js';
+
+const SPLIT = `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: reviews, namespace: default }
+spec:
+  host: reviews.default.svc.cluster.local
+  subsets: [{ name: v1, labels: { version: v1 } }, { name: v2, labels: { version: v2 } }]
+---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: reviews, namespace: default }
+spec:
+  hosts: [reviews]
+  http: [{ route: [{ destination: { host: reviews, subset: v1 }, weight: WEIGHT }, { destination: { host: reviews, subset: v2 }, weight: REST }] }]
+`;
+const built = (w: number): ProxyConfig => {
+  const { proxy, snap } = sidecarAt(sidecarModel(SPLIT.replace('WEIGHT', String(w)).replace('REST', String(100 - w))));
+  return allSidecarResources(proxy, snap);
+};
+const MESSAGES = {
+  listeners: 'envoy.config.listener.v3.Listener',
+  clusters: 'envoy.config.cluster.v3.Cluster',
+  routes: 'envoy.config.route.v3.RouteConfiguration',
+  endpoints: 'envoy.config.endpoint.v3.ClusterLoadAssignment',
+} as const;
+/** The configuration as the ADS client sees it: encoded on the wire, decoded to protobuf JSON. */
+const wire = (cfg: ProxyConfig): ProxyConfig => {
+  const out: Record<string, Record<string, unknown>[]> = {};
+  for (const [k, type] of Object.entries(MESSAGES)) out[k] = cfg[k as keyof typeof MESSAGES].map((r) => toJson(type, encode(type, r), { fieldNames: 'json' }) as Record<string, unknown>);
+  return out as unknown as ProxyConfig;
+};
+const REQ = [{ label: 'reviews', request: { address: '10.96.0.10', port: 9080, host: 'reviews:9080', path: '/' } }];
+
+describe('compareProxyConfigs (the differential check against istiod)', () => {
+  it('given a configuration decoded from the wire, should route every request as the built objects do', () => {
+    const cfg = built(80);
+    const reqs = [...REQ, { label: 'db', request: { protocol: 'tcp' as const, address: '10.96.0.30', port: 5432 } }];
+    for (const { request } of reqs) assert.equal(outcomeLine(simulateRequest(wire(cfg), request)), outcomeLine(simulateRequest(cfg, request)));
+    assert.match(outcomeLine(simulateRequest(wire(cfg), REQ[0]!.request)), /^routed outbound\|9080\|v1\|reviews\.default\.svc\.cluster\.local\(80\)\[127\.0\.0\.21:9080\] outbound\|9080\|v2\|.*\(20\)\[127\.0\.0\.22:9080\]$/);
+  });
+
+  it('given two servers that split traffic differently, should report the request as different', () => {
+    const c = compareProxyConfigs(wire(built(80)), wire(built(70)), REQ);
+    assert.equal(c.outcomes[0]!.same, false);
+    assert.match(c.outcomes[0]!.meshd, /\(80\)/);
+    assert.match(c.outcomes[0]!.istiod, /\(70\)/);
+    assert.equal(compareProxyConfigs(wire(built(80)), wire(built(80)), REQ).outcomes[0]!.same, true);
+  });
+
+  it('given a cluster only one side sends, should list it on that side', () => {
+    const a = built(80);
+    const b = { ...a, clusters: a.clusters.filter((c) => c['name'] !== 'BlackHoleCluster') };
+    const names = compareProxyConfigs(a, b, []).names.find((n) => n.type === 'cluster')!;
+    assert.deepEqual(names.onlyMeshd, ['BlackHoleCluster']);
+    assert.deepEqual(names.onlyIstiod, []);
+    assert.deepEqual(explain(['BlackHoleCluster', 'x'], [{ pattern: /^Black/, why: 'because' }]), { explained: ['BlackHoleCluster (because)'], unexplained: ['x'] });
+  });
+
+  it('given decoded listeners and clusters, should ask for the RDS and EDS names Envoy would', () => {
+    const cfg = wire(built(80));
+    assert.deepEqual(rdsNames(cfg.listeners), ['9080']);
+    assert.ok(edsNames(cfg.clusters).includes('outbound|9080|v1|reviews.default.svc.cluster.local'));
+    assert.deepEqual(istioRequest({ port: 1, alpn: ['mesh-peer-exchange', 'mesh', 'h2'] }).alpn, ['istio-peer-exchange', 'istio', 'h2']);
+  });
+});

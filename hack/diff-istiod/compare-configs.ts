@@ -1,0 +1,180 @@
+/**
+ * compareProxyConfigs: two servers' configurations for the same sidecar, compared by what matters to a
+ * user: the routing outcome of each request through the request simulator (outcome, clusters with their
+ * weights, the endpoints each cluster would pick from) and the name sets of listeners, clusters and route
+ * configurations, the shapes of the load assignments (localities, priorities, weights, endpoints) and
+ * of the clusters' load balancing both send. Names a difference may be explained by are reported apart.
+ * Pure functions.
+ */
+import { simulateRequest, type ProxyConfig, type SimulatedRequest, type SimulationResult } from '../../xds/index.js';
+
+/** A request with a label for the report. */
+export interface LabelledRequest {
+  readonly label: string;
+  readonly request: SimulatedRequest;
+}
+
+/** One request's outcome on both servers. */
+export interface OutcomeDiff {
+  readonly label: string;
+  readonly meshd: string;
+  readonly istiod: string;
+  readonly same: boolean;
+}
+
+/** Names one server sends and the other does not, per type. */
+export interface NameDiff {
+  readonly type: 'listener' | 'cluster' | 'route';
+  readonly onlyMeshd: readonly string[];
+  readonly onlyIstiod: readonly string[];
+  /** Names both send. */
+  readonly common: number;
+}
+
+/** A resource both servers send whose compared shape differs. */
+export interface ShapeDiff {
+  readonly name: string;
+  readonly meshd: string;
+  readonly istiod: string;
+}
+
+/** The comparison of one proxy. */
+export interface ProxyComparison {
+  readonly outcomes: readonly OutcomeDiff[];
+  readonly names: readonly NameDiff[];
+  /** Load assignments (by cluster name) both send: how many have the same {@link assignmentShape}, and those that differ. */
+  readonly assignments: { readonly same: number; readonly differ: readonly ShapeDiff[] };
+  /** Clusters both send: how many have the same {@link clusterLbShape}, and those that differ. */
+  readonly clusterLb: { readonly same: number; readonly differ: readonly ShapeDiff[] };
+}
+
+type Obj = Record<string, unknown>;
+// NOTE: a wrapper or Percent holding 0 decodes to `{}` (proto3 leaves the zero out).
+const wrappedNumber = (v: unknown): number => Number(v !== null && typeof v === 'object' ? ((v as { value?: unknown }).value ?? 0) : (v ?? 0));
+
+/**
+ * A load assignment in one line: per locality group, sorted, `priority:region/zone/subzone(weight)=ip:port[+mtls],...`.
+ * Groups with no endpoints count (a `distribute` that drops a locality keeps it empty).
+ */
+export function assignmentShape(la: Obj): string {
+  const groups = ((la['endpoints'] as Obj[] | undefined) ?? []).map((g) => {
+    const l = (g['locality'] as Obj | undefined) ?? {};
+    const loc = [l['region'], l['zone'], l['subZone']].map((x) => String(x ?? '')).join('/').replace(/\/+$/, '');
+    const eps = ((g['lbEndpoints'] as Obj[] | undefined) ?? [])
+      .map((e) => {
+        const a = ((e['endpoint'] as Obj | undefined)?.['address'] as Obj | undefined)?.['socketAddress'] as Obj | undefined;
+        // NOTE: `+mtls` marks an endpoint auto mTLS sends mTLS to (transport socket match metadata `tlsMode`).
+        const tlsMode = (((e['metadata'] as Obj | undefined)?.['filterMetadata'] as Obj | undefined)?.['envoy.transport_socket_match'] as Obj | undefined)?.['tlsMode'];
+        return `${String(a?.['address'])}:${String(a?.['portValue'])}${tlsMode !== undefined ? '+mtls' : ''}`;
+      })
+      .sort();
+    return `${wrappedNumber(g['priority'])}:${loc}(${wrappedNumber(g['loadBalancingWeight'])})=${eps.join(',')}`;
+  });
+  return groups.sort().join(' ');
+}
+
+/** A cluster's load-balancing shape: discovery type, policy, locality-weighted LB, outlier detection (its JSON), panic threshold. */
+export function clusterLbShape(c: Obj): string {
+  const common = (c['commonLbConfig'] as Obj | undefined) ?? {};
+  return [
+    `type=${String(c['type'] ?? 'STATIC')}`,
+    `lb=${String(c['lbPolicy'] ?? 'ROUND_ROBIN')}`,
+    `localityWeighted=${common['localityWeightedLbConfig'] !== undefined}`,
+    `outlierDetection=${c['outlierDetection'] !== undefined ? JSON.stringify(c['outlierDetection']) : 'none'}`,
+    `panicThreshold=${common['healthyPanicThreshold'] !== undefined ? wrappedNumber(common['healthyPanicThreshold']) : 'unset'}`,
+  ].join(' ');
+}
+
+function shapes(meshd: readonly Obj[], istiod: readonly Obj[], key: string, shape: (o: Obj) => string): { same: number; differ: ShapeDiff[] } {
+  const theirs = new Map(istiod.map((o) => [String(o[key]), o]));
+  let same = 0;
+  const differ: ShapeDiff[] = [];
+  for (const m of meshd) {
+    const name = String(m[key]);
+    const i = theirs.get(name);
+    if (!i) continue;
+    const [a, b] = [shape(m), shape(i)];
+    if (a === b) same++;
+    else differ.push({ name, meshd: a, istiod: b });
+  }
+  return { same, differ: differ.sort((x, y) => x.name.localeCompare(y.name)) };
+}
+
+/**
+ * A routing outcome in one line: `routed outbound|9080|v1|reviews...(80)[10.0.1.1:9080] ...`. Clusters are
+ * sorted by name, endpoints by address; listener, filter chain and route names are left out (they are
+ * the servers' own choices; the outcome is what a user sees).
+ */
+export function outcomeLine(r: SimulationResult): string {
+  if (r.outcome === 'redirect' || r.outcome === 'direct-response') {
+    const resp = r.response ?? {};
+    const status = resp['status'] ?? resp['responseCode'] ?? '';
+    const where = resp['pathRedirect'] ?? resp['prefixRewrite'] ?? resp['hostRedirect'] ?? (resp['httpsRedirect'] ? 'https' : '');
+    return `${r.outcome} ${String(status)} ${String(where)}`.trim();
+  }
+  const clusters = [...(r.clusters ?? [])]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((c) => `${c.name}(${c.weight})[${[...c.endpoints].sort().join(',')}]`);
+  return [r.outcome, ...clusters].join(' ');
+}
+
+function names(items: readonly Record<string, unknown>[]): Set<string> {
+  return new Set(items.map((i) => String(i['name'])));
+}
+
+/** Sorted set differences of the two sides' names. */
+export function nameDiff(type: NameDiff['type'], meshd: readonly Record<string, unknown>[], istiod: readonly Record<string, unknown>[]): NameDiff {
+  const m = names(meshd);
+  const i = names(istiod);
+  return {
+    type,
+    onlyMeshd: [...m].filter((n) => !i.has(n)).sort(),
+    onlyIstiod: [...i].filter((n) => !m.has(n)).sort(),
+    common: [...m].filter((n) => i.has(n)).length,
+  };
+}
+
+/** Options of {@link compareProxyConfigs}. */
+export interface CompareOptions {
+  /** The request as istiod's proxy would make it (mesh mTLS ALPN `mesh*` is Istio's `istio*`). Default {@link istioRequest}. */
+  readonly istiodRequest?: (r: SimulatedRequest) => SimulatedRequest;
+}
+
+/** A request renamed for istiod's sidecar: ALPN values `mesh-peer-exchange`, `mesh` -> `istio-peer-exchange`, `istio`. */
+export function istioRequest(r: SimulatedRequest): SimulatedRequest {
+  return r.alpn ? { ...r, alpn: r.alpn.map((a) => a.replace(/^mesh/, 'istio')) } : r;
+}
+
+/** Simulates every request on both configurations and compares the outcomes, then the name sets. */
+export function compareProxyConfigs(meshd: ProxyConfig, istiod: ProxyConfig, requests: readonly LabelledRequest[], opts: CompareOptions = {}): ProxyComparison {
+  const forIstiod = opts.istiodRequest ?? istioRequest;
+  const outcomes = requests.map(({ label, request }) => {
+    const m = outcomeLine(simulateRequest(meshd, request));
+    const i = outcomeLine(simulateRequest(istiod, forIstiod(request)));
+    return { label, meshd: m, istiod: i, same: m === i };
+  });
+  return {
+    outcomes,
+    names: [nameDiff('listener', meshd.listeners, istiod.listeners), nameDiff('cluster', meshd.clusters, istiod.clusters), nameDiff('route', meshd.routes, istiod.routes)],
+    assignments: shapes(meshd.endpoints, istiod.endpoints, 'clusterName', assignmentShape),
+    clusterLb: shapes(meshd.clusters, istiod.clusters, 'name', clusterLbShape),
+  };
+}
+
+/** A known, explained difference: names matching `pattern` are listed with `why` instead of as unexplained. */
+export interface KnownDifference {
+  readonly pattern: RegExp;
+  readonly why: string;
+}
+
+/** Splits a name list into explained (with the reason) and unexplained names. */
+export function explain(list: readonly string[], known: readonly KnownDifference[]): { explained: string[]; unexplained: string[] } {
+  const explained: string[] = [];
+  const unexplained: string[] = [];
+  for (const n of list) {
+    const k = known.find((d) => d.pattern.test(n));
+    if (k) explained.push(`${n} (${k.why})`);
+    else unexplained.push(n);
+  }
+  return { explained, unexplained };
+}

@@ -1,0 +1,179 @@
+/**
+ * The differential check's inputs: the config files both servers get (examples/bookinfo-sidecar and
+ * hack/diff-istiod/testdata), the sidecars that ask (one per namespace under test, each a WorkloadEntry
+ * of the files so both servers know its services), and the requests simulated on each sidecar's
+ * configuration from either server.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { TestNode } from '../../xds/testing/index.js';
+import type { LabelledRequest } from './compare-configs.js';
+
+type Doc = Record<string, unknown>;
+
+/** Files read, relative to the repository root. */
+export const CONFIG_FILES = [
+  'examples/bookinfo-sidecar/services.yaml',
+  'examples/bookinfo-sidecar/workloads.yaml',
+  'examples/bookinfo-sidecar/routing.yaml',
+  'hack/diff-istiod/testdata/http-features.yaml',
+  'hack/diff-istiod/testdata/scoped.yaml',
+  'hack/diff-istiod/testdata/locality.yaml',
+  'hack/diff-istiod/testdata/gateway.yaml',
+  'hack/diff-istiod/testdata/more.yaml',
+] as const;
+
+/** Namespaces the files use (the API server gets them, and istiod's own). */
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more'] as const;
+
+/** The documents of `CONFIG_FILES`, by file. */
+export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
+  return CONFIG_FILES.map((file) => {
+    const docs = parseAllDocuments(readFileSync(join(repoRoot, file), 'utf8'));
+    const out: Doc[] = [];
+    docs.forEach((d, i) => {
+      if (d.errors.length > 0) throw new Error(`${file}: document ${i + 1}: ${d.errors[0]!.message}`);
+      const v = d.toJS() as Doc | null;
+      if (v) out.push(v);
+    });
+    return { file, docs: out };
+  });
+}
+
+/** One sidecar of the check and the requests made from it. */
+export interface DiffProxy {
+  readonly name: string;
+  /** The node as meshd expects it (the istiod node is this one renamed). */
+  readonly node: TestNode;
+  readonly requests: readonly LabelledRequest[];
+}
+
+function sidecarNode(o: { ns: string; pod: string; ip: string; app: string; sa: string; ports: number[]; locality?: TestNode['locality']; labels?: Record<string, string>; type?: 'sidecar' | 'router' }): TestNode {
+  return {
+    ...(o.locality ? { locality: o.locality } : {}),
+    id: `${o.type ?? 'sidecar'}~${o.ip}~${o.pod}.${o.ns}~${o.ns}.svc.cluster.local`,
+    cluster: `${o.app}.${o.ns}`,
+    metadata: {
+      NAME: o.pod,
+      NAMESPACE: o.ns,
+      LABELS: { app: o.app, version: 'v1', 'security.mesh.io/tlsMode': 'mesh', ...o.labels },
+      CLUSTER_ID: 'Kubernetes',
+      INSTANCE_IPS: o.ip,
+      SERVICE_ACCOUNT: o.sa,
+      WORKLOAD_NAME: o.app,
+      MESH_VERSION: '0.1.0',
+      INTERCEPTION_MODE: 'REDIRECT',
+      POD_PORTS: JSON.stringify(o.ports.map((p) => ({ containerPort: p, protocol: 'TCP' }))),
+    },
+  };
+}
+
+const MTLS = { tls: true, alpn: ['mesh-peer-exchange', 'mesh'] } as const;
+const http = (label: string, address: string, port: number, host: string, path = '/', more: Partial<LabelledRequest['request']> = {}): LabelledRequest => ({
+  label,
+  request: { direction: 'outbound', protocol: 'http', address, port, host, path, ...more },
+});
+const tcp = (label: string, address: string, port: number): LabelledRequest => ({ label, request: { direction: 'outbound', protocol: 'tcp', address, port } });
+const inbound = (label: string, address: string, port: number, more: Partial<LabelledRequest['request']>): LabelledRequest => ({
+  label,
+  request: { direction: 'inbound', address, port, host: `${address}:${port}`, path: '/', ...more },
+});
+
+/** The sidecars and their requests. */
+export const DIFF_PROXIES: readonly DiffProxy[] = [
+  {
+    name: 'default/productpage-v1 (bookinfo)',
+    node: { ...sidecarNode({ ns: 'default', pod: 'productpage-v1', ip: '10.0.0.1', app: 'productpage', sa: 'bookinfo-productpage', ports: [9080] }) },
+    requests: [
+      http('reviews as jason', '10.96.0.10', 9080, 'reviews:9080', '/reviews/1', { headers: { 'end-user': 'jason' } }),
+      http('reviews as anyone', '10.96.0.10', 9080, 'reviews:9080', '/reviews/1'),
+      http('reviews by FQDN', '10.96.0.10', 9080, 'reviews.default.svc.cluster.local:9080', '/'),
+      http('ratings', '10.96.0.11', 9080, 'ratings:9080', '/ratings/1'),
+      http('ratings by name.namespace', '10.96.0.11', 9080, 'ratings.default:9080', '/'),
+      tcp('mysqldb (TCP)', '10.96.0.30', 3306),
+      http('unknown host on a mesh port (ALLOW_ANY)', '93.184.216.34', 80, 'example.com', '/'),
+      tcp('unknown address and port (ALLOW_ANY)', '93.184.216.34', 8443),
+      inbound('inbound 9080 over mesh mTLS', '10.0.0.1', 9080, MTLS),
+      inbound('inbound 9080 plaintext (STRICT)', '10.0.0.1', 9080, {}),
+    ],
+  },
+  {
+    name: 'diff-http/client-0 (VirtualService features)',
+    node: sidecarNode({ ns: 'diff-http', pod: 'client-0', ip: '10.10.0.1', app: 'client', sa: 'client', ports: [8000] }),
+    requests: [
+      http('uri exact /exact', '10.96.1.1', 8080, 'web:8080', '/exact'),
+      http('uri prefix /v2', '10.96.1.1', 8080, 'web:8080', '/v2/x'),
+      http('uri regex /re/42', '10.96.1.1', 8080, 'web:8080', '/re/42'),
+      http('uri regex miss /re/abc', '10.96.1.1', 8080, 'web:8080', '/re/abc'),
+      http('method POST', '10.96.1.1', 8080, 'web:8080', '/', { method: 'POST' }),
+      http('query debug=1', '10.96.1.1', 8080, 'web:8080', '/?debug=1'),
+      http('header x-canary prefix', '10.96.1.1', 8080, 'web:8080', '/', { headers: { 'x-canary': 'canary-1' } }),
+      http('redirect /old', '10.96.1.1', 8080, 'web:8080', '/old/page'),
+      http('direct response /static', '10.96.1.1', 8080, 'web:8080', '/static/a.css'),
+      http('default split 90/10', '10.96.1.1', 8080, 'web:8080', '/'),
+      http('host web (no port)', '10.96.1.1', 8080, 'web', '/'),
+      http('host web.diff-http', '10.96.1.1', 8080, 'web.diff-http:8080', '/'),
+      http('host web.diff-http.svc', '10.96.1.1', 8080, 'web.diff-http.svc:8080', '/'),
+      http('host VIP', '10.96.1.1', 8080, '10.96.1.1:8080', '/'),
+      http('host FQDN with a trailing dot', '10.96.1.1', 8080, 'web.diff-http.svc.cluster.local.', '/'),
+      tcp('raw TCP to an unknown address on an HTTP port', '93.184.216.34', 8080),
+      { label: 'TLS to an unknown address on an HTTP port', request: { direction: 'outbound', protocol: 'tls', address: '93.184.216.34', port: 8080, sni: 'example.com' } },
+      http('echo (no VirtualService)', '10.96.1.2', 8080, 'echo:8080', '/'),
+      http('reviews from another namespace', '10.96.0.10', 9080, 'reviews.default:9080', '/'),
+      tcp('db TCP 70/30', '10.96.1.3', 5432),
+      { label: 'api.example.com TLS by SNI', request: { direction: 'outbound', protocol: 'tls', address: '203.0.113.5', port: 443, sni: 'api.example.com' } },
+      { label: 'other SNI on 443', request: { direction: 'outbound', protocol: 'tls', address: '203.0.113.6', port: 443, sni: 'other.example.org' } },
+      http('api.example.com HTTP', '203.0.113.5', 80, 'api.example.com', '/'),
+      inbound('inbound 8000 over mesh mTLS', '10.10.0.1', 8000, MTLS),
+      inbound('inbound 8000 plaintext (PERMISSIVE)', '10.10.0.1', 8000, {}),
+      inbound('inbound to a port without a service', '10.10.0.1', 7777, { protocol: 'tcp' }),
+      http('sniffed port, HTTP', '10.96.6.1', 7070, 'sniffed.diff-more:7070', '/'),
+      tcp('sniffed port, raw TCP', '10.96.6.1', 7070),
+      tcp('headless service (NONE) to a pod IP', '10.50.0.9', 7071),
+      http('a service exported to its own namespace only', '10.96.6.3', 8080, 'private.diff-more:8080', '/'),
+      http('DNS ServiceEntry with endpoints', '203.0.113.20', 8081, 'legacy.example.org:8081', '/'),
+      http('TLS origination by DestinationRule (plain HTTP in)', '203.0.113.21', 80, 'secure.example.org', '/'),
+    ],
+  },
+  {
+    name: 'diff-scoped/scoped-0 (Sidecar, REGISTRY_ONLY, PeerAuthentication)',
+    node: sidecarNode({ ns: 'diff-scoped', pod: 'scoped-0', ip: '10.10.4.1', app: 'scoped', sa: 'scoped', ports: [9090, 9091] }),
+    requests: [
+      http('local service', '10.96.2.1', 8080, 'local:8080', '/'),
+      http('web.diff-http (in egress)', '10.96.1.1', 8080, 'web.diff-http:8080', '/'),
+      http('web.diff-http /v2 (its VirtualService)', '10.96.1.1', 8080, 'web.diff-http:8080', '/v2/x'),
+      http('echo.diff-http (not in egress)', '10.96.1.2', 8080, 'echo.diff-http:8080', '/'),
+      tcp('db.diff-http TCP (not in egress)', '10.96.1.3', 5432),
+      http('reviews.default (not in egress)', '10.96.0.10', 9080, 'reviews.default:9080', '/'),
+      http('unknown host (REGISTRY_ONLY)', '93.184.216.34', 80, 'example.com', '/'),
+      tcp('unknown address (REGISTRY_ONLY)', '93.184.216.34', 8443),
+      tcp('raw TCP to an unknown address on an HTTP port (REGISTRY_ONLY)', '93.184.216.34', 8080),
+      inbound('inbound 9090 over mesh mTLS (STRICT)', '10.10.4.1', 9090, MTLS),
+      inbound('inbound 9090 plaintext (STRICT)', '10.10.4.1', 9090, {}),
+      inbound('inbound 9091 plaintext TCP (port DISABLE)', '10.10.4.1', 9091, { protocol: 'tcp' }),
+    ],
+  },
+  {
+    name: 'diff-locality/client-0 (locality LB at r1/z1/s1)',
+    node: sidecarNode({ ns: 'diff-locality', pod: 'client-0', ip: '10.30.1.1', app: 'client', sa: 'client', ports: [8000], locality: { region: 'r1', zone: 'z1', subZone: 's1' }, labels: { track: 'canary' } }),
+    requests: ['od', 'failover', 'fp', 'dist', 'off', 'plain'].map((n, i) => http(`${n}: endpoints of the first priority`, `10.96.3.${i + 1}`, 8080, `${n}:8080`, '/')),
+  },
+  {
+    name: 'diff-gw/eastwest-0 (router: AUTO_PASSTHROUGH on 15443, PASSTHROUGH on 8443)',
+    node: sidecarNode({ ns: 'diff-gw', pod: 'eastwest-0', ip: '10.40.0.1', app: 'eastwest', sa: 'eastwest', ports: [15443, 8443], type: 'router' }),
+    requests: [
+      ...[
+        ['reviews v1', 'outbound_.9080_.v1_.reviews.default.svc.cluster.local'],
+        ['reviews (no subset)', 'outbound_.9080_._.reviews.default.svc.cluster.local'],
+        ['web v2', 'outbound_.8080_.v2_.web.diff-http.svc.cluster.local'],
+        ['mysqldb', 'outbound_.3306_._.mysqldb.data.svc.cluster.local'],
+        ['an SNI that names no cluster', 'outbound_.9999_._.nothing.default.svc.cluster.local'],
+        ['a plain host SNI', 'reviews.default.svc.cluster.local'],
+      ].map(([what, sni]) => ({ label: `15443 AUTO_PASSTHROUGH: ${what}`, request: { direction: 'outbound' as const, protocol: 'tls' as const, address: '10.40.0.1', port: 15443, sni, alpn: ['mesh-peer-exchange', 'mesh'] } })),
+      { label: '15443 AUTO_PASSTHROUGH: reviews v1 without mesh ALPN', request: { direction: 'outbound', protocol: 'tls', address: '10.40.0.1', port: 15443, sni: 'outbound_.9080_.v1_.reviews.default.svc.cluster.local' } },
+      { label: '8443 PASSTHROUGH: api.example.com', request: { direction: 'outbound', protocol: 'tls', address: '10.40.0.1', port: 8443, sni: 'api.example.com' } },
+      { label: '8443 PASSTHROUGH: other SNI', request: { direction: 'outbound', protocol: 'tls', address: '10.40.0.1', port: 8443, sni: 'other.example.com' } },
+    ],
+  },
+];

@@ -1,0 +1,106 @@
+/**
+ * The LDS cache of the sidecar generator: the outbound service listeners (`0.0.0.0_<port>`,
+ * `<vip>_<port>`, SNI and sniffed listeners) are built and encoded once per listener scope and shared
+ * by every sidecar with the same inputs; `virtualOutbound` and `virtualInbound` (which read the proxy's
+ * own IP, ports and PeerAuthentication) are built per proxy, as before.
+ *
+ * What the outbound listeners read (buildOutboundListeners and the TCP/TLS chain builders): the proxy's
+ * namespace (VirtualService visibility, `sourceNamespace` matches), its labels only through `tcp`/`tls`
+ * `sourceLabels` matches (in the key when any VirtualService has one), its Sidecar scope (the listener
+ * services, in order, and the outbound mode: in the key as a digest), the services (ports, protocols,
+ * addresses: dependencies `ServiceEntry/<ns>/<host>` of the listener services and of the tcp/tls route
+ * destinations, whose ports pick the cluster), and every VirtualService (`kind:VirtualService`). A mesh
+ * config change is a full push naming nothing, which clears all. The entry is one cache value per
+ * listener plus an index value (the names, in order, and the listener conflicts the build met, which a
+ * hit reports again so the conflict gauges stay right).
+ */
+import { createHash } from 'node:crypto';
+import { resolveShortName, type PushContext, type Proxy } from '../../../core/index.js';
+import type { VirtualServiceSpec } from '../../../crds/index.js';
+import type { XdsCache } from '../../cache/xds-cache.js';
+import type { ConflictMetric, ConflictSink } from './conflict-recorder.js';
+import { buildOutboundListeners } from './listener-builder.js';
+import type { SidecarScope } from './sidecar-scope.js';
+
+/** The index value of a cached listener set. */
+interface ListenerIndex {
+  readonly names: readonly string[];
+  readonly conflicts: readonly (readonly [ConflictMetric, string])[];
+}
+
+const l4SourceLabels = new WeakMap<PushContext, boolean>();
+
+/** Whether any VirtualService's tcp or tls route matches on source labels (then listeners differ per proxy labels). */
+function anyL4SourceLabels(ctx: PushContext): boolean {
+  let known = l4SourceLabels.get(ctx);
+  if (known === undefined) {
+    known = ctx.configs.byIndex('kind', 'VirtualService').some((vs) => {
+      const spec = vs.spec as unknown as VirtualServiceSpec;
+      return [...(spec.tcp ?? []), ...(spec.tls ?? [])].some((r) => (r.match ?? []).some((m) => m.sourceLabels !== undefined));
+    });
+    l4SourceLabels.set(ctx, known);
+  }
+  return known;
+}
+
+/** The key prefix of a proxy's outbound listener set (see the file comment). */
+export function sidecarListenerKey(ctx: PushContext, proxy: Proxy, scope: SidecarScope): string {
+  const h = createHash('sha256').update(scope.outboundMode);
+  for (const s of scope.listenerServices) h.update(`\n${s.namespace}/${s.hostname}`);
+  const base = `slds|${proxy.namespace}|${h.digest('base64url')}`;
+  if (!anyL4SourceLabels(ctx)) return base;
+  return `${base}|${Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',')}`;
+}
+
+/** The dependencies of a proxy's outbound listener set: its listener services, their tcp/tls destinations, every VirtualService. */
+export function sidecarListenerDependencies(ctx: PushContext, proxy: Proxy, scope: SidecarScope): string[] {
+  const deps = new Set<string>(['kind:VirtualService']);
+  for (const s of scope.listenerServices) {
+    deps.add(`ServiceEntry/${s.namespace}/${s.hostname}`);
+    const vs = ctx.virtualService(s.hostname, proxy.namespace);
+    const spec = vs?.spec as unknown as VirtualServiceSpec | undefined;
+    for (const r of [...(spec?.tcp ?? []), ...(spec?.tls ?? [])]) {
+      for (const d of r.route ?? []) {
+        const dest = ctx.service(resolveShortName(d.destination.host, vs!.metadata.namespace, ctx.domain));
+        if (dest) deps.add(`ServiceEntry/${dest.namespace}/${dest.hostname}`);
+      }
+    }
+  }
+  return [...deps].sort();
+}
+
+/**
+ * The encoded outbound listeners of a proxy, from the cache when every part of the entry is there, else
+ * built (conflicts reported to `sink`), encoded and cached with the snapshot's `token`. In build order.
+ */
+export function cachedOutboundListeners(
+  cache: XdsCache,
+  ctx: PushContext,
+  proxy: Proxy,
+  scope: SidecarScope,
+  token: number,
+  encode: (listener: Record<string, unknown>) => Uint8Array,
+  sink?: ConflictSink,
+): { name: string; body: Uint8Array }[] {
+  const key = sidecarListenerKey(ctx, proxy, scope);
+  const indexBytes = cache.get(`${key}|#index`);
+  if (indexBytes) {
+    const index = JSON.parse(Buffer.from(indexBytes).toString('utf8')) as ListenerIndex;
+    const bodies = index.names.map((n) => cache.get(`${key}|${n}`));
+    if (bodies.every((b) => b !== undefined)) {
+      for (const [metric, k] of index.conflicts) sink?.(metric, k);
+      return index.names.map((name, i) => ({ name, body: bodies[i]! }));
+    }
+  }
+  const conflicts: [ConflictMetric, string][] = [];
+  const listeners = buildOutboundListeners(ctx, proxy, (metric, k) => {
+    conflicts.push([metric, k]);
+    sink?.(metric, k);
+  });
+  const deps = sidecarListenerDependencies(ctx, proxy, scope);
+  const out = listeners.map((l) => ({ name: String(l['name']), body: encode(l) }));
+  for (const o of out) cache.set(`${key}|${o.name}`, o.body, deps, token);
+  const index: ListenerIndex = { names: out.map((o) => o.name), conflicts };
+  cache.set(`${key}|#index`, Buffer.from(JSON.stringify(index), 'utf8'), deps, token);
+  return out;
+}
