@@ -13,3 +13,19 @@ export const PROXYLESS_EDS_UNAFFECTED_KINDS: ReadonlySet<string> = new Set(['Sid
 export function edsNeedsPush(push: PushRequest): boolean {
   return defaultNeedsPush(TYPE_URL.endpoint, push, PROXYLESS_EDS_UNAFFECTED_KINDS);
 }
+
+/**
+ * The hosts whose endpoints an endpoint-only push changed (istiod's `edsUpdatedServices`), or
+ * undefined when every load assignment must be sent: a full push, or one that names no config or a
+ * config other than a service's `ServiceEntry` key (which endpoint pushes carry, with the host as name).
+ * With a set, EDS generators send only the assignments of those hosts and mark the result incremental.
+ */
+export function incrementalEdsHosts(push: PushRequest): ReadonlySet<string> | undefined {
+  if (push.full || push.configsUpdated.size === 0) return undefined;
+  const hosts = new Set<string>();
+  for (const k of push.configsUpdated) {
+    if (k.kind !== 'ServiceEntry') return undefined;
+    hosts.add(k.name);
+  }
+  return hosts;
+}

@@ -101,14 +101,20 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
       throw new GenerateError(w.typeUrl, e);
     }
     if (!result && !isRequest) return false;
+    // NOTE: a partial response leaves the proxy's other resources of the type in place; only types that
+    // are not full-state allow it (a wildcard LDS/CDS response removes what it leaves out).
+    const partial = result?.incremental === true && !isRequest && !WILDCARD_TYPES.has(w.typeUrl);
     const bodies: Uint8Array[] = [];
-    w.sent.clear();
+    const names = new Set<string>();
     for (const r of result?.resources ?? []) {
       if (!w.wildcard && !w.names.has(r.name)) continue;
-      if (w.sent.has(r.name)) continue;
+      if (names.has(r.name)) continue;
       bodies.push(r.body);
-      w.sent.set(r.name, '');
+      names.add(r.name);
     }
+    if (partial && bodies.length === 0) return false;
+    if (!partial) w.sent.clear();
+    for (const n of names) w.sent.set(n, '');
     const version = this.host.version(push);
     const nonce = this.host.nonce(conn);
     const msg = encodeDiscoveryResponse({ versionInfo: version, typeUrl: w.typeUrl, nonce, resources: bodies, controlPlane: this.host.controlPlaneId });

@@ -11,6 +11,7 @@ import { XdsCache } from '../../cache/xds-cache.js';
 import { encode } from '../../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../../server/contracts.js';
 import type { GeneratorRegistry } from '../../server/generator-registry.js';
+import { incrementalEdsHosts } from '../eds.js';
 import { snapshotOf } from '../grpc-generator.js';
 import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js';
 import { buildInboundCluster, buildOutboundCluster, buildSidecarClusters, buildSpecialClusters, inboundPorts, proxyInstances, subsetsOf } from './cluster-builder.js';
@@ -152,9 +153,11 @@ export class SidecarGenerator {
     const names = watched.wildcard && watched.names.size === 0 ? undefined : [...watched.names].sort();
     const o = this.#opts;
     const cached = o.enableCache === true;
+    // NOTE: an endpoint-only push sends the assignments of the changed services only (see incrementalEdsHosts).
+    const changedHosts = watched.typeUrl === TYPE_URL.endpoint ? incrementalEdsHosts(push) : undefined;
     let items: readonly Item[] | undefined;
     if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cached && o.enableCdsCache === true);
-    else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, names ?? [], cached, o);
+    else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, changedHosts ? onlyHosts(names ?? [], changedHosts) : (names ?? []), cached, o);
     else if (watched.typeUrl === TYPE_URL.route) items = routeItems(p, snap, names ?? [], cached && o.enableRdsCache === true);
     const resources: GeneratedResource[] = [];
     if (!items) {
@@ -182,8 +185,16 @@ export class SidecarGenerator {
       out.set(it.name, body);
     }
     for (const [name, body] of out) resources.push({ name, body });
-    return { resources };
+    return changedHosts ? { resources, incremental: true } : { resources };
   }
+}
+
+/** The outbound cluster names among `names` whose host is in `hosts`. */
+function onlyHosts(names: readonly string[], hosts: ReadonlySet<string>): string[] {
+  return names.filter((n) => {
+    const parsed = parseOutboundClusterName(n);
+    return parsed !== undefined && hosts.has(parsed.host);
+  });
 }
 
 /** The clusters of a sidecar in buildSidecarClusters' order; outbound clusters keyed when `cached`. */
