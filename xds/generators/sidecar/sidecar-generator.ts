@@ -21,7 +21,8 @@ import { buildSidecarListeners } from './listener-builder.js';
 import { buildSidecarRouteConfiguration } from './route-builder.js';
 import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKey, sidecarRouteKey } from './sidecar-cache-keys.js';
 import { ENVOY_MESSAGE_BY_TYPE_URL } from './sidecar-names.js';
-import { sidecarScope } from './sidecar-scope.js';
+import { ScopeMemo } from './scope-memo.js';
+import { sidecarScope, type SidecarScope } from './sidecar-scope.js';
 
 /** Options of the sidecar generator, read once by the caller. */
 export interface SidecarGeneratorOptions {
@@ -51,6 +52,8 @@ interface Item {
   readonly name: string;
   readonly key: string | undefined;
   readonly build: () => { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined;
+  /** A keyed item shared through the ScopeMemo: its bytes once a proxy of the scope resolved them in this snapshot. */
+  body?: Uint8Array;
 }
 
 /**
@@ -109,6 +112,7 @@ const MESSAGE = ENVOY_MESSAGE_BY_TYPE_URL;
 export class SidecarGenerator {
   readonly #opts: SidecarGeneratorOptions;
   readonly cache: XdsCache;
+  readonly #memo = new ScopeMemo();
 
   constructor(opts: SidecarGeneratorOptions) {
     this.#opts = opts;
@@ -156,8 +160,9 @@ export class SidecarGenerator {
     // NOTE: an endpoint-only push sends the assignments of the changed services only (see incrementalEdsHosts).
     const changedHosts = watched.typeUrl === TYPE_URL.endpoint ? incrementalEdsHosts(push) : undefined;
     let items: readonly Item[] | undefined;
-    if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cached && o.enableCdsCache === true);
-    else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, changedHosts ? onlyHosts(names ?? [], changedHosts) : (names ?? []), cached, o);
+    const memo = cached ? this.#memo : undefined;
+    if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cached && o.enableCdsCache === true ? memo : undefined, cached && o.enableCdsCache === true);
+    else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, changedHosts ? onlyHosts(names ?? [], changedHosts) : (names ?? []), memo, o);
     else if (watched.typeUrl === TYPE_URL.route) items = routeItems(p, snap, names ?? [], cached && o.enableRdsCache === true);
     const resources: GeneratedResource[] = [];
     if (!items) {
@@ -171,9 +176,14 @@ export class SidecarGenerator {
     // NOTE: a Map by name, as buildSidecarResources: the same names and bytes with the cache on or off.
     const out = new Map<string, Uint8Array>();
     for (const it of items) {
+      if (it.body) {
+        out.set(it.name, it.body);
+        continue;
+      }
       if ((o.slicer ?? pushPathSlicer).overBudget()) await nextTurn();
       const hit = it.key !== undefined ? this.cache.get(it.key) : undefined;
       if (hit) {
+        if (it.key !== undefined) it.body = hit;
         out.set(it.name, hit);
         continue;
       }
@@ -181,7 +191,10 @@ export class SidecarGenerator {
       if (!built) continue;
       const body = encode(typeName, built.resource);
       // NOTE: refused when a change invalidated the key or its inputs while this push was being built.
-      if (it.key !== undefined) this.cache.set(it.key, body, built.dependencies, snap.token);
+      if (it.key !== undefined) {
+        this.cache.set(it.key, body, built.dependencies, snap.token);
+        it.body = body;
+      }
       out.set(it.name, body);
     }
     for (const [name, body] of out) resources.push({ name, body });
@@ -197,10 +210,34 @@ function onlyHosts(names: readonly string[], hosts: ReadonlySet<string>): string
   });
 }
 
-/** The clusters of a sidecar in buildSidecarClusters' order; outbound clusters keyed when `cached`. */
-function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, cached: boolean): Item[] {
-  const ctx = snap.pushContext;
+const byName = (a: Item, b: Item): number => (a.name < b.name ? -1 : 1);
+
+/**
+ * The clusters of a sidecar in buildSidecarClusters' order; outbound clusters keyed when `cached`. With
+ * a memo and every cluster asked for, the outbound ones come from the memo of the proxy's scope.
+ */
+function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, memo: ScopeMemo | undefined, cached: boolean): Item[] {
   const want = names && names.length > 0 ? new Set(names) : undefined;
+  if (!memo || want) return [...outboundClusterItems(p, snap, want, cached), ...localClusterItems(p, snap, want)].sort(byName);
+  // NOTE: the outbound part depends on the proxy only through its scope (see sidecarClusterKey).
+  const shared = memo.of(snap, sidecarScope(snap.pushContext, p), 'cds', () => outboundClusterItems(p, snap, undefined, true).sort(byName));
+  return mergeByName(shared, localClusterItems(p, snap, undefined).sort(byName));
+}
+
+/** Two lists sorted by name as one (what sorting their concatenation gives for distinct names). */
+function mergeByName(a: readonly Item[], b: readonly Item[]): Item[] {
+  const out: Item[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(byName(b[j]!, a[i]!) < 0 ? b[j++]! : a[i++]!);
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
+
+/** The outbound clusters of the proxy's scope, keyed when `cached`. */
+function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, cached: boolean): Item[] {
+  const ctx = snap.pushContext;
   const items: Item[] = [];
   for (const svc of sidecarScope(ctx, p).services) {
     const dr = ctx.destinationRule(svc.hostname, p.namespace);
@@ -217,33 +254,55 @@ function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | u
       }
     }
   }
+  return items;
+}
+
+/** The proxy's own clusters: inbound per port of its instances, and the special ones (never keyed). */
+function localClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined): Item[] {
+  const ctx = snap.pushContext;
+  const items: Item[] = [];
   const local = [...inboundPorts(ctx, proxyInstances(ctx, p, snap.endpoints)).map((ip) => buildInboundCluster(ctx, ip.targetPort)), ...buildSpecialClusters(ctx)];
   for (const c of local) {
     const name = c['name'] as string;
     if (!want || want.has(name)) items.push({ name, key: undefined, build: () => ({ resource: c, dependencies: [] }) });
   }
-  // NOTE: the comparator of buildSidecarClusters on the same input order: the same order, duplicates included.
-  return items.sort((a, b) => (a.name < b.name ? -1 : 1));
+  return items;
 }
 
-/** The load assignments asked for, keyed when `cached` and the name is an outbound cluster in the proxy's scope. */
-function endpointItems(p: Proxy, snap: PushSnapshot, names: readonly string[], cached: boolean, o: SidecarGeneratorOptions): Item[] {
-  const ctx = snap.pushContext;
-  const scope = sidecarScope(ctx, p);
+/**
+ * The load assignments asked for, keyed when cached (a memo is given) and the name is an outbound cluster
+ * in the proxy's scope. Keyed items are shared through the memo by the proxies of the scope in the same
+ * locality (the key's only other input; see sidecarEndpointsKey).
+ */
+function endpointItems(p: Proxy, snap: PushSnapshot, names: readonly string[], memo: ScopeMemo | undefined, o: SidecarGeneratorOptions): Item[] {
+  const scope = sidecarScope(snap.pushContext, p);
+  if (!memo) return names.map((name) => endpointItem(p, snap, scope, name, false, o));
+  const loc = p.locality;
+  const shared = memo.of(snap, scope, `eds\n${loc.region}/${loc.zone}/${loc.subZone}`, () => new Map<string, Item>());
   return names.map((name) => {
-    const build = (): { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined => {
-      const resource = buildSidecarLoadAssignment(ctx, p, name, snap.endpoints, o);
-      const parsed = parseOutboundClusterName(name);
-      const svc = parsed ? ctx.service(parsed.host) : undefined;
-      return resource && svc ? { resource, dependencies: endpointsDependencies(svc, ctx.destinationRule(svc.hostname, p.namespace)) } : undefined;
-    };
-    const parsed = cached ? parseOutboundClusterName(name) : undefined;
-    const svc = parsed ? ctx.service(parsed.host) : undefined;
-    // NOTE: only names the builder serves get a key (the scope decides which proxies may read it).
-    if (!parsed || !svc || !scope.includes(svc)) return { name, key: undefined, build };
-    const dr = ctx.destinationRule(svc.hostname, p.namespace);
-    return { name, key: sidecarEndpointsKey(name, svc, dr, parsed.subset, parsed.port, p), build };
+    const known = shared.get(name);
+    if (known) return known;
+    const it = endpointItem(p, snap, scope, name, true, o);
+    if (it.key !== undefined) shared.set(name, it);
+    return it;
   });
+}
+
+/** One load assignment's item (see endpointItems). */
+function endpointItem(p: Proxy, snap: PushSnapshot, scope: SidecarScope, name: string, cached: boolean, o: SidecarGeneratorOptions): Item {
+  const ctx = snap.pushContext;
+  const build = (): { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined => {
+    const resource = buildSidecarLoadAssignment(ctx, p, name, snap.endpoints, o);
+    const parsed = parseOutboundClusterName(name);
+    const svc = parsed ? ctx.service(parsed.host) : undefined;
+    return resource && svc ? { resource, dependencies: endpointsDependencies(svc, ctx.destinationRule(svc.hostname, p.namespace)) } : undefined;
+  };
+  const parsed = cached ? parseOutboundClusterName(name) : undefined;
+  const svc = parsed ? ctx.service(parsed.host) : undefined;
+  // NOTE: only names the builder serves get a key (the scope decides which proxies may read it).
+  if (!parsed || !svc || !scope.includes(svc)) return { name, key: undefined, build };
+  const dr = ctx.destinationRule(svc.hostname, p.namespace);
+  return { name, key: sidecarEndpointsKey(name, svc, dr, parsed.subset, parsed.port, p), build };
 }
 
 /** The route configurations asked for, keyed when `cached`. */
