@@ -10,7 +10,7 @@ import { nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapsh
 import { XdsCache } from '../../cache/xds-cache.js';
 import { encode } from '../../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../../server/contracts.js';
-import type { GeneratorRegistry } from '../../server/generator-registry.js';
+import { defaultNeedsPush, type GeneratorRegistry } from '../../server/generator-registry.js';
 import { incrementalEdsHosts } from '../eds.js';
 import { snapshotOf } from '../grpc-generator.js';
 import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js';
@@ -108,6 +108,20 @@ export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnaps
 
 const MESSAGE = ENVOY_MESSAGE_BY_TYPE_URL;
 
+/**
+ * Whether a push may change a sidecar's clusters: the default rule, except that a full push naming only
+ * VirtualServices changes them only for a proxy whose Sidecar narrows its scope (VirtualService
+ * destinations then join it; no cluster is shaped by a VirtualService otherwise). Without a snapshot
+ * (which a push from the model always carries) the default rule decides.
+ */
+export function sidecarCdsNeedsPush(p: Proxy, push: PushRequest): boolean {
+  if (!defaultNeedsPush(TYPE_URL.cluster, push, SIDECAR_CDS_UNAFFECTED)) return false;
+  if (push.forced || push.reasons.has('proxyrequest') || push.reasons.has('debug') || !push.snapshot || push.configsUpdated.size === 0) return true;
+  for (const k of push.configsUpdated) if (k.kind !== 'VirtualService') return true;
+  // NOTE: only VirtualServices changed, so Services and Sidecars (and thus whether the scope is narrowed) did not.
+  return sidecarScope(push.snapshot.pushContext, p).narrowed;
+}
+
 /** See the file comment. */
 export class SidecarGenerator {
   readonly #opts: SidecarGeneratorOptions;
@@ -124,13 +138,14 @@ export class SidecarGenerator {
 
   /** One TypeGenerator per xDS type, each with the kinds that cannot change it for a sidecar beyond its descriptor's. */
   typeGenerators(): TypeGenerator[] {
-    const of = (typeUrl: string, unaffectedKinds: ReadonlySet<string>): TypeGenerator => ({
+    const of = (typeUrl: string, unaffectedKinds: ReadonlySet<string>, needsPush?: TypeGenerator['needsPush']): TypeGenerator => ({
       typeUrl,
       unaffectedKinds,
+      ...(needsPush ? { needsPush } : {}),
       generate: (proxy, watched, push) => this.generate(proxy, watched, push),
     });
     return [
-      of(TYPE_URL.cluster, SIDECAR_CDS_UNAFFECTED),
+      of(TYPE_URL.cluster, SIDECAR_CDS_UNAFFECTED, sidecarCdsNeedsPush),
       of(TYPE_URL.endpoint, SIDECAR_EDS_UNAFFECTED),
       of(TYPE_URL.listener, SIDECAR_LDS_UNAFFECTED),
       of(TYPE_URL.route, SIDECAR_RDS_UNAFFECTED),

@@ -17,6 +17,11 @@ export interface SidecarScope {
   readonly services: readonly Service[];
   /** ALLOW_ANY or REGISTRY_ONLY, from the Sidecar or else the mesh config. */
   readonly outboundMode: 'ALLOW_ANY' | 'REGISTRY_ONLY';
+  /**
+   * True when a Sidecar's egress leaves some visible services out; only then do the destinations of
+   * VirtualServices join the scope, so only then can a VirtualService change which clusters it has.
+   */
+  readonly narrowed: boolean;
   /** Whether the proxy's scope includes a service. */
   includes(svc: Service): boolean;
 }
@@ -119,6 +124,7 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     sidecar,
     services,
     outboundMode: spec?.outboundTrafficPolicy?.mode ?? ctx.meshConfig.outboundTrafficPolicy.mode,
+    narrowed: scoped.length < visible.length,
     includes: (svc) => set.has(svc),
   };
   perCtx.set(key, scope);
