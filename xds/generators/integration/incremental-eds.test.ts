@@ -2,7 +2,8 @@
  * Incremental EDS over real ADS streams: an endpoint-only change of one service sends only that
  * service's ClusterLoadAssignments (SotW: a response with a subset of the watched names, which EDS
  * allows; delta: only the changed resources, nothing removed), a config change that touches clusters
- * still sends every watched assignment, and afterwards the proxy holds exactly what a fresh meshd serves
+ * still sends every watched assignment, a new EDS subscription is answered with the new names alone
+ * (SotW too: EDS is not full-state), and afterwards the proxy holds exactly what a fresh meshd serves
  * for the final config. Envoy sidecars (LDS/CDS wildcard, then the RDS and EDS names they reference)
  * and proxyless gRPC nodes (EDS by name), on both protocols.
  */
@@ -189,7 +190,7 @@ describe('incremental EDS over real ADS streams', function () {
   });
 
   for (const c of CASES) {
-    it(`given ${c.kind.name} on ${c.protocol} and an endpoint change of one service should send only that service's assignments, all of them on a cluster change, and end as a fresh meshd`, async () => {
+    it(`given ${c.kind.name} on ${c.protocol} and an endpoint change of one service should send only that service's assignments, all of them on a cluster change, a new subscription alone, and end as a fresh meshd`, async () => {
       const mesh = await MeshHarness.start();
       meshes.push(mesh);
       mesh.apply(SIDECAR_MESH);
@@ -218,11 +219,16 @@ describe('incremental EDS over real ADS streams', function () {
       mesh.apply(DR_WITH_V3);
       const withV3 = (eds: readonly string[]): boolean => eds.includes(`outbound|9080|v3|${REVIEWS}`);
       await c.kind.converge(p, withV3);
+      const afterFull = p.responses().slice(fullFrom).filter((r) => r.typeUrl === TYPE_URL.endpoint);
       if (c.protocol === 'sotw') {
-        const firstEds = p.responses().slice(fullFrom).find((r) => r.typeUrl === TYPE_URL.endpoint);
-        assert.ok(firstEds, 'the full push carries EDS');
-        assert.ok(watchedBefore.every((n) => firstEds.names.includes(n)), `the full push resends every watched assignment (got ${firstEds.names.join(', ')})`);
+        assert.ok(afterFull[0], 'the full push carries EDS');
+        assert.ok(watchedBefore.every((n) => afterFull[0]!.names.includes(n)), `the full push resends every watched assignment (got ${afterFull[0]!.names.join(', ')})`);
       }
+      const v3 = `outbound|9080|v3|${REVIEWS}`;
+      assert.ok(
+        afterFull.some((r) => r.names.length === 1 && r.names[0] === v3),
+        `the new subscription is answered with the new assignment alone (EDS responses: ${afterFull.map((r) => `[${r.names.length}]`).join(' ')})`,
+      );
 
       // 3. What the proxy holds equals what a fresh meshd on the final config serves.
       const fresh = await MeshHarness.start();
