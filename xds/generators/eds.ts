@@ -1,6 +1,6 @@
 /** EDS for proxyless gRPC: which pushes need it. Building lives in grpc/endpoint-builder.ts. */
 import type { PushRequest } from '../../core/index.js';
-import { TYPE_URL } from '../server/contracts.js';
+import { TYPE_URL, xdsType } from '../server/contracts.js';
 import { defaultNeedsPush } from '../server/generator-registry.js';
 
 /**
@@ -15,17 +15,20 @@ export function edsNeedsPush(push: PushRequest): boolean {
 }
 
 /**
- * The hosts whose endpoints an endpoint-only push changed (istiod's `edsUpdatedServices`), or
- * undefined when every load assignment must be sent: a full push, or one that names no config or a
- * config other than a service's `ServiceEntry` key (which endpoint pushes carry, with the host as name).
+ * The hosts whose load assignments a push may have changed, or undefined when every watched assignment
+ * must be sent. Istio's incremental EDS: an endpoint-only push, or a full push whose every named config is
+ * a service (`ServiceEntry` kind, named by host) or of a kind that cannot change endpoints (`unaffected`:
+ * the EDS descriptor's kinds and the generator's own), as istiod's `canSendPartialFullPushes`. Undefined
+ * for a proxy's own request, a forced or debug push, and a push that names nothing (everything changed).
  * With a set, EDS generators send only the assignments of those hosts and mark the result incremental.
  */
-export function incrementalEdsHosts(push: PushRequest): ReadonlySet<string> | undefined {
-  if (push.full || push.configsUpdated.size === 0) return undefined;
+export function incrementalEdsHosts(push: PushRequest, unaffected: ReadonlySet<string> = PROXYLESS_EDS_UNAFFECTED_KINDS): ReadonlySet<string> | undefined {
+  if (push.forced || push.reasons.has('proxyrequest') || push.reasons.has('debug') || push.configsUpdated.size === 0) return undefined;
+  const descriptor = xdsType(TYPE_URL.endpoint)?.unaffectedKinds;
   const hosts = new Set<string>();
   for (const k of push.configsUpdated) {
-    if (k.kind !== 'ServiceEntry') return undefined;
-    hosts.add(k.name);
+    if (k.kind === 'ServiceEntry') hosts.add(k.name);
+    else if (!push.full || !(descriptor?.has(k.kind) || unaffected.has(k.kind))) return undefined;
   }
   return hosts;
 }

@@ -39,6 +39,21 @@ spec: { address: ${address}, labels: { ${labels} }, locality: r1/z1, serviceAcco
 
 const NEW_REVIEWS_V1 = workload('reviews-v1b', '127.0.0.23', 'app: reviews, version: v1');
 const NEW_DB = workload('db-2', '127.0.0.32', 'app: db').replace('namespace: default', 'namespace: data');
+const RATINGS = 'ratings.default.svc.cluster.local';
+/** A new service: a full push that names only a ServiceEntry (its own host). */
+const NEW_RATINGS = `apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: ratings, namespace: default }
+spec:
+  hosts: [${RATINGS}]
+  addresses: [10.96.0.40]
+  location: MESH_INTERNAL
+  ports: [{ number: 9080, name: http, protocol: HTTP }]
+  resolution: STATIC
+  workloadSelector: { labels: { app: ratings } }
+---
+${workload('ratings-1', '127.0.0.41', 'app: ratings')}`;
+const MOVED_DB = NEW_DB.replace('127.0.0.32', '127.0.0.33');
 /** The mesh's DestinationRule with a third subset: a full push that adds a cluster and its assignment. */
 const DR_WITH_V3 = `apiVersion: networking.mesh.io/v1
 kind: DestinationRule
@@ -190,7 +205,7 @@ describe('incremental EDS over real ADS streams', function () {
   });
 
   for (const c of CASES) {
-    it(`given ${c.kind.name} on ${c.protocol} and an endpoint change of one service should send only that service's assignments, all of them on a cluster change, a new subscription alone, and end as a fresh meshd`, async () => {
+    it(`given ${c.kind.name} on ${c.protocol} and an endpoint change of one service should send only that service's assignments, a new service's alone, all of them on a cluster change, a new subscription alone, and end as a fresh meshd`, async () => {
       const mesh = await MeshHarness.start();
       meshes.push(mesh);
       mesh.apply(SIDECAR_MESH);
@@ -214,10 +229,19 @@ describe('incremental EDS over real ADS streams', function () {
       );
       assert.deepEqual([...p.held(TYPE_URL.endpoint).keys()].sort(), [...watchedBefore].sort(), 'the proxy still holds every assignment it watches');
 
-      // 2. A DestinationRule change (full push): a new subset cluster, and every watched assignment again.
+      // 2. A new service (a full push naming only it), then a db endpoint as a sentinel: EDS carries neither reviews nor the old db assignments.
+      const serviceFrom = p.responses().length;
+      mesh.apply(NEW_RATINGS);
+      if (c.kind === SIDECAR) await c.kind.converge(p, (eds) => eds.includes(`outbound|9080||${RATINGS}`));
+      mesh.apply(MOVED_DB);
+      await until('the moved db endpoint', () => (addressesOf(p.held(TYPE_URL.endpoint), DB_CLAS[0]!).includes('127.0.0.33') ? true : undefined));
+      const edsNames = p.responses().slice(serviceFrom).filter((r) => r.typeUrl === TYPE_URL.endpoint).flatMap((r) => r.names);
+      assert.deepEqual(edsNames.filter((n) => !n.endsWith(`|${RATINGS}`) && !DB_CLAS.includes(n)), [], 'a new service pushes no other service\'s assignments');
+
+      // 3. A DestinationRule change (full push): a new subset cluster, and every watched assignment again.
       const fullFrom = p.responses().length;
       mesh.apply(DR_WITH_V3);
-      const withV3 = (eds: readonly string[]): boolean => eds.includes(`outbound|9080|v3|${REVIEWS}`);
+      const withV3 = (eds: readonly string[]): boolean => eds.includes(`outbound|9080|v3|${REVIEWS}`) && (c.kind !== SIDECAR || eds.includes(`outbound|9080||${RATINGS}`));
       await c.kind.converge(p, withV3);
       const afterFull = p.responses().slice(fullFrom).filter((r) => r.typeUrl === TYPE_URL.endpoint);
       if (c.protocol === 'sotw') {
@@ -230,11 +254,11 @@ describe('incremental EDS over real ADS streams', function () {
         `the new subscription is answered with the new assignment alone (EDS responses: ${afterFull.map((r) => `[${r.names.length}]`).join(' ')})`,
       );
 
-      // 3. What the proxy holds equals what a fresh meshd on the final config serves.
+      // 4. What the proxy holds equals what a fresh meshd on the final config serves.
       const fresh = await MeshHarness.start();
       meshes.push(fresh);
       fresh.apply(SIDECAR_MESH);
-      fresh.apply([NEW_REVIEWS_V1, NEW_DB, DR_WITH_V3].join('---\n'));
+      fresh.apply([NEW_REVIEWS_V1, NEW_RATINGS, MOVED_DB, DR_WITH_V3].join('---\n'));
       const ref = c.make(fresh.xdsAddress, c.kind.node);
       proxies.push(ref);
       await c.kind.converge(ref, withV3);

@@ -173,7 +173,7 @@ export class SidecarGenerator {
     const o = this.#opts;
     const cached = o.enableCache === true;
     // NOTE: an endpoint-only push sends the assignments of the changed services only (see incrementalEdsHosts).
-    const changedHosts = watched.typeUrl === TYPE_URL.endpoint ? incrementalEdsHosts(push) : undefined;
+    const changedHosts = watched.typeUrl === TYPE_URL.endpoint ? incrementalEdsHosts(push, SIDECAR_EDS_UNAFFECTED) : undefined;
     let items: readonly Item[] | undefined;
     const memo = cached ? this.#memo : undefined;
     if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cached && o.enableCdsCache === true ? memo : undefined, cached && o.enableCdsCache === true);
