@@ -234,8 +234,11 @@ const byName = (a: Item, b: Item): number => (a.name < b.name ? -1 : 1);
 function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, memo: ScopeMemo | undefined, cached: boolean): Item[] {
   const want = names && names.length > 0 ? new Set(names) : undefined;
   if (!memo || want) return [...outboundClusterItems(p, snap, want, cached), ...localClusterItems(p, snap, want)].sort(byName);
-  // NOTE: the outbound part depends on the proxy only through its scope (see sidecarClusterKey).
-  const shared = memo.of(snap, sidecarScope(snap.pushContext, p), 'cds', () => outboundClusterItems(p, snap, undefined, true).sort(byName));
+  // NOTE: the outbound part depends on the proxy only through its scope (see sidecarClusterKey); the
+  // locality joins the memo key so that a locality-dependent cluster field would not be shared across zones.
+  const loc = p.locality;
+  const part = `cds\n${loc.region}/${loc.zone}/${loc.subZone}`;
+  const shared = memo.of(snap, sidecarScope(snap.pushContext, p), part, () => outboundClusterItems(p, snap, undefined, true).sort(byName));
   return mergeByName(shared, localClusterItems(p, snap, undefined).sort(byName));
 }
 
