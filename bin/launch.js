@@ -49,7 +49,8 @@ function enableCompileCache() {
 function relaunchWithV8Flags(flags) {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   const missing = flags.filter((f) => !given.some((g) => g.split('=')[0] === f.split('=')[0]));
-  if (missing.length === 0 || typeof process.execve !== 'function') return;
+  // NOTE: execve is missing before Node 23.11 and unavailable on Windows; the program then runs without the flags.
+  if (missing.length === 0 || typeof process.execve !== 'function' || process.platform === 'win32') return;
   process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, process.argv[1], ...process.argv.slice(2)], process.env);
 }
 
