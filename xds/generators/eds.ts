@@ -23,6 +23,18 @@ export function edsNeedsPush(push: PushRequest): boolean {
  * With a set, EDS generators send only the assignments of those hosts and mark the result incremental.
  */
 export function incrementalEdsHosts(push: PushRequest, unaffected: ReadonlySet<string> = PROXYLESS_EDS_UNAFFECTED_KINDS): ReadonlySet<string> | undefined {
+  // NOTE: asked once per proxy of a push: the answer is kept per request (and set of kinds).
+  let byKinds = memo.get(push);
+  if (!byKinds) memo.set(push, (byKinds = new Map()));
+  if (byKinds.has(unaffected)) return byKinds.get(unaffected);
+  const hosts = computeIncrementalEdsHosts(push, unaffected);
+  byKinds.set(unaffected, hosts);
+  return hosts;
+}
+
+const memo = new WeakMap<PushRequest, Map<ReadonlySet<string>, ReadonlySet<string> | undefined>>();
+
+function computeIncrementalEdsHosts(push: PushRequest, unaffected: ReadonlySet<string>): ReadonlySet<string> | undefined {
   if (push.forced || push.reasons.has('proxyrequest') || push.reasons.has('debug') || push.configsUpdated.size === 0) return undefined;
   const descriptor = xdsType(TYPE_URL.endpoint)?.unaffectedKinds;
   const hosts = new Set<string>();
