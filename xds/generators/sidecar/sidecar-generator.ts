@@ -169,15 +169,15 @@ export class SidecarGenerator {
     const snap = snapshotOf(push);
     const typeName = MESSAGE[watched.typeUrl];
     if (!typeName) return { resources: [] };
-    const names = watched.wildcard && watched.names.size === 0 ? undefined : [...watched.names].sort();
-    const o = this.#opts;
-    const cached = o.enableCache === true;
     // NOTE: an endpoint-only push sends the assignments of the changed services only (see incrementalEdsHosts).
     const changedHosts = watched.typeUrl === TYPE_URL.endpoint ? incrementalEdsHosts(push, SIDECAR_EDS_UNAFFECTED) : undefined;
+    const names = changedHosts ? watchedOfHosts(snap, p, watched, changedHosts) : watched.wildcard && watched.names.size === 0 ? undefined : [...watched.names].sort();
+    const o = this.#opts;
+    const cached = o.enableCache === true;
     let items: readonly Item[] | undefined;
     const memo = cached ? this.#memo : undefined;
     if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cached && o.enableCdsCache === true ? memo : undefined, cached && o.enableCdsCache === true);
-    else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, changedHosts ? onlyHosts(names ?? [], changedHosts) : (names ?? []), memo, o);
+    else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, names ?? [], memo, o);
     else if (watched.typeUrl === TYPE_URL.route) items = routeItems(p, snap, names ?? [], cached && o.enableRdsCache === true);
     const resources: GeneratedResource[] = [];
     if (!items) {
@@ -217,12 +217,28 @@ export class SidecarGenerator {
   }
 }
 
-/** The outbound cluster names among `names` whose host is in `hosts`. */
-function onlyHosts(names: readonly string[], hosts: ReadonlySet<string>): string[] {
-  return names.filter((n) => {
-    const parsed = parseOutboundClusterName(n);
-    return parsed !== undefined && hosts.has(parsed.host);
-  });
+/**
+ * The watched load assignment names of the services `hosts`, sorted: every outbound cluster name those
+ * services have for the proxy (port x subset of the DestinationRule that applies) that the proxy watches.
+ * NOTE: derived from the few changed services rather than by parsing every watched name (a sidecar
+ * watches one per cluster of the mesh); a watched name of those hosts that is not derived here (an unknown
+ * port or subset) would build nothing anyway.
+ */
+function watchedOfHosts(snap: PushSnapshot, p: Proxy, watched: WatchedResource, hosts: ReadonlySet<string>): string[] {
+  const ctx = snap.pushContext;
+  const out: string[] = [];
+  for (const host of hosts) {
+    const svc = ctx.service(host);
+    if (!svc) continue;
+    const subsets = ['', ...subsetsOf(ctx.destinationRule(host, p.namespace)).map((s) => s.name)];
+    for (const port of svc.ports) {
+      for (const subset of subsets) {
+        const name = outboundClusterName(port.port, subset, host);
+        if (watched.names.has(name)) out.push(name);
+      }
+    }
+  }
+  return out.sort();
 }
 
 const byName = (a: Item, b: Item): number => (a.name < b.name ? -1 : 1);
