@@ -93,6 +93,7 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
   #setNames(w: WatchState, names: readonly string[]): void {
     w.names = new Set(names.filter((n) => n !== '*'));
     w.wildcard = names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(w.typeUrl));
+    if (!w.wildcard) for (const n of w.sent.keys()) if (!w.names.has(n)) w.sent.delete(n);
   }
 
   /**
@@ -120,8 +121,8 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
       names.add(r.name);
     }
     if (partial && bodies.length === 0 && !isRequest) return false;
+    // NOTE: names the proxy stopped watching leave `sent` when its subscription changes (#setNames).
     if (!partial) w.sent.clear();
-    else for (const n of w.sent.keys()) if (!w.names.has(n)) w.sent.delete(n);
     for (const n of names) w.sent.set(n, '');
     const version = this.host.version(push);
     const nonce = this.host.nonce(conn);
