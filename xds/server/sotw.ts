@@ -113,17 +113,19 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     // are not full-state allow it (a wildcard LDS/CDS response removes what it leaves out).
     const partial = !WILDCARD_TYPES.has(w.typeUrl) && (only !== undefined || (result?.incremental === true && !isRequest));
     const bodies: Uint8Array[] = [];
-    const names = new Set<string>();
+    // NOTE: a full response replaces `sent` (and dedupes through it); a partial one adds to it. Names the
+    // proxy stopped watching leave `sent` when its subscription changes (#setNames).
+    const names = partial ? new Set<string>() : w.sent;
+    if (!partial) w.sent.clear();
     for (const r of result?.resources ?? []) {
       if (!w.wildcard && !w.names.has(r.name)) continue;
       if (names.has(r.name)) continue;
       bodies.push(r.body);
-      names.add(r.name);
+      if (partial) (names as Set<string>).add(r.name);
+      else w.sent.set(r.name, '');
     }
     if (partial && bodies.length === 0 && !isRequest) return false;
-    // NOTE: names the proxy stopped watching leave `sent` when its subscription changes (#setNames).
-    if (!partial) w.sent.clear();
-    for (const n of names) w.sent.set(n, '');
+    if (partial) for (const n of names.keys()) w.sent.set(n, '');
     const version = this.host.version(push);
     const nonce = this.host.nonce(conn);
     const msg = encodeDiscoveryResponse({ versionInfo: version, typeUrl: w.typeUrl, nonce, resources: bodies, controlPlane: this.host.controlPlaneId });
