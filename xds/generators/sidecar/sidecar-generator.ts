@@ -54,6 +54,8 @@ interface Item {
   readonly build: () => { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined;
   /** A keyed item shared through the ScopeMemo: its bytes once a proxy of the scope resolved them in this snapshot. */
   body?: Uint8Array;
+  /** With `body`: the resource served, made once. */
+  resource?: GeneratedResource;
 }
 
 /**
@@ -188,18 +190,24 @@ export class SidecarGenerator {
       }
       return { resources };
     }
-    // NOTE: a Map by name, as buildSidecarResources: the same names and bytes with the cache on or off.
-    const out = new Map<string, Uint8Array>();
+    // NOTE: items come sorted by name, so a repeated name is adjacent: as a Map by name (buildSidecarResources),
+    // it keeps the first position and the last bytes. The same names and bytes with the cache on or off.
+    const put = (it: Item, body: Uint8Array): void => {
+      // NOTE: a shared item's resource object is made once per snapshot, not once per proxy.
+      const r = it.body === body ? (it.resource ??= { name: it.name, body }) : { name: it.name, body };
+      if (resources.length > 0 && resources[resources.length - 1]!.name === it.name) resources[resources.length - 1] = r;
+      else resources.push(r);
+    };
     for (const it of items) {
       if (it.body) {
-        out.set(it.name, it.body);
+        put(it, it.body);
         continue;
       }
       if ((o.slicer ?? pushPathSlicer).overBudget()) await nextTurn();
       const hit = it.key !== undefined ? this.cache.get(it.key) : undefined;
       if (hit) {
         if (it.key !== undefined) it.body = hit;
-        out.set(it.name, hit);
+        put(it, hit);
         continue;
       }
       const built = it.build();
@@ -210,9 +218,8 @@ export class SidecarGenerator {
         this.cache.set(it.key, body, built.dependencies, snap.token);
         it.body = body;
       }
-      out.set(it.name, body);
+      put(it, body);
     }
-    for (const [name, body] of out) resources.push({ name, body });
     return changedHosts ? { resources, incremental: true } : { resources };
   }
 }
