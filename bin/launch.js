@@ -39,8 +39,25 @@ function enableCompileCache() {
   }
 }
 
-export async function launch(program) {
+/**
+ * Re-executes this process (same pid, arguments and environment, through `process.execve`) with V8 flags
+ * that must be set before the heap exists, unless the command line or NODE_OPTIONS already sets them.
+ * NOTE: Node 24 sizes the young generation from the heap limit: up to 64 MB per semi-space (134 MB of new
+ * space) on these machines, garbage that meshd's push bursts fill before each scavenge; 16 MB cut its peak
+ * RSS by ~100 MB with 100 sidecars at no measurable CPU cost. Costs one more Node start (~50 ms).
+ */
+function relaunchWithV8Flags(flags) {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const missing = flags.filter((f) => !given.some((g) => g.split('=')[0] === f.split('=')[0]));
+  // NOTE: execve is missing before Node 23.11 and unavailable on Windows; the program then runs without the flags.
+  if (missing.length === 0 || typeof process.execve !== 'function' || process.platform === 'win32') return;
+  process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, process.argv[1], ...process.argv.slice(2)], process.env);
+}
+
+/** Runs a program's main module; `v8Flags` are start-up V8 flags it wants (see relaunchWithV8Flags). */
+export async function launch(program, { v8Flags = [] } = {}) {
   checkNodeVersion(program);
+  relaunchWithV8Flags(v8Flags);
   enableCompileCache();
   const main = `../dist/cli/${program}/main.js`;
   try {

@@ -248,7 +248,7 @@ export class MeshDiscovery {
       pushes.pipe(
         this.pushStatus.track(),
         // NOTE: one info line per push (debounced), with counts, never one per proxy.
-        tap((req) => this.#log?.info({ full: req.full, configs: req.configsUpdated.size, reasons: Object.fromEntries(req.reasons), proxies: this.ads.connections().length }, 'push')),
+        tap((req) => this.#log?.info({ full: req.full, configs: req.configsUpdated.size, reasons: Object.fromEntries(req.reasons), proxies: this.ads.connectionCount }, 'push')),
       ),
     );
   }

@@ -12,11 +12,11 @@ import { encode } from '../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../server/contracts.js';
 import type { GeneratorRegistry } from '../server/generator-registry.js';
 import { PROXYLESS_CDS_UNAFFECTED_KINDS } from './cds.js';
-import { PROXYLESS_EDS_UNAFFECTED_KINDS } from './eds.js';
+import { incrementalEdsHosts, PROXYLESS_EDS_UNAFFECTED_KINDS } from './eds.js';
 import { CacheKeys } from './cache-keys.js';
 import { allClusterNames, buildCluster } from './grpc/cluster-builder.js';
 import { buildLoadAssignment } from './grpc/endpoint-builder.js';
-import { ENVOY } from './grpc/envoy.js';
+import { ENVOY, parseOutboundClusterName } from './grpc/envoy.js';
 import { buildClientListener, buildServerListener, isServerListenerName } from './grpc/listener-builder.js';
 import { buildRouteConfiguration } from './grpc/route-builder.js';
 import { PROXYLESS_LDS_UNAFFECTED_KINDS } from './lds.js';
@@ -137,9 +137,12 @@ export class ProxylessGrpcGenerator {
       }
       case TYPE_URL.endpoint: {
         const index = snap.endpoints;
+        // NOTE: an endpoint-only push sends the assignments of the changed services only (see incrementalEdsHosts).
+        const changedHosts = incrementalEdsHosts(push);
         return this.#each(snap.token, watched, () => allClusterNames(ctx, p), ENVOY.endpoint, {
           key: (name) => this.#keys.endpoints(ctx, p, name),
           build: (name) => buildLoadAssignment(ctx, p, name, index, { sendUnhealthyEndpoints: o.sendUnhealthyEndpoints }),
+          ...(changedHosts ? { only: (name: string) => changedHosts.has(parseOutboundClusterName(name)?.host ?? '') } : {}),
         });
       }
       default:
@@ -171,9 +174,15 @@ export class ProxylessGrpcGenerator {
     /** The names a wildcard request gets; only called for wildcard requests (it can cost a pass over all services). */
     wildcardNames: () => readonly string[],
     typeName: string,
-    how: { key: (name: string) => string | undefined; build: (name: string) => Built | undefined },
+    how: {
+      key: (name: string) => string | undefined;
+      build: (name: string) => Built | undefined;
+      /** Set on an incremental push: the names it changed; the result then holds only those and is marked incremental. */
+      only?: (name: string) => boolean;
+    },
   ): Promise<GenerateResult> {
-    const names = watched.wildcard && watched.names.size === 0 ? wildcardNames() : [...watched.names].sort();
+    const all = watched.wildcard && watched.names.size === 0 ? wildcardNames() : [...watched.names].sort();
+    const names = how.only ? all.filter(how.only) : all;
     const resources: GeneratedResource[] = [];
     for (const name of names) {
       // NOTE: keep the event loop responsive: many connections generating one after another in promise
@@ -192,7 +201,7 @@ export class ProxylessGrpcGenerator {
       if (cacheKey !== undefined) this.cache.set(cacheKey, body, built.dependencies, token);
       resources.push({ name, body });
     }
-    return { resources };
+    return how.only ? { resources, incremental: true } : { resources };
   }
 }
 

@@ -153,6 +153,11 @@ export class AdsServer<P = unknown> {
     }
   }
 
+  /** How many connections are live (cheap: `connections()` builds each one's debug view). */
+  get connectionCount(): number {
+    return this.#connections.size;
+  }
+
   /** A snapshot of every live connection (ordered by connection time). */
   connections(): ConnectionInfo<P>[] {
     return [...this.#connections.values()].map((c) => c.info());

@@ -40,6 +40,14 @@ export interface GenerateResult {
    * works removals out itself from the names it sent last time.
    */
   readonly removed?: readonly string[];
+  /**
+   * True when `resources` holds only the resources this push changed (an endpoint-only push sends the
+   * load assignments of the changed services, as istiod's incremental EDS does): the proxy keeps what it
+   * holds of the others. SotW honours it only for types that are not full-state (EDS, RDS; never the
+   * wildcard LDS/CDS, where a left-out resource means removed) and only on pushes, not on answers to a
+   * request; an incremental push with nothing in it sends nothing. Delta removes only `removed`.
+   */
+  readonly incremental?: boolean;
 }
 
 /**

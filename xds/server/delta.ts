@@ -143,6 +143,8 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
     }
     if (mode.only) {
       for (const n of mode.only) if (!generated.has(n)) removed.add(n); // asked for, does not exist
+    } else if (result?.incremental === true && mode.kind === 'push') {
+      // NOTE: an incremental result holds only what changed: what it leaves out stays as the client holds it.
     } else {
       for (const n of w.sent.keys()) if (!generated.has(n)) removed.add(n);
     }

@@ -52,8 +52,12 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     const wasWildcard = prev.wildcard;
     const before = new Set(prev.names);
     this.#setNames(prev, req.resourceNames);
-    const added = [...prev.names].some((n) => !before.has(n)) || (prev.wildcard && !wasWildcard);
-    if (added) await this.#respond(conn, prev, forcedPush(this.host.latestSnapshot(), this.host.clock), true);
+    const added = [...prev.names].filter((n) => !before.has(n));
+    const push = forcedPush(this.host.latestSnapshot(), this.host.clock);
+    // NOTE: a type that is not full-state (EDS, RDS) keeps what the proxy holds of the other names, so a
+    // new subscription is answered with the new names only (as delta does), not everything again.
+    if (prev.wildcard && !wasWildcard) await this.#respond(conn, prev, push, true);
+    else if (added.length > 0) await this.#respond(conn, prev, push, true, WILDCARD_TYPES.has(typeUrl) || prev.wildcard ? undefined : new Set(added));
   }
 
   async push(conn: Connection<P>, push: PushRequest): Promise<void> {
@@ -89,26 +93,39 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
   #setNames(w: WatchState, names: readonly string[]): void {
     w.names = new Set(names.filter((n) => n !== '*'));
     w.wildcard = names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(w.typeUrl));
+    if (!w.wildcard) for (const n of w.sent.keys()) if (!w.names.has(n)) w.sent.delete(n);
   }
 
-  /** Generates and sends one type. Returns false when the generator does not serve it on a push. */
-  async #respond(conn: Connection<P>, w: WatchState, push: PushRequest, isRequest: boolean): Promise<boolean> {
+  /**
+   * Generates and sends one type. Returns false when the generator does not serve it on a push. `only`
+   * (a request newly subscribing names of a type that is not full-state) generates and sends those names alone.
+   */
+  async #respond(conn: Connection<P>, w: WatchState, push: PushRequest, isRequest: boolean, only?: ReadonlySet<string>): Promise<boolean> {
     const start = performance.now();
     let result;
     try {
-      result = await this.host.generator.generate(conn.proxy, w, push);
+      result = await this.host.generator.generate(conn.proxy, only ? { typeUrl: w.typeUrl, names: only, wildcard: false } : w, push);
     } catch (e) {
       throw new GenerateError(w.typeUrl, e);
     }
     if (!result && !isRequest) return false;
+    // NOTE: a partial response leaves the proxy's other resources of the type in place; only types that
+    // are not full-state allow it (a wildcard LDS/CDS response removes what it leaves out).
+    const partial = !WILDCARD_TYPES.has(w.typeUrl) && (only !== undefined || (result?.incremental === true && !isRequest));
     const bodies: Uint8Array[] = [];
-    w.sent.clear();
+    // NOTE: a full response replaces `sent` (and dedupes through it); a partial one adds to it. Names the
+    // proxy stopped watching leave `sent` when its subscription changes (#setNames).
+    const names = partial ? new Set<string>() : w.sent;
+    if (!partial) w.sent.clear();
     for (const r of result?.resources ?? []) {
       if (!w.wildcard && !w.names.has(r.name)) continue;
-      if (w.sent.has(r.name)) continue;
+      if (names.has(r.name)) continue;
       bodies.push(r.body);
-      w.sent.set(r.name, '');
+      if (partial) (names as Set<string>).add(r.name);
+      else w.sent.set(r.name, '');
     }
+    if (partial && bodies.length === 0 && !isRequest) return false;
+    if (partial) for (const n of names.keys()) w.sent.set(n, '');
     const version = this.host.version(push);
     const nonce = this.host.nonce(conn);
     const msg = encodeDiscoveryResponse({ versionInfo: version, typeUrl: w.typeUrl, nonce, resources: bodies, controlPlane: this.host.controlPlaneId });

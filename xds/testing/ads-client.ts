@@ -4,6 +4,7 @@
  * demand or automatically, and records every response.
  */
 import { lookupType } from '../protos/index.js';
+import { WILDCARD_TYPES } from '../server/xds-types.js';
 import { AdsStream, nodeObject, type AdsClientOptions } from './ads-stream.js';
 import { resourceName } from './resource-name.js';
 
@@ -62,6 +63,7 @@ export class AdsClient {
   readonly #opts: SotwClientOptions;
   readonly #names = new Map<string, readonly string[]>();
   readonly #latest = new Map<string, SotwResponse>();
+  readonly #held = new Map<string, Map<string, SotwResource>>();
   #nodeSent = false;
   #count = 0;
 
@@ -69,6 +71,7 @@ export class AdsClient {
     this.#opts = opts;
     this.#stream = new AdsStream(opts, STREAM, (b) => this.#decode(b), (r) => {
       this.#latest.set(r.typeUrl, r);
+      this.#hold(r);
       if (opts.autoAck) this.ack(r.typeUrl);
     });
   }
@@ -91,6 +94,15 @@ export class AdsClient {
     return this.#latest.get(typeUrl);
   }
 
+  /**
+   * The resources of a type the client holds now, as Envoy keeps them: a response of a full-state type
+   * (LDS, CDS: the wildcard types) replaces them all; a response of another type (EDS, RDS) replaces only
+   * the resources it carries, and a subscription drops the names it no longer names.
+   */
+  held(typeUrl: string): ReadonlyMap<string, SotwResource> {
+    return this.#held.get(typeUrl) ?? new Map<string, SotwResource>();
+  }
+
   /** Sends any request (the node is added to the first one). */
   request(req: { typeUrl: string; resourceNames?: readonly string[]; versionInfo?: string; responseNonce?: string; errorDetail?: { code: number; message: string } }): void {
     const msg: Record<string, unknown> = { ...req, resourceNames: req.resourceNames ?? [] };
@@ -104,6 +116,11 @@ export class AdsClient {
   /** Subscribes to `names` of a type (empty = wildcard for LDS/CDS), carrying the type's last version and nonce. */
   subscribe(typeUrl: string, names: readonly string[] = []): void {
     this.#names.set(typeUrl, names);
+    const held = this.#held.get(typeUrl);
+    if (held && names.length > 0 && !WILDCARD_TYPES.has(typeUrl)) {
+      const keep = new Set(names);
+      for (const n of held.keys()) if (!keep.has(n)) held.delete(n);
+    }
     const last = this.#latest.get(typeUrl);
     this.request({ typeUrl, resourceNames: names, versionInfo: last?.versionInfo ?? '', responseNonce: last?.nonce ?? '' });
   }
@@ -139,6 +156,12 @@ export class AdsClient {
 
   close(): void {
     this.#stream.close();
+  }
+
+  #hold(r: SotwResponse): void {
+    let held = this.#held.get(r.typeUrl);
+    if (!held || WILDCARD_TYPES.has(r.typeUrl)) this.#held.set(r.typeUrl, (held = new Map()));
+    for (const x of r.resources) held.set(x.name, x);
   }
 
   #mustLatest(typeUrl: string): SotwResponse {

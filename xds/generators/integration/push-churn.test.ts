@@ -76,9 +76,9 @@ function sotwProxy(address: string, pod: string, namespace: string): Proxy {
     held: () => {
       const out = new Map<string, Map<string, string>>();
       for (const [t] of WATCH) {
-        const r = c.latest(t);
-        if (!r) return undefined;
-        out.set(t, new Map(r.resources.map((x) => [x.name, Buffer.from(x.body).toString('hex')])));
+        if (!c.latest(t)) return undefined;
+        // NOTE: what the proxy holds, not the last response: an endpoint push sends only the changed assignments.
+        out.set(t, new Map([...c.held(t).values()].map((x) => [x.name, Buffer.from(x.body).toString('hex')])));
       }
       return out;
     },

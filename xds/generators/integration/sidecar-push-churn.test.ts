@@ -111,9 +111,9 @@ function sidecar(address: string, pod: string, namespace: string, ip: string): S
       follow(TYPE_URL.cluster, TYPE_URL.endpoint);
       const out: Held = new Map();
       for (const t of TYPES) {
-        const r = c.latest(t);
-        if (!r) return undefined;
-        out.set(t, new Map(r.resources.map((x) => [x.name, Buffer.from(x.body).toString('hex')])));
+        if (!c.latest(t)) return undefined;
+        // NOTE: what the sidecar holds, not the last response: an endpoint push sends only the changed assignments.
+        out.set(t, new Map([...c.held(t).values()].map((x) => [x.name, Buffer.from(x.body).toString('hex')])));
       }
       return out;
     },

@@ -65,10 +65,37 @@ export function subsetsOf(dr: Config | undefined): NonNullable<DestinationRuleSp
 /** The proxy's own service instances (endpoints whose address is one of the proxy's IPs). */
 export function proxyInstances(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): ServiceInstance[] {
   if (proxy.ipAddresses.length === 0) return [];
-  const ips = new Set(proxy.ipAddresses);
-  const out: ServiceInstance[] = [];
-  for (const svc of ctx.services) for (const i of endpoints.instances(svc.hostname)) if (ips.has(i.address)) out.push(i);
-  return out;
+  const index = instancesByAddress(ctx, endpoints);
+  if (proxy.ipAddresses.length === 1) return (index.get(proxy.ipAddresses[0]!) ?? []).map((x) => x.instance);
+  const found = [...new Set(proxy.ipAddresses)].flatMap((ip) => index.get(ip) ?? []);
+  return found.sort((a, b) => a.position - b.position).map((x) => x.instance);
+}
+
+/** Instances by address, with their position in the walk over services then instances (proxyInstances' order). */
+type AddressIndex = Map<string, { readonly instance: ServiceInstance; readonly position: number }[]>;
+
+const addressIndexes = new WeakMap<EndpointView, WeakMap<PushContext, AddressIndex>>();
+
+/**
+ * The address index of a snapshot's endpoints and services, made once per snapshot.
+ * NOTE: without it every proxy walked every instance of the mesh to find its own (per CDS and LDS push).
+ */
+function instancesByAddress(ctx: PushContext, endpoints: EndpointView): AddressIndex {
+  let byCtx = addressIndexes.get(endpoints);
+  if (!byCtx) addressIndexes.set(endpoints, (byCtx = new WeakMap()));
+  let index = byCtx.get(ctx);
+  if (index) return index;
+  index = new Map();
+  let position = 0;
+  for (const svc of ctx.services) {
+    for (const instance of endpoints.instances(svc.hostname)) {
+      let list = index.get(instance.address);
+      if (!list) index.set(instance.address, (list = []));
+      list.push({ instance, position: position++ });
+    }
+  }
+  byCtx.set(ctx, index);
+  return index;
 }
 
 function applyConnectionPool(c: Record<string, unknown>, policy: TrafficPolicy, port: ServicePort): void {

@@ -49,11 +49,17 @@ export function sidecarClusterKey(name: string, svc: Service, dr: Config | undef
  * failover) depends on it, and its labels when `failoverPriority` reads them.
  */
 export function sidecarEndpointsKey(name: string, svc: Service, dr: Config | undefined, subset: string, port: number, proxy: Proxy, mesh: MeshConfig): string {
+  return sidecarEndpointsKeyOf(name, svc, dr, subset, port, proxy, mesh).key;
+}
+
+/** {@link sidecarEndpointsKey}, and whether it reads the proxy's labels (failoverPriority on labels). */
+export function sidecarEndpointsKeyOf(name: string, svc: Service, dr: Config | undefined, subset: string, port: number, proxy: Proxy, mesh: MeshConfig): { key: string; usesLabels: boolean } {
   const base = `seds|${name}|${svc.namespace}|${dr ? keyStringOf(dr) : '-'}`;
   const { mode, usesLabels } = localityLbMode(effectivePolicy(dr, subset, port), mesh, proxy);
-  if (mode === 'none') return base;
+  if (mode === 'none') return { key: base, usesLabels: false };
   const withLocality = `${base}|${proxy.locality.region}/${proxy.locality.zone}/${proxy.locality.subZone}`;
-  return usesLabels ? `${withLocality}|${Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',')}` : withLocality;
+  if (!usesLabels) return { key: withLocality, usesLabels: false };
+  return { key: `${withLocality}|${Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',')}`, usesLabels: true };
 }
 
 /** The dependencies of a load assignment of `svc` with DestinationRule `dr`. */

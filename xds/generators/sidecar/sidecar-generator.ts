@@ -10,7 +10,8 @@ import { nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapsh
 import { XdsCache } from '../../cache/xds-cache.js';
 import { encode } from '../../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../../server/contracts.js';
-import type { GeneratorRegistry } from '../../server/generator-registry.js';
+import { defaultNeedsPush, type GeneratorRegistry } from '../../server/generator-registry.js';
+import { incrementalEdsHosts } from '../eds.js';
 import { snapshotOf } from '../grpc-generator.js';
 import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js';
 import { buildInboundCluster, buildOutboundCluster, buildSidecarClusters, buildSpecialClusters, inboundPorts, proxyInstances, subsetsOf } from './cluster-builder.js';
@@ -18,10 +19,11 @@ import { buildSidecarLoadAssignment } from './endpoint-builder.js';
 import type { ConflictRecorder } from './conflict-recorder.js';
 import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound } from './listener-builder.js';
 import { buildSidecarRouteConfiguration } from './route-builder.js';
-import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKey, sidecarRouteKey } from './sidecar-cache-keys.js';
+import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKeyOf, sidecarRouteKey } from './sidecar-cache-keys.js';
 import { cachedOutboundListeners } from './sidecar-listener-cache.js';
 import { ENVOY_MESSAGE_BY_TYPE_URL } from './sidecar-names.js';
-import { sidecarScope } from './sidecar-scope.js';
+import { ScopeMemo } from './scope-memo.js';
+import { sidecarScope, type SidecarScope } from './sidecar-scope.js';
 
 /** Options of the sidecar generator, read once by the caller. */
 export interface SidecarGeneratorOptions {
@@ -51,6 +53,10 @@ interface Item {
   readonly name: string;
   readonly key: string | undefined;
   readonly build: () => { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined;
+  /** A keyed item shared through the ScopeMemo: its bytes once a proxy of the scope resolved them in this snapshot. */
+  body?: Uint8Array;
+  /** With `body`: the resource served, made once. */
+  resource?: GeneratedResource;
 }
 
 /**
@@ -105,10 +111,25 @@ export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnaps
 
 const MESSAGE = ENVOY_MESSAGE_BY_TYPE_URL;
 
+/**
+ * Whether a push may change a sidecar's clusters: the default rule, except that a full push naming only
+ * VirtualServices changes them only for a proxy whose Sidecar narrows its scope (VirtualService
+ * destinations then join it; no cluster is shaped by a VirtualService otherwise). Without a snapshot
+ * (which a push from the model always carries) the default rule decides.
+ */
+export function sidecarCdsNeedsPush(p: Proxy, push: PushRequest): boolean {
+  if (!defaultNeedsPush(TYPE_URL.cluster, push, SIDECAR_CDS_UNAFFECTED)) return false;
+  if (push.forced || push.reasons.has('proxyrequest') || push.reasons.has('debug') || !push.snapshot || push.configsUpdated.size === 0) return true;
+  for (const k of push.configsUpdated) if (k.kind !== 'VirtualService') return true;
+  // NOTE: only VirtualServices changed, so Services and Sidecars (and thus whether the scope is narrowed) did not.
+  return sidecarScope(push.snapshot.pushContext, p).narrowed;
+}
+
 /** See the file comment. */
 export class SidecarGenerator {
   readonly #opts: SidecarGeneratorOptions;
   readonly cache: XdsCache;
+  readonly #memo = new ScopeMemo();
 
   constructor(opts: SidecarGeneratorOptions) {
     this.#opts = opts;
@@ -120,13 +141,14 @@ export class SidecarGenerator {
 
   /** One TypeGenerator per xDS type, each with the kinds that cannot change it for a sidecar beyond its descriptor's. */
   typeGenerators(): TypeGenerator[] {
-    const of = (typeUrl: string, unaffectedKinds: ReadonlySet<string>): TypeGenerator => ({
+    const of = (typeUrl: string, unaffectedKinds: ReadonlySet<string>, needsPush?: TypeGenerator['needsPush']): TypeGenerator => ({
       typeUrl,
       unaffectedKinds,
+      ...(needsPush ? { needsPush } : {}),
       generate: (proxy, watched, push) => this.generate(proxy, watched, push),
     });
     return [
-      of(TYPE_URL.cluster, SIDECAR_CDS_UNAFFECTED),
+      of(TYPE_URL.cluster, SIDECAR_CDS_UNAFFECTED, sidecarCdsNeedsPush),
       of(TYPE_URL.endpoint, SIDECAR_EDS_UNAFFECTED),
       of(TYPE_URL.listener, SIDECAR_LDS_UNAFFECTED),
       of(TYPE_URL.route, SIDECAR_RDS_UNAFFECTED),
@@ -150,12 +172,15 @@ export class SidecarGenerator {
     const snap = snapshotOf(push);
     const typeName = MESSAGE[watched.typeUrl];
     if (!typeName) return { resources: [] };
-    const names = watched.wildcard && watched.names.size === 0 ? undefined : [...watched.names].sort();
+    // NOTE: an endpoint-only push sends the assignments of the changed services only (see incrementalEdsHosts).
+    const changedHosts = watched.typeUrl === TYPE_URL.endpoint ? incrementalEdsHosts(push, SIDECAR_EDS_UNAFFECTED) : undefined;
+    const names = changedHosts ? watchedOfHosts(snap, p, watched, changedHosts) : watched.wildcard && watched.names.size === 0 ? undefined : [...watched.names].sort();
     const o = this.#opts;
     const cached = o.enableCache === true;
     let items: readonly Item[] | undefined;
-    if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cached && o.enableCdsCache === true);
-    else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, names ?? [], cached, o);
+    const memo = cached ? this.#memo : undefined;
+    if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cached && o.enableCdsCache === true ? memo : undefined, cached && o.enableCdsCache === true);
+    else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, names ?? [], memo, o);
     else if (watched.typeUrl === TYPE_URL.route) items = routeItems(p, snap, names ?? [], cached && o.enableRdsCache === true);
     if (watched.typeUrl === TYPE_URL.listener && cached) return { resources: this.#cachedListeners(p, snap, names, typeName) };
     const resources: GeneratedResource[] = [];
@@ -167,24 +192,37 @@ export class SidecarGenerator {
       }
       return { resources };
     }
-    // NOTE: a Map by name, as buildSidecarResources: the same names and bytes with the cache on or off.
-    const out = new Map<string, Uint8Array>();
+    // NOTE: items come sorted by name, so a repeated name is adjacent: as a Map by name (buildSidecarResources),
+    // it keeps the first position and the last bytes. The same names and bytes with the cache on or off.
+    const put = (it: Item, body: Uint8Array): void => {
+      // NOTE: a shared item's resource object is made once per snapshot, not once per proxy.
+      const r = it.body === body ? (it.resource ??= { name: it.name, body }) : { name: it.name, body };
+      if (resources.length > 0 && resources[resources.length - 1]!.name === it.name) resources[resources.length - 1] = r;
+      else resources.push(r);
+    };
     for (const it of items) {
+      if (it.body) {
+        put(it, it.body);
+        continue;
+      }
       if ((o.slicer ?? pushPathSlicer).overBudget()) await nextTurn();
       const hit = it.key !== undefined ? this.cache.get(it.key, snap.token) : undefined;
       if (hit) {
-        out.set(it.name, hit);
+        if (it.key !== undefined) it.body = hit;
+        put(it, hit);
         continue;
       }
       const built = it.build();
       if (!built) continue;
       const body = encode(typeName, built.resource);
       // NOTE: refused when a change invalidated the key or its inputs while this push was being built.
-      if (it.key !== undefined) this.cache.set(it.key, body, built.dependencies, snap.token);
-      out.set(it.name, body);
+      if (it.key !== undefined) {
+        this.cache.set(it.key, body, built.dependencies, snap.token);
+        it.body = body;
+      }
+      put(it, body);
     }
-    for (const [name, body] of out) resources.push({ name, body });
-    return { resources };
+    return changedHosts ? { resources, incremental: true } : { resources };
   }
 
   /** LDS with the outbound listeners from the cache (sidecar-listener-cache.ts); the same names, order and bytes as uncached. */
@@ -203,10 +241,61 @@ export class SidecarGenerator {
   }
 }
 
-/** The clusters of a sidecar in buildSidecarClusters' order; outbound clusters keyed when `cached`. */
-function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, cached: boolean): Item[] {
+/**
+ * The watched load assignment names of the services `hosts`, sorted: every outbound cluster name those
+ * services have for the proxy (port x subset of the DestinationRule that applies) that the proxy watches.
+ * NOTE: derived from the few changed services rather than by parsing every watched name (a sidecar
+ * watches one per cluster of the mesh); a watched name of those hosts that is not derived here (an unknown
+ * port or subset) would build nothing anyway.
+ */
+function watchedOfHosts(snap: PushSnapshot, p: Proxy, watched: WatchedResource, hosts: ReadonlySet<string>): string[] {
   const ctx = snap.pushContext;
+  const out: string[] = [];
+  for (const host of hosts) {
+    const svc = ctx.service(host);
+    if (!svc) continue;
+    const subsets = ['', ...subsetsOf(ctx.destinationRule(host, p.namespace)).map((s) => s.name)];
+    for (const port of svc.ports) {
+      for (const subset of subsets) {
+        const name = outboundClusterName(port.port, subset, host);
+        if (watched.names.has(name)) out.push(name);
+      }
+    }
+  }
+  return out.sort();
+}
+
+const byName = (a: Item, b: Item): number => (a.name < b.name ? -1 : 1);
+
+/**
+ * The clusters of a sidecar in buildSidecarClusters' order; outbound clusters keyed when `cached`. With
+ * a memo and every cluster asked for, the outbound ones come from the memo of the proxy's scope.
+ */
+function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, memo: ScopeMemo | undefined, cached: boolean): Item[] {
   const want = names && names.length > 0 ? new Set(names) : undefined;
+  if (!memo || want) return [...outboundClusterItems(p, snap, want, cached), ...localClusterItems(p, snap, want)].sort(byName);
+  // NOTE: the outbound part depends on the proxy only through its scope (see sidecarClusterKey); the
+  // locality joins the memo key so that a locality-dependent cluster field would not be shared across zones.
+  const loc = p.locality;
+  const part = `cds\n${loc.region}/${loc.zone}/${loc.subZone}`;
+  const shared = memo.of(snap, sidecarScope(snap.pushContext, p), part, () => outboundClusterItems(p, snap, undefined, true).sort(byName));
+  return mergeByName(shared, localClusterItems(p, snap, undefined).sort(byName));
+}
+
+/** Two lists sorted by name as one (what sorting their concatenation gives for distinct names). */
+function mergeByName(a: readonly Item[], b: readonly Item[]): Item[] {
+  const out: Item[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(byName(b[j]!, a[i]!) < 0 ? b[j++]! : a[i++]!);
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
+
+/** The outbound clusters of the proxy's scope, keyed when `cached`. */
+function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, cached: boolean): Item[] {
+  const ctx = snap.pushContext;
   const items: Item[] = [];
   for (const svc of sidecarScope(ctx, p).services) {
     const dr = ctx.destinationRule(svc.hostname, p.namespace);
@@ -223,33 +312,57 @@ function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | u
       }
     }
   }
+  return items;
+}
+
+/** The proxy's own clusters: inbound per port of its instances, and the special ones (never keyed). */
+function localClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined): Item[] {
+  const ctx = snap.pushContext;
+  const items: Item[] = [];
   const local = [...inboundPorts(ctx, proxyInstances(ctx, p, snap.endpoints)).map((ip) => buildInboundCluster(ctx, ip.targetPort)), ...buildSpecialClusters(ctx)];
   for (const c of local) {
     const name = c['name'] as string;
     if (!want || want.has(name)) items.push({ name, key: undefined, build: () => ({ resource: c, dependencies: [] }) });
   }
-  // NOTE: the comparator of buildSidecarClusters on the same input order: the same order, duplicates included.
-  return items.sort((a, b) => (a.name < b.name ? -1 : 1));
+  return items;
 }
 
-/** The load assignments asked for, keyed when `cached` and the name is an outbound cluster in the proxy's scope. */
-function endpointItems(p: Proxy, snap: PushSnapshot, names: readonly string[], cached: boolean, o: SidecarGeneratorOptions): Item[] {
-  const ctx = snap.pushContext;
-  const scope = sidecarScope(ctx, p);
+/**
+ * The load assignments asked for, keyed when cached (a memo is given) and the name is an outbound cluster
+ * in the proxy's scope. Keyed items are shared through the memo by the proxies of the scope in the same
+ * locality (the key's only other input but the labels, whose items are not shared; see sidecarEndpointsKey).
+ */
+function endpointItems(p: Proxy, snap: PushSnapshot, names: readonly string[], memo: ScopeMemo | undefined, o: SidecarGeneratorOptions): Item[] {
+  const scope = sidecarScope(snap.pushContext, p);
+  if (!memo) return names.map((name) => endpointItem(p, snap, scope, name, false, o).item);
+  const loc = p.locality;
+  const shared = memo.of(snap, scope, `eds\n${loc.region}/${loc.zone}/${loc.subZone}`, () => new Map<string, Item>());
   return names.map((name) => {
-    const build = (): { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined => {
-      const resource = buildSidecarLoadAssignment(ctx, p, name, snap.endpoints, o);
-      const parsed = parseOutboundClusterName(name);
-      const svc = parsed ? ctx.service(parsed.host) : undefined;
-      return resource && svc ? { resource, dependencies: endpointsDependencies(svc, ctx.destinationRule(svc.hostname, p.namespace)) } : undefined;
-    };
-    const parsed = cached ? parseOutboundClusterName(name) : undefined;
-    const svc = parsed ? ctx.service(parsed.host) : undefined;
-    // NOTE: only names the builder serves get a key (the scope decides which proxies may read it).
-    if (!parsed || !svc || !scope.includes(svc)) return { name, key: undefined, build };
-    const dr = ctx.destinationRule(svc.hostname, p.namespace);
-    return { name, key: sidecarEndpointsKey(name, svc, dr, parsed.subset, parsed.port, p, ctx.meshConfig), build };
+    const known = shared.get(name);
+    if (known) return known;
+    const { item, usesLabels } = endpointItem(p, snap, scope, name, true, o);
+    // NOTE: an assignment shaped by the proxy's labels (failoverPriority on labels) is not shared.
+    if (item.key !== undefined && !usesLabels) shared.set(name, item);
+    return item;
   });
+}
+
+/** One load assignment's item (see endpointItems). */
+function endpointItem(p: Proxy, snap: PushSnapshot, scope: SidecarScope, name: string, cached: boolean, o: SidecarGeneratorOptions): { item: Item; usesLabels: boolean } {
+  const ctx = snap.pushContext;
+  const build = (): { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined => {
+    const resource = buildSidecarLoadAssignment(ctx, p, name, snap.endpoints, o);
+    const parsed = parseOutboundClusterName(name);
+    const svc = parsed ? ctx.service(parsed.host) : undefined;
+    return resource && svc ? { resource, dependencies: endpointsDependencies(svc, ctx.destinationRule(svc.hostname, p.namespace)) } : undefined;
+  };
+  const parsed = cached ? parseOutboundClusterName(name) : undefined;
+  const svc = parsed ? ctx.service(parsed.host) : undefined;
+  // NOTE: only names the builder serves get a key (the scope decides which proxies may read it).
+  if (!parsed || !svc || !scope.includes(svc)) return { item: { name, key: undefined, build }, usesLabels: false };
+  const dr = ctx.destinationRule(svc.hostname, p.namespace);
+  const { key, usesLabels } = sidecarEndpointsKeyOf(name, svc, dr, parsed.subset, parsed.port, p, ctx.meshConfig);
+  return { item: { name, key, build }, usesLabels };
 }
 
 /** The route configurations asked for, keyed when `cached`. */

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { parseConfigKey, pushRequest, type PushRequest } from '../../../core/index.js';
+import { parseConfigKey, pushRequest, withSnapshot, type PushRequest } from '../../../core/index.js';
 import { TYPE_URL } from '../../server/contracts.js';
 import { GeneratorRegistry } from '../../server/generator-registry.js';
 import { SidecarGenerator } from './sidecar-generator.js';
-import { sidecarNode } from './testing/sidecar-mesh.js';
+import { SIDECAR_MESH, sidecarModel, sidecarNode } from './testing/sidecar-mesh.js';
 
 const full = (...configs: string[]): PushRequest => pushRequest('config', { full: true, configs: configs.map(parseConfigKey) });
 const eds = (...configs: string[]): PushRequest => pushRequest('endpoint', { full: false, configs: configs.map(parseConfigKey) });
@@ -33,5 +33,30 @@ describe('needsPush of dataplane sidecars per type (CDS, EDS, LDS, RDS), through
   const types = [TYPE_URL.cluster, TYPE_URL.endpoint, TYPE_URL.listener, TYPE_URL.route];
   for (const c of cases) {
     it(c.name, () => assert.deepEqual(types.map((t) => registry.needsPush(proxy, t, c.push)), c.want));
+  }
+});
+
+describe('needsPush of sidecar CDS for a push naming only VirtualServices, read from the push snapshot', () => {
+  const registry = new GeneratorRegistry();
+  new SidecarGenerator({ sendUnhealthyEndpoints: false }).register(registry);
+  const proxy = registry.initProxy(sidecarNode());
+  const narrowing = `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: Sidecar
+metadata: { name: default, namespace: default }
+spec:
+  egress: [{ hosts: ["./productpage.default.svc.cluster.local"] }]
+`;
+  const cases: { name: string; yaml: string; configs: string[]; want: boolean }[] = [
+    { name: 'given no Sidecar should not push CDS (no cluster is shaped by a VirtualService)', yaml: SIDECAR_MESH, configs: ['VirtualService/default/reviews'], want: false },
+    { name: 'given a Sidecar whose egress narrows the scope should push CDS (VirtualService destinations join it)', yaml: narrowing, configs: ['VirtualService/default/reviews'], want: true },
+    { name: 'given no Sidecar and a DestinationRule beside the VirtualService should push CDS', yaml: SIDECAR_MESH, configs: ['VirtualService/default/reviews', 'DestinationRule/default/reviews'], want: true },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const push = withSnapshot(full(...c.configs), sidecarModel(c.yaml).snapshot);
+      assert.deepEqual([registry.needsPush(proxy, TYPE_URL.cluster, push), registry.needsPush(proxy, TYPE_URL.listener, push)], [c.want, true]);
+    });
   }
 });

@@ -24,6 +24,11 @@ export interface SidecarScope {
   readonly listenerServices: readonly Service[];
   /** ALLOW_ANY or REGISTRY_ONLY, from the Sidecar or else the mesh config. */
   readonly outboundMode: 'ALLOW_ANY' | 'REGISTRY_ONLY';
+  /**
+   * True when a Sidecar's egress leaves some visible services out; only then do the destinations of
+   * VirtualServices join the scope, so only then can a VirtualService change which clusters it has.
+   */
+  readonly narrowed: boolean;
   /** Whether the proxy's scope includes a service. */
   includes(svc: Service): boolean;
 }
@@ -81,15 +86,29 @@ function destinationHosts(ctx: PushContext, vs: Config, depth = 0): string[] {
 }
 
 const memo = new WeakMap<PushContext, Map<string, SidecarScope>>();
+const labelsKeys = new WeakMap<Readonly<Record<string, string>>, string>();
 
-/** The scope of a proxy, memoized per PushContext, namespace and labels. */
+/**
+ * The scope of a proxy, memoized per PushContext, namespace and labels; proxies of one namespace under
+ * the same Sidecar (or none) share one scope object, so that what is built per scope (see
+ * scope-memo.ts) is built once for all of them.
+ */
 export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
   let perCtx = memo.get(ctx);
   if (!perCtx) memo.set(ctx, (perCtx = new Map()));
-  const key = `${proxy.namespace}\n${JSON.stringify(Object.entries(proxy.labels).sort())}`;
+  let labels = labelsKeys.get(proxy.labels);
+  if (labels === undefined) labelsKeys.set(proxy.labels, (labels = JSON.stringify(Object.entries(proxy.labels).sort())));
+  const key = `${proxy.namespace}\n${labels}`;
   const known = perCtx.get(key);
   if (known) return known;
   const sidecar = sidecarFor(ctx, proxy);
+  // NOTE: the scope depends on the proxy only through its namespace and the Sidecar that applies.
+  const sharedKey = `${proxy.namespace}\n\n${sidecar ? `${sidecar.metadata.namespace}/${sidecar.metadata.name}` : '-'}`;
+  const shared = perCtx.get(sharedKey);
+  if (shared) {
+    perCtx.set(key, shared);
+    return shared;
+  }
   const spec = sidecar?.spec as SidecarSpec | undefined;
   const hosts = (spec?.egress ?? []).flatMap((e) => e.hosts ?? []);
   const visible = ctx.services.filter((s) => ctx.serviceVisible(s, proxy.namespace));
@@ -113,8 +132,10 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     services,
     listenerServices: scoped,
     outboundMode: spec?.outboundTrafficPolicy?.mode ?? ctx.meshConfig.outboundTrafficPolicy.mode,
+    narrowed: scoped.length < visible.length,
     includes: (svc) => set.has(svc),
   };
   perCtx.set(key, scope);
+  perCtx.set(sharedKey, scope);
   return scope;
 }
