@@ -16,6 +16,8 @@ export interface FuzzOptions {
   readonly seed: number;
   readonly boundMs: number;
   readonly batch: number;
+  /** Inputs checked at once on the surface (1: one after another, as the seeded CI share does). */
+  readonly concurrency: number;
   /** Stop a surface after the first batch that ends past this many seconds (0: run all `runs`). */
   readonly maxSeconds: number;
 }
@@ -35,7 +37,7 @@ export interface SurfaceResult {
 
 /** Parses the command line; a bad flag is an error naming it. */
 export function parseFuzzArgs(argv: readonly string[]): FuzzOptions {
-  const o = { surfaces: [...SURFACE_NAMES] as SurfaceName[], runs: 10_000, seed: 1925, boundMs: 10_000, batch: 500, maxSeconds: 0 };
+  const o = { surfaces: [...SURFACE_NAMES] as SurfaceName[], runs: 10_000, seed: 1925, boundMs: 10_000, batch: 500, maxSeconds: 0, concurrency: 1 };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i]!, argv[i + 1]];
     if (value === undefined) throw new Error(`${flag} needs a value`);
@@ -53,7 +55,8 @@ export function parseFuzzArgs(argv: readonly string[]): FuzzOptions {
     else if (flag === '--bound-ms') o.boundMs = num();
     else if (flag === '--batch') o.batch = num();
     else if (flag === '--max-seconds') o.maxSeconds = num();
-    else throw new Error(`unknown flag ${flag} (known: --surface, --runs, --seed, --bound-ms, --batch, --max-seconds)`);
+    else if (flag === '--concurrency') o.concurrency = num();
+    else throw new Error(`unknown flag ${flag} (known: --surface, --runs, --seed, --bound-ms, --batch, --max-seconds, --concurrency)`);
   }
   return o;
 }
@@ -66,7 +69,7 @@ export async function fuzzSurface(surface: SurfaceName, opts: FuzzOptions, progr
   while (from < opts.runs) {
     const shared = new SharedArrayBuffer(8);
     const view = new Int32Array(shared);
-    const data: FuzzWorkerData = { surface, seed: opts.seed, from, runs: opts.runs, batch: opts.batch, boundMs: opts.boundMs, shared };
+    const data: FuzzWorkerData = { surface, seed: opts.seed, from, runs: opts.runs, batch: opts.batch, boundMs: opts.boundMs, concurrency: opts.concurrency, shared };
     const worker = new Worker(new URL('./fuzz-worker.js', import.meta.url), { workerData: data, resourceLimits: { maxOldGenerationSizeMb: 2048 } });
     // NOTE: resolves with the index to go on from, or undefined when the worker finished the run.
     from = await new Promise<number>((resolve) => {
