@@ -110,7 +110,8 @@ export class SidecarInjector {
     const { config } = this.settings;
     const asked = annotations[INJECT_TEMPLATES];
     const requested = asked !== undefined && asked.trim() !== '' ? asked.split(',').map((s) => s.trim()).filter((s) => s !== '') : [...config.defaultTemplates];
-    const out = requested.flatMap((n) => config.aliases[n] ?? [n]);
+    // NOTE: own properties only: a pod asking for "valueOf" or "constructor" (fuzz finding) must not get Object.prototype's.
+    const out = requested.flatMap((n) => (Object.hasOwn(config.aliases, n) ? config.aliases[n]! : [n]));
     for (const n of out) {
       if (!Object.hasOwn(config.templates, n)) {
         throw new InjectionError(`template ${JSON.stringify(n)} (${asked !== undefined ? `annotation ${INJECT_TEMPLATES}` : 'defaultTemplates'}) is not defined; known templates: ${Object.keys(config.templates).sort().join(', ')}`);

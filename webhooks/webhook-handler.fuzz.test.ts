@@ -25,4 +25,15 @@ describe('webhooks (/inject, /validate) under fuzzing (seeded share)', function 
     assert.ok((reasons.get('patched') ?? 0) > 0, `some pods were injected: ${[...reasons.keys()].join(' | ')}`);
     assert.ok(reasons.size > 8, `answers of many kinds: ${[...reasons.keys()].join(' | ')}`);
   });
+
+  it('given a "garbage" envelope that is a valid review of an injectable pod (fuzz finding: the check patched no pod) should check the patch against the pod in the body', async () => {
+    s ??= await startWebhookFuzzSurface();
+    const pod = {
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: { generateName: 'web-', namespace: 'app', labels: { app: 'web' }, annotations: { 'sidecar.mesh.io/inject': 'true' } },
+      spec: { serviceAccountName: 'web', containers: [{ name: 'web', image: 'nginx' }] },
+    };
+    const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'seed', object: pod } });
+    assert.equal(await s.check({ path: '/inject', body }), 'patched');
+  });
 });

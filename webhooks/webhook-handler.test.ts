@@ -104,6 +104,9 @@ describe('webhook handler (/inject, /validate) over HTTP', () => {
     { name: 'an unknown path parameter', path: '/inject/zone/a', body: review(pod()), status: 200, want: /unknown parameter zone/ },
     { name: 'a template that fails', path: '/inject', body: review(pod({ 'inject.mesh.io/templates': 'broken' })), status: 200, want: /template "broken": .*boom/ },
     { name: 'an unknown template', path: '/inject', body: review(pod({ 'inject.mesh.io/templates': 'nope' })), status: 200, want: /template "nope" \(annotation inject.mesh.io\/templates\) is not defined/ },
+    // NOTE: fuzz findings: names of Object.prototype's members were looked up as aliases ("template undefined").
+    { name: 'the template "valueOf"', path: '/inject', body: review(pod({ 'inject.mesh.io/templates': 'valueOf' })), status: 200, want: /template "valueOf" \(annotation inject.mesh.io\/templates\) is not defined/ },
+    { name: 'the template "constructor"', path: '/inject', body: review(pod({ 'inject.mesh.io/templates': 'constructor' })), status: 200, want: /template "constructor" \(annotation inject.mesh.io\/templates\) is not defined/ },
     { name: 'an unparsable proxy.mesh.io/config', path: '/inject', body: review(pod({ 'proxy.mesh.io/config': '{a: [' })), status: 200, want: /annotation proxy.mesh.io\/config: not valid YAML/ },
   ];
   for (const c of bad) {

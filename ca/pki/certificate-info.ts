@@ -58,7 +58,7 @@ function extensionsOf(tbsParts: DerElement[]): Map<string, Buffer> {
   if (!list) return out;
   for (const ext of children(list, 'extensions')) {
     const parts = children(ext, 'Extension');
-    out.set(decodeOid(parts[0]!, 'Extension id'), parts[parts.length - 1]!.content);
+    out.set(decodeOid(parts[0], 'Extension id'), parts[parts.length - 1]!.content);
   }
   return out;
 }

@@ -50,6 +50,8 @@ function extensionRequestSans(attributes: DerElement): SubjectAltNames {
     if (!extensions) throw new DerError('extensionRequest: no Extensions value');
     for (const ext of children(extensions, 'extensionRequest Extensions')) {
       const parts = children(ext, 'Extension');
+      // NOTE: an empty Extension (fuzz finding) is malformed DER, not a crash.
+      if (parts.length < 2) throw new DerError('Extension: expected an id and a value');
       if (decodeOid(parts[0]!, 'Extension id') !== OID.subjectAltName) continue;
       const value = parts[parts.length - 1]!;
       if (value.tag !== TAG.OCTET_STRING) throw new DerError('subjectAltName: expected an OCTET STRING value');
@@ -73,7 +75,7 @@ export function decodeCsrPem(pem: string): DecodedCsr {
     if (!info || !algorithm || !signature || signature.tag !== TAG.BIT_STRING) throw new DerError('CertificationRequest: expected info, algorithm, signature');
     const [version, _subject, spki, attributes] = children(info, 'CertificationRequestInfo');
     if (!version || !spki || spki.tag !== TAG.SEQUENCE) throw new DerError('CertificationRequestInfo: expected version, subject, subjectPKInfo');
-    const algorithmOid = decodeOid(children(algorithm, 'signatureAlgorithm')[0]!, 'signatureAlgorithm');
+    const algorithmOid = decodeOid(children(algorithm, 'signatureAlgorithm')[0], 'signatureAlgorithm');
     const hash = SIGNATURE_HASH.get(algorithmOid);
     if (!hash) throw new CsrError('unsupported', `csr: unsupported signature algorithm ${algorithmOid} (use RSA or ECDSA with SHA-2)`);
     try {

@@ -4,6 +4,9 @@ import { DerError, TAG, decodeOid, decodeTime, octetString, oid, readElement, re
 describe('DER', () => {
   const oids = ['2.5.29.17', '1.2.840.113549.1.1.11', '1.3.6.1.5.5.7.3.2', '2.999.3'];
   for (const o of oids) it(`given OID ${o} should round-trip`, () => assert.equal(decodeOid(readOne(oid(o), 'oid'), 'oid'), o));
+  it('given no element where an OID was expected (an empty SEQUENCE) should throw DerError naming what', () => {
+    assert.throws(() => decodeOid(undefined, 'Extension id'), (e: unknown) => e instanceof DerError && e.message === 'Extension id: expected an OBJECT IDENTIFIER, found nothing');
+  });
 
   const times = [
     { name: 'given 2030 should use UTCTime', date: '2030-05-06T07:08:09Z', tag: TAG.UTC_TIME },

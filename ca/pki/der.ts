@@ -167,9 +167,12 @@ export function children(el: DerElement, what: string): DerElement[] {
   return out;
 }
 
-/** Decodes an OBJECT IDENTIFIER's content bytes to dotted text. */
-export function decodeOid(el: DerElement, what: string): string {
-  if (el.tag !== TAG.OID || el.content.length === 0) throw new DerError(`${what}: expected an OBJECT IDENTIFIER`);
+/**
+ * Decodes an OBJECT IDENTIFIER's content bytes to dotted text. `el` may be missing (an empty SEQUENCE where one
+ * was expected): that is malformed DER like any other wrong element.
+ */
+export function decodeOid(el: DerElement | undefined, what: string): string {
+  if (el?.tag !== TAG.OID || el.content.length === 0) throw new DerError(`${what}: expected an OBJECT IDENTIFIER${el ? '' : ', found nothing'}`);
   const subids: number[] = [];
   let value = 0;
   for (const byte of el.content) {

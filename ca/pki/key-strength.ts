@@ -61,7 +61,7 @@ export function checkKeyStrength(subjectPublicKeyInfo: Buffer): SubjectKey {
   const [algorithm, publicKey] = children(spki, 'subjectPKInfo');
   if (!algorithm || !publicKey || algorithm.tag !== TAG.SEQUENCE) throw new DerError('subjectPKInfo: expected algorithm and subjectPublicKey');
   const [algorithmOid, parameters] = children(algorithm, 'subjectPKInfo algorithm');
-  const keyAlgorithm = decodeOid(algorithmOid!, 'subjectPKInfo algorithm');
+  const keyAlgorithm = decodeOid(algorithmOid, 'subjectPKInfo algorithm');
   if (keyAlgorithm === OID.rsaEncryption) {
     const bits = rsaModulusBits(publicKey);
     if (bits < MIN_RSA_KEY_BITS) {

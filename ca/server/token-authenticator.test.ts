@@ -81,4 +81,10 @@ describe('TokenAuthenticator', () => {
     await assert.rejects(new TokenAuthenticator(base, new FakeTokenReviewer(clock)).authenticate(withToken('Bearer not-a-jwt')),
       (err: unknown) => err instanceof AuthenticationError && /not a JWT/.test(err.message));
   });
+
+  it('given a payload that is not JSON and holds a newline should refuse it on one printable line', async () => {
+    const token = `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from('{"sub": \nWT"}').toString('base64url')}.x`;
+    await assert.rejects(new TokenAuthenticator(base, new FakeTokenReviewer(clock)).authenticate(withToken(`Bearer ${token}`)),
+      (err: unknown) => err instanceof AuthenticationError && /JWT payload is not JSON/.test(err.message) && !/[\n\r]/.test(err.message));
+  });
 });

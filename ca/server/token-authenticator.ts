@@ -2,6 +2,7 @@
 import { systemClock, type Clock } from '../../core/index.js';
 import { AuthenticationError, spiffeIdentity, type Authenticator, type CallCredentials, type Caller } from './authenticator.js';
 import { CaRefusal } from './ca-refusal.js';
+import { printableCause } from './oidc/jwt-verifier.js';
 
 /** Answer of a TokenReview (authentication.k8s.io/v1), reduced to what the CA reads. */
 export interface TokenReviewResult {
@@ -55,7 +56,7 @@ function decodeClaims(token: string): TokenClaims {
     if (claims === null || typeof claims !== 'object') throw new Error('payload is not an object');
     return claims as TokenClaims;
   } catch (err) {
-    throw new AuthenticationError(`token: JWT payload is not JSON (${(err as Error).message})`);
+    throw new AuthenticationError(`token: JWT payload is not JSON (${printableCause((err as Error).message)})`);
   }
 }
 

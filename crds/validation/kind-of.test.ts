@@ -78,4 +78,19 @@ describe('validateConfig input shapes', () => {
     assert.equal(pointerToPath('/spec/http/0/match/1/headers/x-user'), 'spec.http[0].match[1].headers.x-user');
     assert.equal(pointerToPath('/spec/selector/matchLabels/app.kubernetes.io~1name'), 'spec.selector.matchLabels["app.kubernetes.io/name"]');
   });
+
+  it('given the validated object should render a numeric map key as a key and an array position as an index', () => {
+    const root = { spec: { ports: { '9': 'x' }, http: [{ match: [{}, {}] }] } };
+    assert.equal(pointerToPath('/spec/ports/9', root), 'spec.ports["9"]');
+    assert.equal(pointerToPath('/spec/http/0/match/1', root), 'spec.http[0].match[1]');
+  });
+
+  it('given a WorkloadEntry port that is an object under a numeric name (fuzz finding) should refuse it once, at the schema, naming the key', () => {
+    const r = validateConfig({
+      apiVersion: 'networking.mesh.io/v1', kind: 'WorkloadEntry', metadata: { name: 'w', namespace: 'ns' },
+      spec: { address: '2.2.2.2', ports: { '9': { a: 'b' } } },
+    });
+    assert.equal(r.ok, false);
+    assert.deepEqual(!r.ok && r.errors.map((e) => `${e.path}: ${e.message}`), ['spec.ports["9"]: must be of type integer, got {"a":"b"}']);
+  });
 });

@@ -131,23 +131,30 @@ export class SchemaValidator {
       this.#compiled.set(definition.kind, validate);
     }
     if (validate(value)) return [];
-    return toIssues(validate.errors ?? []);
+    return toIssues(validate.errors ?? [], value);
   }
 }
 
-/** Turns an ajv JSON pointer (`/spec/http/0/route`) into a field path (`spec.http[0].route`). */
-export function pointerToPath(pointer: string): string {
+/**
+ * Turns an ajv JSON pointer (`/spec/http/0/route`) into a field path (`spec.http[0].route`). With the validated
+ * `root`, a numeric segment is an index only under an array: a map key "9" stays `ports["9"]`, the path the
+ * semantic checks use (fuzz finding: the two paths differed, so a semantic check repeated a schema refusal).
+ */
+export function pointerToPath(pointer: string, root?: unknown): string {
   if (pointer === '') return '';
   let path = '';
+  let at: unknown = root;
   for (const raw of pointer.slice(1).split('/')) {
     const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    path = childPath(path, /^[0-9]+$/.test(segment) ? Number(segment) : segment);
+    const index = root === undefined ? /^[0-9]+$/.test(segment) : Array.isArray(at);
+    path = childPath(path, index ? Number(segment) : segment);
+    at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[segment] : undefined;
   }
   return path;
 }
 
-function describe(error: ErrorObject): { path: string; message: string } {
-  const path = pointerToPath(error.instancePath);
+function describe(error: ErrorObject, root: unknown): { path: string; message: string } {
+  const path = pointerToPath(error.instancePath, root);
   const parent = (error.parentSchema ?? {}) as JsonObject;
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -180,7 +187,7 @@ function describe(error: ErrorObject): { path: string; message: string } {
   }
 }
 
-function toIssues(errors: readonly ErrorObject[]): ValidationIssue[] {
+function toIssues(errors: readonly ErrorObject[], root: unknown): ValidationIssue[] {
   // NOTE: with allErrors, an int-or-string mismatch also reports each anyOf branch; keep the anyOf error.
   const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath));
   const issues: ValidationIssue[] = [];
@@ -188,7 +195,7 @@ function toIssues(errors: readonly ErrorObject[]): ValidationIssue[] {
   for (const error of errors) {
     const branchOf = error.schemaPath.replace(/\/[0-9]+\/[^/]+$/, '');
     if (error.keyword !== 'anyOf' && anyOfPaths.has(branchOf)) continue;
-    const { path, message } = describe(error);
+    const { path, message } = describe(error, root);
     const key = `${path}\n${message}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -13,6 +13,8 @@ export interface FuzzWorkerData {
   readonly runs: number;
   readonly batch: number;
   readonly boundMs: number;
+  /** Inputs checked at once (1: one after another). */
+  readonly concurrency: number;
   /** [0]: index of the input being checked (-1: the health check); [1]: progress counter (bumped at each start and end). */
   readonly shared: SharedArrayBuffer;
 }

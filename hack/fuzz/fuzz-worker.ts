@@ -21,19 +21,28 @@ async function main(d: FuzzWorkerData): Promise<void> {
       const crashes: Finding[] = [];
       const hangs: Finding[] = [];
       const start = i;
-      for (; i < end; i++) {
-        const input = inputs[i - b * d.batch];
-        Atomics.store(shared, 0, i);
-        Atomics.add(shared, 1, 1);
-        try {
-          const o = await surface.check(input);
-          outcomes[o] = (outcomes[o] ?? 0) + 1;
-        } catch (e) {
-          const message = (e as Error).message ?? String(e);
-          (message.startsWith('hang:') ? hangs : crashes).push({ index: i, message: message.slice(0, 1000), input: inputText(input) });
+      // NOTE: with concurrency > 1, [0] holds the oldest input in flight, so a hang names that one (the others in
+      // flight are checked again after it); a finding's input is reproduced alone with `inputAt`.
+      const inFlight = new Set<number>();
+      const lane = async (): Promise<void> => {
+        while (i < end) {
+          const k = i++;
+          const input = inputs[k - b * d.batch];
+          inFlight.add(k);
+          Atomics.store(shared, 0, Math.min(...inFlight));
+          Atomics.add(shared, 1, 1);
+          try {
+            const o = await surface.check(input);
+            outcomes[o] = (outcomes[o] ?? 0) + 1;
+          } catch (e) {
+            const message = (e as Error).message ?? String(e);
+            (message.startsWith('hang:') ? hangs : crashes).push({ index: k, message: message.slice(0, 1000), input: inputText(input) });
+          }
+          inFlight.delete(k);
+          Atomics.add(shared, 1, 1);
         }
-        Atomics.add(shared, 1, 1);
-      }
+      };
+      await Promise.all(Array.from({ length: d.concurrency }, lane));
       Atomics.store(shared, 0, -1);
       Atomics.add(shared, 1, 1);
       try {

@@ -185,8 +185,11 @@ export async function startWebhookFuzzSurface(opts: { readonly boundMs?: number 
     }
     if (typeof r.patch === 'string') {
       const ops = JSON.parse(Buffer.from(r.patch, 'base64').toString()) as JsonPatchOperation[];
+      // NOTE: a garbage envelope that happens to be a valid review carries no `object` of its own: the pod is
+      // the one the server read from the body.
+      const object = input.object ?? (JSON.parse(input.body) as { request?: { object?: unknown } }).request?.object;
       try {
-        applyPatch(input.object, ops);
+        applyPatch(object, ops);
       } catch (e) {
         throw new Error(`property: the injection patch does not apply to its pod: ${(e as Error).message}`);
       }

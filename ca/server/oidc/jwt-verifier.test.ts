@@ -68,4 +68,9 @@ describe('jwt-verifier', () => {
     { name: 'given alg None in another case should refuse it as unsigned', token: `${b64({ alg: 'None' })}.${b64({})}.`, message: /alg "none" \(unsigned token\) is refused/ },
   ];
   for (const c of malformed) it(c.name, () => assert.throws(() => parseJwt(c.token), (e: unknown) => e instanceof AuthenticationError && c.message.test(e.message)));
+
+  it('given a header that is not JSON and holds a newline (fuzz finding) should refuse it on one printable line', () => {
+    const token = `${Buffer.from('{"alg":"HS256","typ": \nWT"}').toString('base64url')}.${b64({})}.x`;
+    assert.throws(() => parseJwt(token), (e: unknown) => e instanceof AuthenticationError && /JWT header is not JSON \(.*\\u000a/.test(e.message) && !/[\n\r]/.test(e.message));
+  });
 });

@@ -38,12 +38,21 @@ export const SUPPORTED_JWT_ALGORITHMS: Readonly<Record<string, AlgorithmSpec>> =
   ES512: { kty: 'EC', hash: 'sha512', crv: 'P-521' },
 };
 
+/**
+ * A parser's message for a refusal: JSON.parse quotes the bad input, so control characters (a newline forged
+ * into a token) are escaped and the quote cut, and the refusal stays one printable line.
+ */
+export function printableCause(message: string): string {
+  const escaped = message.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escaped.length > 200 ? `${escaped.slice(0, 200)}...` : escaped;
+}
+
 function decodeJson(part: string, what: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
   } catch (err) {
-    throw new AuthenticationError(`oidc: JWT ${what} is not JSON (${(err as Error).message})`);
+    throw new AuthenticationError(`oidc: JWT ${what} is not JSON (${printableCause((err as Error).message)})`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AuthenticationError(`oidc: JWT ${what} is not a JSON object`);
   return value as Record<string, unknown>;

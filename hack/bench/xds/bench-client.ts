@@ -157,6 +157,8 @@ export interface ClientHooks {
   refused(c: BenchClient): void;
   /** Any response arrived. */
   response(c: BenchClient, typeUrl: string, bytes: number): void;
+  /** After {@link BenchClient.rearm}: a stream opened since then has every subscribed type answered and ACKed. */
+  recomplete?(c: BenchClient): void;
 }
 
 interface RawResponse {
@@ -197,6 +199,13 @@ export class BenchClient {
   #retryTimer: NodeJS.Timeout | undefined;
   /** Streams that ended with an error (each one reopened). */
   reconnects = 0;
+  /** Streams opened so far, and how many had been opened at the last {@link rearm} (undefined: never rearmed). */
+  #streams = 0;
+  #rearmedAt: number | undefined;
+  /** After {@link rearm}: streams opened since, the first response on one of them, and when one was complete. */
+  attemptsSinceRearm = 0;
+  reconnectedAt: number | undefined;
+  recompleteAt: number | undefined;
   readonly #names = new Map<string, readonly string[]>();
   readonly #last = new Map<string, { version: string; nonce: string }>();
   readonly #expected = new Set<string>();
@@ -222,6 +231,8 @@ export class BenchClient {
   #openStream(): void {
     const call = this.#client!.makeBidiStreamRequest(STREAM, identity, identity);
     this.#call = call;
+    this.#streams++;
+    if (this.#rearmedAt !== undefined) this.attemptsSinceRearm++;
     this.#nodeSent = false;
     this.#names.clear();
     this.#last.clear();
@@ -262,6 +273,17 @@ export class BenchClient {
     this.markerTypes = typeUrls;
     this.arrivedAt = undefined;
     this.arrivedType = undefined;
+  }
+
+  /**
+   * Starts tracking a reconnection (the server is about to restart): from now on, the first response on a newer
+   * stream sets `reconnectedAt`, and that stream becoming complete sets `recompleteAt` and calls `recomplete`.
+   */
+  rearm(): void {
+    this.#rearmedAt = this.#streams;
+    this.attemptsSinceRearm = 0;
+    this.reconnectedAt = undefined;
+    this.recompleteAt = undefined;
   }
 
   close(): void {
@@ -327,9 +349,17 @@ export class BenchClient {
     }
     this.#followReferences(type, resources);
     this.#hooks.response(this, type, b.length);
-    if (this.completeAt === undefined && [...this.#expected].every((x) => this.#answered.has(x))) {
+    const allAnswered = [...this.#expected].every((x) => this.#answered.has(x));
+    if (this.completeAt === undefined && allAnswered) {
       this.completeAt = now();
       this.#hooks.complete(this);
+    }
+    if (this.#rearmedAt !== undefined && this.#streams > this.#rearmedAt) {
+      this.reconnectedAt ??= t;
+      if (this.recompleteAt === undefined && allAnswered) {
+        this.recompleteAt = now();
+        this.#hooks.recomplete?.(this);
+      }
     }
   }
 

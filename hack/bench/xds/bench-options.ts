@@ -63,12 +63,16 @@ export interface BenchOptions {
   readonly reference: 'istiod' | undefined;
   /** `--istiod-bin`: the istiod (pilot-discovery) binary of the reference run. */
   readonly istiodBin: string;
+  /** `--restart`: after startup, kill -9 the server, start it again and measure the reconnection (then the edits). */
+  readonly restart: boolean;
 }
 
 export const USAGE = `usage: npm run bench:xds -- [--case default|large-mesh] --services S --proxies N [--proxy-type grpc|sidecar] [--server-cmd "..."]
   [--namespaces 10] [--endpoints 2] [--listeners 3] [--rounds 3] [--workers 1] [--max-connecting 200]
   [--server-env K=V]... [--out FILE] [--quick] [--timeout-ms 300000] [--converge-timeout-ms 30000] [--quiet-ms 500] [--keep-dir]
-  [--write-mode inplace|rename] [--source files|kube] [--reference istiod] [--istiod-bin PATH]
+  [--write-mode inplace|rename] [--source files|kube] [--reference istiod] [--istiod-bin PATH] [--restart]
+--restart: once every client is complete, kill -9 the server and start it again on the same ports; reports the
+  time to every client reconnected and converged and how admission spread the herd, then runs the edits.
 --source kube: configs are applied through a real kube-apiserver (e2e harness) that the servers watch.
 --reference istiod: after meshd, the same run against istiod (configs and node metadata renamed to
   istio.io), then both reports and the ratios meshd/istiod. --istiod-bin default: ${DEFAULT_ISTIOD_BIN}
@@ -113,6 +117,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     source: 'files' as BenchSource,
     reference: undefined as 'istiod' | undefined,
     istiodBin: DEFAULT_ISTIOD_BIN,
+    restart: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -182,6 +187,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         break;
       }
       case '--istiod-bin': o.istiodBin = value(); break;
+      case '--restart': o.restart = true; break;
       default: throw new BenchUsageError(`unknown flag "${flag}"`);
     }
   }

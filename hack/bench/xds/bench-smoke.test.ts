@@ -57,6 +57,25 @@ describe('bench:xds smoke (meshd as a child process)', function () {
     assert.match(run.stdout, /target \(reported, not asserted\)/);
   });
 
+  it('given --restart should kill -9 the server with every client connected, see every client reconnect and converge on the new one, then see every edit arrive', async () => {
+    const out = join(dir, 'restart.json');
+    const run = await runBenchCli(['--services', '5', '--proxies', '6', '--workers', '2', '--quick', '--restart', '--out', out]);
+    assert.equal(run.code, 0, `bench:xds failed:\n${run.stderr.slice(-4000)}`);
+    const r = JSON.parse(readFileSync(out, 'utf8')) as BenchResult;
+    const rs = r.restart;
+    assert.ok(rs, 'the result carries the restart');
+    assert.equal(rs.clients, 6);
+    assert.equal(rs.missing, 0);
+    assert.equal(rs.convergedMs.n, 6, 'every client converged on the new server');
+    assert.ok(rs.allConvergedMs !== undefined && rs.allConvergedMs >= rs.serverListenMs, 'no client converged before the new server listened');
+    assert.ok(rs.allReconnectedMs !== undefined && rs.allReconnectedMs <= rs.allConvergedMs);
+    assert.ok((rs.streamsPerClient.min ?? 0) >= 1, 'every client opened a new stream');
+    assert.ok(rs.streamsEnded >= 6, 'every old stream ended with the kill');
+    assert.equal(rs.convergedPerBucket.reduce((a, b) => a + b, 0), 6);
+    for (const e of r.edits) assert.equal(e.missing, 0, `${e.scenario}: ${e.missing} clients never saw ${e.marker} after the restart`);
+    assert.match(run.stdout, /server kill -9 and restart with 6 connected clients/);
+  });
+
   it('given --case large-mesh at a small size should make endpoint changes only and report the large-mesh targets', async () => {
     const out = join(dir, 'large.json');
     const run = await runBenchCli(['--case', 'large-mesh', '--services', '20', '--proxies', '2', '--quick', '--out', out]);

@@ -23,6 +23,10 @@ export type WorkerCommand =
   /** Report `all-complete` now with the clients complete so far (startup deadline passed). */
   | { readonly cmd: 'complete-now' }
   | { readonly cmd: 'stats' }
+  /** The server is about to restart: track each client's reconnection (answered with `rearmed`). */
+  | { readonly cmd: 'rearm' }
+  /** Report `reconnected` now with the clients reconnected so far (deadline passed). */
+  | { readonly cmd: 'reconnected-now' }
   | { readonly cmd: 'close' };
 
 /** Event-loop time of a worker so far (ms busy and idle). */
@@ -57,6 +61,12 @@ export type WorkerEvent =
   | { readonly ev: 'watching'; readonly marker: string; readonly loop: LoopTime }
   | { readonly ev: 'arrivals'; readonly marker: string; readonly times: number[]; readonly types: Record<string, number>; readonly missing: number; readonly loop: LoopTime }
   | { readonly ev: 'stats'; readonly stats: WorkerStats }
+  | { readonly ev: 'rearmed' }
+  /**
+   * Every live client complete again on a new stream since `rearm` (or `reconnected-now`): per client that did,
+   * its first response and its completion on the new stream; per client, the streams it opened since.
+   */
+  | { readonly ev: 'reconnected'; readonly reconnectedAt: number[]; readonly recompleteAt: number[]; readonly attempts: number[]; readonly missing: number }
   | { readonly ev: 'closed' };
 
 function main(): void {
@@ -78,6 +88,9 @@ function main(): void {
   let watching: string | undefined;
   let arrived = 0;
   let reportedAll = false;
+  /** While a restart is tracked: clients complete again, and whether `reconnected` was posted. */
+  let recomplete = 0;
+  let reconnectPending = false;
   const byType: Record<string, { bytes: number; responses: number; resources: number }> = {};
 
   const live = (): number => clients.length - refused;
@@ -98,6 +111,18 @@ function main(): void {
     }
     post({ ev: 'arrivals', marker: watching, times, types, missing: live() - times.length, loop: loopTime() });
     watching = undefined;
+  };
+  const maybeReconnected = (force: boolean): void => {
+    if (!reconnectPending || (!force && recomplete < live())) return;
+    reconnectPending = false;
+    const done = clients.filter((c) => !c.refused && c.recompleteAt !== undefined);
+    post({
+      ev: 'reconnected',
+      reconnectedAt: done.map((c) => c.reconnectedAt!),
+      recompleteAt: done.map((c) => c.recompleteAt!),
+      attempts: clients.filter((c) => !c.refused).map((c) => c.attemptsSinceRearm),
+      missing: live() - done.length,
+    });
   };
   const openMore = (): void => {
     while (connecting < init.maxConnecting && next < init.specs.length) {
@@ -135,6 +160,11 @@ function main(): void {
       }
       maybeAllComplete(false);
       if (watching !== undefined && arrived >= live()) reportArrivals();
+      maybeReconnected(false);
+    },
+    recomplete: () => {
+      recomplete++;
+      maybeReconnected(false);
     },
     response: (_c, type, bytes) => {
       lastResponseAt = now();
@@ -167,6 +197,15 @@ function main(): void {
         break;
       case 'stats':
         post({ ev: 'stats', stats: { byType: structuredClone(byType), lastResponseAt, loop: loopTime(), complete, ended, refused, endReasons: { ...endReasons } } });
+        break;
+      case 'rearm':
+        for (const c of clients) c.rearm();
+        recomplete = 0;
+        reconnectPending = true;
+        post({ ev: 'rearmed' });
+        break;
+      case 'reconnected-now':
+        maybeReconnected(true);
         break;
       case 'close':
         for (const c of clients) c.close();

@@ -2,6 +2,7 @@
 import type { BenchResult, TypeTraffic } from './run-bench.js';
 import { SCENARIOS } from './markers.js';
 import { fmtBytes, fmtMs, summarize, table } from '../stats.js';
+import { formatRestart } from './restart-phase.js';
 
 /** The issue's targets for proxyless clients, S=1000, N=2000 on 2 cores. */
 export const TARGETS = {
@@ -83,6 +84,11 @@ export function formatReport(r: BenchResult): string {
   );
   lines.push(`startup bytes: ${traffic(s.traffic, n)}`);
   lines.push('');
+  if (r.restart) {
+    lines.push(formatRestart(r.restart));
+    lines.push('  NOTE: the server CPU and peak RSS below are the restarted server\'s.');
+    lines.push('');
+  }
   const rows: string[][] = [['edit (ms from config write to marker at client)', 'rounds', 'samples', 'min', 'p50', 'p99', 'max', 'missing', 'cpu/edit', 'client busy', 'bytes/edit']];
   for (const sc of SCENARIOS) {
     const es = r.edits.filter((e) => e.scenario === sc);

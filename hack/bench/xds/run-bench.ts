@@ -22,6 +22,7 @@ import { fillCommand, ServerProcess } from './server-process.js';
 import { summarize, type Summary } from '../stats.js';
 import { WorkerPool } from './worker-pool.js';
 import { runFold, type FoldRow } from '../fold/fold-bench.js';
+import { measureRestart, type RestartResult } from './restart-phase.js';
 import { measureFileSourceCost, type FileSourceCost } from './file-source-cost.js';
 
 const TYPE_URL_OF = { LDS: TYPES.lds, RDS: TYPES.rds, CDS: TYPES.cds, EDS: TYPES.eds } as const;
@@ -73,6 +74,8 @@ export interface BenchResult {
     readonly clientLoopUtilization: number;
     readonly traffic: TypeTraffic;
   };
+  /** `--restart`: the server's kill -9 and restart after startup. */
+  readonly restart?: RestartResult;
   readonly edits: readonly EditResult[];
   readonly server: {
     readonly cpuSecondsTotal: number;
@@ -173,7 +176,8 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
   });
   log(`server: ${command}`);
   const spawnAt = now();
-  const server = ServerProcess.spawn(command, target?.env ?? { ENABLE_CA_SERVER: 'false', ...opts.serverEnv }, cwd);
+  const spawnServer = (): ServerProcess => ServerProcess.spawn(command, target?.env ?? { ENABLE_CA_SERVER: 'false', ...opts.serverEnv }, cwd);
+  let server = spawnServer();
   const rssTimer = setInterval(() => server.sampleRss(), 250);
   let pool: WorkerPool | undefined;
   const fail = (message: string): never => {
@@ -231,8 +235,15 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       fail(`no client completed (refused: ${statsStart.refused}, streams ended: ${statsStart.ended}, reasons: ${JSON.stringify(statsStart.endReasons)})`);
     }
 
+    let restart: RestartResult | undefined;
+    if (opts.restart) {
+      const r = await measureRestart(p, server, spawnServer, { grpcPort, httpAddr: `127.0.0.1:${httpPort}` }, opts, log);
+      server = r.server;
+      restart = r.result;
+    }
+
     const edits: EditResult[] = [];
-    let statsBefore = statsStart;
+    let statsBefore = opts.restart ? await waitQuiet(Date.now() + opts.timeoutMs) : statsStart;
     for (const e of plan.edits) {
       if (server.exitStatus) fail('server exited during the run');
       edits.push(await measureEdit(e));
@@ -315,6 +326,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
         clientLoopUtilization: loopUtilization(stats0, statsStart),
         traffic: trafficDelta(stats0, statsStart),
       },
+      ...(restart ? { restart } : {}),
       edits,
       server: { cpuSecondsTotal: server.cpuSeconds(), peakRssBytes: peak.vmHwm, peakTreeRssSampledBytes: server.peakRss().sampledTree },
       streamsReopened: final.ended - final.refused,
