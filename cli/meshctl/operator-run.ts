@@ -80,8 +80,13 @@ export async function runOperatorInit(ctx: RunContext): Promise<number> {
   io.stdout.write(`Installing operator controller in namespace: ${options.namespace} using image: ${operatorImage(options)}\nOperator controller will watch namespaces: ${options.watchedNamespaces}\n`);
   const interrupt = interruptSignal();
   try {
+    // NOTE: the MeshOperator CRD may already be on the cluster, applied by the base chart, an earlier init or
+    // `kubectl`, under another field manager: a CRD is one cluster-wide definition, and crds/ holds the current
+    // one, so init takes its fields over (as `kubectl apply --server-side --force-conflicts`), and only its.
+    const isCrd = (o: ManifestObject): boolean => o.kind === 'CustomResourceDefinition';
+    await new ManifestApplier(client, { readinessTimeoutMs: WAIT_MS, signal: interrupt.signal, force: true }).applyObjects(objects.filter(isCrd));
     const applier = new ManifestApplier(client, { readinessTimeoutMs: WAIT_MS, signal: interrupt.signal });
-    await applier.apply(objects);
+    await applier.apply(objects.filter((o) => !isCrd(o)));
     io.stdout.write('✔ Mesh operator installed\n');
     if (cr) {
       await applier.apply([cr]);
