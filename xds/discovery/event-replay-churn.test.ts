@@ -14,41 +14,14 @@ import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { Subject, type Subscription } from 'rxjs';
 import { closeGrpcServer, createMetrics, nextTurn, readEventLog, type ModelInput } from '../../core/index.js';
-import { configEvent, configsFromYaml, ECHO_HOST, ECHO_SERVICE_ENTRY_YAML } from '../generators/testing/model-fixtures.js';
+import { configEvent, configsFromYaml } from '../generators/testing/model-fixtures.js';
+import { CLUSTERS, HOST, node, SERVICE, split, workload } from './testing/replay-fixtures.js';
 import { TYPE_URL } from '../server/contracts.js';
 import { AdsClient } from '../testing/ads-client.js';
 import { DeltaAdsClient } from '../testing/delta-ads-client.js';
 import { eventually } from '../testing/eventually.js';
 import { formatReplay, replayEvents } from './event-replay.js';
 import { MeshDiscovery } from './mesh-discovery.js';
-
-const HOST = ECHO_HOST;
-const CLUSTERS = ['', 'v1', 'v2'].map((s) => `outbound|50051|${s}|${HOST}`);
-const SERVICE = `${ECHO_SERVICE_ENTRY_YAML}
----
-apiVersion: networking.mesh.io/v1
-kind: DestinationRule
-metadata: { name: echo, namespace: qs }
-spec:
-  host: ${HOST}
-  subsets: [{ name: v1, labels: { version: v1 } }, { name: v2, labels: { version: v2 } }]
-`;
-const split = (v1: number): string => `apiVersion: networking.mesh.io/v1
-kind: VirtualService
-metadata: { name: echo, namespace: qs }
-spec:
-  hosts: [${HOST}]
-  http: [{ route: [{ destination: { host: ${HOST}, subset: v1 }, weight: ${v1} }, { destination: { host: ${HOST}, subset: v2 }, weight: ${100 - v1} }] }]
-`;
-const workload = (name: string, address: string): string => `apiVersion: networking.mesh.io/v1
-kind: WorkloadEntry
-metadata: { name: ${name}, namespace: qs }
-spec: { address: ${address}, labels: { app: echo, version: ${name} } }
-`;
-const node = (pod: string): { id: string; metadata: Record<string, unknown> } => ({
-  id: `sidecar~10.0.1.1~${pod}.qs~qs.svc.cluster.local`,
-  metadata: { GENERATOR: 'grpc', NAMESPACE: 'qs' },
-});
 
 describe('event log record and replay under churn (MeshDiscovery, real time)', function () {
   this.timeout(120_000);
@@ -99,7 +72,7 @@ describe('event log record and replay under churn (MeshDiscovery, real time)', f
           return configEvent(c, t);
         }),
       );
-    apply(SERVICE + '---\n' + split(50) + '---\n' + workload('v1', '10.0.0.1') + '---\n' + workload('v2', '10.0.0.2'));
+    apply(SERVICE + '---\n' + split(50, 50) + '---\n' + workload('v1', '10.0.0.1') + '---\n' + workload('v2', '10.0.0.2'));
 
     const sotw = Array.from({ length: 6 }, (_, i) => new AdsClient({ address, node: node(`s${i}`), autoAck: true }));
     const delta = Array.from({ length: 2 }, (_, i) => new DeltaAdsClient({ address, node: node(`d${i}`), autoAck: true }));
@@ -127,7 +100,7 @@ describe('event log record and replay under churn (MeshDiscovery, real time)', f
     // first answers are still going out.
     for (let i = 0; i < 120; i++) {
       if (i % 3 === 0) apply(workload('v2', `10.0.1.${i % 250}`));
-      else apply(split(i % 100));
+      else apply(split(i % 100, 100 - (i % 100)));
       if (i % 20 === 10) {
         const k = (i / 20) | 0;
         subscribeEds(sotw[k % sotw.length]!, CLUSTERS.slice(0, 1 + (k % 3)));

@@ -11,43 +11,14 @@ import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { Subject, type Subscription } from 'rxjs';
 import { closeGrpcServer, createMetrics, ManualClock, readEventLog, type ModelInput } from '../../core/index.js';
-import { configEvent, configsFromYaml, ECHO_HOST, ECHO_SERVICE_ENTRY_YAML } from '../generators/testing/model-fixtures.js';
+import { configEvent, configsFromYaml } from '../generators/testing/model-fixtures.js';
+import { CLUSTERS, HOST, node, SERVICE, split, workload } from './testing/replay-fixtures.js';
 import { TYPE_URL } from '../server/contracts.js';
 import { AdsClient } from '../testing/ads-client.js';
 import { DeltaAdsClient } from '../testing/delta-ads-client.js';
 import { eventually } from '../testing/eventually.js';
 import { formatReplay, replayEvents, ReplayError } from './event-replay.js';
 import { MeshDiscovery } from './mesh-discovery.js';
-
-const HOST = ECHO_HOST;
-const CLUSTERS = ['', 'v1', 'v2'].map((s) => `outbound|50051|${s}|${HOST}`);
-
-const SERVICE = `${ECHO_SERVICE_ENTRY_YAML}
----
-apiVersion: networking.mesh.io/v1
-kind: DestinationRule
-metadata: { name: echo, namespace: qs }
-spec:
-  host: ${HOST}
-  subsets: [{ name: v1, labels: { version: v1 } }, { name: v2, labels: { version: v2 } }]
-`;
-const split = (v1: number, v2: number): string => `apiVersion: networking.mesh.io/v1
-kind: VirtualService
-metadata: { name: echo, namespace: qs }
-spec:
-  hosts: [${HOST}]
-  http: [{ route: [{ destination: { host: ${HOST}, subset: v1 }, weight: ${v1} }, { destination: { host: ${HOST}, subset: v2 }, weight: ${v2} }] }]
-`;
-const workload = (name: string, address: string): string => `apiVersion: networking.mesh.io/v1
-kind: WorkloadEntry
-metadata: { name: ${name}, namespace: qs }
-spec: { address: ${address}, labels: { app: echo, version: ${name} } }
-`;
-
-const node = (pod: string): { id: string; metadata: Record<string, unknown> } => ({
-  id: `sidecar~10.0.1.1~${pod}.qs~qs.svc.cluster.local`,
-  metadata: { GENERATOR: 'grpc', NAMESPACE: 'qs' },
-});
 
 describe('event log record and replay (MeshDiscovery)', function () {
   this.timeout(60_000);
