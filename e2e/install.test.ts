@@ -7,7 +7,7 @@ import { COMPONENT_LABEL, ManifestApplier, OWNING_RESOURCE_LABEL, resolveMeshOpe
 import { bufferIo, FlagValues, runCli } from '../cli/framework/index.js';
 import { readInstallSpec, renderInstallObjects } from '../cli/meshctl/install-spec.js';
 import { meshctlCommand } from '../cli/meshctl/meshctl-command.js';
-import { applyCrds, createTestNamespace, deleteNamespaceFully, e2eCluster, waitFor } from './harness/index.js';
+import { applyCrds, createTestNamespace, deleteNamespaceFully, e2eCluster, waitFor, markDeploymentsAvailable } from './harness/index.js';
 
 const CLIENT_OPTIONS = { qps: 100, burst: 200, contentType: 'json' } as const;
 const NS = 'mesh-system';
@@ -19,34 +19,6 @@ interface Deployment {
   metadata: { name: string; generation?: number; managedFields?: { manager: string }[] };
   spec: { replicas?: number };
   status?: { observedGeneration?: number; availableReplicas?: number; updatedReplicas?: number };
-}
-
-/**
- * Stands in for the kubelet and the deployment controller, which the harness's control plane does not run:
- * every Deployment in mesh-system is marked observed, updated and available as soon as it is written.
- */
-function standInForKubelet(client: OrchClient): Subscription {
-  return client.watch(DEPLOYMENTS, {}).subscribe({
-    next: (ev) => {
-      if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED') return;
-      const d = ev.object as unknown as Deployment;
-      const want = d.spec.replicas ?? 1;
-      const gen = d.metadata.generation ?? 1;
-      if (d.status?.observedGeneration === gen && d.status.availableReplicas === want && d.status.updatedReplicas === want) return;
-      const status = {
-        observedGeneration: gen,
-        replicas: want,
-        updatedReplicas: want,
-        readyReplicas: want,
-        availableReplicas: want,
-        conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'the e2e test stands in for the kubelet' }],
-      };
-      client.request('PATCH', `${DEPLOYMENTS}/${d.metadata.name}/status`, { body: { status }, contentType: 'application/merge-patch+json' }).catch(() => {
-        // NOTE: a later event retries (the object may have changed under us).
-      });
-    },
-    error: () => {},
-  });
 }
 
 async function meshctl(...args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -81,7 +53,8 @@ describe('e2e: meshctl install, upgrade, tag, verify-install and uninstall on a 
   before(() => {
     kc = e2eCluster().kubeConfig();
     client = new OrchClient(kc, CLIENT_OPTIONS);
-    kubelet = standInForKubelet(client);
+    // NOTE: a stand-in for the kubelet and the deployment controller (the harness runs neither) marks Deployments available.
+    kubelet = markDeploymentsAvailable(client, DEPLOYMENTS);
   });
 
   after(async () => {

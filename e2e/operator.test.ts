@@ -12,7 +12,7 @@ import { bufferIo, FlagValues, runCli } from '../cli/framework/index.js';
 import { readInstallSpec, renderInstallObjects } from '../cli/meshctl/install-spec.js';
 import { meshctlCommand } from '../cli/meshctl/meshctl-command.js';
 import { freePorts, httpGet, programEnv, startProgram, waitForHttp, type ProgramProcess } from '../cli/testing/program-process.js';
-import { applyCrds, deleteNamespaceFully, e2eCluster, waitFor } from './harness/index.js';
+import { applyCrds, deleteNamespaceFully, e2eCluster, waitFor, markDeploymentsAvailable } from './harness/index.js';
 
 const CLIENT_OPTIONS = { qps: 100, burst: 200, contentType: 'json' } as const;
 const NS = 'mesh-system';
@@ -29,34 +29,6 @@ interface Deployment {
 interface MeshOperatorLive {
   metadata: { generation: number; finalizers?: string[] };
   status?: { status?: string; message?: string; observedGeneration?: number; componentStatus?: Record<string, { status: string }>; conditions?: { type: string; status: string; observedGeneration: number }[] };
-}
-
-/**
- * Stands in for the kubelet and the deployment controller, which the harness's control plane does not run:
- * every Deployment (any namespace) is marked observed, updated and available as soon as it is written.
- */
-function standInForKubelet(client: OrchClient): Subscription {
-  return client.watch('/apis/apps/v1/deployments', {}).subscribe({
-    next: (ev) => {
-      if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED') return;
-      const d = ev.object as unknown as Deployment;
-      const want = d.spec.replicas ?? 1;
-      const gen = d.metadata.generation ?? 1;
-      if (d.status?.observedGeneration === gen && d.status.availableReplicas === want && d.status.updatedReplicas === want) return;
-      const status = {
-        observedGeneration: gen,
-        replicas: want,
-        updatedReplicas: want,
-        readyReplicas: want,
-        availableReplicas: want,
-        conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'the e2e test stands in for the kubelet' }],
-      };
-      client.request('PATCH', `/apis/apps/v1/namespaces/${d.metadata.namespace}/deployments/${d.metadata.name}/status`, { body: { status }, contentType: 'application/merge-patch+json' }).catch(() => {
-        // NOTE: a later event retries (the object may have changed under us).
-      });
-    },
-    error: () => {},
-  });
 }
 
 async function meshctl(...args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -132,7 +104,8 @@ describe('e2e: the operator reconciles MeshOperators on a real API server', func
 
   before(() => {
     client = new OrchClient(e2eCluster().kubeConfig(), CLIENT_OPTIONS);
-    kubelet = standInForKubelet(client);
+    // NOTE: a stand-in for the kubelet and the deployment controller (the harness runs neither) marks Deployments available.
+    kubelet = markDeploymentsAvailable(client);
     dir = mkdtempSync(join(tmpdir(), 'e2e-operator-'));
     crFile = join(dir, 'demo.yaml');
     writeFileSync(crFile, `apiVersion: install.mesh.io/v1alpha1\nkind: MeshOperator\nmetadata:\n  name: demo\n  namespace: ${NS}\nspec:\n  profile: demo\n`);

@@ -15,3 +15,4 @@ export { uniqueName, httpStatusOf, createTestNamespace, deleteNamespaceFully } f
 export { TcpProxy } from './tcp-proxy.js';
 export { applyCrds } from './crds.js';
 export { spawnMeshd, type MeshdChild, type MeshdPorts, type SpawnMeshdOptions } from './meshd-child.js';
+export { markDeploymentsAvailable } from './deployment-stand-in.js';
