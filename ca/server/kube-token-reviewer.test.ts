@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { KubeTokenReviewer } from './kube-token-reviewer.js';
 
 describe('KubeTokenReviewer', () => {
@@ -30,14 +29,14 @@ describe('KubeTokenReviewer', () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-      users: [{ name: 'meshd', token: 'meshd-token' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'meshd' }],
-      currentContext: 'x',
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // NOTE: a stand-in for the orchestrator client (its credentials are tested with it in controllers/orch).
+    reviewer = new KubeTokenReviewer({
+      request: async <T>(method: string, path: string, options?: { body?: unknown }): Promise<T> => {
+        const res = await fetch(base + path, { method, headers: { authorization: 'Bearer meshd-token', 'content-type': 'application/json' }, body: JSON.stringify(options?.body) });
+        return (await res.json()) as T;
+      },
     });
-    reviewer = new KubeTokenReviewer(kc);
   });
 
   after(async () => {

@@ -19,7 +19,7 @@ import {
   type LogSpec,
 } from '../../inspect/index.js';
 import { CliError, type RunContext } from '../framework/index.js';
-import { DEFAULT_ORCH_CLIENT_OPTIONS, loadOrchKubeConfig, OrchClient } from '../../controllers/index.js';
+import { DEFAULT_ORCH_CLIENT_OPTIONS, loadOrchKubeConfig, OrchClient, type OrchKubeConfig } from '../../controllers/index.js';
 import { bugReportSettings } from './bug-report-settings.js';
 import { meshctlOrchSource } from './meshctl-orch.js';
 
@@ -42,7 +42,7 @@ function specs(texts: readonly string[], name: 'include' | 'exclude'): LogSpec[]
 }
 
 /** The API server client, with the settings' context (the flag's, or the file's over it). */
-function client(ctx: RunContext, context: string): OrchClient {
+function client(ctx: RunContext, context: string): OrchClient<OrchKubeConfig> {
   const source = meshctlOrchSource(ctx);
   if (!source) throw new CliError('bug-report: no cluster configured (give --orchconfig, set KUBECONFIG, or create ~/.kube/config)');
   try {

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_ORCH_CLIENT_OPTIONS, loadOrchKubeConfig, OrchApiError, OrchClient, type OrchConfigSource } from '../../controllers/index.js';
+import { DEFAULT_ORCH_CLIENT_OPTIONS, loadOrchKubeConfig, OrchApiError, OrchClient, type OrchConfigSource, type OrchKubeConfig } from '../../controllers/index.js';
 import { CliError, type RunContext } from '../framework/index.js';
 
 /** The kubeconfig source the global flags and environment name, if any. */
@@ -18,7 +18,7 @@ export function meshctlOrchSource(ctx: RunContext): OrchConfigSource | undefined
 }
 
 /** A client for the configured cluster. @throws CliError when no cluster is configured or the kubeconfig is bad */
-export function meshctlOrchClient(ctx: RunContext, why: string): OrchClient {
+export function meshctlOrchClient(ctx: RunContext, why: string): OrchClient<OrchKubeConfig> {
   const source = meshctlOrchSource(ctx);
   if (!source) throw new CliError(`${why}: no cluster configured (give --orchconfig, set KUBECONFIG, or create ~/.kube/config)`);
   try {

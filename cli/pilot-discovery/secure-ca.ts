@@ -103,7 +103,7 @@ export function tokenAuthenticatorFor(settings: CaSettings, orch: OrchClient): T
   const { server } = settings;
   return new TokenAuthenticator(
     { trustDomain: settings.ca.trustDomain, audiences: server.tokenAudiences, require3pToken: server.require3pToken, jwtPolicy: server.jwtPolicy },
-    new KubeTokenReviewer(orch.kubeConfig),
+    new KubeTokenReviewer(orch),
   );
 }
 

@@ -23,6 +23,7 @@ export {
   type OrchClientInternals,
   type OrchTransport,
 } from './orch-client.js';
+export { OrchKubeConfig, KubeconfigError, type OrchCredentials, type KubeCluster, type KubeUser, type KubeContext } from './kubeconfig.js';
 export { ORCH_RESOURCES, resourcePath, objectPath, objectKey, type OrchResource } from './orch-resource.js';
 export {
   Informer,

@@ -33,7 +33,7 @@ describe('orchestrator client options', () => {
   it('given KUBECONFIG with two files, should merge them and keep the first current context', () => {
     const kc = loadOrchKubeConfig({ orchconfig: '', kubeconfigEnv: `${join(dir, 'a')}:${join(dir, 'b')}`, context: 'b' });
     assert.equal(kc.getCurrentCluster()?.server, 'https://b.example:6443');
-    assert.equal(kc.getContexts().length, 2);
+    assert.equal(kc.contexts.length, 2);
   });
 
   it('given only in-cluster settings, should point at the service host with the token file', () => {

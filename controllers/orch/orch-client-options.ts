@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { delimiter } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeconfigError, OrchKubeConfig } from './kubeconfig.js';
 
 /** The values `MESH_ORCH_CLIENT_CONTENT_TYPE` accepts. */
 export const ORCH_CONTENT_TYPES = ['protobuf', 'json'] as const;
@@ -60,16 +60,16 @@ const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
  * then in-cluster. Reads no environment variable itself.
  * @throws OrchConfigError when no source is set, a file cannot be loaded or the context does not exist
  */
-export function loadOrchKubeConfig(source: OrchConfigSource): KubeConfig {
-  const kc = new KubeConfig();
+export function loadOrchKubeConfig(source: OrchConfigSource): OrchKubeConfig {
+  let kc: OrchKubeConfig;
   if (source.orchconfig !== '') {
-    loadFiles(kc, [source.orchconfig], '--orchconfig');
+    kc = loadFiles([source.orchconfig], '--orchconfig');
   } else if (source.kubeconfigEnv) {
-    loadFiles(kc, source.kubeconfigEnv.split(delimiter).filter((p) => p !== ''), 'KUBECONFIG');
+    kc = loadFiles(source.kubeconfigEnv.split(delimiter).filter((p) => p !== ''), 'KUBECONFIG');
   } else if (source.defaultKubeconfig && existsSync(source.defaultKubeconfig)) {
-    loadFiles(kc, [source.defaultKubeconfig], source.defaultKubeconfig);
+    kc = loadFiles([source.defaultKubeconfig], source.defaultKubeconfig);
   } else if (source.inCluster) {
-    loadInCluster(kc, source.inCluster);
+    kc = loadInCluster(source.inCluster);
   } else {
     throw new OrchConfigError(
       'no orchestrator configuration: pass --orchconfig, set KUBECONFIG, or run in a pod with KUBERNETES_SERVICE_HOST set',
@@ -87,30 +87,25 @@ export function loadOrchKubeConfig(source: OrchConfigSource): KubeConfig {
   return kc;
 }
 
-function loadFiles(kc: KubeConfig, paths: readonly string[], origin: string): void {
+/** Every file merged: the first file's entries and current context win (as kubectl merges KUBECONFIG). */
+function loadFiles(paths: readonly string[], origin: string): OrchKubeConfig {
   if (paths.length === 0) throw new OrchConfigError(`${origin} names no file`);
-  for (const [i, path] of paths.entries()) {
-    const one = new KubeConfig();
+  let kc: OrchKubeConfig | undefined;
+  for (const path of paths) {
+    let one: OrchKubeConfig;
     try {
-      one.loadFromFile(path);
+      one = OrchKubeConfig.fromFile(path);
     } catch (err) {
-      throw new OrchConfigError(`${origin}: cannot load kubeconfig ${path}: ${(err as Error).message}`);
+      if (!(err instanceof KubeconfigError)) throw err;
+      throw new OrchConfigError(`${origin}: cannot load kubeconfig ${path}: ${err.message}`);
     }
-    if (i === 0) kc.loadFromOptions({ clusters: one.clusters, users: one.users, contexts: one.contexts, currentContext: one.currentContext });
-    else mergeMissing(kc, one);
+    if (kc) kc.mergeMissing(one);
+    else kc = one;
   }
+  return kc!;
 }
 
-/** Adds the clusters, users and contexts of `other` whose names `kc` does not have yet (first file wins). */
-function mergeMissing(kc: KubeConfig, other: KubeConfig): void {
-  const has = (list: readonly { name: string }[], name: string): boolean => list.some((x) => x.name === name);
-  for (const c of other.clusters) if (!has(kc.clusters, c.name)) kc.addCluster(c);
-  for (const u of other.users) if (!has(kc.users, u.name)) kc.addUser(u);
-  for (const c of other.contexts) if (!has(kc.contexts, c.name)) kc.addContext(c);
-  if (!kc.currentContext) kc.setCurrentContext(other.currentContext);
-}
-
-function loadInCluster(kc: KubeConfig, source: InClusterSource): void {
+function loadInCluster(source: InClusterSource): OrchKubeConfig {
   const port = Number(source.servicePort);
   if (!source.serviceHost || !Number.isInteger(port) || port <= 0 || port > 65535) {
     throw new OrchConfigError(
@@ -118,10 +113,7 @@ function loadInCluster(kc: KubeConfig, source: InClusterSource): void {
     );
   }
   const host = isIPv6(source.serviceHost) ? `[${source.serviceHost}]` : source.serviceHost;
-  kc.loadFromClusterAndUser(
-    { name: 'in-cluster', server: `https://${host}:${port}`, caFile: source.caFile ?? `${SA_DIR}/ca.crt`, skipTLSVerify: false },
-    { name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile: source.tokenFile ?? `${SA_DIR}/token` } } },
-  );
+  return OrchKubeConfig.inCluster(`https://${host}:${port}`, source.caFile ?? `${SA_DIR}/ca.crt`, source.tokenFile ?? `${SA_DIR}/token`);
 }
 
 /**

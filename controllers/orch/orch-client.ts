@@ -1,15 +1,9 @@
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createInterface } from 'node:readline';
-import {
-  createConfiguration,
-  ServerConfiguration,
-  type ApiType,
-  type Configuration,
-  type KubeConfig,
-} from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import type { Clock } from '../../core/index.js';
+import type { OrchCredentials, OrchKubeConfig } from './kubeconfig.js';
 import { loadOrchKubeConfig, validateOrchClientOptions, type OrchClientOptions, type OrchConfigSource } from './orch-client-options.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -59,8 +53,6 @@ export interface OrchClientInternals {
   readonly clock?: Clock;
 }
 
-type Constructor<T> = new (config: Configuration) => T;
-
 /** The two calls informers make; {@link OrchClient} implements it, tests may fake it. */
 export interface OrchTransport {
   request<T>(method: string, path: string, options?: OrchRequestOptions): Promise<T>;
@@ -70,10 +62,9 @@ export interface OrchTransport {
 /**
  * An orchestrator (Kubernetes) API client: JSON requests and watch streams over `node:https` with the
  * kubeconfig's credentials, every request (watches included) taking a token from one QPS/burst bucket.
- * Typed generated clients from {@link OrchClient.api} share the same bucket.
  */
-export class OrchClient implements OrchTransport {
-  readonly #kc: KubeConfig;
+export class OrchClient<K extends OrchCredentials = OrchCredentials> implements OrchTransport {
+  readonly #kc: K;
   readonly #bucket: TokenBucket;
   readonly #server: string;
   readonly #userAgent: string;
@@ -81,7 +72,7 @@ export class OrchClient implements OrchTransport {
   /**
    * @throws OrchConfigError when the options are invalid (see `validateOrchClientOptions`)
    */
-  constructor(kc: KubeConfig, options: OrchClientOptions, internals: OrchClientInternals = {}) {
+  constructor(kc: K, options: OrchClientOptions, internals: OrchClientInternals = {}) {
     validateOrchClientOptions(options);
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
@@ -91,8 +82,8 @@ export class OrchClient implements OrchTransport {
     this.#userAgent = options.userAgent ?? 'mesh';
   }
 
-  /** The KubeConfig the client authenticates with. */
-  get kubeConfig(): KubeConfig {
+  /** The credentials the client authenticates with (a kubeconfig: ours, or the client library's). */
+  get kubeConfig(): K {
     return this.#kc;
   }
 
@@ -173,28 +164,6 @@ export class OrchClient implements OrchTransport {
     });
   }
 
-  /**
-   * A generated `@kubernetes/client-node` API client (e.g. `CoreV1Api`) for this cluster whose requests
-   * take tokens from this client's bucket.
-   */
-  api<T extends ApiType>(apiClass: Constructor<T>): T {
-    const config = createConfiguration({
-      baseServer: new ServerConfiguration(this.#server, {}),
-      authMethods: { default: this.#kc },
-      promiseMiddleware: [
-        {
-          pre: async (context) => {
-            await this.#bucket.take();
-            context.setHeaderParam('User-Agent', this.#userAgent);
-            return context;
-          },
-          post: async (context) => context,
-        },
-      ],
-    });
-    return new apiClass(config);
-  }
-
   async #send(method: string, path: string, options: OrchRequestOptions, streaming: boolean): Promise<IncomingMessage> {
     const url = new URL(this.#server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) {
@@ -249,7 +218,7 @@ function apiError(method: string, path: string, status: number, text: string): O
  * and the validated `options`.
  * @throws OrchConfigError naming the flag, variable or file that is wrong
  */
-export function createOrchClient(source: OrchConfigSource, options: OrchClientOptions): OrchClient {
+export function createOrchClient(source: OrchConfigSource, options: OrchClientOptions): OrchClient<OrchKubeConfig> {
   validateOrchClientOptions(options);
   return new OrchClient(loadOrchKubeConfig(source), options);
 }

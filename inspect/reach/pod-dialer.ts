@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net';
 import { Duplex, PassThrough, Writable } from 'node:stream';
-import { CoreV1Api, PortForward, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, PortForward, type Cluster, type Context, type User } from '@kubernetes/client-node';
 // NOTE: the package's index does not re-export the handler; its file is the only way to give it own streams.
 import { WebSocketHandler } from '@kubernetes/client-node/dist/web-socket-handler.js';
 import { dotted, type PodRef } from './pod-target.js';
@@ -63,7 +63,8 @@ interface ClosableSocket {
  * Every dial opens its own WebSocket; destroying the returned stream closes it. An error the kubelet sends
  * on the port's error channel destroys the stream with that error.
  */
-export function portForwardDialer(kc: KubeConfig): PodDialer {
+export function portForwardDialer(config: KubeConfig | KubeconfigData): PodDialer {
+  const kc = clientKubeConfig(config);
   return async (pod, port) => {
     // NOTE: the handler closes its "standard streams" when the server closes a channel; give it its own, or it
     // would end this process's stdout.
@@ -94,4 +95,27 @@ export function portForwardDialer(kc: KubeConfig): PodDialer {
     stream.once('close', () => socket.close());
     return stream;
   };
+}
+
+/** A kubeconfig as data, as controllers/orch reads it (the client library's shapes, plus token files). */
+export interface KubeconfigData {
+  readonly clusters: readonly Cluster[];
+  readonly users: readonly (User & { readonly tokenFile?: string })[];
+  readonly contexts: readonly (Omit<Context, 'user'> & { readonly user?: string })[];
+  readonly currentContext: string;
+}
+
+/** The client library's KubeConfig (its port-forward needs one). */
+function clientKubeConfig(config: KubeConfig | KubeconfigData): KubeConfig {
+  if (config instanceof KubeConfig) return config;
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [...config.clusters],
+    // NOTE: the library reads a token file only as the in-cluster "tokenFile" auth provider.
+    users: config.users.map((u) => (u.tokenFile && !u.token ? { ...u, authProvider: { name: 'tokenFile', config: { tokenFile: u.tokenFile } } } : u)),
+    // NOTE: the library's own parser leaves `user` undefined for a context without one, whatever its type says.
+    contexts: config.contexts.map((c) => c as Context),
+    currentContext: config.currentContext,
+  });
+  return kc;
 }

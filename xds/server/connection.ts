@@ -26,6 +26,8 @@ export class WatchState implements WatchedResource {
   rejecting = false;
   /** SotW: names in the last response (to tell removals). Delta: name -> version the client holds. */
   readonly sent = new Map<string, string>();
+  /** SotW: the resource_names bytes of the request that set `names` and `wildcard` (see request-wire.ts). */
+  namesKey: Uint8Array | undefined;
   constructor(readonly typeUrl: string) {}
 }
 

@@ -9,7 +9,8 @@ import { forcedPush, pushCarries, recordAck, recordNack, typesInPushOrder, WILDC
 import type { AdsCall } from './send.js';
 import type { ResponseWriter, StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
-import { decodeDiscoveryRequest, encodeDiscoveryResponse, type DiscoveryRequest } from './wire.js';
+import { decodeDiscoveryRequestLazily } from './request-wire.js';
+import { encodeDiscoveryResponse, type DiscoveryRequest } from './wire.js';
 
 /** The SotW half of a stream: answers requests and pushes; `write` takes the encoded responses. */
 export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
@@ -21,7 +22,7 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
   ) {}
 
   decode(bytes: Uint8Array): DiscoveryRequest {
-    return decodeDiscoveryRequest(bytes);
+    return decodeDiscoveryRequestLazily(bytes);
   }
 
   async process(conn: Connection<P>, req: DiscoveryRequest): Promise<void> {
@@ -36,7 +37,7 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
       // A first request for this type (or a reconnect that carries a nonce of another meshd).
       this.#emitRequest(conn, req);
       const w = conn.watch(typeUrl);
-      this.#setNames(w, req.resourceNames);
+      this.#setNames(w, req);
       await this.#respond(conn, w, forcedPush(this.host.latestSnapshot(), this.host.clock), true);
       return;
     }
@@ -46,12 +47,17 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
       return;
     }
     recordAck(this.host, conn, prev, req.responseNonce, req.versionInfo);
-    // NOTE: most requests are plain ACKs naming what is already watched; skip rebuilding the sets then.
-    if (sameNames(prev, req.resourceNames)) return;
+    // NOTE: most requests are plain ACKs naming what is already watched; skip rebuilding the sets then,
+    // and skip even reading the names when their bytes repeat the request that set them.
+    if (req.resourceNamesKey && prev.namesKey && Buffer.compare(req.resourceNamesKey, prev.namesKey) === 0) return;
+    if (sameNames(prev, req.resourceNames)) {
+      prev.namesKey = req.resourceNamesKey;
+      return;
+    }
     this.#emitRequest(conn, req);
     const wasWildcard = prev.wildcard;
     const before = new Set(prev.names);
-    this.#setNames(prev, req.resourceNames);
+    this.#setNames(prev, req);
     const added = [...prev.names].filter((n) => !before.has(n));
     const push = forcedPush(this.host.latestSnapshot(), this.host.clock);
     // NOTE: a type that is not full-state (EDS, RDS) keeps what the proxy holds of the other names, so a
@@ -90,7 +96,9 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     });
   }
 
-  #setNames(w: WatchState, names: readonly string[]): void {
+  #setNames(w: WatchState, req: DiscoveryRequest): void {
+    const names = req.resourceNames;
+    w.namesKey = req.resourceNamesKey;
     w.names = new Set(names.filter((n) => n !== '*'));
     w.wildcard = names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(w.typeUrl));
     if (!w.wildcard) for (const n of w.sent.keys()) if (!w.names.has(n)) w.sent.delete(n);

@@ -1,6 +1,7 @@
 /**
  * The xDS discovery messages on the wire. Responses are written by hand from already-encoded resource
- * bodies (each wrapped in an Any without re-encoding it); requests are decoded with protobufjs.
+ * bodies (each wrapped in an Any without re-encoding it); delta requests are decoded with protobufjs, SotW
+ * requests by request-wire.ts (names read lazily).
  */
 import { lookupType } from '../protos/index.js';
 
@@ -27,6 +28,8 @@ export interface DiscoveryRequest {
   readonly typeUrl: string;
   readonly responseNonce: string;
   readonly errorDetail?: StatusMessage | null;
+  /** The resource_names fields as on the wire, when decoded from bytes: equal keys mean equal name lists. */
+  readonly resourceNamesKey?: Uint8Array;
 }
 
 /** A decoded envoy.service.discovery.v3.DeltaDiscoveryRequest. */
@@ -38,11 +41,6 @@ export interface DeltaDiscoveryRequest {
   readonly initialResourceVersions: Readonly<Record<string, string>>;
   readonly responseNonce: string;
   readonly errorDetail?: StatusMessage | null;
-}
-
-/** Decodes a DiscoveryRequest (throws on malformed bytes). */
-export function decodeDiscoveryRequest(bytes: Uint8Array): DiscoveryRequest {
-  return lookupType('envoy.service.discovery.v3.DiscoveryRequest').decode(bytes) as unknown as DiscoveryRequest;
 }
 
 /** Decodes a DeltaDiscoveryRequest (throws on malformed bytes). */
