@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { loadedModules, packagesOf } from '../testing/loaded-modules.js';
-import { programEnv, runProgram } from '../testing/program-process.js';
+import { freePorts, programEnv, REPO_ROOT, runProgram, startProgram, waitForHttp } from '../testing/program-process.js';
 import type { ProgramName } from '../../core/index.js';
 
 // NOTE: start-up cost is checked by what loads, not by timings (npm run bench:startup measures those):
@@ -43,6 +44,32 @@ describe('program start-up', function () {
     const bodies = ours.filter((u) => /^cli\/(meshctl|pilot-agent|pilot-discovery|operator)\/.*-run\.js$|^(analysis|controllers|xds|crds|webhooks|install|templates|inspect)\//.test(u));
     assert.deepEqual(bodies, []);
     assert.ok(!ours.includes('core/index.js'), 'core/index.js (model, metrics, logging) is not needed to print a version');
+  });
+
+  // NOTE: memory, not start-up: the client library's KubeConfig loads its whole generated API (about 90 MB of
+  // RSS) and @grpc/proto-loader a second protobufjs (about 23 MB); meshd reads kubeconfigs itself and loads
+  // the CA's proto with the protobufjs it already has.
+  it('given `pilot-discovery discovery` serving, should load neither @kubernetes/client-node nor @grpc/proto-loader', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mesh-loaded-'));
+    const [grpcPort, http, monitoring, ctrlz] = await freePorts(4);
+    const file = join(dir, 'modules.txt');
+    const recorder = pathToFileURL(join(REPO_ROOT, 'dist', 'cli', 'testing', 'module-recorder.js')).href;
+    const proc = startProgram(
+      'pilot-discovery',
+      ['discovery', `--grpcAddr=127.0.0.1:${grpcPort}`, `--httpAddr=127.0.0.1:${http}`, `--monitoringAddr=127.0.0.1:${monitoring}`, '--ctrlz_address=127.0.0.1', `--ctrlz_port=${ctrlz}`, '--secureGRPCAddr=127.0.0.1:0', '--httpsAddr=127.0.0.1:0'],
+      programEnv({ MESH_LOADED_MODULES_FILE: file, NODE_OPTIONS: `--import=${recorder}` }),
+    );
+    try {
+      await waitForHttp(`http://127.0.0.1:${http}/ready`, proc);
+      proc.child.kill('SIGTERM');
+      assert.equal(await proc.exited, 0, proc.stderr());
+      const packages = packagesOf(readFileSync(file, 'utf8').split('\n'));
+      assert.ok(packages.includes('@grpc/grpc-js'), 'the recorder saw meshd serve');
+      assert.deepEqual(packages.filter((p) => p === '@kubernetes/client-node' || p === '@grpc/proto-loader'), []);
+    } finally {
+      if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('given NODE_COMPILE_CACHE unset should keep compiled modules under $HOME/.cache/mesh/compile-cache', async () => {
