@@ -51,7 +51,7 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     // and skip even reading the names when their bytes repeat the request that set them.
     if (req.resourceNamesKey && prev.namesKey && Buffer.compare(req.resourceNamesKey, prev.namesKey) === 0) return;
     if (sameNames(prev, req.resourceNames)) {
-      prev.namesKey = req.resourceNamesKey;
+      prev.namesKey = ownCopy(req.resourceNamesKey);
       return;
     }
     this.#emitRequest(conn, req);
@@ -98,7 +98,7 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
 
   #setNames(w: WatchState, req: DiscoveryRequest): void {
     const names = req.resourceNames;
-    w.namesKey = req.resourceNamesKey;
+    w.namesKey = ownCopy(req.resourceNamesKey);
     w.names = new Set(names.filter((n) => n !== '*'));
     w.wildcard = names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(w.typeUrl));
     if (!w.wildcard) for (const n of w.sent.keys()) if (!w.names.has(n)) w.sent.delete(n);
@@ -145,6 +145,11 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     this.log.debug({ connection: conn.id, type: w.typeUrl, resources: bodies.length, bytes: msg.length, version, nonce }, 'sent response');
     return true;
   }
+}
+
+/** A copy, so that a kept key does not hold the whole message (or a larger chunk grpc-js read it from). */
+function ownCopy(key: Uint8Array | undefined): Uint8Array | undefined {
+  return key && Buffer.from(key);
 }
 
 /** Whether `names` (a request's resource names) would leave the watch's names and wildcard flag as they are. */
