@@ -1,7 +1,7 @@
 /**
  * Clusters of a dataplane sidecar (Istio's cluster_builder.go): `outbound|<port>|<subset>|<host>` per
  * visible service port and DestinationRule subset (EDS over ADS; STRICT_DNS / LOGICAL_DNS for DNS
- * resolution; ORIGINAL_DST for NONE), `inbound|<port>||` per port of the proxy's own service instances,
+ * resolution; ORIGINAL_DST for NONE on sidecars, EDS on gateways as istiod), `inbound|<port>||` per port of the proxy's own service instances,
  * and PassthroughCluster, BlackHoleCluster, InboundPassthroughCluster. DestinationRule traffic policy:
  * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS.
  */
@@ -222,7 +222,9 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
       endpoint: { address: { socketAddress: { address: t.address, portValue: t.port } } },
     }));
     c['loadAssignment'] = { clusterName: name, endpoints: [{ lbEndpoints }] };
-  } else if (svc.resolution === 'NONE') {
+  } else if (svc.resolution === 'NONE' && proxy.type !== 'router') {
+    // NOTE: as istiod's convertResolution, a gateway (router) cannot forward to the original destination
+    // (the client addressed the gateway), so a headless service is EDS there, ORIGINAL_DST only on sidecars.
     c['type'] = 'ORIGINAL_DST';
   } else {
     c['type'] = 'EDS';
