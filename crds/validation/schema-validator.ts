@@ -175,6 +175,11 @@ function describe(error: ErrorObject, root: unknown): { path: string; message: s
       return { path, message: `must be of type ${String(params['type'])}, got ${JSON.stringify(error.data)}` };
     case 'anyOf':
       return { path, message: `must be an integer or a string, got ${JSON.stringify(error.data)}` };
+    case 'minimum':
+    case 'maximum':
+      // NOTE: Istio's CEL message on every port field (the schema's 1..65535 bounds).
+      if (parent['minimum'] === 1 && parent['maximum'] === 65535) return { path, message: `port must be between 1-65535 (got ${JSON.stringify(error.data)})` };
+      return { path, message: `${error.message ?? error.keyword} (got ${JSON.stringify(error.data)})` };
     case 'maxProperties':
       if (parent['maxProperties'] === 1 && typeof parent['properties'] === 'object') {
         const names = Object.keys(parent['properties'] as JsonObject).join(', ');
