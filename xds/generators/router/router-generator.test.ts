@@ -195,6 +195,16 @@ describe('RouterGenerator', () => {
     assert.deepEqual(secrets('0.0.0.0_5432'), ['default', 'ROOTCA']);
   });
 
+  it('given a server with tlsCertificates should serve each pair as a file certificate over SDS, as istiod', () => {
+    const yaml = ROUTER_MESH.replace('tls: { mode: SIMPLE, credentialName: shop-cert }', 'tls: { mode: SIMPLE, tlsCertificates: [{ serverCertificate: /etc/certs/rsa.pem, privateKey: /etc/certs/rsa.key }, { serverCertificate: /etc/certs/ec.pem, privateKey: /etc/certs/ec.key }] }');
+    assert.notEqual(yaml, ROUTER_MESH);
+    const at = routerAt(sidecarModel(yaml));
+    const cfg = allRouterResources(at.proxy, at.snap);
+    const https = JSON.stringify(cfg.listeners.find((l) => l['name'] === '0.0.0.0_8443'));
+    assert.deepEqual([...https.matchAll(/"name":"(file-cert:[^"]*)"/g)].map((x) => x[1]), ['file-cert:/etc/certs/rsa.pem~/etc/certs/rsa.key', 'file-cert:/etc/certs/ec.pem~/etc/certs/ec.key']);
+    assert.deepEqual(checkConsistency(cfg), []);
+  });
+
   it('given an HTTPS server on a port that serves plain HTTP should leave it out and report the conflict', () => {
     const yaml = ROUTER_MESH.replace('  - port: { number: 15443, name: tls, protocol: TLS }', '  - port: { number: 80, name: https-clash, protocol: HTTPS }\n    hosts: ["*/x.example.com"]\n    tls: { credentialName: x }\n  - port: { number: 15443, name: tls, protocol: TLS }');
     const at = routerAt(sidecarModel(yaml));
