@@ -11,11 +11,12 @@
  * mapping costs a lexer pass, not a syntax tree the size of the file. Alias expansion is bounded by `maxAliasCount`, and an
  * unresolved alias (`a: *nope`) is an error of its document, never an exception.
  *
- * NOTE: plain scalars are read as istiod's file source and kubectl read them (sigs.k8s.io/yaml's
- * YAMLToJSON on go-yaml v2, YAML 1.1 booleans): unquoted `y`, `yes`, `on`, `n`, `no`, `off` (and their
- * capitalised forms) are booleans wherever they stand, so `insecureSkipVerify: yes` is true, and a string
- * field holding an unquoted `yes` is refused by validation (a boolean where a string is expected), as
- * istiod and the API server refuse it. The rest is YAML 1.2's core schema, as before.
+ * NOTE: plain scalars are read as istiod's `--configDir` (crd.ParseInputs) and kubectl read them
+ * (sigs.k8s.io/yaml on go-yaml v2, YAML 1.1 booleans): unquoted `y`, `yes`, `on`, `n`, `no`, `off` (and
+ * their capitalised forms) are booleans, so `insecureSkipVerify: yes` is true, and a string field holding
+ * an unquoted `yes` is refused by validation (a boolean where a string is expected), as istiod refuses it
+ * in `spec` and the API server anywhere. (In `metadata` istiod turns it into "true"/"false"; we refuse it
+ * at the field, as the API server does.) The rest is YAML 1.2's core schema, as before.
  */
 import { createHash } from 'node:crypto';
 import { Composer, isAlias, isMap, isScalar, isSeq, Lexer, LineCounter, Parser, type CST, type Document, type Node, type ScalarTag } from 'yaml';
