@@ -10,10 +10,11 @@ describe('resourcesFromText', () => {
       problems: [],
     },
     {
+      // NOTE: names y1 and n1, not y and n: unquoted, each is a YAML 1.1 boolean, as kubectl and istiod read it.
       name: 'given an unknown mesh.io kind, an Istio group and a document without a name should report each and keep the rest',
-      text: 'apiVersion: networking.mesh.io/v1\nkind: Nonsense\nmetadata: { name: x }\n---\napiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata: { name: y }\n---\napiVersion: v1\nkind: Pod\nmetadata: {}\n---\napiVersion: v1\nkind: Pod\nmetadata: { name: p, namespace: n }\n',
-      resources: ['Pod n/p @13'],
-      problems: [/^1: Nonsense x: unknown kind "Nonsense" of API group networking\.mesh\.io$/, /^2: AuthorizationPolicy y: .*security\.mesh\.io/, /^3: Pod: metadata\.name is missing/],
+      text: 'apiVersion: networking.mesh.io/v1\nkind: Nonsense\nmetadata: { name: x }\n---\napiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata: { name: y1 }\n---\napiVersion: v1\nkind: Pod\nmetadata: {}\n---\napiVersion: v1\nkind: Pod\nmetadata: { name: p, namespace: n1 }\n',
+      resources: ['Pod n1/p @13'],
+      problems: [/^1: Nonsense x: unknown kind "Nonsense" of API group networking\.mesh\.io$/, /^2: AuthorizationPolicy y1: .*security\.mesh\.io/, /^3: Pod: metadata\.name is missing/],
     },
   ];
   for (const c of cases) {

@@ -81,6 +81,20 @@ describe('file config source', () => {
     assert.match(r.message, /^all\.yaml: document 2 \(DestinationRule qs\/broken\): spec\.trafficPolicy\.loadBalancer\.simple/);
   });
 
+  it('given YAML 1.1 booleans should read an unquoted on where a bool is expected as true (as istiod), and refuse one where a string is expected naming file, document, object and field', async () => {
+    const dr = `apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: tls }
+spec:
+  host: echo.qs.svc.cluster.local
+  trafficPolicy: { tls: { mode: SIMPLE, insecureSkipVerify: on } }
+`;
+    writeFileSync(join(dir, 'all.yaml'), `${dr}---\n${SE.replace('hosts: [echo.qs.svc.cluster.local]', 'hosts: [echo.qs.svc.cluster.local]\n  workloadSelector: { labels: { canary: no } }')}`);
+    const res = await scanConfigDir({ dir, defaultNamespace: 'qs' });
+    assert.deepEqual((res.configs.get('DestinationRule/qs/tls')?.spec as { trafficPolicy?: { tls?: { insecureSkipVerify?: unknown } } } | undefined)?.trafficPolicy?.tls?.insecureSkipVerify, true);
+    assert.deepEqual(res.rejected.map((r) => r.message), ['all.yaml: document 2 (ServiceEntry qs/echo): spec.workloadSelector.labels.canary: must be of type string, got false (unquoted yes/no/on/off/y/n/true/false are booleans in YAML: quote the value)']);
+  });
+
   it('given a document without a namespace should put it in the default namespace', async () => {
     writeFileSync(join(dir, 'se.yml'), SE);
     assert.equal((await scanConfigDir({ dir, defaultNamespace: 'team-a' })).configs.get('ServiceEntry/team-a/echo')?.metadata.namespace, 'team-a');

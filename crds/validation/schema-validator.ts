@@ -168,9 +168,18 @@ function describe(error: ErrorObject, root: unknown): { path: string; message: s
         message: `${JSON.stringify(error.data)} is not one of ${(params['allowedValues'] as unknown[]).join(', ')}`,
       };
     case 'type':
+      // NOTE: YAML (as kubectl and istiod read it) makes an unquoted yes/no/on/off/y/n a boolean: say so.
+      if (typeof error.data === 'boolean' && String(params['type']) === 'string') {
+        return { path, message: `must be of type string, got ${String(error.data)} (unquoted yes/no/on/off/y/n/true/false are booleans in YAML: quote the value)` };
+      }
       return { path, message: `must be of type ${String(params['type'])}, got ${JSON.stringify(error.data)}` };
     case 'anyOf':
       return { path, message: `must be an integer or a string, got ${JSON.stringify(error.data)}` };
+    case 'minimum':
+    case 'maximum':
+      // NOTE: Istio's CEL message on every port field (the schema's 1..65535 bounds).
+      if (parent['minimum'] === 1 && parent['maximum'] === 65535) return { path, message: `port must be between 1-65535 (got ${JSON.stringify(error.data)})` };
+      return { path, message: `${error.message ?? error.keyword} (got ${JSON.stringify(error.data)})` };
     case 'maxProperties':
       if (parent['maxProperties'] === 1 && typeof parent['properties'] === 'object') {
         const names = Object.keys(parent['properties'] as JsonObject).join(', ');

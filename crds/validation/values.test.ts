@@ -19,7 +19,7 @@ describe('crds validation values', () => {
   }
 
   it('given a duration under 1ms should reject it', () => {
-    assert.match(checkDuration('999us') ?? '', /at least 1ms/);
+    assert.match(checkDuration('999us') ?? '', /must be a valid duration greater than 1ms/);
     assert.equal(checkDuration('1ms'), undefined);
   });
 

@@ -34,7 +34,7 @@ const HOST_LABEL = /^[A-Za-z0-9]([-A-Za-z0-9_]*[A-Za-z0-9])?$/;
  */
 export function checkWildcardHost(value: string, allowStar = true): string | undefined {
   if (value.length === 0) return 'host must not be empty';
-  if (value === '*') return allowStar ? undefined : 'host "*" is not allowed here';
+  if (value === '*') return allowStar ? undefined : 'hostname cannot be wildcard ("*" is not allowed here)';
   if (value.length > 255) return `host "${value}" is longer than 255 characters`;
   const name = value.startsWith('*.') ? value.slice(2) : value;
   const labels = name.endsWith('.') ? name.slice(0, -1).split('.') : name.split('.');
@@ -92,7 +92,8 @@ export function parseGoDurationMs(value: string): number | undefined {
 export function checkDuration(value: string): string | undefined {
   const ms = parseGoDurationMs(value);
   if (ms === undefined) return `invalid duration "${value}": use forms such as 1s, 0.5s, 100ms or 1h30m`;
-  if (ms < 1) return `duration "${value}" must be at least 1ms`;
+  // NOTE: Istio's CEL message (`duration(self) >= duration('1ms')` on every duration field).
+  if (ms < 1) return `must be a valid duration greater than 1ms (got "${value}")`;
   return undefined;
 }
 
@@ -119,7 +120,7 @@ export function checkPercent(value: number): string | undefined {
 
 /** A port number in 1..65535. */
 export function checkPort(value: number): string | undefined {
-  return Number.isInteger(value) && value >= 1 && value <= 65535 ? undefined : `port ${value} must be in 1..65535`;
+  return Number.isInteger(value) && value >= 1 && value <= 65535 ? undefined : `port must be between 1-65535 (got ${value})`;
 }
 
 /** `exportTo` entries: `.`, `*`, `~` (alone) or a namespace name. */

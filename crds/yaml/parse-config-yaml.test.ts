@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk parsed documents */
 import assert from 'node:assert/strict';
 import { parseConfigYaml, type ParsedDocument } from './parse-config-yaml.js';
 import { DEFAULT_YAML_LIMITS, objectLimitError } from './yaml-limits.js';
@@ -49,6 +50,58 @@ describe('parseConfigYaml', () => {
       if (c.name2) assert.equal(d?.name, c.name2);
     });
   }
+
+  describe('YAML 1.1 booleans (as istiod reads files: sigs.k8s.io/yaml on go-yaml v2)', () => {
+    const dr = (v: string): string => `apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: r, namespace: default }
+spec:
+  host: reviews
+  trafficPolicy: { tls: { mode: SIMPLE, insecureSkipVerify: ${v} } }
+`;
+    const skipVerify = (v: string): ParsedDocument => {
+      const r = parseConfigYaml(dr(v), DEFAULT_YAML_LIMITS, { validate: { defaultNamespace: 'default' } });
+      assert.ok(r.ok);
+      return r.documents[0]!;
+    };
+    const cases: { value: string; want: boolean | string }[] = [
+      ...['y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', 'true', 'True', 'TRUE'].map((value) => ({ value, want: true })),
+      ...['n', 'N', 'no', 'No', 'NO', 'off', 'Off', 'OFF', 'false', 'False', 'FALSE'].map((value) => ({ value, want: false })),
+    ];
+    for (const c of cases) {
+      it(`given an unquoted ${c.value} where a bool is expected should accept it as ${String(c.want)}`, () => {
+        const d = skipVerify(c.value);
+        assert.equal(d.validation?.ok, true, JSON.stringify(d.validation));
+        assert.equal((d.value as any).spec.trafficPolicy.tls.insecureSkipVerify, c.want);
+      });
+    }
+    for (const value of ['"yes"', "'on'", 'yEs', 'oN', 'nO']) {
+      it(`given ${value} (quoted or not a YAML 1.1 boolean) where a bool is expected should refuse it naming the field`, () => {
+        const d = skipVerify(value);
+        assert.equal(d.validation?.ok, false);
+        assert.deepEqual(d.validation?.ok === false && d.validation.errors.map((e) => [e.path, e.message]), [['spec.trafficPolicy.tls.insecureSkipVerify', `must be of type boolean, got ${JSON.stringify(value.replace(/^["']|["']$/g, ''))}`]]);
+      });
+    }
+    it('given an unquoted yes where a string is expected should refuse it naming the field and saying to quote it; quoted, accept it', () => {
+      const se = (v: string): string => `apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: s, namespace: default }
+spec:
+  hosts: [a.example.com]
+  ports: [{ number: 80, name: http, protocol: HTTP }]
+  resolution: DNS
+  workloadSelector: { labels: { enabled: ${v} } }
+`;
+      const r = parseConfigYaml(`${se('yes')}---\n${se('"yes"')}`, DEFAULT_YAML_LIMITS, { validate: { defaultNamespace: 'default' } });
+      assert.ok(r.ok);
+      const [bad, good] = r.documents;
+      assert.deepEqual(bad?.validation?.ok === false && bad.validation.errors.map((e) => [e.path, e.message]), [
+        ['spec.workloadSelector.labels.enabled', 'must be of type string, got true (unquoted yes/no/on/off/y/n/true/false are booleans in YAML: quote the value)'],
+      ]);
+      assert.equal(good?.validation?.ok, true);
+      assert.equal((good?.value as any).spec.workloadSelector.labels.enabled, 'yes');
+    });
+  });
 
   it('given three documents with comments and separators should give each the line where its content starts', () => {
     const r = parseConfigYaml('# head\nkind: A\n---\n\n# note\nkind: B\n---\nkind: C\n');

@@ -10,11 +10,31 @@
  * builds anything from them: past `maxKeys`, the rest of that document is skipped unparsed, so a huge
  * mapping costs a lexer pass, not a syntax tree the size of the file. Alias expansion is bounded by `maxAliasCount`, and an
  * unresolved alias (`a: *nope`) is an error of its document, never an exception.
+ *
+ * NOTE: plain scalars are read as istiod's `--configDir` (crd.ParseInputs) and kubectl read them
+ * (sigs.k8s.io/yaml on go-yaml v2, YAML 1.1 booleans): unquoted `y`, `yes`, `on`, `n`, `no`, `off` (and
+ * their capitalised forms) are booleans, so `insecureSkipVerify: yes` is true, and a string field holding
+ * an unquoted `yes` is refused by validation (a boolean where a string is expected), as istiod refuses it
+ * in `spec` and the API server anywhere. (In `metadata` istiod turns it into "true"/"false"; we refuse it
+ * at the field, as the API server does.) The rest is YAML 1.2's core schema, as before.
  */
 import { createHash } from 'node:crypto';
-import { Composer, isAlias, isMap, isScalar, isSeq, Lexer, LineCounter, Parser, type CST, type Document, type Node } from 'yaml';
+import { Composer, isAlias, isMap, isScalar, isSeq, Lexer, LineCounter, Parser, type CST, type Document, type Node, type ScalarTag } from 'yaml';
 import { validateConfig, type ValidationResult } from '../validation/validate-config.js';
 import { DEFAULT_YAML_LIMITS, type YamlLimits } from './yaml-limits.js';
+
+/** The YAML 1.1 boolean words besides YAML 1.2's true/false forms (go-yaml v2's resolve table). */
+const YAML11_TRUE = ['y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON'];
+const YAML11_FALSE = ['n', 'N', 'no', 'No', 'NO', 'off', 'Off', 'OFF'];
+
+/** A scalar tag resolving the YAML 1.1 boolean words (see the file comment). */
+const YAML11_BOOL: ScalarTag = {
+  identify: (v) => typeof v === 'boolean',
+  default: true,
+  tag: 'tag:yaml.org,2002:bool',
+  test: new RegExp(`^(?:${[...YAML11_TRUE, ...YAML11_FALSE].join('|')})$`),
+  resolve: (str) => YAML11_TRUE.includes(str),
+};
 
 /** One document of a file: its value, or why it was refused. */
 export interface ParsedDocument {
@@ -157,7 +177,7 @@ function parseText(text: string, limits: YamlLimits): ParsedYaml {
   // NOTE: Parser.parse() records the first line itself; fed lexeme by lexeme, it does not.
   lines.addNewLine(0);
   // NOTE: logLevel 'silent': the package would otherwise print process warnings (stringified keys) to stderr.
-  const composer = new Composer({ uniqueKeys: false, logLevel: 'silent' });
+  const composer = new Composer({ uniqueKeys: false, logLevel: 'silent', customTags: [YAML11_BOOL] });
   const offsets: number[] = [];
   const results: ParsedDocument[] = [];
   /** Ordinals (0-based) of the documents handed to the composer, in order. */

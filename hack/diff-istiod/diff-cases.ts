@@ -129,6 +129,7 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       inbound('inbound 8000 plaintext (PERMISSIVE)', '10.10.0.1', 8000, {}),
       inbound('inbound to a port without a service', '10.10.0.1', 7777, { protocol: 'tcp' }),
       http('sniffed port, HTTP', '10.96.6.1', 7070, 'sniffed.diff-more:7070', '/'),
+      http('sniffed port, HTTP with a Host no service has', '10.96.6.1', 7070, 'unknown.example.com', '/'),
       tcp('sniffed port, raw TCP', '10.96.6.1', 7070),
       tcp('headless service (NONE) to a pod IP', '10.50.0.9', 7071),
       http('a service exported to its own namespace only', '10.96.6.3', 8080, 'private.diff-more:8080', '/'),

@@ -101,8 +101,9 @@ async function main(argv: readonly string[]): Promise<number> {
   writeFileSync(meshConfig, ISTIOD_MESH_CONFIG);
   for (const { file, docs } of readCaseDocs(REPO_ROOT)) {
     const name = file.replaceAll('/', '_');
-    writeFileSync(join(meshdDir, name), docs.map((d) => stringify(d)).join('---\n'));
-    writeFileSync(join(istiodDir, name), docs.map((d) => stringify(renameForIstio(d))).join('---\n'));
+    // NOTE: YAML 1.1 output quotes strings such as "off" and "yes", which both servers read as booleans unquoted.
+    writeFileSync(join(meshdDir, name), docs.map((d) => stringify(d, { version: '1.1' })).join('---\n'));
+    writeFileSync(join(istiodDir, name), docs.map((d) => stringify(renameForIstio(d), { version: '1.1' })).join('---\n'));
   }
   let cluster: BenchCluster | undefined;
   try {

@@ -1,4 +1,4 @@
-import { arr, bool, duration, enumOf, int, map, obj, str, uint32 } from '../../schema/builders.js';
+import { arr, bool, duration, enumOf, int, map, num, obj, str, uint32 } from '../../schema/builders.js';
 import { connectionPoolSettings } from '../shared/connection-pool.js';
 import { portSelector } from '../shared/port-selector.js';
 import { clientTlsSettings } from '../shared/server-tls.js';
@@ -28,7 +28,13 @@ export const loadBalancerSettings = obj({
   simple: enumOf(['UNSPECIFIED', 'LEAST_CONN', 'RANDOM', 'PASSTHROUGH', 'ROUND_ROBIN', 'LEAST_REQUEST']),
   consistentHash: consistentHashLb,
   localityLbSetting,
+  /** Deprecated in Istio: use `warmup`. */
   warmupDurationSecs: duration(),
+  /** Istio's WarmupConfiguration: slow start over `duration`, from `minimumPercent`, ramping by `aggression`. */
+  warmup: obj(
+    { duration: duration(), minimumPercent: num({ minimum: 0, maximum: 100, nullable: true }), aggression: num({ minimum: 0, nullable: true }) },
+    ['duration'],
+  ),
 });
 
 /** Istio's OutlierDetection. */

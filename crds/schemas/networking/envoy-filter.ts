@@ -35,11 +35,13 @@ export const clusterMatch = obj({ portNumber: uint32(), service: str(), subset: 
 
 /** Istio's EnvoyFilter.EnvoyConfigObjectMatch: one of listener, routeConfiguration or cluster. */
 export const envoyConfigObjectMatch = obj({
-  context: enumOf(['ANY', 'SIDECAR_INBOUND', 'SIDECAR_OUTBOUND', 'GATEWAY']),
+  context: enumOf(['ANY', 'SIDECAR_INBOUND', 'SIDECAR_OUTBOUND', 'GATEWAY', 'WAYPOINT']),
   proxy: obj({ proxyVersion: str({ 'x-mesh-check': 'regex' }), metadata: map(str()) }),
   listener: listenerMatch,
   routeConfiguration: routeConfigurationMatch,
   cluster: clusterMatch,
+  /** Istio's WaypointMatch (context WAYPOINT only). */
+  waypoint: obj({ filter: obj({ name: str(), subFilter: obj({ name: str() }) }), route: obj({ name: str() }), portNumber: uint32() }),
 });
 
 /** Istio's EnvoyFilter.Patch: an operation and a free-form value. */

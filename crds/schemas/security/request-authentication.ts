@@ -8,6 +8,8 @@ export const jwtRule = obj(
     issuer: str({ minLength: 1 }),
     audiences: arr(str({ minLength: 1 })),
     jwksUri: str({ maxLength: 2048, minLength: 1 }),
+    /** Deprecated spelling of jwksUri that Istio's CRD still serves. */
+    jwks_uri: str({ maxLength: 2048, minLength: 1 }),
     jwks: str(),
     fromHeaders: arr(obj({ name: str({ minLength: 1 }), prefix: str() }, ['name'])),
     fromParams: arr(str({ minLength: 1 })),

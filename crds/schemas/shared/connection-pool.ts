@@ -18,5 +18,7 @@ export const connectionPoolSettings = obj({
     h2UpgradePolicy: enumOf(['DEFAULT', 'DO_NOT_UPGRADE', 'UPGRADE']),
     useClientProtocol: bool(),
     maxConcurrentStreams: int({ format: 'int32' }),
+    /** HTTP/2 PING frames on upstream connections. */
+    http2KeepAlive: obj({ interval: duration(), timeout: duration() }),
   }),
 });

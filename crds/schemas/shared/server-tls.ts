@@ -12,6 +12,8 @@ export const serverTlsSettings = obj({
   caCrl: str(),
   credentialName: str(),
   credentialNames: arr(str(), { maxItems: 2 }),
+  /** Server certificates by file (RSA and ECDSA: up to 2 are served). */
+  tlsCertificates: arr(obj({ serverCertificate: str(), privateKey: str(), caCertificates: str() })),
   subjectAltNames: arr(str()),
   verifyCertificateSpki: arr(str()),
   verifyCertificateHash: arr(str()),

@@ -94,8 +94,9 @@ export function validateAuthorizationPolicy(spec: AuthorizationPolicySpec, issue
       }
       checkStrings(s.serviceAccounts, childPath(fAt, 'serviceAccounts'), issues, checkServiceAccount);
       checkStrings(s.notServiceAccounts, childPath(fAt, 'notServiceAccounts'), issues, checkServiceAccount);
-      if ((s.serviceAccounts?.length || s.notServiceAccounts?.length) && (s.principals?.length || s.notPrincipals?.length)) {
-        issues.error(fAt, 'serviceAccounts and principals cannot be set together');
+      // NOTE: Istio's CEL rule: presence counts, as CEL's has() (an empty list set is set).
+      if ((s.serviceAccounts !== undefined || s.notServiceAccounts !== undefined) && [s.principals, s.notPrincipals, s.namespaces, s.notNamespaces].some((v) => v !== undefined)) {
+        issues.error(fAt, 'Cannot set serviceAccounts with namespaces or principals');
       }
     });
     rule.to?.forEach((to, j) => {

@@ -9,7 +9,7 @@ import type {
 } from '../../types.js';
 import { childPath, type IssueCollector } from '../issue.js';
 import { checkDns1123Label, checkPort, checkWildcardHost } from '../values.js';
-import { checkExportToField, report } from './common.js';
+import { checkExportToField, checkMatchLabels, report } from './common.js';
 
 function checkLoadBalancer(lb: LoadBalancerSettings, path: string, issues: IssueCollector): void {
   if (lb.simple !== undefined && lb.consistentHash !== undefined) {
@@ -130,6 +130,7 @@ export function validateDestinationRule(spec: DestinationRuleSpec, issues: Issue
     if (s.trafficPolicy) checkTrafficPolicy(s.trafficPolicy, childPath(at, 'trafficPolicy'), issues);
   });
   checkExportToField(spec.exportTo, childPath(path, 'exportTo'), issues);
+  checkMatchLabels(spec.workloadSelector?.matchLabels, childPath(childPath(path, 'workloadSelector'), 'matchLabels'), issues);
   if (spec.workloadSelector && spec.exportTo?.some((e) => e !== '.')) {
     issues.error(childPath(path, 'exportTo'), 'a DestinationRule with workloadSelector may only be exported to its own namespace (".")');
   }

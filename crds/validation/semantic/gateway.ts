@@ -21,6 +21,24 @@ export function checkNamespacedHost(value: string, requireNamespace: boolean, al
   return checkWildcardHost(host);
 }
 
+/**
+ * Istio's CEL rules on the certificate sources of server TLS settings (Gateway servers, Sidecar
+ * ingress): credentialName, credentialNames and tlsCertificates exclude each other pairwise as the CRD
+ * counts them (its third rule counts credentialNames and tlsCertificates again under the message naming
+ * credentialName), then Istio's webhook rule: at most one source in all.
+ */
+export function checkServerTlsSources(tls: ServerTLSSettings, path: string, issues: IssueCollector): void {
+  const names = tls.credentialNames !== undefined;
+  const certs = tls.tlsCertificates !== undefined;
+  if (names && certs) issues.error(path, 'only one of credentialNames or tlsCertificates can be set');
+  if (tls.credentialName !== undefined && names) issues.error(path, 'only one of credentialName or credentialNames can be set');
+  if (names && certs) issues.error(path, 'only one of credentialName or tlsCertificates can be set');
+  // NOTE: credentialName(s) with serverCertificate/privateKey has its own message (checkServerTls).
+  if (certs && (tls.credentialName !== undefined || tls.serverCertificate !== undefined || tls.privateKey !== undefined)) {
+    issues.error(path, 'only one of credentialName, credentialNames, serverCertificate/privateKey, tlsCertificates should be specified');
+  }
+}
+
 /** Checks server TLS settings against the server protocol. */
 export function checkServerTls(tls: ServerTLSSettings | undefined, protocol: string, path: string, issues: IssueCollector): void {
   const p = protocol.toUpperCase();
@@ -33,14 +51,21 @@ export function checkServerTls(tls: ServerTLSSettings | undefined, protocol: str
   if ((mode === 'PASSTHROUGH' || mode === 'AUTO_PASSTHROUGH') && p !== 'TLS') {
     issues.error(childPath(path, 'mode'), `tls mode ${mode} requires protocol TLS`);
   }
+  checkServerTlsSources(tls, path, issues);
   if (mode === 'SIMPLE' || mode === 'MUTUAL' || mode === 'OPTIONAL_MUTUAL') {
     const credential = tls.credentialName !== undefined || (tls.credentialNames?.length ?? 0) > 0;
+    const certs = tls.tlsCertificates ?? [];
     if (credential && (tls.serverCertificate !== undefined || tls.privateKey !== undefined)) {
       issues.error(path, 'cannot set serverCertificate or privateKey together with credentialName');
     }
-    if (!credential && (tls.serverCertificate === undefined || tls.privateKey === undefined)) {
-      issues.error(path, `tls mode ${mode} needs credentialName or serverCertificate and privateKey`);
+    if (!credential && certs.length === 0 && (tls.serverCertificate === undefined || tls.privateKey === undefined)) {
+      issues.error(path, `tls mode ${mode} needs credentialName, tlsCertificates or serverCertificate and privateKey`);
     }
+    certs.forEach((c, i) => {
+      const cAt = childPath(childPath(path, 'tlsCertificates'), i);
+      if ((c.serverCertificate ?? '') === '') issues.error(childPath(cAt, 'serverCertificate'), `tls mode ${mode} requires a server certificate`);
+      if ((c.privateKey ?? '') === '') issues.error(childPath(cAt, 'privateKey'), `tls mode ${mode} requires a private key`);
+    });
     if (mode !== 'SIMPLE' && !credential && tls.caCertificates === undefined) {
       issues.error(path, `tls mode ${mode} needs caCertificates or credentialName`);
     }

@@ -7,11 +7,11 @@ export function validatePeerAuthentication(spec: PeerAuthenticationSpec, issues:
   checkPolicyAttachment(spec, path, issues);
   const ports = Object.keys(spec.portLevelMtls ?? {});
   if (ports.length > 0 && Object.keys(spec.selector?.matchLabels ?? {}).length === 0) {
-    issues.error(childPath(path, 'portLevelMtls'), 'portLevelMtls requires a selector with labels');
+    issues.error(childPath(path, 'portLevelMtls'), 'portLevelMtls requires selector');
   }
   for (const port of ports) {
     if (!/^[0-9]+$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
-      issues.error(childPath(childPath(path, 'portLevelMtls'), port), `port "${port}" must be a number in 1..65535`);
+      issues.error(childPath(childPath(path, 'portLevelMtls'), port), `port must be between 1-65535 (got "${port}")`);
     }
   }
 }

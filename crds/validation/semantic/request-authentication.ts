@@ -1,15 +1,15 @@
 import type { RequestAuthenticationSpec } from '../../types.js';
 import { childPath, type IssueCollector } from '../issue.js';
-import { checkPolicyAttachment } from './common.js';
+import { checkPolicyAttachment, report } from './common.js';
 
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 
 function checkHttpUrl(value: string): string | undefined {
   try {
     const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : `"${value}" must be an http or https URL`;
+    return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : `url must have scheme http:// or https:// (got "${value}")`;
   } catch {
-    return `"${value}" is not a URL`;
+    return `url must have scheme http:// or https:// ("${value}" is not a URL)`;
   }
 }
 
@@ -21,12 +21,13 @@ export function validateRequestAuthentication(spec: RequestAuthenticationSpec, i
     const at = childPath(childPath(path, 'jwtRules'), i);
     if (issuers.has(rule.issuer)) issues.warn(childPath(at, 'issuer'), `issuer "${rule.issuer}" appears in more than one rule`);
     issuers.add(rule.issuer);
-    if (rule.jwksUri !== undefined) {
-      const bad = checkHttpUrl(rule.jwksUri);
-      if (bad !== undefined) issues.error(childPath(at, 'jwksUri'), bad);
+    for (const field of ['jwksUri', 'jwks_uri'] as const) {
+      const uri = rule[field];
+      if (uri !== undefined) report(issues, childPath(at, field), checkHttpUrl(uri));
     }
-    if (rule.jwksUri !== undefined && rule.jwks !== undefined) {
-      issues.warn(childPath(at, 'jwks'), 'jwks and jwksUri are both set; jwks is used');
+    // NOTE: Istio's CEL rule counts jwks_uri (the deprecated spelling) as jwksUri.
+    if ([rule.jwksUri, rule.jwks_uri, rule.jwks].filter((v) => v !== undefined).length > 1) {
+      issues.error(at, 'only one of jwks or jwksUri can be set');
     }
     rule.fromHeaders?.forEach((h, j) => {
       if (!HEADER_NAME.test(h.name)) issues.error(childPath(childPath(childPath(at, 'fromHeaders'), j), 'name'), `"${h.name}" is not a valid header name`);

@@ -1,7 +1,7 @@
 import type { ServiceEntrySpec } from '../../types.js';
 import { childPath, type IssueCollector } from '../issue.js';
-import { checkDns1123Label, checkIpOrCidr } from '../values.js';
-import { checkExportToField, checkHosts, report } from './common.js';
+import { checkDns1123Label, checkIpOrCidr, checkPort } from '../values.js';
+import { checkExportToField, checkHosts, checkSelectorLabels, report } from './common.js';
 import { validateWorkloadEntry } from './workload-entry.js';
 
 /** Protocol names Istio understands (case-insensitive). */
@@ -26,7 +26,8 @@ export function validateServiceEntry(spec: ServiceEntrySpec, issues: IssueCollec
     const bad = checkDns1123Label(p.name);
     if (bad !== undefined) issues.error(childPath(at, 'name'), `port name ${bad}`);
     if (portNames.has(p.name)) issues.error(childPath(at, 'name'), `duplicate port name "${p.name}"`);
-    if (portNumbers.has(p.number)) issues.error(childPath(at, 'number'), `duplicate port number ${p.number}`);
+    if (portNumbers.has(p.number)) issues.error(childPath(at, 'number'), `port number cannot be duplicated (${p.number})`);
+    if (p.targetPort !== undefined) report(issues, childPath(at, 'targetPort'), checkPort(p.targetPort));
     portNames.add(p.name);
     portNumbers.add(p.number);
     if (!isKnownProtocol(p.protocol)) issues.error(childPath(at, 'protocol'), `unsupported protocol "${p.protocol}"`);
@@ -34,13 +35,18 @@ export function validateServiceEntry(spec: ServiceEntrySpec, issues: IssueCollec
 
   const endpoints = spec.endpoints ?? [];
   const endpointsPath = childPath(path, 'endpoints');
-  if (spec.workloadSelector !== undefined && endpoints.length > 0) {
-    issues.error(path, 'only one of workloadSelector or endpoints may be set');
+  // NOTE: Istio's CEL rules count a field as set when present (CEL's has()), even as an empty list.
+  if (spec.workloadSelector !== undefined && spec.endpoints !== undefined) {
+    issues.error(path, 'only one of WorkloadSelector or Endpoints can be set');
   }
+  checkSelectorLabels(spec.workloadSelector?.labels, childPath(childPath(path, 'workloadSelector'), 'labels'), issues);
   const resolution = spec.resolution ?? 'NONE';
+  if (resolution !== 'NONE' && resolution !== 'STATIC' && spec.addresses?.some((a) => a.includes('/')) === true) {
+    issues.error(childPath(path, 'addresses'), `CIDR addresses are allowed only for NONE/STATIC resolution types (resolution is ${resolution})`);
+  }
   switch (resolution) {
     case 'NONE':
-      if (endpoints.length > 0) issues.warn(endpointsPath, 'endpoints are ignored with resolution NONE');
+      if (spec.endpoints !== undefined) issues.error(endpointsPath, 'NONE mode cannot set endpoints');
       break;
     case 'STATIC':
       if (endpoints.length === 0 && spec.workloadSelector === undefined) {
@@ -57,10 +63,7 @@ export function validateServiceEntry(spec: ServiceEntrySpec, issues: IssueCollec
         });
       }
       if (resolution === 'DNS_ROUND_ROBIN' && endpoints.length > 1) {
-        issues.error(endpointsPath, 'resolution DNS_ROUND_ROBIN takes at most one endpoint');
-      }
-      if (spec.addresses?.some((a) => a.includes('/')) === true) {
-        issues.warn(childPath(path, 'addresses'), 'CIDR addresses with DNS resolution are not meaningful');
+        issues.error(endpointsPath, `DNS_ROUND_ROBIN mode cannot have multiple endpoints (got ${endpoints.length})`);
       }
       break;
   }

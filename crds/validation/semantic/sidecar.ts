@@ -1,8 +1,8 @@
 import type { SidecarPort, SidecarSpec } from '../../types.js';
 import { childPath, type IssueCollector } from '../issue.js';
 import { checkPort } from '../values.js';
-import { report } from './common.js';
-import { checkNamespacedHost } from './gateway.js';
+import { checkSelectorLabels, report } from './common.js';
+import { checkNamespacedHost, checkServerTlsSources } from './gateway.js';
 import { isKnownProtocol } from './service-entry.js';
 
 const DEFAULT_ENDPOINT = /^(127\.0\.0\.1|0\.0\.0\.0|\[::1\]|\[::\]):[0-9]+$|^unix:\/\/.+$/;
@@ -21,6 +21,7 @@ export function validateSidecar(spec: SidecarSpec, issues: IssueCollector, path 
   if (spec.workloadSelector && Object.keys(spec.workloadSelector.labels ?? {}).length === 0) {
     issues.error(childPath(childPath(path, 'workloadSelector'), 'labels'), 'sidecar: workloadSelector needs at least one label');
   }
+  checkSelectorLabels(spec.workloadSelector?.labels, childPath(childPath(path, 'workloadSelector'), 'labels'), issues);
   const ingressPorts = new Set<number>();
   spec.ingress?.forEach((listener, i) => {
     const at = childPath(childPath(path, 'ingress'), i);
@@ -29,6 +30,7 @@ export function validateSidecar(spec: SidecarSpec, issues: IssueCollector, path 
       if (ingressPorts.has(listener.port.number)) issues.error(childPath(childPath(at, 'port'), 'number'), `sidecar: ports on IP bound listeners must be unique`);
       ingressPorts.add(listener.port.number);
     }
+    if (listener.tls !== undefined) checkServerTlsSources(listener.tls, childPath(at, 'tls'), issues);
     if (listener.defaultEndpoint !== undefined && listener.defaultEndpoint !== '' && !DEFAULT_ENDPOINT.test(listener.defaultEndpoint)) {
       issues.error(childPath(at, 'defaultEndpoint'), 'defaultEndpoint must be 127.0.0.1:<port>, 0.0.0.0:<port>, [::1]:<port>, [::]:<port> or unix://<path>');
     }

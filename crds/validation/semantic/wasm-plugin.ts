@@ -9,7 +9,7 @@ export function validateWasmPlugin(spec: WasmPluginSpec, issues: IssueCollector,
   checkPolicyAttachment(spec, path, issues);
   const schemeMatch = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(spec.url);
   if (schemeMatch && !SCHEMES.has(`${schemeMatch[1]!.toLowerCase()}:`)) {
-    issues.error(childPath(path, 'url'), `url scheme "${schemeMatch[1]}" must be one of http, https, file, oci`);
+    issues.error(childPath(path, 'url'), `url must have schema one of [http, https, file, oci] (got "${schemeMatch[1]}")`);
   }
   const names = new Set<string>();
   spec.vmConfig?.env?.forEach((e, i) => {

@@ -19,12 +19,13 @@ export function validateWorkloadEntry(
   const address = spec.address ?? '';
   const at = childPath(path, 'address');
   if (address === '') {
-    if ((spec.network ?? '') === '') issues.error(at, 'address is required unless network is set');
+    if ((spec.network ?? '') === '') issues.error(at, 'Address is required (set address, or network for an endpoint in another network)');
   } else if (address.startsWith('unix://')) {
-    if (address.length === 'unix://'.length) issues.error(at, 'unix socket address needs a path');
-    if (spec.ports !== undefined && Object.keys(spec.ports).length > 0) {
-      issues.error(childPath(path, 'ports'), 'a unix socket endpoint must not declare ports');
-    }
+    // NOTE: Istio's CEL rules on unix socket addresses, with its messages.
+    const socket = address.slice('unix://'.length);
+    if (!socket.startsWith('/') && !socket.startsWith('@')) issues.error(at, `UDS must be an absolute path or abstract socket (got "${address}")`);
+    if (address.endsWith('/')) issues.error(at, `UDS may not be a dir (got "${address}")`);
+    if (spec.ports !== undefined) issues.error(childPath(path, 'ports'), 'UDS may not include ports');
   } else if (!isIpAddress(address)) {
     if (addressRule === 'ipOrUnix') issues.error(at, `address "${address}" must be an IP address or unix:// socket`);
     else if (address.includes('*')) issues.error(at, `address "${address}" must not be a wildcard`);
@@ -33,7 +34,7 @@ export function validateWorkloadEntry(
   for (const [name, port] of Object.entries(spec.ports ?? {})) {
     const pAt = childPath(childPath(path, 'ports'), name);
     const badName = checkDns1123Label(name);
-    if (badName !== undefined) issues.error(pAt, `port name ${badName}`);
+    if (badName !== undefined) issues.error(pAt, `port name must be valid: ${badName}`);
     report(issues, pAt, checkPort(port));
   }
   for (const key of Object.keys(spec.labels ?? {})) {

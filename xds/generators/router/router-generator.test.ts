@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk built Envoy objects */
 import assert from 'node:assert/strict';
-import { parseConfigKey, proxyRequestPush, pushRequest, type PushRequest } from '../../../core/index.js';
+import { parseConfigKey, proxyFromNode, proxyRequestPush, pushRequest, type PushRequest } from '../../../core/index.js';
 import { decode } from '../../protos/codec.js';
 import { protoRoot } from '../../protos/root.js';
 import { validate } from '../../protos/validate.js';
@@ -8,7 +8,7 @@ import { simulateRequest, type SimulatedRequest } from '../../simulator/request-
 import { TYPE_URL } from '../../server/contracts.js';
 import { GeneratorRegistry } from '../../server/generator-registry.js';
 import { checkConsistency } from '../sidecar/consistency-checker.js';
-import { SidecarGenerator } from '../sidecar/sidecar-generator.js';
+import { buildSidecarResources, SidecarGenerator } from '../sidecar/sidecar-generator.js';
 import { ENVOY } from '../sidecar/sidecar-names.js';
 import { sidecarModel, sidecarNode } from '../sidecar/testing/sidecar-mesh.js';
 import { mergeGateways } from './merged-gateway.js';
@@ -195,6 +195,16 @@ describe('RouterGenerator', () => {
     assert.deepEqual(secrets('0.0.0.0_5432'), ['default', 'ROOTCA']);
   });
 
+  it('given a server with tlsCertificates should serve each pair as a file certificate over SDS, as istiod', () => {
+    const yaml = ROUTER_MESH.replace('tls: { mode: SIMPLE, credentialName: shop-cert }', 'tls: { mode: SIMPLE, tlsCertificates: [{ serverCertificate: /etc/certs/rsa.pem, privateKey: /etc/certs/rsa.key }, { serverCertificate: /etc/certs/ec.pem, privateKey: /etc/certs/ec.key }] }');
+    assert.notEqual(yaml, ROUTER_MESH);
+    const at = routerAt(sidecarModel(yaml));
+    const cfg = allRouterResources(at.proxy, at.snap);
+    const https = JSON.stringify(cfg.listeners.find((l) => l['name'] === '0.0.0.0_8443'));
+    assert.deepEqual([...https.matchAll(/"name":"(file-cert:[^"]*)"/g)].map((x) => x[1]), ['file-cert:/etc/certs/rsa.pem~/etc/certs/rsa.key', 'file-cert:/etc/certs/ec.pem~/etc/certs/ec.key']);
+    assert.deepEqual(checkConsistency(cfg), []);
+  });
+
   it('given an HTTPS server on a port that serves plain HTTP should leave it out and report the conflict', () => {
     const yaml = ROUTER_MESH.replace('  - port: { number: 15443, name: tls, protocol: TLS }', '  - port: { number: 80, name: https-clash, protocol: HTTPS }\n    hosts: ["*/x.example.com"]\n    tls: { credentialName: x }\n  - port: { number: 15443, name: tls, protocol: TLS }');
     const at = routerAt(sidecarModel(yaml));
@@ -215,6 +225,37 @@ describe('RouterGenerator', () => {
   it('given a pod no Gateway selects should get no listener', () => {
     const at = routerAt(model, routerNode({ metadata: { LABELS: { app: 'other' } } }));
     assert.equal(buildRouterResources(at.proxy, TYPE_URL.listener, at.snap, undefined, { sendUnhealthyEndpoints: false }).size, 0);
+  });
+
+  it('given a headless service (resolution NONE) should build its gateway cluster as EDS with the endpoints over EDS, and keep ORIGINAL_DST on sidecars (as istiod)', () => {
+    const headless = `${ROUTER_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: headless, namespace: default }
+spec:
+  hosts: [headless.default.svc.cluster.local]
+  location: MESH_INTERNAL
+  ports: [{ number: 7071, name: tcp, protocol: TCP }]
+  resolution: NONE
+  workloadSelector: { labels: { app: headless } }
+---
+apiVersion: networking.mesh.io/v1
+kind: WorkloadEntry
+metadata: { name: headless-1, namespace: default }
+spec: { address: 10.50.0.9, labels: { app: headless } }
+`;
+    const name = 'outbound|7071||headless.default.svc.cluster.local';
+    const m = sidecarModel(headless);
+    const at = routerAt(m);
+    const gw = allRouterResources(at.proxy, at.snap);
+    const cluster = gw.clusters.find((c) => c['name'] === name);
+    assert.deepEqual([cluster?.['type'], (cluster?.['edsClusterConfig'] as { serviceName?: string } | undefined)?.serviceName, cluster?.['lbPolicy']], ['EDS', name, 'LEAST_REQUEST']);
+    const la = gw.endpoints.find((e) => e['clusterName'] === name) as any;
+    assert.deepEqual(la?.endpoints.flatMap((l: any) => l.lbEndpoints.map((e: any) => e.endpoint.address.socketAddress)), [{ address: '10.50.0.9', portValue: 7071 }]);
+    assert.deepEqual(checkConsistency(gw), []);
+    const side = buildSidecarResources(proxyFromNode(sidecarNode()), TYPE_URL.cluster, at.snap, [name], { sendUnhealthyEndpoints: false }).get(name);
+    assert.deepEqual([side?.['type'], side?.['lbPolicy']], ['ORIGINAL_DST', 'CLUSTER_PROVIDED']);
   });
 
   it('given a registry with both generators should serve routers and sidecars each with their own', async () => {

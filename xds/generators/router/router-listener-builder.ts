@@ -53,7 +53,9 @@ export function serverSecrets(tls: ServerTLSSettings): { certs: string[]; ca?: s
   if (tls.mode === 'MESH_MUTUAL') return { certs: [SDS_SECRET.identity], ca: SDS_SECRET.root };
   const names = tls.credentialNames && tls.credentialNames.length > 0 ? tls.credentialNames : tls.credentialName ? [tls.credentialName] : [];
   if (names.length > 0) return { certs: names.map((n) => `kubernetes://${n}`), ...(tls.mode === 'MUTUAL' || tls.mode === 'OPTIONAL_MUTUAL' ? { ca: `kubernetes://${names[0]!}-cacert` } : {}) };
-  const certs = tls.serverCertificate ? [`file-cert:${tls.serverCertificate}~${tls.privateKey ?? ''}`] : [];
+  // NOTE: as istiod, `tlsCertificates` (up to an RSA and an ECDSA pair) are file certificates over SDS, one secret each.
+  const files = tls.tlsCertificates && tls.tlsCertificates.length > 0 ? tls.tlsCertificates : tls.serverCertificate ? [{ serverCertificate: tls.serverCertificate, privateKey: tls.privateKey }] : [];
+  const certs = files.map((f) => `file-cert:${f.serverCertificate ?? ''}~${f.privateKey ?? ''}`);
   return { certs, ...(tls.caCertificates && tls.mode !== 'SIMPLE' ? { ca: `file-root:${tls.caCertificates}` } : {}) };
 }
 

@@ -144,6 +144,30 @@ spec:
     assert.deepEqual([mg.lbPolicy, mg.maglevLbConfig.tableSize.value], ['MAGLEV', 65537]);
   });
 
+  it('given warmup as an object (over warmupDurationSecs) and http2KeepAlive should set slow start and HTTP/2 PINGs as istiod', () => {
+    const dr = (lb: string, pool: string): string => `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: pp, namespace: default }
+spec:
+  host: productpage.default.svc.cluster.local
+  trafficPolicy:
+    loadBalancer: ${lb}
+    connectionPool: ${pool}
+    tls: { mode: DISABLE }
+`;
+    const name = 'outbound|9080||productpage.default.svc.cluster.local';
+    const full = clusters(dr('{ simple: LEAST_REQUEST, warmup: { duration: 90s, minimumPercent: 25, aggression: 2 }, warmupDurationSecs: 10s }', '{ http: { h2UpgradePolicy: UPGRADE, http2KeepAlive: { interval: 30s, timeout: 5s } } }')).get(name);
+    assert.deepEqual(full.leastRequestLbConfig.slowStartConfig, { slowStartWindow: { seconds: 90, nanos: 0 }, aggression: { defaultValue: 2, runtimeKey: '(' }, minWeightPercent: { value: 25 } });
+    const h2 = full.typedExtensionProtocolOptions['envoy.extensions.upstreams.http.v3.HttpProtocolOptions'].value ?? full.typedExtensionProtocolOptions['envoy.extensions.upstreams.http.v3.HttpProtocolOptions'];
+    assert.deepEqual(JSON.parse(JSON.stringify(h2)).explicitHttpConfig.http2ProtocolOptions.connectionKeepalive, { interval: { seconds: 30, nanos: 0 }, timeout: { seconds: 5, nanos: 0 } });
+    const defaults = clusters(dr('{ simple: ROUND_ROBIN, warmup: { duration: 1ms } }', '{ http: { http2KeepAlive: { interval: 30s } } }')).get(name);
+    assert.deepEqual(defaults.roundRobinLbConfig.slowStartConfig, { slowStartWindow: { seconds: 0, nanos: 1_000_000 }, aggression: { defaultValue: 1, runtimeKey: '(' }, minWeightPercent: { value: 10 } });
+    const opts = defaults.typedExtensionProtocolOptions?.['envoy.extensions.upstreams.http.v3.HttpProtocolOptions'];
+    assert.ok(!JSON.stringify(opts ?? {}).includes('connectionKeepalive'), 'HTTP/1.1 upstream: no HTTP/2 PINGs');
+  });
+
   it('given a Sidecar-less proxy in another namespace should not see services exported only to their namespace', () => {
     const yaml = SIDECAR_MESH.replace('addresses: [10.96.0.30]', 'addresses: [10.96.0.30]\n  exportTo: ["."]');
     assert.equal(clusters(yaml).has('outbound|5432||db.data.svc.cluster.local'), false);

@@ -1,7 +1,7 @@
 /**
  * Clusters of a dataplane sidecar (Istio's cluster_builder.go): `outbound|<port>|<subset>|<host>` per
  * visible service port and DestinationRule subset (EDS over ADS; STRICT_DNS / LOGICAL_DNS for DNS
- * resolution; ORIGINAL_DST for NONE), `inbound|<port>||` per port of the proxy's own service instances,
+ * resolution; ORIGINAL_DST for NONE on sidecars, EDS on gateways as istiod), `inbound|<port>||` per port of the proxy's own service instances,
  * and PassthroughCluster, BlackHoleCluster, InboundPassthroughCluster. DestinationRule traffic policy:
  * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS.
  */
@@ -125,7 +125,14 @@ function applyConnectionPool(c: Record<string, unknown>, policy: TrafficPolicy, 
   const options: Record<string, unknown> = {};
   if (Object.keys(common).length > 0) options['commonHttpProtocolOptions'] = common;
   if (cp?.http?.useClientProtocol) options['useDownstreamProtocolConfig'] = { httpProtocolOptions: {}, http2ProtocolOptions: {} };
-  else if (h2) options['explicitHttpConfig'] = { http2ProtocolOptions: cp?.http?.maxConcurrentStreams ? { maxConcurrentStreams: { value: cp.http.maxConcurrentStreams } } : {} };
+  else if (h2) {
+    const h2Options: Record<string, unknown> = {};
+    if (cp?.http?.maxConcurrentStreams) h2Options['maxConcurrentStreams'] = { value: cp.http.maxConcurrentStreams };
+    // NOTE: as istiod, HTTP/2 PINGs (http2KeepAlive) apply only where the upstream speaks HTTP/2 explicitly.
+    const ka = cp?.http?.http2KeepAlive;
+    if (ka && (ka.interval || ka.timeout)) h2Options['connectionKeepalive'] = { ...(ka.interval ? { interval: duration(ka.interval) } : {}), ...(ka.timeout ? { timeout: duration(ka.timeout) } : {}) };
+    options['explicitHttpConfig'] = { http2ProtocolOptions: h2Options };
+  }
   // NOTE: Envoy requires one upstream protocol choice whenever these options are set.
   else if (Object.keys(options).length > 0) options['explicitHttpConfig'] = { httpProtocolOptions: {} };
   if (Object.keys(options).length > 0 && (isHttpPort(port) || h2 || cp?.http)) {
@@ -167,7 +174,12 @@ function applyOutlierDetection(c: Record<string, unknown>, policy: TrafficPolicy
 function applyLoadBalancer(c: Record<string, unknown>, policy: TrafficPolicy): void {
   const lb = policy.loadBalancer;
   const ch = lb?.consistentHash;
-  const warmup = lb?.warmupDurationSecs ? { slowStartConfig: { slowStartWindow: duration(lb.warmupDurationSecs) } } : undefined;
+  // NOTE: as istiod, `warmup` wins over the deprecated `warmupDurationSecs`; aggression defaults to 1 (linear), minimumPercent to 10.
+  const warmup = lb?.warmup
+    ? { slowStartConfig: { slowStartWindow: duration(lb.warmup.duration), aggression: { defaultValue: lb.warmup.aggression ?? 1, runtimeKey: '(' }, minWeightPercent: { value: lb.warmup.minimumPercent ?? 10 } } }
+    : lb?.warmupDurationSecs
+      ? { slowStartConfig: { slowStartWindow: duration(lb.warmupDurationSecs) } }
+      : undefined;
   if (ch) {
     if (ch.maglev) {
       c['lbPolicy'] = 'MAGLEV';
@@ -222,7 +234,9 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
       endpoint: { address: { socketAddress: { address: t.address, portValue: t.port } } },
     }));
     c['loadAssignment'] = { clusterName: name, endpoints: [{ lbEndpoints }] };
-  } else if (svc.resolution === 'NONE') {
+  } else if (svc.resolution === 'NONE' && proxy.type !== 'router') {
+    // NOTE: as istiod's convertResolution, a gateway (router) cannot forward to the original destination
+    // (the client addressed the gateway), so a headless service is EDS there, ORIGINAL_DST only on sidecars.
     c['type'] = 'ORIGINAL_DST';
   } else {
     c['type'] = 'EDS';

@@ -8,7 +8,8 @@
  *   with RDS route configuration `<port>`); TCP and TLS ports: see tcp-listener-builder.ts; ports of
  *   unknown protocol are sniffed (Istio's protocol sniffing): `<vip>_<port>` (or `0.0.0.0_<port>`
  *   without a VIP) with tls_inspector and http_inspector, a chain for the HTTP ALPNs http_inspector
- *   detects (HCM, RDS `<port>`) and the TCP chain for everything else; inbound likewise per port.
+ *   detects (HCM, RDS `<host>:<port>` with a VIP as istiod, else `<port>`) and the TCP chain for
+ *   everything else; inbound likewise per port.
  * Conflicts are reported to an optional sink (see conflict-recorder.ts): a TCP listener whose
  * `<vip>_<port>` another TCP service already holds, two inbound ports on one target port with different
  * protocols.
@@ -19,6 +20,7 @@ import { sidecarScope } from './sidecar-scope.js';
 import { isTlsPort, tcpChain, tlsChains, tlsListenerFilters } from './tcp-listener-builder.js';
 import { inboundPorts, isHttpPort, isSniffedPort, proxyInstances, type InboundPort } from './cluster-builder.js';
 import type { ConflictSink } from './conflict-recorder.js';
+import { sniffedRouteConfigurationName } from './route-builder.js';
 import {
   ADS,
   BLACKHOLE_CLUSTER,
@@ -290,7 +292,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
           trafficDirection: 'OUTBOUND',
           listenerFilters: sniffingListenerFilters(),
           filterChains: [
-            { name: `${name}-http`, filterChainMatch: { applicationProtocols: [...HTTP_ALPN] }, filters: [outboundHcm(`outbound_${name}`, String(p.port))] },
+            { name: `${name}-http`, filterChainMatch: { applicationProtocols: [...HTTP_ALPN] }, filters: [outboundHcm(`outbound_${name}`, ip ? sniffedRouteConfigurationName(svc.hostname, p.port) : String(p.port))] },
             tcpChain(ctx, proxy, svc, p.port, name),
           ],
         });

@@ -41,9 +41,14 @@ describe('protocol sniffing on sidecar listeners (ports of unknown protocol)', (
     const cfg = allSidecarResources(proxy, snap);
     const cases: { name: string; req: SimulatedRequest; want: { outcome: string; filterChain?: string; route?: string; clusters?: string[] } }[] = [
       {
-        name: 'given HTTP to the VIP should take the HTTP chain (http_inspector) and the VirtualService routes on RDS 7000',
+        name: 'given HTTP to the VIP should take the HTTP chain (http_inspector) and the VirtualService routes on RDS legacy...:7000',
         req: { address: '10.96.0.70', port: 7000, host: 'legacy:7000', path: '/reviews/1' },
         want: { outcome: 'routed', filterChain: '10.96.0.70_7000-http', route: 'to-reviews', clusters: ['outbound|9080|v1|reviews.default.svc.cluster.local'] },
+      },
+      {
+        name: 'given HTTP to the VIP with a Host no service has should still reach the service (its own route configuration takes every domain, as istiod)',
+        req: { address: '10.96.0.70', port: 7000, host: 'example.com', path: '/' },
+        want: { outcome: 'routed', filterChain: '10.96.0.70_7000-http', route: 'rest', clusters: [LEGACY] },
       },
       {
         name: 'given raw TCP to the VIP should take the TCP chain to the service',
@@ -84,11 +89,27 @@ describe('protocol sniffing on sidecar listeners (ports of unknown protocol)', (
         if (c.want.clusters) assert.deepEqual(r.clusters?.map((x) => x.name), c.want.clusters);
       });
     }
-    it(`given the sniffed port should stay consistent (RDS 7000 served, every cluster present) (${mode})`, () => {
-      assert.ok(cfg.routes.some((r) => r['name'] === '7000'));
+    it(`given the sniffed port of a service with a VIP should name its route configuration <host>:<port> with only that service's virtual host, and stay consistent (${mode})`, () => {
+      const names = cfg.routes.map((r) => r['name']);
+      assert.ok(!names.includes('7000'), `no HTTP listener on 0.0.0.0_7000 asks for RDS 7000: ${names.join(',')}`);
+      const own = cfg.routes.find((r) => r['name'] === 'legacy.default.svc.cluster.local:7000');
+      assert.deepEqual(
+        (own?.['virtualHosts'] as Record<string, unknown>[] | undefined)?.map((vh) => [vh['name'], vh['domains']]),
+        [['legacy.default.svc.cluster.local:7000', ['*']]],
+      );
       assert.deepEqual(checkConsistency(cfg), []);
     });
   }
+
+  it('given a sniffed port of a service without a VIP should keep the shared route configuration <port> (with its catch-all)', () => {
+    const { proxy, snap } = sidecarAt(sidecarModel(SNIFFED.replace('  addresses: [10.96.0.70]\n', '')));
+    const cfg = allSidecarResources(proxy, snap);
+    const rc = cfg.routes.find((r) => r['name'] === '7000');
+    assert.deepEqual((rc?.['virtualHosts'] as Record<string, unknown>[] | undefined)?.map((vh) => vh['name']), ['legacy.default.svc.cluster.local:7000', 'allow_any']);
+    const r = simulateRequest(cfg, { address: '10.0.0.77', port: 7000, host: 'legacy:7000', path: '/' });
+    assert.deepEqual([r.outcome, r.filterChain, r.clusters?.map((x) => x.name)], ['routed', '0.0.0.0_7000-http', [LEGACY]]);
+    assert.deepEqual(checkConsistency(cfg), []);
+  });
 
   it('given a port named with a protocol should not sniff it (an HTTP port keeps its shared HTTP listener)', () => {
     const { proxy, snap } = sidecarAt(sidecarModel(SNIFFED.replace('ports: [{ number: 7000, name: legacy }]', 'ports: [{ number: 7000, name: http, protocol: HTTP }]')));

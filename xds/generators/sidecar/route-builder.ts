@@ -4,7 +4,9 @@
  * domains are Istio's (FQDN, the FQDN with a trailing dot, short name in the proxy's namespace, `name.namespace.svc`, `name.namespace`,
  * the VIP, each with and without `:port`), VirtualService HTTP routes, delegates expanded (match, weighted destinations,
  * redirect, direct response, rewrite, timeout, retries, fault, mirror, CORS, headers) or the default
- * route, and Istio's `allow_any` / `block_all` virtual host per outboundTrafficPolicy.
+ * route, and Istio's `allow_any` / `block_all` virtual host per outboundTrafficPolicy. A sniffed port of a
+ * service with a VIP has its own route configuration `<host>:<port>` (istiod's naming), holding only that
+ * service's virtual host.
  */
 import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy, type Service } from '../../../core/index.js';
 import type { Headers, HTTPMatchRequest, HTTPRoute, StringMatch, VirtualServiceSpec } from '../../../crds/index.js';
@@ -359,14 +361,41 @@ export interface BuiltRouteConfiguration {
   readonly dependencies: readonly string[];
 }
 
+/** A sidecar route configuration name: `<port>`, or `<host>:<port>` for a sniffed port of a service with a VIP. */
+export interface RouteConfigurationName {
+  readonly port: number;
+  /** The service host of a sniffed port's own route configuration. */
+  readonly host?: string;
+}
+
+/** Parses a sidecar route configuration name (see {@link RouteConfigurationName}), or undefined when it is neither form. */
+export function parseRouteConfigurationName(name: string): RouteConfigurationName | undefined {
+  const colon = name.lastIndexOf(':');
+  const portText = colon < 0 ? name : name.slice(colon + 1);
+  if (!/^[1-9]\d{0,4}$/.test(portText) || Number(portText) > 65535) return undefined;
+  if (colon < 0) return { port: Number(portText) };
+  const host = name.slice(0, colon);
+  return host === '' ? undefined : { port: Number(portText), host };
+}
+
+/** The route configuration name of the HTTP chain of a sniffed port's `<vip>_<port>` listener (istiod's `<host>:<port>`). */
+export function sniffedRouteConfigurationName(host: string, port: number): string {
+  return `${host}:${port}`;
+}
+
 /**
- * Builds route configuration `<port>` for a proxy, or undefined when the name is not a port. A domain
- * already claimed by an earlier virtual host (services sorted by host) is left out of later ones: Envoy
- * refuses a route configuration with a duplicate domain.
+ * Builds route configuration `<port>` or `<host>:<port>` for a proxy, or undefined when the name is
+ * neither. `<port>`: a virtual host per service speaking HTTP on the port (services sorted by host; a
+ * domain already claimed by an earlier virtual host is left out of later ones, as Envoy refuses a
+ * route configuration with a duplicate domain), then `allow_any` or `block_all`. `<host>:<port>` (the
+ * HTTP chain of a sniffed port's `<vip>_<port>` listener): as istiod, only the virtual host of `<port>`
+ * that names the host (its domains then `*`: the listener already chose the service by address) and no
+ * catch-all.
  */
 export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, name: string): BuiltRouteConfiguration | undefined {
-  if (!/^[1-9]\d{0,4}$/.test(name)) return undefined;
-  const port = Number(name);
+  const parsed = parseRouteConfigurationName(name);
+  if (!parsed) return undefined;
+  const port = parsed.port;
   const b: Build = { ctx, proxy, port, deps: new Set(['kind:VirtualService', 'kind:DestinationRule']) };
   const claimed = new Set<string>();
   const virtualHosts: Record<string, unknown>[] = [];
@@ -386,6 +415,13 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
     if (meta) vh['metadata'] = meta;
     virtualHosts.push(vh);
   }
+  if (parsed.host !== undefined) {
+    // NOTE: as istiod's getVirtualHostsForSniffedServicePort: the virtual hosts naming `<host>:<port>` or `<host>`;
+    // exactly one takes every domain (`*`); none leaves the configuration empty (no catch-all either way).
+    const own = virtualHosts.filter((vh) => (vh['domains'] as string[]).some((d) => d === name || d === parsed.host));
+    if (own.length === 1) own[0]!['domains'] = ['*'];
+    return { resource: { name, virtualHosts: own, validateClusters: { value: false } }, dependencies: [...b.deps].sort() };
+  }
   const allowAny = scope.outboundMode === 'ALLOW_ANY';
   virtualHosts.push(
     allowAny
@@ -393,11 +429,4 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
       : { name: 'block_all', domains: ['*'], routes: [{ name: 'block_all', match: { prefix: '/' }, directResponse: { status: 502 } }], includeRequestAttemptCount: true },
   );
   return { resource: { name, virtualHosts, validateClusters: { value: false } }, dependencies: [...b.deps].sort() };
-}
-
-/** The route configuration names of a proxy: one per port on which a visible service speaks HTTP (or may: sniffed ports). */
-export function routeConfigurationNames(ctx: PushContext, proxy: Proxy): string[] {
-  const ports = new Set<number>();
-  for (const s of sidecarScope(ctx, proxy).listenerServices) for (const p of s.ports) if (routesHttp(p)) ports.add(p.port);
-  return [...ports].sort((a, c) => a - c).map(String);
 }

@@ -100,9 +100,10 @@ function anySourceLabels(ctx: PushContext): boolean {
   return known;
 }
 
-/** The key of route configuration `name` (a port) for a proxy with scope `scope`. */
+/** The key of route configuration `name` (`<port>` or a sniffed port's `<host>:<port>`) for a proxy with scope `scope`. */
 export function sidecarRouteKey(ctx: PushContext, proxy: Proxy, scope: SidecarScope, name: string): string {
-  const base = `srds|${name}|${proxy.namespace}|${scopeDigest(scope, Number(name))}`;
+  const port = Number(name.slice(name.lastIndexOf(':') + 1));
+  const base = `srds|${name}|${proxy.namespace}|${scopeDigest(scope, port)}`;
   if (!anySourceLabels(ctx)) return base;
   const labels = Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',');
   return `${base}|${labels}`;

@@ -107,6 +107,24 @@ spec:
     fault: { abort: { httpStatus: 418, percentage: { value: 100 } } }
     route: [{ destination: { host: productpage } }]
   - route: [{ destination: { host: productpage } }]
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: legacy, namespace: default }
+spec:
+  hosts: [legacy.default.svc.cluster.local]
+  addresses: [10.96.0.70]
+  location: MESH_INTERNAL
+  ports: [{ number: 7000, name: legacy }]
+  resolution: STATIC
+  workloadSelector: { labels: { app: productpage } }
+---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: legacy, namespace: default }
+spec:
+  hosts: [legacy]
+  http: [{ match: [{ sourceNamespace: data }], route: [{ destination: { host: reviews } }] }, { route: [{ destination: { host: legacy } }] }]
 `;
 
 describe('SidecarGenerator with the XdsCache', function () {
@@ -260,6 +278,7 @@ spec:
       }
     };
     await compare(proxyRequestPush(model.snapshot), 'initial');
+    assert.ok([...(await everything(cached, proxies[0]!, proxyRequestPush(model.snapshot))).keys()].includes(`${TYPE_URL.route} legacy.default.svc.cluster.local:7000`), 'a sniffed port route configuration is compared');
     // NOTE: proxies of one scope share through the scope memo; proxies of other scopes read the cache.
     assert.ok(reads.hit > 0, `the cache is used across scopes (${JSON.stringify(reads)})`);
     for (const [label, yaml, type] of [
@@ -280,6 +299,7 @@ spec:
 `,
         'added',
       ],
+      ['sniffed service VirtualService edited', VARIED.split('---').find((d) => d.includes('name: legacy') && d.includes('VirtualService'))!.replace('sourceNamespace: data', 'sourceNamespace: scoped'), 'updated'],
       [
         'TCP service added on a new port',
         `apiVersion: networking.mesh.io/v1

@@ -18,7 +18,7 @@ import { buildInboundCluster, buildOutboundCluster, buildSidecarClusters, buildS
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
 import type { ConflictRecorder } from './conflict-recorder.js';
 import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound } from './listener-builder.js';
-import { buildSidecarRouteConfiguration } from './route-builder.js';
+import { buildSidecarRouteConfiguration, parseRouteConfigurationName } from './route-builder.js';
 import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKeyOf, sidecarRouteKey } from './sidecar-cache-keys.js';
 import { cachedOutboundListeners } from './sidecar-listener-cache.js';
 import { ENVOY_MESSAGE_BY_TYPE_URL } from './sidecar-names.js';
@@ -371,7 +371,7 @@ function routeItems(p: Proxy, snap: PushSnapshot, names: readonly string[], cach
   const scope = sidecarScope(ctx, p);
   return names.map((name) => ({
     name,
-    key: cached && /^[1-9]\d{0,4}$/.test(name) ? sidecarRouteKey(ctx, p, scope, name) : undefined,
+    key: cached && parseRouteConfigurationName(name) ? sidecarRouteKey(ctx, p, scope, name) : undefined,
     build: () => buildSidecarRouteConfiguration(ctx, p, name),
   }));
 }
