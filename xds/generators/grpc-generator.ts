@@ -142,7 +142,7 @@ export class ProxylessGrpcGenerator {
         return this.#each(snap.token, watched, () => allClusterNames(ctx, p), ENVOY.endpoint, {
           key: (name) => this.#keys.endpoints(ctx, p, name),
           build: (name) => buildLoadAssignment(ctx, p, name, index, { sendUnhealthyEndpoints: o.sendUnhealthyEndpoints }),
-          ...(changedHosts ? { only: (name: string) => changedHosts.has(parseOutboundClusterName(name)?.host ?? '') } : {}),
+          ...(changedHosts ? { only: changedNames(changedHosts) } : {}),
         });
       }
       default:
@@ -181,8 +181,11 @@ export class ProxylessGrpcGenerator {
       only?: (name: string) => boolean;
     },
   ): Promise<GenerateResult> {
-    const all = watched.wildcard && watched.names.size === 0 ? wildcardNames() : [...watched.names].sort();
-    const names = how.only ? all.filter(how.only) : all;
+    // NOTE: an incremental push filters before sorting: of a proxy's watched names it keeps the changed few.
+    const wildcard = watched.wildcard && watched.names.size === 0;
+    const names: string[] = [];
+    for (const name of wildcard ? wildcardNames() : watched.names) if (!how.only || how.only(name)) names.push(name);
+    if (!wildcard) names.sort();
     const resources: GeneratedResource[] = [];
     for (const name of names) {
       // NOTE: keep the event loop responsive: many connections generating one after another in promise
@@ -206,5 +209,23 @@ export class ProxylessGrpcGenerator {
 }
 
 const noNames = (): readonly string[] => [];
+
+/** Per set of changed hosts (one per incremental push, see incrementalEdsHosts): cluster name -> whether it is one of them. */
+const changedNameMemo = new WeakMap<ReadonlySet<string>, Map<string, boolean>>();
+
+/**
+ * Whether a cluster name belongs to a changed host, memoized per push: every proxy of a push asks about
+ * the same few names, so each is parsed once per push instead of once per proxy.
+ */
+function changedNames(hosts: ReadonlySet<string>): (name: string) => boolean {
+  let memo = changedNameMemo.get(hosts);
+  if (!memo) changedNameMemo.set(hosts, (memo = new Map()));
+  const m = memo;
+  return (name) => {
+    let hit = m.get(name);
+    if (hit === undefined) m.set(name, (hit = hosts.has(parseOutboundClusterName(name)?.host ?? '')));
+    return hit;
+  };
+}
 
 export { routeKey, sharedClusterKey } from './cache-keys.js';

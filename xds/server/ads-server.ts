@@ -15,6 +15,7 @@ import { DeltaHandler, serveDelta } from './delta.js';
 import { AdsMetrics, type MetricsSource } from './metrics.js';
 import { randomNonceSeed, seededNonces, snapshotVersion, type NonceSource } from './nonce-source.js';
 import { PushQueue } from './push-queue.js';
+import { PushTraces } from './push-trace.js';
 import { RateLimiter } from './rate-limiter.js';
 import { closeCall, SendError, SendTimeoutError, writeWithTimeout, type AdsCall } from './send.js';
 import { effectivePushThrottle, effectiveRequestLimit, type TransportOptions } from './server-options.js';
@@ -99,6 +100,8 @@ export class AdsServer<P = unknown> {
   #connectionCounter = 0;
   #closed = false;
   readonly #host: StreamHost<P>;
+  readonly #traces: PushTraces;
+  #watchingIdle = false;
 
   /** Stream events (connected, disconnected, ack, nack) for status tracking and debugging. */
   readonly events: Observable<AdsEvent> = this.#events.asObservable();
@@ -120,6 +123,8 @@ export class AdsServer<P = unknown> {
       onError: (conn, e) => opts.loggers.ads.error({ connection: conn.id, error: String(e) }, 'push failed'),
     });
     this.#host = this.#makeHost();
+    // NOTE: one info line per push with its phases (from the change: published, first/last write, last flush).
+    this.#traces = new PushTraces(this.#clock, (t) => opts.loggers.ads.info(t, 'push sent'));
     // NOTE: load the Envoy protos now (~0.5 s, synchronous) rather than on the first stream.
     protoRoot();
   }
@@ -147,10 +152,19 @@ export class AdsServer<P = unknown> {
   push(request: PushRequest, filter?: (c: ConnectionInfo<P>) => boolean): void {
     const latest = request.snapshot ? undefined : this.#opts.latestSnapshot?.();
     if (latest) request = withSnapshot(request, latest);
+    let queued = 0;
     for (const conn of this.#connections.values()) {
       if (filter && !filter(conn.info())) continue;
       this.#queue.enqueue(conn, request);
+      queued++;
     }
+    this.#traces.begin(request, queued);
+    if (this.#watchingIdle) return;
+    this.#watchingIdle = true;
+    void this.#queue.idle().then(() => {
+      this.#watchingIdle = false;
+      this.#traces.idle();
+    });
   }
 
   /** How many connections are live (cheap: `connections()` builds each one's debug view). */
@@ -325,11 +339,19 @@ export class AdsServer<P = unknown> {
           }
           return v;
         }),
-      send: async (conn, call, typeUrl, message) => {
+      send: async (conn, call, typeUrl, message, push) => {
         if (conn.closed) throw new SendError('connection closed');
         const start = performance.now();
+        const flushed = conn.trackWrite();
+        const traced = push ? this.#traces.wrote(push, message.length) : undefined;
+        const onSettled = traced
+          ? (): void => {
+              flushed();
+              traced();
+            }
+          : flushed;
         try {
-          await writeWithTimeout(call, message, opts.sendTimeoutMs, () => metrics.sendError(typeUrl), { onSettled: conn.trackWrite(), signal: conn.signal });
+          await writeWithTimeout(call, message, opts.sendTimeoutMs, () => metrics.sendError(typeUrl), { onSettled, signal: conn.signal });
         } catch (e) {
           if (e instanceof SendTimeoutError) {
             metrics.writeTimeout();

@@ -175,5 +175,5 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
 
 /** Serves one DeltaAggregatedResources call. */
 export function serveDelta<P>(host: StreamHost<P>, call: AdsCall, log: Logger): void {
-  serveStream(host, call, new DeltaHandler(host, (conn, typeUrl, msg) => host.send(conn, call, typeUrl, msg), log), log);
+  serveStream(host, call, new DeltaHandler(host, (conn, typeUrl, msg, push) => host.send(conn, call, typeUrl, msg, push), log), log);
 }

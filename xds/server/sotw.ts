@@ -168,5 +168,5 @@ function sameNames(w: WatchState, names: readonly string[]): boolean {
 
 /** Serves one StreamAggregatedResources call. */
 export function serveSotw<P>(host: StreamHost<P>, call: AdsCall, log: Logger): void {
-  serveStream(host, call, new SotwHandler(host, (conn, typeUrl, msg) => host.send(conn, call, typeUrl, msg), log), log);
+  serveStream(host, call, new SotwHandler(host, (conn, typeUrl, msg, push) => host.send(conn, call, typeUrl, msg, push), log), log);
 }

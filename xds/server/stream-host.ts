@@ -76,7 +76,7 @@ export interface StreamHost<P> {
   latestSnapshot(): PushSnapshot | undefined;
   /** The version string of a push (stable for one PushRequest object). */
   version(push: PushRequest): string;
-  /** Writes one response, counting it; throws SendTimeoutError / SendError. */
-  send(conn: Connection<P>, call: AdsCall, typeUrl: string, message: Buffer): Promise<void>;
+  /** Writes one response of `push` (for the push's trace), counting it; throws SendTimeoutError / SendError. */
+  send(conn: Connection<P>, call: AdsCall, typeUrl: string, message: Buffer, push?: PushRequest): Promise<void>;
   emit(event: AdsEvent): void;
 }

@@ -51,6 +51,11 @@ describe('bench:xds smoke (meshd as a child process)', function () {
       assert.equal(e.missing, 0, `${e.scenario}: ${e.missing} clients never saw ${e.marker}`);
       assert.equal(e.samplesMs.length, 5, e.scenario);
       assert.ok(e.samplesMs.every((ms) => ms > 0), `${e.scenario}: a marker arrived before its edit was written`);
+      // NOTE: meshd's `push sent` line splits the edit on the server: ordered phases, a response per client at least.
+      const s = e.server;
+      assert.ok(s, `${e.scenario}: no push sent line from meshd`);
+      assert.ok(s.responses >= 5, `${e.scenario}: ${s.responses} responses`);
+      assert.ok(s.changeSeenMs <= s.publishedMs && s.publishedMs <= s.lastWriteMs! && s.lastWriteMs! <= s.lastFlushMs!, `${e.scenario}: ${JSON.stringify(s)}`);
     }
     assert.ok(r.server.cpuSecondsTotal > 0);
     assert.ok(r.server.peakRssBytes > 0);

@@ -3,6 +3,7 @@ import type { BenchResult, TypeTraffic } from './run-bench.js';
 import { SCENARIOS } from './markers.js';
 import { fmtBytes, fmtMs, summarize, table } from '../stats.js';
 import { formatRestart } from './restart-phase.js';
+import { phaseSummaries } from './server-phases.js';
 
 /** The issue's targets for proxyless clients, S=1000, N=2000 on 2 cores. */
 export const TARGETS = {
@@ -115,6 +116,15 @@ export function formatReport(r: BenchResult): string {
     ? '  NOTE: convergence counts from the API-server write, so it includes the watch delivery as well as the push debounce;'
     : '  NOTE: convergence counts from the file write, so it includes the config source\'s file-watch debounce as well as the push debounce;');
   lines.push('  "client busy": the client workers\' event-loop utilization from the write to the last arrival; near 100 % the clients set the pace.');
+  for (const sc of SCENARIOS) {
+    const ph = r.edits.filter((e) => e.scenario === sc).flatMap((e) => (e.server ? [e.server] : []));
+    if (ph.length === 0) continue;
+    const s = phaseSummaries(ph);
+    lines.push(
+      `  ${sc}: server phases, median over edits (ms from the write): change seen ${fmtMs(s.changeSeenMs.p50)}, push published ${fmtMs(s.publishedMs.p50)}, ` +
+        `last response written ${fmtMs(s.lastWriteMs.p50)}, last write callback ${fmtMs(s.lastFlushMs.p50)}`,
+    );
+  }
   for (const sc of SCENARIOS) {
     const e = r.edits.find((x) => x.scenario === sc);
     if (e) lines.push(`  ${sc}: marker arrived in ${Object.entries(e.arrivedIn).map(([t, c]) => `${t} x${c}`).join(', ') || 'nothing'}; bytes ${traffic(e.traffic, n)}`);

@@ -24,6 +24,7 @@ import { WorkerPool } from './worker-pool.js';
 import { runFold, type FoldRow } from '../fold/fold-bench.js';
 import { measureRestart, type RestartResult } from './restart-phase.js';
 import { measureFileSourceCost, type FileSourceCost } from './file-source-cost.js';
+import { editServerPhases, parsePushSent, type EditServerPhases, type ServerPush } from './server-phases.js';
 
 const TYPE_URL_OF = { LDS: TYPES.lds, RDS: TYPES.rds, CDS: TYPES.cds, EDS: TYPES.eds } as const;
 
@@ -49,6 +50,8 @@ export interface EditResult {
   /** Event-loop utilization of the client workers from the write to the last arrival (near 1: the clients, not the server, set the pace). */
   readonly clientLoopUtilization: number;
   readonly traffic: TypeTraffic;
+  /** meshd: where the push's time went on the server (its `push sent` log line), ms from the write. */
+  readonly server?: EditServerPhases;
 }
 
 /** Everything a run measured (written as JSON). */
@@ -176,7 +179,15 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
   });
   log(`server: ${command}`);
   const spawnAt = now();
-  const spawnServer = (): ServerProcess => ServerProcess.spawn(command, target?.env ?? { ENABLE_CA_SERVER: 'false', ...opts.serverEnv }, cwd);
+  const serverPushes: ServerPush[] = [];
+  const spawnServer = (): ServerProcess => {
+    const s = ServerProcess.spawn(command, target?.env ?? { ENABLE_CA_SERVER: 'false', ...opts.serverEnv }, cwd);
+    s.onLine((line) => {
+      const p = parsePushSent(line);
+      if (p) serverPushes.push(p);
+    });
+    return s;
+  };
   let server = spawnServer();
   const rssTimer = setInterval(() => server.sampleRss(), 250);
   let pool: WorkerPool | undefined;
@@ -266,6 +277,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       for (const a of answers) for (const [t, n] of Object.entries(a?.types ?? {})) arrivedIn[TYPE_SHORT[t] ?? t] = (arrivedIn[TYPE_SHORT[t] ?? t] ?? 0) + n;
       const missing = answers.reduce((s, a) => s + (a?.missing ?? 0), 0);
       const after = await waitQuiet(Date.now() + opts.convergeTimeoutMs);
+      const phases = editServerPhases(writeAt, serverPushes.splice(0));
       const r: EditResult = {
         scenario: e.scenario,
         round: e.round,
@@ -278,10 +290,15 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
         serverCpuSeconds: server.cpuSeconds() - cpuBefore,
         clientLoopUtilization: meanUtilization(watching.map((w) => w.loop), answers.map((a) => a?.loop)),
         traffic: trafficDelta(statsBefore, after),
+        ...(phases ? { server: phases } : {}),
       };
       statsBefore = after;
       const c = r.convergenceMs;
-      log(`${e.scenario} round ${e.round}: p50 ${c.p50?.toFixed(0)} ms, p99 ${c.p99?.toFixed(0)} ms, max ${c.max?.toFixed(0)} ms, missing ${missing}, server cpu ${r.serverCpuSeconds.toFixed(2)} s`);
+      const ms = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(0));
+      const side = phases
+        ? `; server (ms from the write): change seen ${ms(phases.changeSeenMs)}, published ${ms(phases.publishedMs)}, last write ${ms(phases.lastWriteMs)}, last flush ${ms(phases.lastFlushMs)}`
+        : '';
+      log(`${e.scenario} round ${e.round}: p50 ${c.p50?.toFixed(0)} ms, p99 ${c.p99?.toFixed(0)} ms, max ${c.max?.toFixed(0)} ms, missing ${missing}, server cpu ${r.serverCpuSeconds.toFixed(2)} s${side}`);
       return r;
     }
 

@@ -85,6 +85,7 @@ export class ServerProcess {
   readonly child: ChildProcess;
   readonly command: string;
   #output = '';
+  readonly #lineWatchers: ((line: string) => void)[] = [];
   #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   readonly exited: Promise<void>;
   /** Peak RSS seen by sampling (for processes whose kernel lacks VmHWM, and for the whole tree). */
@@ -94,11 +95,19 @@ export class ServerProcess {
     this.command = command;
     // NOTE: `exec` makes the shell become the server, so the child's pid is the server's.
     this.child = spawn('/bin/sh', ['-c', `exec ${command}`], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const keep = (b: Buffer): void => {
-      this.#output = (this.#output + b.toString('utf8')).slice(-64_000);
+    const keeper = (): ((b: Buffer) => void) => {
+      let partial = '';
+      return (b: Buffer): void => {
+        const text = b.toString('utf8');
+        this.#output = (this.#output + text).slice(-64_000);
+        if (this.#lineWatchers.length === 0) return;
+        const lines = (partial + text).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) for (const w of this.#lineWatchers) w(line);
+      };
     };
-    this.child.stdout!.on('data', keep);
-    this.child.stderr!.on('data', keep);
+    this.child.stdout!.on('data', keeper());
+    this.child.stderr!.on('data', keeper());
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
         this.#exit = { code, signal };
@@ -119,6 +128,11 @@ export class ServerProcess {
   get output(): string {
     return this.#output;
   }
+  /** Calls `watch` with every complete line of stdout and stderr from now on. */
+  onLine(watch: (line: string) => void): void {
+    this.#lineWatchers.push(watch);
+  }
+
   get exitStatus(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
     return this.#exit;
   }
