@@ -5,21 +5,12 @@ import { TYPE_URL } from '../../server/contracts.js';
 import { checkConsistency } from './consistency-checker.js';
 import { conflictRecorderFrom } from './conflict-recorder.js';
 import { buildSidecarResources } from './sidecar-generator.js';
-import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode, SIDECAR_MESH } from './testing/sidecar-mesh.js';
+import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode, SIDECAR_MESH, LEGACY_SNIFFED_SERVICE } from './testing/sidecar-mesh.js';
 
 // A service whose port has no protocol (sniffed), with a VirtualService, and the productpage sidecar as one of its endpoints.
 const SNIFFED = `${SIDECAR_MESH}
 ---
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: legacy, namespace: default }
-spec:
-  hosts: [legacy.default.svc.cluster.local]
-  addresses: [10.96.0.70]
-  location: MESH_INTERNAL
-  ports: [{ number: 7000, name: legacy }]
-  resolution: STATIC
-  workloadSelector: { labels: { app: productpage } }
+${LEGACY_SNIFFED_SERVICE}
 ---
 apiVersion: networking.mesh.io/v1
 kind: VirtualService

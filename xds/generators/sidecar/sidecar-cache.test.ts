@@ -8,7 +8,7 @@ import { configsFromYaml, configEvent } from '../testing/model-fixtures.js';
 import { conflictRecorderFrom } from './conflict-recorder.js';
 import { SidecarGenerator, type SidecarGeneratorOptions } from './sidecar-generator.js';
 import { ENVOY } from './sidecar-names.js';
-import { edsNamesOf, rdsNamesOf, sidecarModel, sidecarNode, SIDECAR_MESH } from './testing/sidecar-mesh.js';
+import { edsNamesOf, rdsNamesOf, sidecarModel, sidecarNode, SIDECAR_MESH, LEGACY_SNIFFED_SERVICE } from './testing/sidecar-mesh.js';
 
 const REVIEWS = 'reviews.default.svc.cluster.local';
 
@@ -108,16 +108,7 @@ spec:
     route: [{ destination: { host: productpage } }]
   - route: [{ destination: { host: productpage } }]
 ---
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: legacy, namespace: default }
-spec:
-  hosts: [legacy.default.svc.cluster.local]
-  addresses: [10.96.0.70]
-  location: MESH_INTERNAL
-  ports: [{ number: 7000, name: legacy }]
-  resolution: STATIC
-  workloadSelector: { labels: { app: productpage } }
+${LEGACY_SNIFFED_SERVICE}
 ---
 apiVersion: networking.mesh.io/v1
 kind: VirtualService

@@ -176,3 +176,15 @@ export function sidecarAt(model: MeshModel, node = sidecarNode()): { proxy: Prox
   if (!snap) throw new Error('the model published no snapshot');
   return { proxy: proxyFromNode(node), snap };
 }
+
+/** A service of one port with no protocol (sniffed) and a VIP, whose endpoint is the productpage sidecar. */
+export const LEGACY_SNIFFED_SERVICE = `apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: legacy, namespace: default }
+spec:
+  hosts: [legacy.default.svc.cluster.local]
+  addresses: [10.96.0.70]
+  location: MESH_INTERNAL
+  ports: [{ number: 7000, name: legacy }]
+  resolution: STATIC
+  workloadSelector: { labels: { app: productpage } }`;
