@@ -150,7 +150,14 @@ export type HttpsRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
 /** The HTTPS listener's answer: `/ready`, then the mounted routes, else 404 naming what is served. */
 function httpsHandler(routes: readonly HttpsRoute[]): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+    let path: string;
+    try {
+      path = new URL(req.url ?? '/', 'https://localhost').pathname;
+    } catch {
+      // NOTE: a target such as `//` is no URL path; `new URL` throws, which in this listener would end meshd.
+      res.writeHead(400, { 'content-type': 'application/json' }).end(`${JSON.stringify({ error: `the request target ${JSON.stringify(req.url)} is not a URL path` })}\n`);
+      return;
+    }
     if (path === '/ready') {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ready\n');
       return;
