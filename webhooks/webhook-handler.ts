@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { KIND_NAMES } from '../crds/index.js';
-import type { Metrics } from '../core/index.js';
+import { requestPath, type Metrics } from '../core/index.js';
 import { admissionReview, AdmissionReviewError, parseAdmissionReview, refuse, reviewInjection, reviewValidation, type AdmissionRequest } from './admission-review.js';
 import type { SidecarInjector } from './sidecar-injector.js';
 
@@ -46,18 +46,6 @@ function readBody(req: IncomingMessage): Promise<string> {
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return;
   res.writeHead(status, { 'content-type': 'application/json' }).end(`${JSON.stringify(body)}\n`);
-}
-
-/**
- * The path of a request target (`/inject?timeout=10s` -> `/inject`), or why it has none: a target such as `//`
- * or `//[` is no URL path (`new URL` throws on it, which in a request listener would end the process).
- */
-export function requestPath(target: string | undefined): { readonly path: string } | { readonly error: string } {
-  try {
-    return { path: new URL(target ?? '/', 'https://localhost').pathname };
-  } catch {
-    return { error: `the request target ${JSON.stringify(target)} is not a URL path` };
-  }
 }
 
 /** `s` percent-decoded. @throws Error naming `what` and the text when an escape is malformed (`%ZZ`, `%E0%A4%A`) */
