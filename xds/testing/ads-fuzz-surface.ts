@@ -167,6 +167,11 @@ export function encodeRequest(type: ReturnType<typeof lookupType>, m: Record<str
 /** A gRPC status that ends every stream of a connection: the server closed the HTTP/2 session (GOAWAY with an error). */
 const SESSION_CLOSED = /Session closed with error code (\d+)/;
 
+/** Counter names of {@link AdsFuzzSurface.counters}. */
+export const RECHECKED = 'inputs re-checked alone (the shared HTTP/2 connection closed under them)';
+export const ECHOED = "requests that echoed a response's nonce or version";
+export const ECHO_WAITS_TIMED_OUT = 'echoes that found no response of their type within the wait (sent empty)';
+
 /** The connection under a stream closed: no verdict on the input itself. */
 class SessionClosedError extends Error {}
 
@@ -178,6 +183,8 @@ function statusReason(s: grpc.StatusObject): string {
 /** Starts meshd's discovery on 127.0.0.1:0, serving the echo service; `boundMs` bounds each input (default 10 s). */
 export async function startAdsFuzzSurface(opts: { readonly boundMs?: number } = {}): Promise<AdsFuzzSurface> {
   const boundMs = opts.boundMs ?? 10_000;
+  const echoWaitMs = Math.min(250, boundMs / 4);
+  const served = new Set<string>([TYPE_URL.cluster, TYPE_URL.endpoint, TYPE_URL.route, TYPE_URL.secret, TYPE_URL.listener, 'type.googleapis.com/envoy.config.core.v3.TypedExtensionConfig']);
   const errors: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _e, cb) {
@@ -208,10 +215,29 @@ export async function startAdsFuzzSurface(opts: { readonly boundMs?: number } = 
       let answered = false;
       let settled = false;
       const errorsBefore = errors.length;
+      // NOTE: an echoed nonce or version is the latest response's of its type. All requests written at once (as before)
+      // meant no response had come yet: every echo was '' and no input ever ACKed. So a request that echoes a type an
+      // earlier request of the stream asked for (a type meshd serves) waits for that type's first response (or the
+      // stream's end), at most 250 ms: a server that ignores the earlier request is no hang, the echo is then ''.
+      const waiting = new Map<string, () => void>();
+      const responseOf = (typeUrl: string): Promise<void> =>
+        new Promise<void>((resolve) => {
+          const wake = (): void => {
+            clearTimeout(t);
+            waiting.delete(typeUrl);
+            resolve();
+          };
+          const t = setTimeout(() => {
+            echoWaitsTimedOut++;
+            wake();
+          }, echoWaitMs);
+          waiting.set(typeUrl, wake);
+        });
       const finish = (err: Error | undefined, outcome?: string): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        for (const wake of [...waiting.values()]) wake();
         // NOTE: a no-op once the stream has ended (every outcome but a hang or an input the harness cannot encode).
         call.cancel();
         if (!err && errors.length > errorsBefore) err = new Error(`property: meshd logged an error: ${errors[errorsBefore]}`);
@@ -223,12 +249,14 @@ export async function startAdsFuzzSurface(opts: { readonly boundMs?: number } = 
       call.on('data', (b: Buffer) => {
         const r = (delta ? deltaResponseType : responseType).decode(b) as unknown as { typeUrl: string; nonce: string; versionInfo?: string; systemVersionInfo?: string };
         latest.set(r.typeUrl, { nonce: r.nonce, version: r.versionInfo ?? r.systemVersionInfo ?? '' });
+        waiting.get(r.typeUrl)?.();
         if (probeSent && !answered && r.typeUrl === TYPE_URL.listener) {
           answered = true;
           call.end();
         }
       });
       call.on('status', (s: grpc.StatusObject) => {
+        for (const wake of [...waiting.values()]) wake();
         if (s.code === grpc.status.CANCELLED && settled) return;
         const session = SESSION_CLOSED.exec(s.details);
         if (session) return finish(new SessionClosedError(`the HTTP/2 connection closed under the stream (GOAWAY code ${session[1]}): ${s.details}`));
@@ -237,20 +265,27 @@ export async function startAdsFuzzSurface(opts: { readonly boundMs?: number } = 
         if (s.details.trim().length < 6 || UNCLEAR.test(s.details)) return finish(new Error(`property: unclear refusal ${grpc.status[s.code]}: ${JSON.stringify(s.details.slice(0, 300))}`));
         finish(undefined, statusReason(s));
       });
+      const asked = new Set<string>();
       let first = true;
       const send = (m: Record<string, unknown>, names: readonly string[] = []): void => {
         if (first && input.node) m['node'] = input.node;
         first = false;
         call.write(encodeRequest(delta ? deltaType : sotwType, m, delta ? 'resourceNamesSubscribe' : 'resourceNames', names));
       };
-      try {
+      const write = async (): Promise<void> => {
         for (const m of input.messages) {
+          if (settled) return;
           if ('raw' in m) {
             first = false;
             call.write(Buffer.from(m.raw));
             continue;
           }
+          const echoes = typeof m.nonce !== 'string' || (!delta && typeof m.versionInfo !== 'string');
+          if (echoes && asked.has(m.typeUrl) && !latest.has(m.typeUrl) && served.has(m.typeUrl)) await responseOf(m.typeUrl);
+          if (settled) return;
+          asked.add(m.typeUrl);
           const last = latest.get(m.typeUrl);
+          if (echoes && last) echoed++;
           const pick = (e: Echoed, k: 'nonce' | 'version'): string => (typeof e === 'string' ? e : (last?.[k] ?? ''));
           const nack = m.nack ? { errorDetail: { code: m.nack.code, message: m.nack.message } } : {};
           if (delta) {
@@ -261,12 +296,13 @@ export async function startAdsFuzzSurface(opts: { readonly boundMs?: number } = 
         }
         probeSent = true;
         send(delta ? { typeUrl: TYPE_URL.listener } : { typeUrl: TYPE_URL.listener, resourceNames: [] });
-      } catch (e) {
-        finish(new Error(`harness: cannot encode the input: ${(e as Error).message}`));
-      }
+      };
+      write().catch((e: unknown) => finish(new Error(`harness: cannot encode the input: ${(e as Error).message}`)));
     });
 
   let recheckedAlone = 0;
+  let echoed = 0;
+  let echoWaitsTimedOut = 0;
   const check = async (input: AdsFuzzInput): Promise<string> => {
     try {
       return await checkOn(client, input);
@@ -293,7 +329,7 @@ export async function startAdsFuzzSurface(opts: { readonly boundMs?: number } = 
     arbitrary: adsFuzzArbitrary(),
     check,
     client,
-    counters: () => ({ 'inputs re-checked alone (the shared HTTP/2 connection closed under them)': recheckedAlone }),
+    counters: () => ({ [RECHECKED]: recheckedAlone, [ECHOED]: echoed, [ECHO_WAITS_TIMED_OUT]: echoWaitsTimedOut }),
     healthy: async () => {
       const good = new AdsClient({ address, node: GRPC_NODE, autoAck: true, waitMs: boundMs });
       try {
