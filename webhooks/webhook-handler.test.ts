@@ -107,6 +107,9 @@ describe('webhook handler (/inject, /validate) over HTTP', () => {
     // NOTE: fuzz findings: names of Object.prototype's members were looked up as aliases ("template undefined").
     { name: 'the template "valueOf"', path: '/inject', body: review(pod({ 'inject.mesh.io/templates': 'valueOf' })), status: 200, want: /template "valueOf" \(annotation inject.mesh.io\/templates\) is not defined/ },
     { name: 'the template "constructor"', path: '/inject', body: review(pod({ 'inject.mesh.io/templates': 'constructor' })), status: 200, want: /template "constructor" \(annotation inject.mesh.io\/templates\) is not defined/ },
+    // NOTE: these said only "URI malformed" (decodeURIComponent's message), naming neither the parameter nor its text.
+    { name: 'a bad percent-escape in the net parameter', path: '/inject/net/%ZZ', body: review(pod()), status: 200, want: /^path \/inject\/net\/%ZZ: the value of parameter net "%ZZ" is not valid percent-encoding/ },
+    { name: 'a cut UTF-8 escape in the cluster parameter', path: '/inject/cluster/%E0%A4%A/net/n1', body: review(pod()), status: 200, want: /parameter cluster "%E0%A4%A" is not valid percent-encoding/ },
     { name: 'an unparsable proxy.mesh.io/config', path: '/inject', body: review(pod({ 'proxy.mesh.io/config': '{a: [' })), status: 200, want: /annotation proxy.mesh.io\/config: not valid YAML/ },
   ];
   for (const c of bad) {
@@ -117,6 +120,22 @@ describe('webhook handler (/inject, /validate) over HTTP', () => {
       assert.equal(a.body.response?.allowed, false);
       assert.match(a.body.response?.status?.message ?? '', c.want);
       assert.equal(await count('sidecar_injection_failure_total'), 1);
+    });
+  }
+
+  it('given a bad percent-escape in the query (?timeout=%ZZ; the API server adds ?timeout=10s) should ignore the query as istiod does and inject', async () => {
+    const a = await post('/inject?timeout=%ZZ&x=%E0%A4%A', review(pod()));
+    assert.equal(a.body.response?.allowed, true);
+    assert.equal(typeof a.body.response?.patch, 'string');
+  });
+
+  const notPaths = ['//', '///', '//['];
+  for (const target of notPaths) {
+    it(`given the request target ${JSON.stringify(target)}, which is no URL path, should answer 400 naming it (it threw in the listener and ended the process)`, async () => {
+      const a = (await post(target, review(pod())).catch((e: Error) => e)) as Answer | Error;
+      assert.ok(!(a instanceof Error), `an answer, not ${String(a)}`);
+      assert.equal(a.status, 400);
+      assert.equal((a.body as { error?: string }).error, `the request target ${JSON.stringify(target)} is not a URL path`);
     });
   }
 

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { KIND_NAMES } from '../crds/index.js';
-import type { Metrics } from '../core/index.js';
+import { requestPath, type Metrics } from '../core/index.js';
 import { admissionReview, AdmissionReviewError, parseAdmissionReview, refuse, reviewInjection, reviewValidation, type AdmissionRequest } from './admission-review.js';
 import type { SidecarInjector } from './sidecar-injector.js';
 
@@ -48,14 +48,24 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(`${JSON.stringify(body)}\n`);
 }
 
-/** The path parameters of `/inject/cluster/<id>/net/<network>` as values. @throws Error for unknown ones */
+/** `s` percent-decoded. @throws Error naming `what` and the text when an escape is malformed (`%ZZ`, `%E0%A4%A`) */
+function percentDecoded(s: string, what: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    // NOTE: decodeURIComponent's own message is only "URI malformed", naming neither the part nor the text.
+    throw new Error(`${what} ${JSON.stringify(s)} is not valid percent-encoding (want % and two hex digits, forming UTF-8)`);
+  }
+}
+
+/** The path parameters of `/inject/cluster/<id>/net/<network>` as values. @throws Error naming the path and the bad parameter */
 export function injectPathValues(path: string): Record<string, unknown> | undefined {
   const rest = path.slice('/inject'.length).split('/').filter((s) => s !== '');
   if (rest.length === 0) return undefined;
   if (rest.length % 2 !== 0) throw new Error(`path ${path}: parameters come in pairs (/inject/cluster/<id>/net/<network>)`);
   const global: Record<string, unknown> = {};
   for (let i = 0; i < rest.length; i += 2) {
-    const [k, v] = [rest[i]!, decodeURIComponent(rest[i + 1]!)];
+    const [k, v] = [rest[i]!, percentDecoded(rest[i + 1]!, `path ${path}: the value of parameter ${rest[i]!}`)];
     if (k === 'cluster') global['multiCluster'] = { clusterName: v };
     else if (k === 'net') global['network'] = v;
     else throw new Error(`path ${path}: unknown parameter ${k} (known: cluster, net)`);
@@ -127,7 +137,13 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
   };
 
   return (req, res) => {
-    const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+    const target = requestPath(req.url);
+    if ('error' in target) {
+      // NOTE: no route can serve a target that is no URL path; answer here rather than throw in the listener.
+      send(res, 400, { error: target.error });
+      return true;
+    }
+    const { path } = target;
     const isInject = path === '/inject' || path.startsWith('/inject/');
     const isValidate = path === '/validate' || path === '/validate/';
     if (!isInject && !isValidate) return false;

@@ -51,6 +51,22 @@ describe('meshd listeners', () => {
     assert.equal((await fetch(url)).status, 200);
   });
 
+  it('given the request target "//" (no URL path) on the debug and monitoring listeners should answer 400 naming it and keep serving (it ended meshd)', async () => {
+    const server = await start();
+    for (const port of [server.http.address.port, server.monitoring.address.port]) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write('GET // HTTP/1.1\r\nHost: meshd\r\nConnection: close\r\n\r\n'));
+        let text = '';
+        socket.on('data', (d: Buffer) => (text += d.toString()));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      assert.match(answer, /^HTTP\/1\.1 400 /);
+      assert.match(answer, /the request target \\?"\/\/\\?" is not a URL path/);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/ready`)).status, 503, 'still serving');
+    }
+  });
+
   it('given 20 concurrent expensive debug requests should run 2, queue 4, refuse 14 with 503 and keep answering /ready', async () => {
     const server = await start({ debugWork: { maxConcurrent: 2, maxQueued: 4 } });
     server.setReadiness(() => undefined);

@@ -14,6 +14,7 @@ import {
   listenHttp,
   ListenError,
   parseListenAddress,
+  requestPath,
   startCtrlz,
   startMonitoringServer,
   type Env,
@@ -155,7 +156,9 @@ export async function startMeshdServer(o: MeshdServerOptions, deps: MeshdServerD
   ]);
   const debugWork = new WorkLimiter(o.debugWork);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const target = requestPath(req.url);
+    if ('error' in target) return sendJson(res, 400, { error: target.error });
+    const { path } = target;
     const route = debugRoutes.get(path);
     if (!route) return sendJson(res, 404, { error: `no route for ${req.url ?? '/'}` });
     try {

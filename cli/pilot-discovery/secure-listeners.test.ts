@@ -90,6 +90,13 @@ describe('meshd secure listeners (TLS from the mesh CA)', function () {
     assert.equal(await getOn(socket, '/inject'), 'HTTP/1.1 404 Not Found');
   });
 
+  it('given a request target that is no URL path ("//") should answer 400 and keep serving (new URL threw in the listener and ended meshd)', async () => {
+    const socket = await handshake(listeners.httpsAddress.port, root);
+    open.push({ close: () => socket.destroy() });
+    assert.equal(await getOn(socket, '//'), 'HTTP/1.1 400 Bad Request');
+    assert.equal(await getOn(socket, '/ready'), 'HTTP/1.1 200 OK');
+  });
+
   it('given a renewal, should serve the new certificate to new handshakes and keep open connections working', async () => {
     const httpsOld = await handshake(listeners.httpsAddress.port, root);
     open.push({ close: () => httpsOld.destroy() });

@@ -13,7 +13,7 @@ import type { Socket } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { ServingCertificateManager, type MeshCa, type StaticCertificateProvider } from '../../ca/index.js';
-import { formatListenAddress, listenOn, ListenError, parseListenAddress, type ListenAddress } from '../../core/index.js';
+import { formatListenAddress, listenOn, ListenError, parseListenAddress, requestPath, type ListenAddress } from '../../core/index.js';
 import { shutdownGrpc } from './meshd-server.js';
 import { ReloadableServerCredentials, secureContextOptions, type TlsMaterial } from './secure-tls.js';
 
@@ -150,7 +150,12 @@ export type HttpsRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
 /** The HTTPS listener's answer: `/ready`, then the mounted routes, else 404 naming what is served. */
 function httpsHandler(routes: readonly HttpsRoute[]): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+    const target = requestPath(req.url);
+    if ('error' in target) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(`${JSON.stringify({ error: target.error })}\n`);
+      return;
+    }
+    const { path } = target;
     if (path === '/ready') {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ready\n');
       return;

@@ -130,6 +130,17 @@ describe('startCtrlz', () => {
     });
   }
 
+  const badTargets = [
+    // NOTE: both answered 500 with only "Invalid URL" / "URI malformed", naming neither the part nor the text.
+    { target: '//', want: 'the request target "//" is not a URL path\n' },
+    { target: '/scopej/%ZZ', want: 'the scope name "%ZZ" in /scopej/ is not valid percent-encoding (want % and two hex digits, forming UTF-8)\n' },
+  ];
+  for (const c of badTargets) {
+    it(`given GET ${c.target} should answer 400 naming what is wrong`, async () => {
+      assert.deepEqual(await raw('GET', c.target, { host: `127.0.0.1:${port()}` }), { status: 400, text: c.want });
+    });
+  }
+
   it('given GET of an unknown scope should answer 404', async () => {
     const res = await fetch(`${base}/scopej/nosuch`);
     assert.equal(res.status, 404);

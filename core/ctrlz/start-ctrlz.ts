@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { Env } from '../env/index.js';
 import { DEFAULT_SCOPE, LogConfigError, type Logging } from '../log/index.js';
-import { listenHttp, type HttpListener, type HttpListenerLimits } from '../lifecycle/index.js';
+import { listenHttp, requestPath, type HttpListener, type HttpListenerLimits } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { ProgramName } from '../program.js';
 import { CTRLZ_TOPICS, renderCtrlzPage, renderTopicPage, type CtrlzPageData, type CtrlzTopic } from './ctrlz-page.js';
@@ -67,6 +67,16 @@ export function startCtrlz(options: CtrlzOptions): Promise<HttpListener> {
   return listenHttp(handler, { host, port: options.port }, 'ctrlz_port', options.limits);
 }
 
+/** The scope name of `/scopej/<name>`, percent-decoded. @throws HttpError 400 naming the text when an escape is malformed */
+function scopeName(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // NOTE: decodeURIComponent's own message is only "URI malformed" (and it answered 500).
+    throw new HttpError(400, `the scope name ${JSON.stringify(text)} in /scopej/ is not valid percent-encoding (want % and two hex digits, forming UTF-8)`);
+  }
+}
+
 interface Reply {
   status: number;
   body: string;
@@ -76,10 +86,12 @@ interface Reply {
 const json = (value: unknown, status = 200): Reply => ({ status, body: `${JSON.stringify(value, null, 2)}\n`, type: 'application/json' });
 
 async function route(o: CtrlzOptions, req: IncomingMessage): Promise<Reply> {
-  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  const target = requestPath(req.url);
+  if ('error' in target) throw new HttpError(400, target.error);
+  const { path } = target;
   const method = req.method ?? 'GET';
   const scopeMatch = /^\/scopej\/(.+?)\/?$/.exec(path);
-  if (scopeMatch) return scopeRoute(o, req, method, decodeURIComponent(scopeMatch[1]!));
+  if (scopeMatch) return scopeRoute(o, req, method, scopeName(scopeMatch[1]!));
   if (method !== 'GET') throw new HttpError(405, `${method} is not allowed on ${path}`);
   if (path === '/') return { status: 200, body: renderCtrlzPage(await pageData(o)), type: 'text/html; charset=utf-8' };
   // NOTE: Istio's paths end in a slash (`/memz/`); without it they answer the same.

@@ -120,3 +120,15 @@ function closeHttp(server: HttpServer): Promise<void> {
     server.closeAllConnections();
   });
 }
+
+/**
+ * The path of a request target (`/inject?timeout=10s` -> `/inject`), or why it has none: a target such as `//`
+ * or `//[` is no URL path. NOTE: `new URL` throws on those; in a request listener that ended the process.
+ */
+export function requestPath(target: string | undefined): { readonly path: string } | { readonly error: string } {
+  try {
+    return { path: new URL(target ?? '/', 'http://localhost').pathname };
+  } catch {
+    return { error: `the request target ${JSON.stringify(target)} is not a URL path` };
+  }
+}

@@ -1,8 +1,22 @@
 import { strict as assert } from 'node:assert';
+import { request } from 'node:http';
 import { createMetrics } from '../metrics/index.js';
 import { ListenError } from './listen-address.js';
 import type { HttpListener } from './listen.js';
 import { startMonitoringServer } from './monitoring-server.js';
+
+/** A GET of `path` as written (fetch would normalise it). */
+function rawGet(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 describe('startMonitoringServer', () => {
   const listeners: HttpListener[] = [];
@@ -36,6 +50,13 @@ describe('startMonitoringServer', () => {
     const broken = await fetch(`${base}/broken`);
     assert.equal(broken.status, 500);
     assert.equal(await broken.text(), 'not ready yet\n');
+  });
+
+  it('given the request target "//", which is no URL path, should answer 400 naming it and keep serving (new URL threw in the listener and ended the process)', async () => {
+    const base = new URL(await start());
+    const status = await rawGet(Number(base.port), '//');
+    assert.deepEqual(status, { status: 400, body: 'the request target "//" is not a URL path\n' });
+    assert.equal((await fetch(`${base.origin}/metrics`)).status, 200);
   });
 
   it('given a port in use should reject with ListenError', async () => {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Metrics } from '../metrics/index.js';
 import type { ListenAddress } from './listen-address.js';
-import { listenHttp, type HttpListener, type HttpListenerLimits } from './listen.js';
+import { listenHttp, requestPath, type HttpListener, type HttpListenerLimits } from './listen.js';
 
 /** A route handler of the monitoring server. */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -28,7 +28,9 @@ export interface MonitoringServerOptions {
 export function startMonitoringServer(options: MonitoringServerOptions): Promise<HttpListener> {
   const routes: Record<string, RouteHandler> = { ...options.extraRoutes, '/metrics': (req, res) => serveMetrics(options.metrics, req, res) };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const target = requestPath(req.url);
+    if ('error' in target) return sendText(res, 400, `${target.error}\n`);
+    const { path } = target;
     const route = Object.hasOwn(routes, path) ? routes[path] : options.fallback;
     if (!route) return sendText(res, 404, `no route for ${path}\n`);
     try {

@@ -15,6 +15,9 @@ export interface FuzzWorkerData {
   readonly boundMs: number;
   /** Inputs checked at once (1: one after another). */
   readonly concurrency: number;
+  /** This worker checks the batches b with b % shards === shard (each of `shards` workers has its own surface). */
+  readonly shard: number;
+  readonly shards: number;
   /** [0]: index of the input being checked (-1: the health check); [1]: progress counter (bumped at each start and end). */
   readonly shared: SharedArrayBuffer;
 }
@@ -34,6 +37,15 @@ export interface BatchReport {
   readonly outcomes: Record<string, number>;
   readonly crashes: Finding[];
   readonly hangs: Finding[];
+  /** The surface's counters since the previous report. */
+  readonly counters: Record<string, number>;
+}
+
+/** The first index at or after `i` that belongs to the batches of `shard` (of `shards`). */
+export function shardStart(i: number, batch: number, shard: number, shards: number): number {
+  const b = Math.floor(i / batch);
+  const skip = (shard - (b % shards) + shards) % shards;
+  return skip === 0 ? i : (b + skip) * batch;
 }
 
 /** The input as JSON for a report (Uint8Arrays as arrays), at most 4,000 characters. */

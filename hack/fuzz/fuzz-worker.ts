@@ -1,19 +1,20 @@
 /**
- * One surface's fuzz loop on a worker thread: generates the inputs of `[from, runs)` deterministically
- * (batch b is `fc.sample(arbitrary, { seed: seed + b })`), checks each, and reports counts after every
- * batch. The index of the input being checked and a progress counter sit in shared memory, so the main
+ * One surface's fuzz loop on a worker thread: generates the inputs of its shard's batches in `[from, runs)`
+ * deterministically (batch b is `fc.sample(arbitrary, { seed: seed + b })`), checks each, and reports counts
+ * after every batch. The index of the input being checked and a progress counter sit in shared memory, so the main
  * thread can see a hang even when the check blocks this thread, terminate it, and go on after that input.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { batchInputs, inputText, type BatchReport, type Finding, type FuzzWorkerData } from './fuzz-inputs.js';
+import { batchInputs, inputText, shardStart, type BatchReport, type Finding, type FuzzWorkerData } from './fuzz-inputs.js';
 import { startSurface } from './surfaces.js';
 
 async function main(d: FuzzWorkerData): Promise<void> {
   const shared = new Int32Array(d.shared);
   const surface = await startSurface(d.surface, d.boundMs);
-  let i = d.from;
+  let i = shardStart(d.from, d.batch, d.shard, d.shards);
+  let counted: Record<string, number> = {};
   try {
-    while (i < d.runs) {
+    for (; i < d.runs; i = shardStart(i, d.batch, d.shard, d.shards)) {
       const b = Math.floor(i / d.batch);
       const inputs = batchInputs(surface.arbitrary, d.seed, b, d.batch);
       const end = Math.min((b + 1) * d.batch, d.runs);
@@ -50,7 +51,10 @@ async function main(d: FuzzWorkerData): Promise<void> {
       } catch (e) {
         crashes.push({ index: i - 1, message: `after the batch ending here: ${(e as Error).message}`.slice(0, 1000), input: '' });
       }
-      parentPort!.postMessage({ type: 'batch', next: i, done: i - start, outcomes, crashes, hangs } satisfies BatchReport);
+      const now = surface.counters?.() ?? {};
+      const counters = Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - (counted[k] ?? 0)]));
+      counted = now;
+      parentPort!.postMessage({ type: 'batch', next: i, done: i - start, outcomes, crashes, hangs, counters } satisfies BatchReport);
     }
   } finally {
     await surface.close();

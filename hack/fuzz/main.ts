@@ -1,5 +1,6 @@
 // npm run fuzz -- [--surface all|config,xds,ca,webhooks] [--runs 1000000] [--seed 1925] [--bound-ms 10000] [--batch 500] [--max-seconds N]
-//                 [--concurrency 1] (inputs in flight at once on the surface)
+//                 [--concurrency 1] (inputs in flight at once on each worker's surface) [--workers 1] (worker threads per surface,
+//                 each with its own surface, e.g. its own meshd, and every workers-th batch)
 // The dedicated fuzz run (the seeded share runs in `npm test` as *.fuzz.test.ts). Prints per surface:
 // inputs, crashes, hangs, refusals by reason, inputs/s; exits 1 when any surface had a crash or a hang.
 import { formatResult, fuzzSurface, parseFuzzArgs } from './fuzz-run.js';

@@ -18,6 +18,8 @@ export interface FuzzSurface {
   readonly name: string;
   readonly arbitrary: fc.Arbitrary<unknown>;
   check(input: unknown): Promise<string>;
+  /** Totals of what the surface did besides checking (e.g. inputs re-checked alone), reported with the run. */
+  counters?(): Record<string, number>;
   healthy(): Promise<void>;
   close(): Promise<void>;
 }

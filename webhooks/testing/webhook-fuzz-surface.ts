@@ -35,7 +35,9 @@ export interface WebhookFuzzSurface {
   close(): Promise<void>;
 }
 
-const UNCLEAR = /Cannot read propert|is not a function|is not iterable|Maximum call stack|\[object Object\]|\bNaN\b|\bundefined\b/;
+// NOTE: "URI malformed" and "Invalid URL" are decodeURIComponent's and URL's own messages: they name neither the
+// part of the request (path, parameter) nor its text.
+const UNCLEAR = /Cannot read propert|is not a function|is not iterable|Maximum call stack|\[object Object\]|\bNaN\b|\bundefined\b|^URI malformed$|^Invalid URL$/;
 
 type Path = readonly (string | number)[];
 
@@ -120,9 +122,22 @@ export function webhookFuzzArbitrary(): fc.Arbitrary<WebhookFuzzInput> {
     return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u-1', kind, resource, namespace: 'app', operation: 'CREATE', object, ...extra } });
   };
   const reviewExtra = fc.oneof({ weight: 6, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('uid', 'operation', 'namespace', 'kind', 'resource', 'dryRun'), hostile, { maxKeys: 2 }) });
-  const injectPath = fc.oneof({ weight: 6, arbitrary: fc.constant('/inject') }, { weight: 1, arbitrary: fc.constantFrom('/inject/cluster/c1/net/n1', '/inject/cluster', '/inject/x/y', '/inject/cluster/%E0%A4%A', '/inject/net/%ZZ', '/inject/') });
+  // NOTE: path text with good, bad and cut percent-escapes (%ZZ, %E0 alone, a trailing %).
+  const escapes = fc
+    .array(fc.oneof(fc.constantFrom('a', '-', '.', '%', '%Z', '%E0', '%A4', '%2F', '%25', '%C3%A9', '%F0%9F%98'), fc.integer({ min: 0, max: 255 }).map((b) => `%${b.toString(16).padStart(2, '0')}`)), { maxLength: 6 })
+    .map((a) => a.join(''));
+  const injectPath = fc.oneof(
+    { weight: 6, arbitrary: fc.constant('/inject') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('/inject/cluster/c1/net/n1', '/inject/cluster', '/inject/x/y', '/inject/cluster/%E0%A4%A', '/inject/net/%ZZ', '/inject/', '/inject?timeout=10s',
+        '/inject?timeout=%ZZ', '/inject/cluster/c%2F1/net/%', '//', '///', '//[', '/./inject/../inject', '/inject/%2e%2e/validate'),
+    },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom('/inject/cluster/', '/inject/net/', '/inject?timeout=', '/inject/cluster/c1/net/'), escapes).map(([p, x]) => `${p}${x}`) },
+  );
   const inject = fc.tuple(injectPath, pod, reviewExtra).map(([path, object, extra]) => ({ path, body: review(object, true, extra), object }));
-  const validate = fc.tuple(config, reviewExtra).map(([object, extra]) => ({ path: '/validate', body: review(object, false, extra), object }));
+  const validatePath = fc.oneof({ weight: 8, arbitrary: fc.constant('/validate') }, { weight: 1, arbitrary: fc.constantFrom('/validate/', '/validate?timeout=%E0', '/validate?dryRun=%ZZ%', '//validate') });
+  const validate = fc.tuple(validatePath, config, reviewExtra).map(([path, object, extra]) => ({ path, body: review(object, false, extra), object }));
   const envelope = fc.record({ apiVersion: fc.oneof(fc.constant('admission.k8s.io/v1'), hostile), kind: fc.oneof(fc.constant('AdmissionReview'), hostile), request: fc.oneof(hostile, fc.record({ uid: hostile, object: pod })) }, { requiredKeys: [] });
   const garbage = fc.tuple(fc.constantFrom('/inject', '/validate'), fc.oneof(
     envelope.map((e) => JSON.stringify(e)),
@@ -146,7 +161,8 @@ export async function startWebhookFuzzSurface(opts: { readonly boundMs?: number 
   const injector = new SidecarInjector(defaultInjectorSettings());
   const handler = createWebhookHandler({ injector: () => injector, metrics: createMetrics('pilot-discovery', { processMetrics: false }), logger: pino({ level: 'silent' }) });
   const server: Server = createServer((req, res) => {
-    if (!handler(req, res)) res.writeHead(404).end();
+    // NOTE: as meshd's HTTPS listener does for a path it does not serve (`//validate` is the path `/`).
+    if (!handler(req, res)) res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `no handler for ${req.url ?? ''}` }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;

@@ -118,12 +118,62 @@ export interface AdsFuzzSurface {
   readonly arbitrary: fc.Arbitrary<AdsFuzzInput>;
   /** Resolves with `accepted` (the probe was answered) or the refusal's reason; rejects with `property: ...`. */
   check(input: AdsFuzzInput): Promise<string>;
+  /** The client whose one HTTP/2 connection the inputs' streams share (tests load it). */
+  readonly client: grpc.Client;
+  /** Counts of what the harness did besides checking (inputs re-checked alone), for the run's report. */
+  counters(): Record<string, number>;
   /** A good proxyless client still gets the echo cluster, and no stream of the run is left open. */
   healthy(): Promise<void>;
   close(): Promise<void>;
 }
 
 const UNCLEAR = /Cannot read propert|is not a function|is not iterable|Maximum call stack|\[object Object\]|\bNaN\b|\bundefined\b/;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * `m` encoded, with the repeated string field `namesField` set to `names`: protobufjs encodes the rest and the
+ * names are appended as that field's entries (a protobuf parser joins a repeated field's entries wherever they
+ * stand), the same bytes a parser reads as `{ ...m, [namesField]: names }`.
+ * NOTE: the inputs carry 1,500 names on average (lists of up to 10,000); protobufjs's writer encoding them was
+ * 2.1 of the ~4.8 ms CPU per input. Names that are not well-formed UTF-16 go through protobufjs, which writes
+ * them as it does.
+ */
+export function encodeRequest(type: ReturnType<typeof lookupType>, m: Record<string, unknown>, namesField: string, names: readonly string[]): Buffer {
+  const field = type.fields[namesField];
+  if (!field?.repeated || field.id >= 16) throw new Error(`${type.name}.${namesField} is not a repeated field with a one-byte tag`);
+  if (names.length === 0 || names.some((n) => LONE_SURROGATE.test(n))) {
+    const bytes = type.encode(type.fromObject(names.length === 0 ? m : { ...m, [namesField]: names })).finish();
+    return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  const head = type.encode(type.fromObject(m)).finish();
+  const tag = (field.id << 3) | 2;
+  const lengths = names.map((n) => Buffer.byteLength(n, 'utf8'));
+  let size = head.length;
+  for (const n of lengths) size += 1 + (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : 4) + n;
+  const out = Buffer.allocUnsafe(size);
+  out.set(head, 0);
+  let pos = head.length;
+  for (let i = 0; i < names.length; i++) {
+    out[pos++] = tag;
+    let v = lengths[i]!;
+    for (; v >= 0x80; v >>>= 7) out[pos++] = (v & 0x7f) | 0x80;
+    out[pos++] = v;
+    pos += out.write(names[i]!, pos, 'utf8');
+  }
+  return out;
+}
+
+/** A gRPC status that ends every stream of a connection: the server closed the HTTP/2 session (GOAWAY with an error). */
+const SESSION_CLOSED = /Session closed with error code (\d+)/;
+
+/** Counter names of {@link AdsFuzzSurface.counters}. */
+export const RECHECKED = 'inputs re-checked alone (the shared HTTP/2 connection closed under them)';
+export const ECHOED = "requests that echoed a response's nonce or version";
+export const ECHO_WAITS_TIMED_OUT = 'echoes that found no response of their type within the wait (sent empty)';
+
+/** The connection under a stream closed: no verdict on the input itself. */
+class SessionClosedError extends Error {}
 
 /** The reason label of a refused stream's status (quoted text and numbers replaced). */
 function statusReason(s: grpc.StatusObject): string {
@@ -133,6 +183,8 @@ function statusReason(s: grpc.StatusObject): string {
 /** Starts meshd's discovery on 127.0.0.1:0, serving the echo service; `boundMs` bounds each input (default 10 s). */
 export async function startAdsFuzzSurface(opts: { readonly boundMs?: number } = {}): Promise<AdsFuzzSurface> {
   const boundMs = opts.boundMs ?? 10_000;
+  const echoWaitMs = Math.min(250, boundMs / 4);
+  const served = new Set<string>([TYPE_URL.cluster, TYPE_URL.endpoint, TYPE_URL.route, TYPE_URL.secret, TYPE_URL.listener, 'type.googleapis.com/envoy.config.core.v3.TypedExtensionConfig']);
   const errors: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _e, cb) {
@@ -148,18 +200,45 @@ export async function startAdsFuzzSurface(opts: { readonly boundMs?: number } = 
   const responseType = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
   const deltaResponseType = lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse');
 
-  const check = (input: AdsFuzzInput): Promise<string> =>
+  // NOTE: a stream whose probe was answered is half-closed (meshd then ends it OK), never cancelled. A cancel is
+  // an RST_STREAM from the client, and the server's HTTP/2 layer (nghttp2's rapid-reset defence, CVE-2023-44487:
+  // a burst of 1,000, then 33 a second) answers more than that on one connection with GOAWAY INTERNAL_ERROR:
+  // every stream still open on the connection then ends "RST_STREAM with code 2 ... Session closed with error
+  // code 2". Those were the 68 findings of the 2026-11-25 run: at ~90 inputs/s, ~20 of them cancelled a second on
+  // one connection, a cluster of inputs (up to the 8 in flight) died with each GOAWAY; no input caused it.
+  const checkOn = (on: grpc.Client, input: AdsFuzzInput): Promise<string> =>
     new Promise<string>((resolve, reject) => {
       const delta = input.protocol === 'delta';
-      const call = client.makeBidiStreamRequest(delta ? ADS_METHODS.delta : ADS_METHODS.stream, (b: Buffer) => b, (b: Buffer) => b);
+      const call = on.makeBidiStreamRequest(delta ? ADS_METHODS.delta : ADS_METHODS.stream, (b: Buffer) => b, (b: Buffer) => b);
       const latest = new Map<string, { nonce: string; version: string }>();
       let probeSent = false;
+      let answered = false;
       let settled = false;
       const errorsBefore = errors.length;
+      // NOTE: an echoed nonce or version is the latest response's of its type. All requests written at once (as before)
+      // meant no response had come yet: every echo was '' and no input ever ACKed. So a request that echoes a type an
+      // earlier request of the stream asked for (a type meshd serves) waits for that type's first response (or the
+      // stream's end), at most 250 ms: a server that ignores the earlier request is no hang, the echo is then ''.
+      const waiting = new Map<string, () => void>();
+      const responseOf = (typeUrl: string): Promise<void> =>
+        new Promise<void>((resolve) => {
+          const wake = (): void => {
+            clearTimeout(t);
+            waiting.delete(typeUrl);
+            resolve();
+          };
+          const t = setTimeout(() => {
+            echoWaitsTimedOut++;
+            wake();
+          }, echoWaitMs);
+          waiting.set(typeUrl, wake);
+        });
       const finish = (err: Error | undefined, outcome?: string): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        for (const wake of [...waiting.values()]) wake();
+        // NOTE: a no-op once the stream has ended (every outcome but a hang or an input the harness cannot encode).
         call.cancel();
         if (!err && errors.length > errorsBefore) err = new Error(`property: meshd logged an error: ${errors[errorsBefore]}`);
         if (err) reject(err);
@@ -170,49 +249,87 @@ export async function startAdsFuzzSurface(opts: { readonly boundMs?: number } = 
       call.on('data', (b: Buffer) => {
         const r = (delta ? deltaResponseType : responseType).decode(b) as unknown as { typeUrl: string; nonce: string; versionInfo?: string; systemVersionInfo?: string };
         latest.set(r.typeUrl, { nonce: r.nonce, version: r.versionInfo ?? r.systemVersionInfo ?? '' });
-        if (probeSent && r.typeUrl === TYPE_URL.listener) finish(undefined, 'accepted');
+        waiting.get(r.typeUrl)?.();
+        if (probeSent && !answered && r.typeUrl === TYPE_URL.listener) {
+          answered = true;
+          call.end();
+        }
       });
       call.on('status', (s: grpc.StatusObject) => {
+        for (const wake of [...waiting.values()]) wake();
         if (s.code === grpc.status.CANCELLED && settled) return;
+        const session = SESSION_CLOSED.exec(s.details);
+        if (session) return finish(new SessionClosedError(`the HTTP/2 connection closed under the stream (GOAWAY code ${session[1]}): ${s.details}`));
         if (s.code === grpc.status.INTERNAL) return finish(new Error(`property: stream ended INTERNAL: ${s.details}`));
-        if (s.code === grpc.status.OK) return finish(undefined, 'ended OK');
+        if (s.code === grpc.status.OK) return finish(undefined, answered ? 'accepted' : 'ended OK');
         if (s.details.trim().length < 6 || UNCLEAR.test(s.details)) return finish(new Error(`property: unclear refusal ${grpc.status[s.code]}: ${JSON.stringify(s.details.slice(0, 300))}`));
         finish(undefined, statusReason(s));
       });
+      const asked = new Set<string>();
       let first = true;
-      const send = (m: Record<string, unknown>): void => {
+      const send = (m: Record<string, unknown>, names: readonly string[] = []): void => {
         if (first && input.node) m['node'] = input.node;
         first = false;
-        const type = delta ? deltaType : sotwType;
-        call.write(Buffer.from(type.encode(type.fromObject(m)).finish()));
+        call.write(encodeRequest(delta ? deltaType : sotwType, m, delta ? 'resourceNamesSubscribe' : 'resourceNames', names));
       };
-      try {
+      const write = async (): Promise<void> => {
         for (const m of input.messages) {
+          if (settled) return;
           if ('raw' in m) {
             first = false;
             call.write(Buffer.from(m.raw));
             continue;
           }
+          const echoes = typeof m.nonce !== 'string' || (!delta && typeof m.versionInfo !== 'string');
+          if (echoes && asked.has(m.typeUrl) && !latest.has(m.typeUrl) && served.has(m.typeUrl)) await responseOf(m.typeUrl);
+          if (settled) return;
+          asked.add(m.typeUrl);
           const last = latest.get(m.typeUrl);
+          if (echoes && last) echoed++;
           const pick = (e: Echoed, k: 'nonce' | 'version'): string => (typeof e === 'string' ? e : (last?.[k] ?? ''));
           const nack = m.nack ? { errorDetail: { code: m.nack.code, message: m.nack.message } } : {};
           if (delta) {
-            send({ typeUrl: m.typeUrl, resourceNamesSubscribe: m.names, resourceNamesUnsubscribe: m.unsubscribe, responseNonce: pick(m.nonce, 'nonce'), initialResourceVersions: m.initialVersions ?? {}, ...nack });
+            send({ typeUrl: m.typeUrl, resourceNamesUnsubscribe: m.unsubscribe, responseNonce: pick(m.nonce, 'nonce'), initialResourceVersions: m.initialVersions ?? {}, ...nack }, m.names);
           } else {
-            send({ typeUrl: m.typeUrl, resourceNames: m.names, versionInfo: pick(m.versionInfo, 'version'), responseNonce: pick(m.nonce, 'nonce'), ...nack });
+            send({ typeUrl: m.typeUrl, versionInfo: pick(m.versionInfo, 'version'), responseNonce: pick(m.nonce, 'nonce'), ...nack }, m.names);
           }
         }
         probeSent = true;
         send(delta ? { typeUrl: TYPE_URL.listener } : { typeUrl: TYPE_URL.listener, resourceNames: [] });
-      } catch (e) {
-        finish(new Error(`harness: cannot encode the input: ${(e as Error).message}`));
-      }
+      };
+      write().catch((e: unknown) => finish(new Error(`harness: cannot encode the input: ${(e as Error).message}`)));
     });
+
+  let recheckedAlone = 0;
+  let echoed = 0;
+  let echoWaitsTimedOut = 0;
+  const check = async (input: AdsFuzzInput): Promise<string> => {
+    try {
+      return await checkOn(client, input);
+    } catch (e) {
+      if (!(e instanceof SessionClosedError)) throw e;
+    }
+    // NOTE: the shared connection closed under this input's stream, so did every sibling's: the input is checked
+    // again alone on a connection of its own, and only an input that closes that one too is a finding (an input
+    // that breaks the whole connection), so a connection-level event is not counted against its bystanders.
+    recheckedAlone++;
+    const own = new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 });
+    try {
+      return await checkOn(own, input);
+    } catch (e) {
+      if (e instanceof SessionClosedError) throw new Error(`property: checked alone on its own connection, the input closed the connection: ${e.message}`);
+      throw e;
+    } finally {
+      own.close();
+    }
+  };
 
   return {
     name: 'xds',
     arbitrary: adsFuzzArbitrary(),
     check,
+    client,
+    counters: () => ({ [RECHECKED]: recheckedAlone, [ECHOED]: echoed, [ECHO_WAITS_TIMED_OUT]: echoWaitsTimedOut }),
     healthy: async () => {
       const good = new AdsClient({ address, node: GRPC_NODE, autoAck: true, waitMs: boundMs });
       try {
