@@ -1,7 +1,7 @@
 // Real parts: the status server on 127.0.0.1:0, a scripted proxy admin API (HTTP), an app's HTTP and
 // TCP listeners and a grpc-js health service.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
@@ -74,6 +74,21 @@ describe('StatusServer', () => {
   });
 
   const get = (path: string, method = 'GET'): Promise<{ status: number; body: string }> => httpGet(`http://127.0.0.1:${status.port}${path}`, 5_000, {}, method);
+
+  it('given the request target "//" (no URL path) should answer 400 naming it, and keep serving', async () => {
+    const r = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: status.port, path: '//', method: 'GET' }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(r.status, 400);
+    assert.match(r.body, /request target "\/\/" is not a URL path/);
+    assert.ok([200, 503].includes((await get('/healthz/ready')).status), 'the server still answers');
+  });
 
   const readiness: { name: string; live: string; cds: number; lds: number; status: number; body: RegExp }[] = [
     { name: 'a proxy that is not live', live: 'PRE_INITIALIZING', cds: 1, lds: 1, status: 503, body: /^the proxy is not live: HTTP 503 PRE_INITIALIZING/ },

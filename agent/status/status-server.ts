@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Metrics } from '../../core/index.js';
+import { requestPath, type Metrics } from '../../core/index.js';
 import { runAppProbe, type AppProber } from './app-probers.js';
 import { httpGet } from './http-get.js';
 import { proxyNotReadyReason } from './proxy-readiness.js';
@@ -64,8 +64,12 @@ export class StatusServer {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://status');
-    const path = url.pathname;
+    const target = requestPath(req.url);
+    if ('error' in target) {
+      res.writeHead(400).end(`${target.error}\n`);
+      return;
+    }
+    const { path } = target;
     if (path === '/healthz/ready' && req.method === 'GET') {
       const admin = this.#o.proxyAdminPort;
       const reason = this.#o.agentNotReadyReason?.() ?? (admin === undefined ? undefined : await proxyNotReadyReason(admin));
