@@ -50,6 +50,13 @@ export function interruptSignal(): { signal: AbortSignal; dispose: () => void } 
   return { signal: controller.signal, dispose: () => process.off('SIGINT', onInt) };
 }
 
+/** Rethrows what an apply run failed with: the interrupt's reason when Ctrl-C stopped it, an ApplyError as a CliError. */
+export function rethrowApplyFailure(e: unknown, interrupt: { readonly signal: AbortSignal }): never {
+  if (interrupt.signal.aborted) throw interrupt.signal.reason as Error;
+  if (e instanceof ApplyError) throw new CliError(e.message);
+  throw e;
+}
+
 async function progressView(ctx: RunContext, objects: readonly ManifestObject[]): Promise<ProgressView> {
   if (ctx.io.stdout === process.stdout && process.stdout.isTTY === true) {
     const { inkProgress } = await import('./install-progress-view.js');
@@ -105,9 +112,7 @@ async function runApply(ctx: RunContext, mode: Mode): Promise<number> {
     if (flags.bool('verify')) return await verifyObjects(client, objects, io.stdout, interrupt.signal);
     return 0;
   } catch (e) {
-    if (interrupt.signal.aborted) throw interrupt.signal.reason as Error;
-    if (e instanceof ApplyError) throw new CliError(e.message);
-    throw e;
+    return rethrowApplyFailure(e, interrupt);
   } finally {
     view?.close();
     interrupt.dispose();

@@ -8,11 +8,11 @@
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { systemClock } from '../../core/index.js';
-import { ApplyError, COMPONENT_LABEL, ManifestApplier, MESH_OPERATOR_API_VERSION, MeshOperatorError, objectRef, readMeshOperatorFile, resolveMeshOperator, REVISION_LABEL, revisionLabelValue, type LiveObject, type ManifestObject } from '../../install/index.js';
+import { COMPONENT_LABEL, ManifestApplier, MESH_OPERATOR_API_VERSION, MeshOperatorError, objectRef, readMeshOperatorFile, resolveMeshOperator, REVISION_LABEL, revisionLabelValue, type LiveObject, type ManifestObject } from '../../install/index.js';
 import { MESH_OPERATOR_CRD_NAME, OPERATOR_COMPONENT, operatorImage, operatorManifest, type OperatorManifestOptions } from '../../operator/index.js';
 import { unmarshalYAML } from '../../templates/index.js';
 import { CliError, type FlagValues, type RunContext } from '../framework/index.js';
-import { confirm, interruptSignal } from './install-run.js';
+import { confirm, interruptSignal, rethrowApplyFailure } from './install-run.js';
 import { MESH_NAMESPACE } from './install-spec.js';
 import { getOptional, meshctlOrchClient } from './meshctl-orch.js';
 
@@ -94,9 +94,7 @@ export async function runOperatorInit(ctx: RunContext): Promise<number> {
     }
     return 0;
   } catch (e) {
-    if (interrupt.signal.aborted) throw interrupt.signal.reason as Error;
-    if (e instanceof ApplyError) throw new CliError(e.message);
-    throw e;
+    return rethrowApplyFailure(e, interrupt);
   } finally {
     interrupt.dispose();
   }
@@ -150,9 +148,7 @@ export async function runOperatorRemove(ctx: RunContext): Promise<number> {
     io.stdout.write(`✔ Removal complete (${lines.length} objects removed)\n`);
     return 0;
   } catch (e) {
-    if (interrupt.signal.aborted) throw interrupt.signal.reason as Error;
-    if (e instanceof ApplyError) throw new CliError(e.message);
-    throw e;
+    return rethrowApplyFailure(e, interrupt);
   } finally {
     interrupt.dispose();
   }

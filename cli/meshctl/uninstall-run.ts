@@ -5,10 +5,10 @@
  * goes, asks unless `-y`, then deletes webhooks first and CRDs last and waits until the objects are gone.
  * The namespace stays (as with Istio, delete it yourself).
  */
-import { ApplyError, COMPONENT_LABEL, ManifestApplier, objectRef, REVISION_LABEL, revisionLabelValue, TAG_LABEL, type LiveObject } from '../../install/index.js';
+import { COMPONENT_LABEL, ManifestApplier, objectRef, REVISION_LABEL, revisionLabelValue, TAG_LABEL, type LiveObject } from '../../install/index.js';
 import { systemClock } from '../../core/index.js';
 import { CliError, type RunContext } from '../framework/index.js';
-import { confirm, interruptSignal } from './install-run.js';
+import { confirm, interruptSignal, rethrowApplyFailure } from './install-run.js';
 import { readInstallSpec } from './install-spec.js';
 import { meshctlOrchClient } from './meshctl-orch.js';
 
@@ -73,9 +73,7 @@ export async function runUninstall(ctx: RunContext): Promise<number> {
     io.stdout.write(`✔ Uninstall complete (${found.length} objects removed)\n`);
     return 0;
   } catch (e) {
-    if (interrupt.signal.aborted) throw interrupt.signal.reason as Error;
-    if (e instanceof ApplyError) throw new CliError(e.message);
-    throw e;
+    return rethrowApplyFailure(e, interrupt);
   } finally {
     interrupt.dispose();
   }
