@@ -18,7 +18,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { combineLatest, filter, take, type Subscription } from 'rxjs';
+import type { Subscription } from 'rxjs';
 import { isDeepStrictEqual } from 'node:util';
 import { systemClock, type Clock, type Metrics } from '../core/index.js';
 import { InformerFactory, objectPath, OrchApiError, type Informer, type InformerEvent, type OrchClient, type OrchResource } from '../controllers/index.js';
@@ -141,9 +141,7 @@ export class MeshOperatorReconciler implements LeaderTask {
       ...this.#crs.map((i) => i.subscribe(onCr)),
       ...this.#owned.map(({ kind, informer }) => informer.subscribe(onOwned(kind))),
       // NOTE: reconciling against half-filled caches would miss owners and count creations wrongly.
-      combineLatest([...this.#crs, ...this.#owned.map((x) => x.informer)].map((i) => i.synced$))
-        .pipe(filter((all) => all.every(Boolean)), take(1))
-        .subscribe(() => runner.start()),
+      runner.startWhenSynced([...this.#crs, ...this.#owned.map((x) => x.informer)].map((i) => i.synced$)),
     ];
   }
 

@@ -1,6 +1,6 @@
 import type { V1ConfigMap, V1Namespace } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { combineLatest, distinctUntilChanged, filter, of, take, type Observable, type Subscription } from 'rxjs';
+import { distinctUntilChanged, of, type Observable, type Subscription } from 'rxjs';
 import type { Clock, Metrics } from '../core/index.js';
 import {
   ORCH_RESOURCES, OrchApiError, namespaceSelected, objectPath, resourcePath, type Informer, type InformerFactory, type LabelSelector, type OrchTransport,
@@ -100,9 +100,7 @@ export class RootCertReconciler implements LeaderTask {
         all();
       }),
       // NOTE: reconciling against half-filled caches would try to create ConfigMaps that exist.
-      combineLatest([this.#namespaces.synced$, this.#configMaps.synced$])
-        .pipe(filter(([a, b]) => a && b), take(1))
-        .subscribe(() => runner.start()),
+      runner.startWhenSynced([this.#namespaces.synced$, this.#configMaps.synced$]),
     ];
   }
 

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import type { Logger } from 'pino';
-import { combineLatest, distinctUntilChanged, filter, take, type Observable, type Subscription } from 'rxjs';
+import { distinctUntilChanged, type Observable, type Subscription } from 'rxjs';
 import type { Metrics } from '../core/index.js';
 import { ORCH_RESOURCES, objectPath, type Informer, type InformerFactory, type OrchTransport } from '../controllers/index.js';
 import type { LeaderTask } from './leader/leader-elector.js';
@@ -115,9 +115,7 @@ export class WebhookCaBundleReconciler implements LeaderTask {
         this.#bundle = bundle;
         all();
       }),
-      combineLatest([this.#mutating.synced$, this.#validating.synced$])
-        .pipe(filter(([a, b]) => a && b), take(1))
-        .subscribe(() => runner.start()),
+      runner.startWhenSynced([this.#mutating.synced$, this.#validating.synced$]),
     ];
   }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { BehaviorSubject } from 'rxjs';
 import { ManualClock, createMetrics } from '../../core/index.js';
 import { settle } from '../testing/settle.js';
 import { ReconcileRunner, TerminalError, type ReconcileFunction, type ReconcileResult } from './reconcile-runner.js';
@@ -74,6 +75,21 @@ describe('ReconcileRunner', () => {
     await script.finish();
     await runner.idle();
     assert.deepEqual(script.calls.map((c) => c.key), ['ns/a']);
+  });
+
+  it('given two caches, should start only once both have synced', async () => {
+    newRunner();
+    const a = new BehaviorSubject(false);
+    const b = new BehaviorSubject(false);
+    runner.add('ns/a');
+    runner.startWhenSynced([a, b]);
+    a.next(true);
+    await settle();
+    assert.equal(script.calls.length, 0, 'one cache still filling');
+    b.next(true);
+    await settle();
+    assert.deepEqual(script.calls.map((c) => c.key), ['ns/a']);
+    await script.finish();
   });
 
   it('given a key added while it is reconciled, should reconcile it again afterwards and never twice at once', async () => {

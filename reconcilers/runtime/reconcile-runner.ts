@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { combineLatest, filter, take, type Observable, type Subscription } from 'rxjs';
 import { systemClock, type Clock, type Metrics } from '../../core/index.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -106,6 +107,16 @@ export class ReconcileRunner {
     if (this.#stopped) throw new Error(`reconciler ${this.name}: start after stop`);
     this.#started = true;
     this.#pump();
+  }
+
+  /**
+   * Starts once every cache has synced (each `synced` emits true): reconciling against half-filled caches
+   * would act on objects it cannot see yet. Unsubscribe to give up waiting.
+   */
+  startWhenSynced(synced: readonly Observable<boolean>[]): Subscription {
+    return combineLatest(synced)
+      .pipe(filter((all) => all.every(Boolean)), take(1))
+      .subscribe(() => this.start());
   }
 
   /**
