@@ -7,43 +7,25 @@
  * for byte as it received it.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
-import { Subject, type Subscription } from 'rxjs';
-import { closeGrpcServer, createMetrics, nextTurn, readEventLog, type ModelInput } from '../../core/index.js';
-import { configEvent, configsFromYaml } from '../generators/testing/model-fixtures.js';
+import { createMetrics, nextTurn, readEventLog } from '../../core/index.js';
 import { CLUSTERS, HOST, node, SERVICE, split, workload } from './testing/replay-fixtures.js';
+import { useRecordingMeshd } from './testing/recording-meshd.js';
 import { TYPE_URL } from '../server/contracts.js';
 import { AdsClient } from '../testing/ads-client.js';
 import { DeltaAdsClient } from '../testing/delta-ads-client.js';
 import { eventually } from '../testing/eventually.js';
 import { formatReplay, replayEvents } from './event-replay.js';
-import { MeshDiscovery } from './mesh-discovery.js';
 
 describe('event log record and replay under churn (MeshDiscovery, real time)', function () {
   this.timeout(120_000);
-  let dir = '';
-  let server: grpc.Server | undefined;
-  let sub: Subscription | undefined;
-  let discovery: MeshDiscovery | undefined;
-  const closers: (() => void)[] = [];
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'mesh-replay-churn-'))));
-  afterEach(async () => {
-    for (const c of closers.splice(0)) c();
-    sub?.unsubscribe();
-    discovery?.ads.close();
-    await discovery?.recorder?.close();
-    if (server) await closeGrpcServer(server, 2000);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const run = useRecordingMeshd('mesh-replay-churn-');
 
   it('given edits and subscription changes while pushes are queued and merged should replay every response byte for byte', async () => {
-    const path = join(dir, 'events.jsonl');
+    const path = join(run.dir, 'events.jsonl');
     const silent = pino({ level: 'silent' });
-    discovery = new MeshDiscovery({
+    const { discovery: d, address, apply } = await run.start({
       model: { domain: 'cluster.local', drainingLabel: '', debounceAfter: 2, debounceMax: 10, enableEdsDebounce: false },
       generator: { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false, cacheSize: 1000 },
       // NOTE: one push at a time, so pushes wait (and merge) behind each other.
@@ -53,31 +35,12 @@ describe('event log record and replay under churn (MeshDiscovery, real time)', f
       controlPlaneId: 'meshd-churn',
       record: { path },
     });
-    const d = discovery;
-    server = new grpc.Server();
-    d.ads.register(server);
-    const port = await new Promise<number>((resolve, reject) =>
-      server!.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
-    );
-    const address = `127.0.0.1:${port}`;
-    const inputs = new Subject<readonly ModelInput[]>();
-    sub = d.connect(inputs);
-    const seen = new Set<string>();
-    const apply = (yaml: string): void =>
-      inputs.next(
-        configsFromYaml(yaml).map((c) => {
-          const key = `${c.kind}/${c.metadata.namespace}/${c.metadata.name}`;
-          const t = seen.has(key) ? 'updated' : 'added';
-          seen.add(key);
-          return configEvent(c, t);
-        }),
-      );
     apply(SERVICE + '---\n' + split(50, 50) + '---\n' + workload('v1', '10.0.0.1') + '---\n' + workload('v2', '10.0.0.2'));
 
     const sotw = Array.from({ length: 6 }, (_, i) => new AdsClient({ address, node: node(`s${i}`), autoAck: true }));
     const delta = Array.from({ length: 2 }, (_, i) => new DeltaAdsClient({ address, node: node(`d${i}`), autoAck: true }));
     const byNode = new Map<string, AdsClient | DeltaAdsClient>([...sotw.map((c, i) => [node(`s${i}`).id, c] as const), ...delta.map((c, i) => [node(`d${i}`).id, c] as const)]);
-    closers.push(...sotw.map((c) => () => c.close()), ...delta.map((c) => () => c.close()));
+    run.closers.push(...sotw.map((c) => () => c.close()), ...delta.map((c) => () => c.close()));
     /** The endpoint names each proxy subscribed to last, by node id (to tell when meshd has read them all). */
     const eds = new Map<string, Set<string>>();
     const subscribeEds = (c: AdsClient | DeltaAdsClient, names: readonly string[]): void => {

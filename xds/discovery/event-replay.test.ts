@@ -4,44 +4,27 @@
  * response to every proxy byte for byte as the proxies received it, version_info and nonce included.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
-import { Subject, type Subscription } from 'rxjs';
-import { closeGrpcServer, createMetrics, ManualClock, readEventLog, type ModelInput } from '../../core/index.js';
-import { configEvent, configsFromYaml } from '../generators/testing/model-fixtures.js';
+import { createMetrics, ManualClock, readEventLog } from '../../core/index.js';
 import { CLUSTERS, HOST, node, SERVICE, split, workload } from './testing/replay-fixtures.js';
+import { useRecordingMeshd } from './testing/recording-meshd.js';
 import { TYPE_URL } from '../server/contracts.js';
 import { AdsClient } from '../testing/ads-client.js';
 import { DeltaAdsClient } from '../testing/delta-ads-client.js';
 import { eventually } from '../testing/eventually.js';
 import { formatReplay, replayEvents, ReplayError } from './event-replay.js';
-import { MeshDiscovery } from './mesh-discovery.js';
 
 describe('event log record and replay (MeshDiscovery)', function () {
   this.timeout(60_000);
-  let dir = '';
-  let server: grpc.Server | undefined;
-  let sub: Subscription | undefined;
-  let discovery: MeshDiscovery | undefined;
-  const closers: (() => void)[] = [];
-  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'mesh-replay-'))));
-  afterEach(async () => {
-    for (const c of closers.splice(0)) c();
-    sub?.unsubscribe();
-    discovery?.ads.close();
-    await discovery?.recorder?.close();
-    if (server) await closeGrpcServer(server, 2000);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const run = useRecordingMeshd('mesh-replay-');
 
   it('given a recorded run with several debounce windows, subscriptions and a disconnect, should replay every response byte for byte', async () => {
-    const path = join(dir, 'events.jsonl');
+    const path = join(run.dir, 'events.jsonl');
     const clock = new ManualClock(Date.parse('2030-01-01T00:00:00Z'));
     const silent = pino({ level: 'silent' });
-    discovery = new MeshDiscovery({
+    const { discovery: d, address, apply } = await run.start({
       model: { domain: 'cluster.local', drainingLabel: '', debounceAfter: 100, debounceMax: 1000, enableEdsDebounce: true },
       generator: { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false, cacheSize: 1000 },
       transport: { pushThrottle: 10, maxRequestsPerSecond: 1000, sendTimeoutMs: 0, deltaXds: true },
@@ -51,29 +34,10 @@ describe('event log record and replay (MeshDiscovery)', function () {
       clock,
       record: { path },
     });
-    const d = discovery;
-    server = new grpc.Server();
-    d.ads.register(server);
-    const port = await new Promise<number>((resolve, reject) =>
-      server!.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
-    );
-    const address = `127.0.0.1:${port}`;
-    const inputs = new Subject<readonly ModelInput[]>();
-    sub = d.connect(inputs);
-    const seen = new Set<string>();
-    const apply = (yaml: string, type?: 'deleted'): void =>
-      inputs.next(
-        configsFromYaml(yaml).map((c) => {
-          const key = `${c.kind}/${c.metadata.namespace}/${c.metadata.name}`;
-          const t = type ?? (seen.has(key) ? 'updated' : 'added');
-          seen.add(key);
-          return configEvent(c, t);
-        }),
-      );
     const a = new AdsClient({ address, node: node('a'), autoAck: true });
     const b = new AdsClient({ address, node: node('b'), autoAck: true });
     const c = new DeltaAdsClient({ address, node: node('c'), autoAck: true });
-    closers.push(() => a.close(), () => b.close(), () => c.close());
+    run.closers.push(() => a.close(), () => b.close(), () => c.close());
     const pods = new Map<AdsClient | DeltaAdsClient, string>([[a, 'a'], [b, 'b'], [c, 'c']]);
     const byNode = new Map([...pods].map(([cl, pod]) => [node(pod).id, cl]));
     /** Waits until every live connection holds the latest response meshd sent it of each type. */
@@ -170,7 +134,7 @@ describe('event log record and replay (MeshDiscovery)', function () {
   });
 
   it('given a log of version 2 (no timing decisions recorded) should refuse to replay it, saying why', async () => {
-    const path = join(dir, 'old.jsonl');
+    const path = join(run.dir, 'old.jsonl');
     writeFileSync(path, '{"type":"start","version":2,"wallStart":0,"meta":{"model":{},"generator":{},"transport":{},"nonceSeed":"ab"}}\n{"type":"disconnect","connection":"a","at":0,"seq":1}\n');
     await assert.rejects(replayEvents(readEventLog(path)), (e: unknown) => e instanceof ReplayError && /version 2 .*lacks when debounce windows closed.*record it again/.test(e.message));
   });
