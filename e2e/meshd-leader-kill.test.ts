@@ -15,18 +15,11 @@ import { KINDS, renderCrds, validateConfig } from '../crds/index.js';
 import { DEFAULT_LEASE_TIMINGS, LEASE_NAMES, type StatusCondition } from '../reconcilers/index.js';
 import { applyCrds, createTestNamespace, deleteNamespaceFully, e2eCluster, uniqueName, waitFor } from './harness/index.js';
 import { MeshdProcess } from './orch-meshd-harness.js';
+import { type VirtualServiceObject, withMeshdLogs } from './harness/meshd-objects.js';
 
 const CLIENT_OPTIONS = { qps: 200, burst: 400, contentType: 'json' } as const;
 const VS = KINDS.VirtualService;
 const OBJECTS = 120;
-
-interface VirtualServiceObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace: string; generation?: number; resourceVersion?: string };
-  spec: Record<string, unknown>;
-  status?: { conditions?: StatusCondition[]; observedGeneration?: number | string };
-}
 
 /** One status write as the watch saw it: the object's Reconciled condition changed. */
 interface SeenWrite {
@@ -88,14 +81,8 @@ describe('e2e: kill -9 of the status-writing meshd leader during status writes',
     return id === undefined ? undefined : processes.find((p) => id.startsWith(`${p.name}_`));
   }
 
-  async function explained<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (err) {
-      const logs = processes.map((p) => `--- ${p.name} (tail) ---\n${p.meshd.log.slice(-3000)}`).join('\n');
-      throw new Error(`${(err as Error).message}\n${logs}`);
-    }
-  }
+  /** Adds every meshd's output to a failure. */
+  const explained = <T>(run: () => Promise<T>): Promise<T> => withMeshdLogs(processes, run);
 
   /** Object i: every 10th names a host meshd's semantic checks refuse; `fixed` drops that host. */
   function spec(i: number, version: number, fixed = false): Record<string, unknown> {

@@ -11,6 +11,7 @@ import { OrchClient } from '../controllers/index.js';
 import { DEFAULT_LEASE_TIMINGS, LEASE_NAMES, ROOT_CERT_CONFIGMAP, ROOT_CERT_KEY, ROOT_CERT_RECONCILER_NAME } from '../reconcilers/index.js';
 import { caSecretRoot, SecureMeshd } from './ca-harness.js';
 import { createTestNamespace, deleteNamespaceFully, e2eCluster, httpStatusOf, uniqueName, waitFor } from './harness/index.js';
+import { withMeshdLogs } from './harness/meshd-objects.js';
 
 const CLIENT_OPTIONS = { qps: 50, burst: 100, contentType: 'json' } as const;
 
@@ -72,15 +73,8 @@ describe('e2e: two meshd processes with leader election', function () {
     }
   }
 
-  /** Adds both meshd outputs to a failure. */
-  async function explained<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (err) {
-      const logs = processes.map((p) => `--- ${p.name} (tail) ---\n${p.meshd.log.slice(-3000)}`).join('\n');
-      throw new Error(`${(err as Error).message}\n${logs}`);
-    }
-  }
+  /** Adds every meshd's output to a failure. */
+  const explained = <T>(run: () => Promise<T>): Promise<T> => withMeshdLogs(processes, run);
 
   it('given two meshd, should let exactly one run the leader-only work; given the leader is killed, the other should take the Lease and restore a deleted ConfigMap', async () => {
     const env = (podName: string): Record<string, string> => ({

@@ -11,17 +11,10 @@ import { KINDS, renderCrds, validateConfig } from '../crds/index.js';
 import type { StatusCondition } from '../reconcilers/index.js';
 import { applyCrds, createTestNamespace, deleteNamespaceFully, e2eCluster, uniqueName, waitFor } from './harness/index.js';
 import { MeshdProcess } from './orch-meshd-harness.js';
+import { type VirtualServiceObject } from './harness/meshd-objects.js';
 
 const CLIENT_OPTIONS = { qps: 100, burst: 200, contentType: 'json' } as const;
 const VS = KINDS.VirtualService;
-
-interface VirtualServiceObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace: string; generation?: number; resourceVersion?: string };
-  spec: Record<string, unknown>;
-  status?: { conditions?: StatusCondition[]; observedGeneration?: number | string };
-}
 
 describe('e2e: meshd writes config status (PILOT_ENABLE_STATUS) from the CRD config source', function () {
   this.timeout(180_000);
