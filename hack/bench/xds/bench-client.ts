@@ -1,16 +1,16 @@
 /**
- * A lean SotW ADS client for the benchmark: one HTTP/2 connection per client, subscriptions in the order
- * a real data plane asks (Envoy: CDS, EDS, LDS, RDS; proxyless gRPC: named LDS, then RDS, CDS, EDS by
- * following references), every response ACKed at once, and no response history kept (only versions,
- * nonces, byte counts and the arrival time of the current marker).
+ * A lean ADS client for the benchmark (state of the world or incremental, see subscriptions.ts): one
+ * HTTP/2 connection per client, subscriptions in the order a real data plane asks (Envoy: CDS, EDS, LDS,
+ * RDS; proxyless gRPC: named LDS, then RDS, CDS, EDS by following references), every response ACKed at
+ * once, and no response history kept (only what the variant must hold, byte counts and the arrival time
+ * of the current marker).
  */
 import * as grpc from '@grpc/grpc-js';
-import { decodeMessage, encode, lookupType } from '../../../xds/index.js';
-import { nodeObject, type TestNode } from '../../../xds/testing/index.js';
+import { decodeMessage } from '../../../xds/index.js';
+import type { TestNode } from '../../../xds/testing/index.js';
 import { findMarker } from './markers.js';
+import { subscriptionsFor, type NamedBody, type Subscriptions, type XdsProtocol } from './subscriptions.js';
 
-const STREAM = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
-const REQUEST = 'envoy.service.discovery.v3.DiscoveryRequest';
 const HCM = 'envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 
 /** Full type URLs the clients use. */
@@ -32,6 +32,8 @@ export interface ClientSpec {
   readonly id: number;
   readonly node: TestNode;
   readonly proxyType: ProxyType;
+  /** The ADS variant the client speaks. */
+  readonly protocol: XdsProtocol;
   /** Proxyless only: listener names (`<host>:<port>`) to ask for. */
   readonly listeners: readonly string[];
 }
@@ -39,36 +41,6 @@ export interface ClientSpec {
 /** A time on the shared wall clock with sub-millisecond resolution (comparable across threads and processes). */
 export function now(): number {
   return performance.timeOrigin + performance.now();
-}
-
-/** The string in field 1 of an encoded message (the `name` of Listener/Cluster/RouteConfiguration, CLA `cluster_name`). */
-export function leadingName(body: Uint8Array): string {
-  let i = 0;
-  const varint = (): number => {
-    let v = 0;
-    let mul = 1;
-    for (;;) {
-      if (i >= body.length) throw new RangeError('truncated varint');
-      const b = body[i++]!;
-      v += (b & 0x7f) * mul;
-      if (b < 0x80) return v;
-      mul *= 128;
-    }
-  };
-  while (i < body.length) {
-    const key = varint();
-    const field = Math.floor(key / 8);
-    const wire = key & 7;
-    if (wire === 0) varint();
-    else if (wire === 1) i += 8;
-    else if (wire === 5) i += 4;
-    else if (wire === 2) {
-      const len = varint();
-      if (field === 1) return Buffer.from(body.buffer, body.byteOffset + i, len).toString('utf8');
-      i += len;
-    } else throw new RangeError(`unsupported wire type ${wire}`);
-  }
-  return '';
 }
 
 interface AnyMsg {
@@ -161,13 +133,6 @@ export interface ClientHooks {
   recomplete?(c: BenchClient): void;
 }
 
-interface RawResponse {
-  versionInfo: string;
-  resources: AnyMsg[];
-  typeUrl: string;
-  nonce: string;
-}
-
 const identity = (b: Buffer): Buffer => b;
 
 /** Status codes after which a client stops reconnecting: the server will not serve it. */
@@ -194,7 +159,7 @@ export class BenchClient {
   readonly #refs: ReferenceCache;
   #client: grpc.Client | undefined;
   #call: grpc.ClientDuplexStream<Buffer, Buffer> | undefined;
-  #nodeSent = false;
+  #subs: Subscriptions | undefined;
   #retries = 0;
   #retryTimer: NodeJS.Timeout | undefined;
   /** Streams that ended with an error (each one reopened). */
@@ -206,8 +171,6 @@ export class BenchClient {
   attemptsSinceRearm = 0;
   reconnectedAt: number | undefined;
   recompleteAt: number | undefined;
-  readonly #names = new Map<string, readonly string[]>();
-  readonly #last = new Map<string, { version: string; nonce: string }>();
   readonly #expected = new Set<string>();
   readonly #answered = new Set<string>();
 
@@ -229,13 +192,12 @@ export class BenchClient {
   }
 
   #openStream(): void {
-    const call = this.#client!.makeBidiStreamRequest(STREAM, identity, identity);
+    const subs = subscriptionsFor(this.spec.protocol, this.spec.node);
+    const call = this.#client!.makeBidiStreamRequest(subs.method, identity, identity);
     this.#call = call;
+    this.#subs = subs;
     this.#streams++;
     if (this.#rearmedAt !== undefined) this.attemptsSinceRearm++;
-    this.#nodeSent = false;
-    this.#names.clear();
-    this.#last.clear();
     this.#expected.clear();
     this.#answered.clear();
     call.on('data', (b: Buffer) => this.#onData(b));
@@ -298,56 +260,44 @@ export class BenchClient {
     this.#client?.close();
   }
 
-  #send(typeUrl: string, names: readonly string[]): void {
-    const last = this.#last.get(typeUrl);
-    const msg: Record<string, unknown> = { typeUrl, resourceNames: names, versionInfo: last?.version ?? '', responseNonce: last?.nonce ?? '' };
-    if (!this.#nodeSent) {
-      msg['node'] = nodeObject(this.spec.node);
-      this.#nodeSent = true;
-    }
-    this.#call!.write(Buffer.from(encode(REQUEST, msg)));
-  }
-
   #subscribe(typeUrl: string, names: readonly string[]): void {
-    this.#names.set(typeUrl, names);
     this.#expected.add(typeUrl);
-    this.#send(typeUrl, names);
+    this.#call!.write(this.#subs!.subscribe(typeUrl, names));
   }
 
   /** Subscribes to `names` of a type when they differ from what was asked (an empty list is never sent: it would mean wildcard). */
   #follow(typeUrl: string, names: readonly string[]): void {
     if (names.length === 0) return;
-    const sorted = [...names].sort();
-    const before = this.#names.get(typeUrl);
-    if (before && before.length === sorted.length && before.every((n, i) => n === sorted[i])) return;
-    this.#subscribe(typeUrl, sorted);
+    const req = this.#subs!.follow(typeUrl, names);
+    if (!req) return;
+    this.#expected.add(typeUrl);
+    this.#call!.write(req);
   }
 
   #onData(b: Buffer): void {
     const t = now();
     this.#retries = 0;
-    const r = lookupType('envoy.service.discovery.v3.DiscoveryResponse').decode(b) as unknown as RawResponse;
+    const subs = this.#subs!;
+    const r = subs.receive(b);
     const type = r.typeUrl;
     const c = this.counters.get(type) ?? { bytes: 0, responses: 0, resources: 0 };
     c.bytes += b.length;
     c.responses++;
-    c.resources += r.resources.length;
+    c.resources += r.changed.length;
     this.counters.set(type, c);
     if (this.connectedAt === undefined) {
       this.connectedAt = t;
       this.#hooks.connected(this);
     }
-    this.#last.set(type, { version: r.versionInfo, nonce: r.nonce });
     // ACK first, like a healthy proxy, then follow references to the next type.
-    this.#send(type, this.#names.get(type) ?? []);
+    this.#call!.write(subs.ack(type));
     this.#answered.add(type);
-    const resources = r.resources.map((a) => ({ name: leadingName(a.value), body: a.value }));
-    if (this.marker && this.arrivedAt === undefined && this.markerTypes.has(type) && b.indexOf(this.marker) >= 0 && findMarker(resources, this.marker) !== undefined) {
+    if (this.marker && this.arrivedAt === undefined && this.markerTypes.has(type) && b.indexOf(this.marker) >= 0 && findMarker(r.changed, this.marker) !== undefined) {
       this.arrivedAt = t;
       this.arrivedType = type;
       this.#hooks.arrived(this);
     }
-    this.#followReferences(type, resources);
+    this.#followReferences(type, r.held);
     this.#hooks.response(this, type, b.length);
     const allAnswered = [...this.#expected].every((x) => this.#answered.has(x));
     if (this.completeAt === undefined && allAnswered) {
@@ -363,7 +313,7 @@ export class BenchClient {
     }
   }
 
-  #followReferences(type: string, resources: readonly { name: string; body: Uint8Array }[]): void {
+  #followReferences(type: string, resources: readonly NamedBody[]): void {
     const refsOf = (): string[] => {
       const out = new Set<string>();
       for (const r of resources) for (const x of this.#refs.refs(type, r.name, Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength))) out.add(x);
@@ -381,11 +331,11 @@ export class BenchClient {
         const eds = refsOf();
         this.#follow(TYPES.eds, eds);
         // NOTE: Envoy asks for listeners once clusters (and their endpoints) are warm.
-        if (sidecar && eds.length === 0 && !this.#names.has(TYPES.lds)) this.#subscribe(TYPES.lds, []);
+        if (sidecar && eds.length === 0 && !this.#subs!.has(TYPES.lds)) this.#subscribe(TYPES.lds, []);
         break;
       }
       case TYPES.eds:
-        if (sidecar && !this.#names.has(TYPES.lds)) this.#subscribe(TYPES.lds, []);
+        if (sidecar && !this.#subs!.has(TYPES.lds)) this.#subscribe(TYPES.lds, []);
         break;
       default:
         break;

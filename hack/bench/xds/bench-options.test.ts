@@ -10,6 +10,8 @@ describe('bench:xds options', () => {
       argv: [],
       want: { source: 'files', reference: undefined, istiodBin: DEFAULT_ISTIOD_BIN },
     },
+    { name: 'given no --xds should speak state-of-the-world ADS', argv: [], want: { xds: 'sotw' } },
+    { name: 'given --xds delta should speak incremental ADS', argv: ['--xds', 'delta', '--proxy-type', 'sidecar'], want: { xds: 'delta', proxyType: 'sidecar' } },
     {
       name: 'given --reference istiod --source kube and sizes should run both servers on the API server at those sizes',
       argv: ['--reference', 'istiod', '--source', 'kube', '--services', '100', '--proxies', '50', '--proxy-type', 'sidecar'],
@@ -41,6 +43,7 @@ describe('bench:xds options', () => {
   const bad: { name: string; argv: string[]; message: RegExp }[] = [
     { name: 'an unknown case', argv: ['--case', 'huge'], message: /--case: expected default or large-mesh, got "huge"/ },
     { name: 'an unknown source', argv: ['--source', 'etcd'], message: /--source: expected files or kube, got "etcd"/ },
+    { name: 'an unknown ADS variant', argv: ['--xds', 'incremental'], message: /--xds: expected sotw or delta, got "incremental"/ },
     { name: 'an unknown reference', argv: ['--reference', 'envoy'], message: /--reference: expected istiod, got "envoy"/ },
     { name: '--istiod-bin without --reference', argv: ['--istiod-bin', '/opt/istiod'], message: /--istiod-bin: only with --reference istiod/ },
     { name: '--reference without a value', argv: ['--reference'], message: /--reference: missing value/ },

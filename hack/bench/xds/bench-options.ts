@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DEFAULT_SERVER_CMD } from './server-process.js';
 import type { ProxyType } from './bench-client.js';
 import { SCENARIOS, type Scenario } from './markers.js';
+import { XDS_PROTOCOLS, type XdsProtocol } from './subscriptions.js';
 
 /** Named cases: `default` (S services, N clients, the four edits) and `large-mesh` (see LARGE_MESH). */
 export const BENCH_CASES = ['default', 'large-mesh'] as const;
@@ -31,6 +32,11 @@ export interface BenchOptions {
   readonly services: number;
   readonly proxies: number;
   readonly proxyType: ProxyType;
+  /**
+   * `--xds`: the clients' ADS variant. `delta` also sets MESH_DELTA_XDS=true for meshd (send only what changed) and
+   * ISTIO_DELTA_XDS=true for istiod (its default); current Istio sidecars speak delta by default.
+   */
+  readonly xds: XdsProtocol;
   readonly namespaces: number;
   readonly endpointsPerService: number;
   /** Proxyless: listeners each client asks for (the edited service's is always one of them). */
@@ -67,12 +73,14 @@ export interface BenchOptions {
   readonly restart: boolean;
 }
 
-export const USAGE = `usage: npm run bench:xds -- [--case default|large-mesh] --services S --proxies N [--proxy-type grpc|sidecar] [--server-cmd "..."]
+export const USAGE = `usage: npm run bench:xds -- [--case default|large-mesh] --services S --proxies N [--proxy-type grpc|sidecar] [--xds sotw|delta] [--server-cmd "..."]
   [--namespaces 10] [--endpoints 2] [--listeners 3] [--rounds 3] [--workers 1] [--max-connecting 200]
   [--server-env K=V]... [--out FILE] [--quick] [--timeout-ms 300000] [--converge-timeout-ms 30000] [--quiet-ms 500] [--keep-dir]
   [--write-mode inplace|rename] [--source files|kube] [--reference istiod] [--istiod-bin PATH] [--restart]
 --restart: once every client is complete, kill -9 the server and start it again on the same ports; reports the
   time to every client reconnected and converged and how admission spread the herd, then runs the edits.
+--xds delta: the clients speak incremental ADS (DeltaAggregatedResources) as current Istio sidecars do; meshd
+  runs with MESH_DELTA_XDS=true (only changed resources are sent), istiod with ISTIO_DELTA_XDS=true.
 --source kube: configs are applied through a real kube-apiserver (e2e harness) that the servers watch.
 --reference istiod: after meshd, the same run against istiod (configs and node metadata renamed to
   istio.io), then both reports and the ratios meshd/istiod. --istiod-bin default: ${DEFAULT_ISTIOD_BIN}
@@ -99,6 +107,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     services: 100,
     proxies: 100,
     proxyType: 'grpc' as ProxyType,
+    xds: 'sotw' as XdsProtocol,
     namespaces: 10,
     endpointsPerService: 2,
     listenersPerClient: 3,
@@ -146,6 +155,12 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         const v = value();
         if (v !== 'grpc' && v !== 'sidecar') throw new BenchUsageError(`--proxy-type: expected grpc or sidecar, got "${v}"`);
         o.proxyType = v;
+        break;
+      }
+      case '--xds': {
+        const v = value();
+        if (!(XDS_PROTOCOLS as readonly string[]).includes(v)) throw new BenchUsageError(`--xds: expected ${XDS_PROTOCOLS.join(' or ')}, got "${v}"`);
+        o.xds = v as XdsProtocol;
         break;
       }
       case '--namespaces': o.namespaces = int(1); break;

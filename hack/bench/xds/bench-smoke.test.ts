@@ -62,6 +62,23 @@ describe('bench:xds smoke (meshd as a child process)', function () {
     assert.match(run.stdout, /target \(reported, not asserted\)/);
   });
 
+  it('given sidecar clients speaking SotW, then delta ADS, should see every edit both ways and get fewer CDS bytes for a new subset over delta', async () => {
+    const results: Record<string, BenchResult> = {};
+    for (const xds of ['sotw', 'delta']) {
+      const out = join(dir, `sidecar-${xds}.json`);
+      const run = await runBenchCli(['--services', '5', '--proxies', '4', '--proxy-type', 'sidecar', '--xds', xds, '--quick', '--out', out]);
+      assert.equal(run.code, 0, `bench:xds --xds ${xds} failed:\n${run.stderr.slice(-4000)}`);
+      const r = JSON.parse(readFileSync(out, 'utf8')) as BenchResult;
+      assert.equal(r.startup.complete, 4, xds);
+      for (const e of r.edits) assert.equal(e.missing, 0, `${xds} ${e.scenario}: ${e.missing} clients never saw ${e.marker}`);
+      assert.match(run.stdout, new RegExp(`sidecar clients \\(${xds === 'delta' ? 'delta' : 'SotW'} ADS\\)`));
+      results[xds] = r;
+    }
+    const cdsBytes = (r: BenchResult): number => r.edits.find((e) => e.scenario === 'new-subset')!.traffic['CDS']!.bytes;
+    // NOTE: SotW resends every cluster of the proxy; delta (MESH_DELTA_XDS=true) only the subset's service's clusters.
+    assert.ok(cdsBytes(results['delta']!) * 2 < cdsBytes(results['sotw']!), `CDS bytes: delta ${cdsBytes(results['delta']!)}, SotW ${cdsBytes(results['sotw']!)}`);
+  });
+
   it('given --restart should kill -9 the server with every client connected, see every client reconnect and converge on the new one, then see every edit arrive', async () => {
     const out = join(dir, 'restart.json');
     const run = await runBenchCli(['--services', '5', '--proxies', '6', '--workers', '2', '--quick', '--restart', '--out', out]);

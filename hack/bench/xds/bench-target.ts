@@ -66,6 +66,11 @@ function sinkFor(opts: BenchOptions, cluster: BenchCluster | undefined, rename: 
   return () => new KubeConfigSink(cluster.client, rename);
 }
 
+/** meshd's environment: no CA (the benchmark measures xDS), real deltas with `--xds delta`, then `--server-env`. */
+export function meshdEnv(opts: BenchOptions): Record<string, string> {
+  return { ENABLE_CA_SERVER: 'false', ...(opts.xds === 'delta' ? { MESH_DELTA_XDS: 'true' } : {}), ...opts.serverEnv };
+}
+
 /** meshd: `--server-cmd` on files (the default, unchanged), or watching the API server with `--source kube`. */
 export function meshdTarget(opts: BenchOptions, cluster: BenchCluster | undefined): BenchTarget {
   const custom = opts.serverCmd !== DEFAULT_SERVER_CMD;
@@ -74,7 +79,7 @@ export function meshdTarget(opts: BenchOptions, cluster: BenchCluster | undefine
     source: opts.source,
     command: opts.source === 'kube' && !custom ? MESHD_KUBE_CMD : opts.serverCmd,
     placeholders: { kubeconfig: cluster?.kubeconfigPath ?? '', meshConfig: '', istiodBin: opts.istiodBin },
-    env: { ENABLE_CA_SERVER: 'false', ...opts.serverEnv },
+    env: meshdEnv(opts),
     sink: sinkFor(opts, cluster, undefined),
     node: (s) => s,
     cleanup: () => undefined,
@@ -92,7 +97,7 @@ export function istiodTarget(opts: BenchOptions, cluster: BenchCluster): BenchTa
     command: istiodCommand(opts.source),
     placeholders: { kubeconfig: cluster.kubeconfigPath, meshConfig, istiodBin: opts.istiodBin },
     // NOTE: the same push debounce as meshd's default; no CA (as for meshd), no leader-elected extras' noise in the log.
-    env: { POD_NAMESPACE: 'istio-system', POD_NAME: 'istiod-bench', ENABLE_CA_SERVER: 'false', PILOT_DEBOUNCE_AFTER: '100ms', ...opts.serverEnv },
+    env: { POD_NAMESPACE: 'istio-system', POD_NAME: 'istiod-bench', ENABLE_CA_SERVER: 'false', PILOT_DEBOUNCE_AFTER: '100ms', ...(opts.xds === 'delta' ? { ISTIO_DELTA_XDS: 'true' } : {}), ...opts.serverEnv },
     sink: sinkFor(opts, cluster, (d) => renameForIstio(d)),
     node: istiodNode,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),

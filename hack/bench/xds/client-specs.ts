@@ -1,5 +1,6 @@
 /** The benchmark's clients: node identities and metadata as a real sidecar or proxyless gRPC client sends them. */
 import type { ClientSpec, ProxyType } from './bench-client.js';
+import type { XdsProtocol } from './subscriptions.js';
 import { benchService, DOMAIN, listenerName, newService } from './config-gen.js';
 import type { EditPlan } from './markers.js';
 
@@ -7,6 +8,8 @@ import type { EditPlan } from './markers.js';
 export interface ClientPlan {
   readonly proxies: number;
   readonly proxyType: ProxyType;
+  /** The ADS variant the clients speak. */
+  readonly xds: XdsProtocol;
   readonly services: number;
   readonly namespaces: number;
   readonly listenersPerClient: number;
@@ -56,6 +59,7 @@ export function clientSpecs(plan: ClientPlan, edits: EditPlan): ClientSpec[] {
     specs.push({
       id: j,
       proxyType: plan.proxyType,
+      protocol: plan.xds,
       node: { id: `sidecar~${ip}~${pod}.${ns}~${ns}.svc.${DOMAIN}`, cluster: `${app}.${ns}`, metadata, locality: {} },
       listeners: plan.proxyType === 'grpc' ? clientListeners(j, plan, edits) : [],
     });

@@ -78,7 +78,7 @@ describe('bench:xds config generator', () => {
   });
 
   it('given proxyless clients should ask for the edited service, other services and the hosts new-service edits will create', () => {
-    const plan = { proxies: 20, proxyType: 'grpc' as const, services: 50, namespaces: 10, listenersPerClient: 3 };
+    const plan = { proxies: 20, proxyType: 'grpc' as const, xds: 'sotw' as const, services: 50, namespaces: 10, listenersPerClient: 3 };
     const edits = planEdits('abc', 2);
     const names = clientListeners(7, plan, edits);
     assert.equal(names[0], 'svc-0.ns-0.svc.cluster.local:8080');

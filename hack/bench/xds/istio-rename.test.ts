@@ -44,7 +44,7 @@ describe('bench:xds renaming for istiod', () => {
   it('given a sidecar and a proxyless client should announce ISTIO_VERSION and the istio tlsMode label, with the same id and metadata otherwise', () => {
     const plan = planEdits('abc', 1);
     for (const proxyType of ['sidecar', 'grpc'] as const) {
-      const [spec] = clientSpecs({ proxies: 1, proxyType, services: 5, namespaces: 2, listenersPerClient: 2 }, plan);
+      const [spec] = clientSpecs({ proxies: 1, proxyType, xds: 'sotw', services: 5, namespaces: 2, listenersPerClient: 2 }, plan);
       const node = istiodNode(spec!).node;
       const md = node.metadata as Record<string, unknown>;
       assert.equal(node.id, spec!.node.id);

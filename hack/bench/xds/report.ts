@@ -67,7 +67,7 @@ export function formatReport(r: BenchResult): string {
   const n = o.proxies;
   const s = r.startup;
   const lines: string[] = [];
-  lines.push(`xDS benchmark of ${r.serverName ?? 'meshd'} (config source: ${o.source ?? 'files'}): ${o.services} services (${r.configDocuments} documents, ${o.namespaces} namespaces), ${n} ${o.proxyType} clients, ${o.rounds} round(s), ${o.workers} client worker(s)`);
+  lines.push(`xDS benchmark of ${r.serverName ?? 'meshd'} (config source: ${o.source ?? 'files'}): ${o.services} services (${r.configDocuments} documents, ${o.namespaces} namespaces), ${n} ${o.proxyType} clients (${o.xds === 'delta' ? 'delta' : 'SotW'} ADS), ${o.rounds} round(s), ${o.workers} client worker(s)`);
   lines.push(`server: ${r.serverCommand}`);
   lines.push(`machine: ${r.machine.cpus} cpus, load average at end ${r.machine.loadAverage.map((l) => l.toFixed(2)).join(' ')}`);
   lines.push('');

@@ -14,7 +14,7 @@ import {
   benchService, generateMeshDocuments, newService, newServiceDocuments, serviceDocuments, serviceFile, NO_EDITS, type MeshSize, type ServiceEdits,
 } from './config-gen.js';
 import { writeConfig } from './config-sink.js';
-import type { BenchTarget, ServerName } from './bench-target.js';
+import { meshdEnv, type BenchTarget, type ServerName } from './bench-target.js';
 import { FULL_PUSH_SCENARIOS, SCENARIO_TYPES, planEdits, randomRunId, type PlannedEdit, type Scenario } from './markers.js';
 import { toYaml as toYamlText } from './config-gen.js';
 import { freePort } from '../../../xds/testing/free-port.js';
@@ -181,7 +181,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
   const spawnAt = now();
   const serverPushes: ServerPush[] = [];
   const spawnServer = (): ServerProcess => {
-    const s = ServerProcess.spawn(command, target?.env ?? { ENABLE_CA_SERVER: 'false', ...opts.serverEnv }, cwd);
+    const s = ServerProcess.spawn(command, target?.env ?? meshdEnv(opts), cwd);
     s.onLine((line) => {
       const p = parsePushSent(line);
       if (p) serverPushes.push(p);

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { encode, lookupType } from '../../../xds/index.js';
+import { TYPES } from './bench-client.js';
+import { DeltaSubscriptions, SotwSubscriptions } from './subscriptions.js';
+
+const NODE = { id: 'sidecar~10.0.0.1~a.ns~ns.svc.cluster.local', cluster: 'a.ns', metadata: {}, locality: {} };
+const cla = (name: string): Uint8Array => encode('envoy.config.endpoint.v3.ClusterLoadAssignment', { clusterName: name });
+const anyOf = (name: string): { typeUrl: string; value: Uint8Array } => ({ typeUrl: TYPES.eds, value: cla(name) });
+
+function deltaRequest(b: Buffer): Record<string, unknown> {
+  const t = lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
+  return t.toObject(t.decode(b), { defaults: false }) as Record<string, unknown>;
+}
+
+describe('bench:xds subscriptions', () => {
+  it('given delta subscriptions should send the node once, subscribe and unsubscribe the difference, and nothing when unchanged', () => {
+    const s = new DeltaSubscriptions(NODE);
+    const first = deltaRequest(s.subscribe(TYPES.eds, ['a', 'b']));
+    assert.deepEqual(first['resourceNamesSubscribe'], ['a', 'b']);
+    assert.ok(first['node'], 'the first request carries the node');
+    const change = deltaRequest(s.follow(TYPES.eds, ['c', 'b'])!);
+    assert.deepEqual([change['resourceNamesSubscribe'], change['resourceNamesUnsubscribe'], change['node']], [['c'], ['a'], undefined]);
+    assert.equal(s.follow(TYPES.eds, ['b', 'c']), undefined);
+  });
+
+  it('given delta responses should hold what was added, drop what was removed, and ACK with the nonce only', () => {
+    const s = new DeltaSubscriptions(NODE);
+    s.subscribe(TYPES.eds, ['a', 'b']);
+    const response = (nonce: string, names: string[], removed: string[]): Buffer =>
+      Buffer.from(encode('envoy.service.discovery.v3.DeltaDiscoveryResponse', { typeUrl: TYPES.eds, nonce, resources: names.map((n) => ({ name: n, version: '1', resource: anyOf(n) })), removedResources: removed }));
+    const r1 = s.receive(response('n1', ['a', 'b'], []));
+    assert.deepEqual(r1.held.map((x) => x.name), ['a', 'b']);
+    const r2 = s.receive(response('n2', ['c'], ['a']));
+    assert.deepEqual([r2.changed.map((x) => x.name), r2.held.map((x) => x.name)], [['c'], ['b', 'c']]);
+    assert.deepEqual(deltaRequest(s.ack(TYPES.eds)), { typeUrl: TYPES.eds, responseNonce: 'n2' });
+  });
+
+  it('given SotW responses should hold exactly the last response and ACK with its version, nonce and the names', () => {
+    const s = new SotwSubscriptions(NODE);
+    s.subscribe(TYPES.eds, ['b', 'a']);
+    const r = s.receive(Buffer.from(encode('envoy.service.discovery.v3.DiscoveryResponse', { typeUrl: TYPES.eds, versionInfo: 'v7', nonce: 'n7', resources: [anyOf('a')] })));
+    assert.deepEqual(r.held.map((x) => x.name), ['a']);
+    const t = lookupType('envoy.service.discovery.v3.DiscoveryRequest');
+    const ack = t.toObject(t.decode(s.ack(TYPES.eds)), { defaults: false });
+    assert.deepEqual(ack, { typeUrl: TYPES.eds, versionInfo: 'v7', responseNonce: 'n7', resourceNames: ['b', 'a'] });
+  });
+});

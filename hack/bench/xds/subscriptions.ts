@@ -1,0 +1,205 @@
+/**
+ * The two ADS variants a benchmark client speaks: state of the world (`StreamAggregatedResources`, every
+ * response the whole set of a type) and incremental (`DeltaAggregatedResources`, responses carry changed
+ * resources and the names removed; the client keeps what it holds). A `Subscriptions` keeps one stream's
+ * requests and held resources; the client decides what to ask for, this encodes it as its variant does.
+ */
+import { encode, lookupType } from '../../../xds/index.js';
+import { nodeObject, type TestNode } from '../../../xds/testing/index.js';
+
+/** The ADS variant of a client. */
+export type XdsProtocol = 'sotw' | 'delta';
+export const XDS_PROTOCOLS: readonly XdsProtocol[] = ['sotw', 'delta'];
+
+/** A resource by name with its encoded body. */
+export interface NamedBody {
+  readonly name: string;
+  readonly body: Uint8Array;
+}
+
+/** One decoded response, applied to what the stream holds. */
+export interface Received {
+  readonly typeUrl: string;
+  /** Resources in this response (a delta response: only the changed ones). */
+  readonly changed: readonly NamedBody[];
+  /** Every resource of the type the client holds after this response. */
+  readonly held: readonly NamedBody[];
+}
+
+/** One stream's subscriptions: encodes its requests and applies its responses. */
+export interface Subscriptions {
+  /** The gRPC method of the variant. */
+  readonly method: string;
+  /** Whether the type has been asked for on this stream. */
+  has(typeUrl: string): boolean;
+  /** Asks for `names` of a type (`[]`: every resource of a wildcard type); the first request carries the node. */
+  subscribe(typeUrl: string, names: readonly string[]): Buffer;
+  /** The request that changes a subscription to exactly `names`, or undefined when it is unchanged. */
+  follow(typeUrl: string, names: readonly string[]): Buffer | undefined;
+  /** Decodes a response and applies it. */
+  receive(bytes: Buffer): Received;
+  /** The ACK of the type's last response. */
+  ack(typeUrl: string): Buffer;
+}
+
+const sameNames = (a: readonly string[] | undefined, sorted: readonly string[]): boolean =>
+  a !== undefined && a.length === sorted.length && a.every((n, i) => n === sorted[i]);
+
+interface AnyMsg {
+  typeUrl: string;
+  value: Uint8Array;
+}
+
+/** The string in field 1 of an encoded message (the `name` of Listener/Cluster/RouteConfiguration, CLA `cluster_name`). */
+export function leadingName(body: Uint8Array): string {
+  let i = 0;
+  const varint = (): number => {
+    let v = 0;
+    let mul = 1;
+    for (;;) {
+      if (i >= body.length) throw new RangeError('truncated varint');
+      const b = body[i++]!;
+      v += (b & 0x7f) * mul;
+      if (b < 0x80) return v;
+      mul *= 128;
+    }
+  };
+  while (i < body.length) {
+    const key = varint();
+    const field = Math.floor(key / 8);
+    const wire = key & 7;
+    if (wire === 0) varint();
+    else if (wire === 1) i += 8;
+    else if (wire === 5) i += 4;
+    else if (wire === 2) {
+      const len = varint();
+      if (field === 1) return Buffer.from(body.buffer, body.byteOffset + i, len).toString('utf8');
+      i += len;
+    } else throw new RangeError(`unsupported wire type ${wire}`);
+  }
+  return '';
+}
+
+/** State of the world: every request repeats the names and the last version and nonce of its type. */
+export class SotwSubscriptions implements Subscriptions {
+  readonly method = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
+  readonly #names = new Map<string, readonly string[]>();
+  readonly #last = new Map<string, { version: string; nonce: string }>();
+  #node: TestNode | undefined;
+
+  constructor(node: TestNode) {
+    this.#node = node;
+  }
+
+  has(typeUrl: string): boolean {
+    return this.#names.has(typeUrl);
+  }
+
+  subscribe(typeUrl: string, names: readonly string[]): Buffer {
+    this.#names.set(typeUrl, names);
+    return this.#request(typeUrl);
+  }
+
+  follow(typeUrl: string, names: readonly string[]): Buffer | undefined {
+    const sorted = [...names].sort();
+    return sameNames(this.#names.get(typeUrl), sorted) ? undefined : this.subscribe(typeUrl, sorted);
+  }
+
+  receive(bytes: Buffer): Received {
+    const r = lookupType('envoy.service.discovery.v3.DiscoveryResponse').decode(bytes) as unknown as { versionInfo: string; nonce: string; typeUrl: string; resources: AnyMsg[] };
+    this.#last.set(r.typeUrl, { version: r.versionInfo, nonce: r.nonce });
+    const resources = r.resources.map((a) => ({ name: leadingName(a.value), body: a.value }));
+    return { typeUrl: r.typeUrl, changed: resources, held: resources };
+  }
+
+  ack(typeUrl: string): Buffer {
+    return this.#request(typeUrl);
+  }
+
+  #request(typeUrl: string): Buffer {
+    const last = this.#last.get(typeUrl);
+    const msg: Record<string, unknown> = { typeUrl, resourceNames: this.#names.get(typeUrl) ?? [], versionInfo: last?.version ?? '', responseNonce: last?.nonce ?? '' };
+    if (this.#node) msg['node'] = nodeObject(this.#node);
+    this.#node = undefined;
+    return Buffer.from(encode('envoy.service.discovery.v3.DiscoveryRequest', msg));
+  }
+}
+
+/**
+ * Incremental, as Envoy speaks it: a wildcard type is asked for with no names, a named one by
+ * subscribing and unsubscribing the difference; an ACK carries only the nonce; the client applies
+ * `resources` and `removed_resources` to what it holds.
+ */
+export class DeltaSubscriptions implements Subscriptions {
+  readonly method = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources';
+  readonly #names = new Map<string, readonly string[]>();
+  readonly #nonce = new Map<string, string>();
+  readonly #held = new Map<string, Map<string, Uint8Array>>();
+  #node: TestNode | undefined;
+
+  constructor(node: TestNode) {
+    this.#node = node;
+  }
+
+  has(typeUrl: string): boolean {
+    return this.#names.has(typeUrl);
+  }
+
+  subscribe(typeUrl: string, names: readonly string[]): Buffer {
+    this.#names.set(typeUrl, names);
+    return this.#request({ typeUrl, resourceNamesSubscribe: names });
+  }
+
+  follow(typeUrl: string, names: readonly string[]): Buffer | undefined {
+    const sorted = [...names].sort();
+    const before = this.#names.get(typeUrl);
+    if (sameNames(before, sorted)) return undefined;
+    const was = new Set(before);
+    const now = new Set(sorted);
+    this.#names.set(typeUrl, sorted);
+    return this.#request({
+      typeUrl,
+      resourceNamesSubscribe: sorted.filter((n) => !was.has(n)),
+      resourceNamesUnsubscribe: [...was].filter((n) => !now.has(n)),
+    });
+  }
+
+  receive(bytes: Buffer): Received {
+    const r = lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse').decode(bytes) as unknown as {
+      typeUrl: string;
+      nonce: string;
+      resources: { name: string; resource?: AnyMsg }[];
+      removedResources: string[];
+    };
+    this.#nonce.set(r.typeUrl, r.nonce);
+    let held = this.#held.get(r.typeUrl);
+    if (!held) this.#held.set(r.typeUrl, (held = new Map()));
+    for (const n of r.removedResources) held.delete(n);
+    const changed: NamedBody[] = [];
+    for (const x of r.resources) {
+      // NOTE: a resource without a body is a name the client asked for that does not exist (as a removal).
+      if (!x.resource) {
+        held.delete(x.name);
+        continue;
+      }
+      held.set(x.name, x.resource.value);
+      changed.push({ name: x.name, body: x.resource.value });
+    }
+    return { typeUrl: r.typeUrl, changed, held: [...held].map(([name, body]) => ({ name, body })) };
+  }
+
+  ack(typeUrl: string): Buffer {
+    return this.#request({ typeUrl, responseNonce: this.#nonce.get(typeUrl) ?? '' });
+  }
+
+  #request(msg: Record<string, unknown>): Buffer {
+    if (this.#node) msg['node'] = nodeObject(this.#node);
+    this.#node = undefined;
+    return Buffer.from(encode('envoy.service.discovery.v3.DeltaDiscoveryRequest', msg));
+  }
+}
+
+/** A stream's subscriptions in the given variant. */
+export function subscriptionsFor(protocol: XdsProtocol, node: TestNode): Subscriptions {
+  return protocol === 'delta' ? new DeltaSubscriptions(node) : new SotwSubscriptions(node);
+}
