@@ -8,7 +8,7 @@
  * service with a VIP has its own route configuration `<host>:<port>` (istiod's naming), holding only that
  * service's virtual host.
  */
-import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy, type Service } from '../../../core/index.js';
+import { keyStringOf, labelsMatch, resolveShortName, type Config, type PushContext, type Proxy, type Service } from '../../../core/index.js';
 import type { Headers, HTTPMatchRequest, HTTPRoute, StringMatch, VirtualServiceSpec } from '../../../crds/index.js';
 import { any, duration, fractionalPercent, GRPC_STATUS, outboundClusterName } from '../grpc/envoy.js';
 import { routesHttp } from './cluster-builder.js';
@@ -383,8 +383,27 @@ export function sniffedRouteConfigurationName(host: string, port: number): strin
   return `${host}:${port}`;
 }
 
+/** One virtual host of a route configuration before it is built: the service, its domains there, and the VirtualService whose HTTP routes it takes (none: the default route). */
+export interface VirtualHostPlan {
+  readonly svc: Service;
+  readonly domains: readonly string[];
+  readonly vs: Config | undefined;
+}
+
+/** What route configuration `<port>` or `<host>:<port>` holds for a proxy (see {@link buildSidecarRouteConfiguration}). */
+export interface RouteConfigurationPlan {
+  readonly name: string;
+  readonly port: number;
+  /** The service virtual hosts, in order. */
+  readonly hosts: readonly VirtualHostPlan[];
+  /** `allow_any` or `block_all` (last); none for a sniffed port's `<host>:<port>`. */
+  readonly catchAll: Record<string, unknown> | undefined;
+  /** What the plan read: the services on the port and every VirtualService (which one applies to a host). */
+  readonly dependencies: readonly string[];
+}
+
 /**
- * Builds route configuration `<port>` or `<host>:<port>` for a proxy, or undefined when the name is
+ * Plans route configuration `<port>` or `<host>:<port>` for a proxy, or undefined when the name is
  * neither. `<port>`: a virtual host per service speaking HTTP on the port (services sorted by host; a
  * domain already claimed by an earlier virtual host is left out of later ones, as Envoy refuses a
  * route configuration with a duplicate domain), then `allow_any` or `block_all`. `<host>:<port>` (the
@@ -392,41 +411,68 @@ export function sniffedRouteConfigurationName(host: string, port: number): strin
  * that names the host (its domains then `*`: the listener already chose the service by address) and no
  * catch-all.
  */
-export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, name: string): BuiltRouteConfiguration | undefined {
+export function planSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, name: string): RouteConfigurationPlan | undefined {
   const parsed = parseRouteConfigurationName(name);
   if (!parsed) return undefined;
   const port = parsed.port;
-  const b: Build = { ctx, proxy, port, deps: new Set(['kind:VirtualService', 'kind:DestinationRule']) };
+  const deps = new Set(['kind:VirtualService']);
   const claimed = new Set<string>();
-  const virtualHosts: Record<string, unknown>[] = [];
+  const hosts: VirtualHostPlan[] = [];
   const scope = sidecarScope(ctx, proxy);
   const services = scope.listenerServices.filter((s) => s.ports.some((p) => p.port === port && routesHttp(p)));
   for (const svc of [...services].sort((a, c) => (a.hostname < c.hostname ? -1 : 1))) {
-    b.deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
+    deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
     const domains = serviceDomains(svc, port, proxy.namespace, ctx.domain).filter((d) => !claimed.has(d));
     if (domains.length === 0) continue;
     for (const d of domains) claimed.add(d);
     // NOTE: as istiod, a VirtualService without HTTP routes (only `tcp` or `tls`) leaves HTTP on the default route.
     const found = ctx.virtualService(svc.hostname, proxy.namespace);
     const vs = found && ((found.spec as unknown as VirtualServiceSpec).http ?? []).length > 0 ? found : undefined;
-    const routes = vs ? virtualServiceRoutes(b, vs) : [defaultRoute(svc, port)];
-    const vh: Record<string, unknown> = { name: `${svc.hostname}:${port}`, domains, routes, includeRequestAttemptCount: true };
-    const meta = provenance([vs]);
-    if (meta) vh['metadata'] = meta;
-    virtualHosts.push(vh);
+    hosts.push({ svc, domains, vs });
   }
+  const dependencies = [...deps].sort();
   if (parsed.host !== undefined) {
     // NOTE: as istiod's getVirtualHostsForSniffedServicePort: the virtual hosts naming `<host>:<port>` or `<host>`;
     // exactly one takes every domain (`*`); none leaves the configuration empty (no catch-all either way).
-    const own = virtualHosts.filter((vh) => (vh['domains'] as string[]).some((d) => d === name || d === parsed.host));
-    if (own.length === 1) own[0]!['domains'] = ['*'];
-    return { resource: { name, virtualHosts: own, validateClusters: { value: false } }, dependencies: [...b.deps].sort() };
+    const own = hosts.filter((h) => h.domains.some((d) => d === name || d === parsed.host));
+    return { name, port, hosts: own.length === 1 ? [{ ...own[0]!, domains: ['*'] }] : own, catchAll: undefined, dependencies };
   }
-  const allowAny = scope.outboundMode === 'ALLOW_ANY';
-  virtualHosts.push(
-    allowAny
-      ? { name: 'allow_any', domains: ['*'], routes: [{ name: 'allow_any', match: { prefix: '/' }, route: { cluster: PASSTHROUGH_CLUSTER, timeout: ZERO, maxStreamDuration: { maxStreamDuration: ZERO, grpcTimeoutHeaderMax: ZERO } } }], includeRequestAttemptCount: true }
-      : { name: 'block_all', domains: ['*'], routes: [{ name: 'block_all', match: { prefix: '/' }, directResponse: { status: 502 } }], includeRequestAttemptCount: true },
-  );
-  return { resource: { name, virtualHosts, validateClusters: { value: false } }, dependencies: [...b.deps].sort() };
+  const catchAll = scope.outboundMode === 'ALLOW_ANY'
+    ? { name: 'allow_any', domains: ['*'], routes: [{ name: 'allow_any', match: { prefix: '/' }, route: { cluster: PASSTHROUGH_CLUSTER, timeout: ZERO, maxStreamDuration: { maxStreamDuration: ZERO, grpcTimeoutHeaderMax: ZERO } } }], includeRequestAttemptCount: true }
+    : { name: 'block_all', domains: ['*'], routes: [{ name: 'block_all', match: { prefix: '/' }, directResponse: { status: 502 } }], includeRequestAttemptCount: true };
+  return { name, port, hosts, catchAll, dependencies };
+}
+
+/**
+ * Builds one planned service virtual host with what it read: the service, the VirtualService (every one
+ * when it delegates: a delegate is found by name) and the services its destinations name.
+ */
+export function buildServiceVirtualHost(ctx: PushContext, proxy: Proxy, port: number, h: VirtualHostPlan): { virtualHost: Record<string, unknown>; dependencies: string[] } {
+  const b: Build = { ctx, proxy, port, deps: new Set([`ServiceEntry/${h.svc.namespace}/${h.svc.hostname}`]) };
+  if (h.vs) {
+    b.deps.add(keyStringOf(h.vs));
+    if (((h.vs.spec as unknown as VirtualServiceSpec).http ?? []).some((r) => r.delegate)) b.deps.add('kind:VirtualService');
+  }
+  const routes = h.vs ? virtualServiceRoutes(b, h.vs) : [defaultRoute(h.svc, port)];
+  const virtualHost: Record<string, unknown> = { name: `${h.svc.hostname}:${port}`, domains: [...h.domains], routes, includeRequestAttemptCount: true };
+  const meta = provenance([h.vs]);
+  if (meta) virtualHost['metadata'] = meta;
+  return { virtualHost, dependencies: [...b.deps].sort() };
+}
+
+/** The fields of a route configuration that follow its virtual hosts (Envoy's default `validate_clusters` is on for RDS; Istio turns it off). */
+export const ROUTE_CONFIGURATION_TAIL = { validateClusters: { value: false } } as const;
+
+/** Builds route configuration `<port>` or `<host>:<port>` for a proxy (see {@link planSidecarRouteConfiguration}), or undefined when the name is neither. */
+export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, name: string): BuiltRouteConfiguration | undefined {
+  const plan = planSidecarRouteConfiguration(ctx, proxy, name);
+  if (!plan) return undefined;
+  const deps = new Set(plan.dependencies);
+  const virtualHosts = plan.hosts.map((h) => {
+    const built = buildServiceVirtualHost(ctx, proxy, plan.port, h);
+    for (const d of built.dependencies) deps.add(d);
+    return built.virtualHost;
+  });
+  if (plan.catchAll) virtualHosts.push(plan.catchAll);
+  return { resource: { name, virtualHosts, ...ROUTE_CONFIGURATION_TAIL }, dependencies: [...deps].sort() };
 }

@@ -21,8 +21,9 @@
  * Route configuration (`buildSidecarRouteConfiguration`) reads the proxy's namespace (domains,
  * VirtualService visibility, sourceNamespace matches), its Sidecar scope (the HTTP services on the
  * port and the outbound mode: both in the key, as a digest), its labels only through sourceLabels
- * matches (in the key when any VirtualService has one), every VirtualService and DestinationRule
- * (`kind:` dependencies) and the services it names (dependencies the builder collects).
+ * matches (in the key when any VirtualService has one), every VirtualService (`kind:` dependency) and the
+ * services it names (dependencies the builder collects); no DestinationRule (a subset is named by the route,
+ * whether it exists or not). Its virtual hosts are cached one by one too (sidecar-route-cache.ts).
  */
 import { createHash } from 'node:crypto';
 import { keyStringOf, type Config, type MeshConfig, type PushContext, type Proxy, type Service } from '../../../core/index.js';
@@ -89,7 +90,7 @@ function scopeDigest(scope: SidecarScope, port: number): string {
 const bySourceLabels = new WeakMap<PushContext, boolean>();
 
 /** Whether any VirtualService of the context matches on source labels (then routes differ per proxy labels). */
-function anySourceLabels(ctx: PushContext): boolean {
+export function anySourceLabels(ctx: PushContext): boolean {
   let known = bySourceLabels.get(ctx);
   if (known === undefined) {
     known = ctx.configs.byIndex('kind', 'VirtualService').some((vs) =>

@@ -149,7 +149,7 @@ describe('SidecarGenerator with the XdsCache', function () {
     const p = proxyOf('default', '10.0.0.1', { app: 'productpage' });
     const cases: { over: Partial<SidecarGeneratorOptions>; prefixes: string[] }[] = [
       { over: { enableCache: false }, prefixes: [] },
-      { over: { enableCdsCache: false }, prefixes: ['seds|', 'slds|', 'srds|'] },
+      { over: { enableCdsCache: false }, prefixes: ['seds|', 'slds|', 'srds|', 'svh|9'] },
       { over: { enableRdsCache: false }, prefixes: ['scds|', 'seds|', 'slds|'] },
     ];
     for (const c of cases) {
@@ -221,6 +221,35 @@ spec:
     assert.equal(await gauge(), '1');
   });
 
+  it('given a VirtualService edit should rebuild that service\'s virtual hosts only, assemble the route configurations from the cached rest, and serve the uncached bytes', async () => {
+    const model = sidecarModel();
+    const { cache } = countingCache();
+    const gen = cachedGenerator(cache);
+    const proxies = [proxyOf('default', '10.0.0.1', { app: 'productpage' }), proxyOf('data', '10.0.0.3', { app: 'db' })];
+    const push = proxyRequestPush(model.snapshot);
+    for (const p of proxies) await everything(gen, p, push);
+    const hosts = (): Map<string, Uint8Array> => new Map(cache.keys().filter((k) => k.startsWith('svh|')).map((k) => [k, cache.get(k)!]));
+    const before = hosts();
+    const ofReviews = [...before.keys()].filter((k) => k.includes('|VirtualService/default/reviews|'));
+    assert.equal(ofReviews.length, 2, `the reviews virtual host as seen from each namespace: ${[...before.keys()].join(' ')}`);
+    const edit = change(model, SIDECAR_MESH.split('---').find((d) => d.includes('kind: VirtualService') && d.includes('name: reviews'))!.replace('timeout: 2s', 'timeout: 3s').replace('generation: 4', 'generation: 5'));
+    gen.invalidate(edit);
+    const plain = new SidecarGenerator({ sendUnhealthyEndpoints: false });
+    for (const p of proxies) {
+      const got = await everything(gen, p, edit);
+      const want = await everything(plain, p, edit);
+      assert.deepEqual([...got.keys()], [...want.keys()]);
+      for (const [k, body] of want) assert.ok(Buffer.from(got.get(k)!).equals(Buffer.from(body)), `${p.id}: ${k}`);
+      assert.match(Buffer.from(got.get(`${TYPE_URL.route} 9080`)!).toString('latin1'), /VirtualService\/default\/reviews@5/, 'the edit shows');
+    }
+    const after = hosts();
+    for (const [k, bytes] of before) {
+      if (ofReviews.includes(k)) assert.notEqual(after.get(k), bytes, `${k} was rebuilt`);
+      else assert.equal(after.get(k), bytes, `${k} was reused, not rebuilt`);
+    }
+    assert.ok(before.size > ofReviews.length, 'other virtual hosts were cached');
+  });
+
   it('given a DestinationRule change should clear exactly the clusters and endpoints of its host, and the next push should serve the new bytes', async () => {
     const model = sidecarModel();
     const push = proxyRequestPush(model.snapshot);
@@ -234,9 +263,9 @@ spec:
     const after = new Set(cache.keys());
     const dropped = [...before].filter((k) => !after.has(k)).sort();
     const reviewsKeys = [...before].filter((k) => k.includes(`|${REVIEWS}|`) && !k.startsWith('srds|')).sort();
-    const routeKeys = [...before].filter((k) => k.startsWith('srds|')).sort();
     assert.ok(reviewsKeys.length >= 6, 'reviews has clusters and endpoints cached');
-    assert.deepEqual(dropped, [...reviewsKeys, ...routeKeys].sort(), 'reviews clusters and endpoints, and the routes (they read every DestinationRule), nothing else');
+    assert.ok([...before].some((k) => k.startsWith('srds|')) && [...before].some((k) => k.startsWith('svh|')), 'routes and virtual hosts are cached');
+    assert.deepEqual(dropped, reviewsKeys, 'reviews clusters and endpoints, nothing else (routes read no DestinationRule)');
     const served = await cds(gen, p, edit);
     const plain = await cds(new SidecarGenerator({ sendUnhealthyEndpoints: false }), p, edit);
     assert.deepEqual([...served.keys()], [...plain.keys()]);
@@ -339,7 +368,7 @@ spec:
     gen.invalidate(edit);
     const dropped = [...before].filter((k) => !cache.keys().includes(k));
     assert.ok(dropped.length > 0);
-    // NOTE: routes and outbound listeners depend on their services' keys, which endpoint pushes name too.
-    assert.deepEqual(dropped.filter((k) => !k.includes(`|${REVIEWS}|`) && !k.startsWith('srds|') && !k.startsWith('slds|')), [], `only reviews: ${dropped.join(' ')}`);
+    // NOTE: routes, virtual hosts and outbound listeners depend on their services' keys, which endpoint pushes name too.
+    assert.deepEqual(dropped.filter((k) => !k.includes(`|${REVIEWS}|`) && !k.startsWith('srds|') && !k.startsWith('slds|') && !k.startsWith(`svh|9080|default/${REVIEWS}|`)), [], `only reviews: ${dropped.join(' ')}`);
   });
 });

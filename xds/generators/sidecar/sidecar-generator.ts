@@ -21,7 +21,8 @@ import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound } from
 import { buildSidecarRouteConfiguration, parseRouteConfigurationName } from './route-builder.js';
 import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKeyOf, sidecarRouteKey } from './sidecar-cache-keys.js';
 import { cachedOutboundListeners } from './sidecar-listener-cache.js';
-import { ENVOY_MESSAGE_BY_TYPE_URL } from './sidecar-names.js';
+import { ENVOY, ENVOY_MESSAGE_BY_TYPE_URL, VIRTUAL_OUTBOUND } from './sidecar-names.js';
+import { encodedRouteConfiguration } from './sidecar-route-cache.js';
 import { ScopeMemo } from './scope-memo.js';
 import { sidecarScope, type SidecarScope } from './sidecar-scope.js';
 
@@ -53,6 +54,8 @@ interface Item {
   readonly name: string;
   readonly key: string | undefined;
   readonly build: () => { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined;
+  /** Builds the bytes directly from cached parts (a keyed route configuration); `build` is then not called. */
+  readonly encoded?: () => { body: Uint8Array; dependencies: readonly string[] } | undefined;
   /** A keyed item shared through the ScopeMemo: its bytes once a proxy of the scope resolved them in this snapshot. */
   body?: Uint8Array;
   /** With `body`: the resource served, made once. */
@@ -181,7 +184,7 @@ export class SidecarGenerator {
     const memo = cached ? this.#memo : undefined;
     if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cached && o.enableCdsCache === true ? memo : undefined, cached && o.enableCdsCache === true);
     else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, names ?? [], memo, o);
-    else if (watched.typeUrl === TYPE_URL.route) items = routeItems(p, snap, names ?? [], cached && o.enableRdsCache === true);
+    else if (watched.typeUrl === TYPE_URL.route) items = routeItems(p, snap, names ?? [], cached && o.enableRdsCache === true ? this.cache : undefined);
     if (watched.typeUrl === TYPE_URL.listener && cached) return { resources: this.#cachedListeners(p, snap, names, typeName) };
     const resources: GeneratedResource[] = [];
     if (!items) {
@@ -212,9 +215,9 @@ export class SidecarGenerator {
         put(it, hit);
         continue;
       }
-      const built = it.build();
+      const built = it.encoded ? it.encoded() : it.build();
       if (!built) continue;
-      const body = encode(typeName, built.resource);
+      const body = 'body' in built ? built.body : encode(typeName, built.resource);
       // NOTE: refused when a change invalidated the key or its inputs while this push was being built.
       if (it.key !== undefined) {
         this.cache.set(it.key, body, built.dependencies, snap.token);
@@ -232,8 +235,12 @@ export class SidecarGenerator {
     // NOTE: observe first, as buildSidecarResources: a build that meets no conflict still clears an older snapshot's counts.
     conflicts?.observe(snap.token);
     const sink = conflicts?.sink(snap.token);
-    const own = [buildVirtualOutbound(ctx, p), buildVirtualInbound(ctx, p, snap.endpoints, sink)].map((l) => ({ name: String(l['name']), body: encode(typeName, l) }));
-    const outbound = cachedOutboundListeners(this.cache, ctx, p, sidecarScope(ctx, p), snap.token, (l) => encode(typeName, l), sink);
+    const scope = sidecarScope(ctx, p);
+    // NOTE: virtualOutbound reads only the scope (its outbound mode and Sidecar); virtualInbound is the proxy's own.
+    const outboundBody = this.#memo.of(snap, scope, 'lds-virtualOutbound', () => encode(typeName, buildVirtualOutbound(ctx, p)));
+    const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink);
+    const own = [{ name: VIRTUAL_OUTBOUND, body: outboundBody }, { name: String(inbound['name']), body: encode(typeName, inbound) }];
+    const outbound = cachedOutboundListeners(this.cache, ctx, p, scope, snap.token, (l) => encode(typeName, l), sink);
     const want = names && names.length > 0 ? new Set(names) : undefined;
     const byName = new Map<string, Uint8Array>();
     for (const l of [...own, ...outbound].sort((a, b) => (a.name < b.name ? -1 : 1))) if (!want || want.has(l.name)) byName.set(l.name, l.body);
@@ -279,7 +286,7 @@ function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | u
   const loc = p.locality;
   const part = `cds\n${loc.region}/${loc.zone}/${loc.subZone}`;
   const shared = memo.of(snap, sidecarScope(snap.pushContext, p), part, () => outboundClusterItems(p, snap, undefined, true).sort(byName));
-  return mergeByName(shared, localClusterItems(p, snap, undefined).sort(byName));
+  return mergeByName(shared, localClusterItems(p, snap, undefined, memo).sort(byName));
 }
 
 /** Two lists sorted by name as one (what sorting their concatenation gives for distinct names). */
@@ -315,16 +322,26 @@ function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<st
   return items;
 }
 
-/** The proxy's own clusters: inbound per port of its instances, and the special ones (never keyed). */
-function localClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined): Item[] {
+/**
+ * The proxy's own clusters: inbound per port of its instances, and the special ones (never keyed). With
+ * a memo, each is built and encoded once per snapshot and scope (they read only the port and the mesh
+ * config), not once per proxy.
+ */
+function localClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, memo?: ScopeMemo): Item[] {
   const ctx = snap.pushContext;
-  const items: Item[] = [];
-  const local = [...inboundPorts(ctx, proxyInstances(ctx, p, snap.endpoints)).map((ip) => buildInboundCluster(ctx, ip.targetPort)), ...buildSpecialClusters(ctx)];
-  for (const c of local) {
-    const name = c['name'] as string;
-    if (!want || want.has(name)) items.push({ name, key: undefined, build: () => ({ resource: c, dependencies: [] }) });
+  const ports = inboundPorts(ctx, proxyInstances(ctx, p, snap.endpoints)).map((ip) => ip.targetPort);
+  const item = (c: Record<string, unknown>): Item => ({ name: c['name'] as string, key: undefined, build: () => ({ resource: c, dependencies: [] }) });
+  let local: Item[];
+  if (!memo) local = [...ports.map((port) => buildInboundCluster(ctx, port)), ...buildSpecialClusters(ctx)].map(item);
+  else {
+    const scope = sidecarScope(ctx, p);
+    const shared = (c: Record<string, unknown>): Item => ({ ...item(c), body: encode(ENVOY.cluster, c) });
+    local = [
+      ...ports.map((port) => memo.of(snap, scope, `cds-inbound|${port}`, () => shared(buildInboundCluster(ctx, port)))),
+      ...memo.of(snap, scope, 'cds-special', () => buildSpecialClusters(ctx).map(shared)),
+    ];
   }
-  return items;
+  return want ? local.filter((it) => want.has(it.name)) : local;
 }
 
 /**
@@ -365,13 +382,14 @@ function endpointItem(p: Proxy, snap: PushSnapshot, scope: SidecarScope, name: s
   return { item: { name, key, build }, usesLabels };
 }
 
-/** The route configurations asked for, keyed when `cached`. */
-function routeItems(p: Proxy, snap: PushSnapshot, names: readonly string[], cached: boolean): Item[] {
+/** The route configurations asked for; with a cache, keyed and encoded from cached virtual hosts (sidecar-route-cache.ts). */
+function routeItems(p: Proxy, snap: PushSnapshot, names: readonly string[], cache: XdsCache | undefined): Item[] {
   const ctx = snap.pushContext;
   const scope = sidecarScope(ctx, p);
-  return names.map((name) => ({
-    name,
-    key: cached && parseRouteConfigurationName(name) ? sidecarRouteKey(ctx, p, scope, name) : undefined,
-    build: () => buildSidecarRouteConfiguration(ctx, p, name),
-  }));
+  const encodeRoute = (r: Record<string, unknown>): Uint8Array => encode(ENVOY.route, r);
+  return names.map((name) => {
+    const build = (): ReturnType<Item['build']> => buildSidecarRouteConfiguration(ctx, p, name);
+    if (!cache || !parseRouteConfigurationName(name)) return { name, key: undefined, build };
+    return { name, key: sidecarRouteKey(ctx, p, scope, name), build, encoded: () => encodedRouteConfiguration(cache, ctx, p, name, snap.token, encodeRoute) };
+  });
 }

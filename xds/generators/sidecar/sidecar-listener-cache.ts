@@ -43,11 +43,23 @@ function anyL4SourceLabels(ctx: PushContext): boolean {
   return known;
 }
 
+const scopeDigests = new WeakMap<SidecarScope, string>();
+
+/** A digest of what a Sidecar scope gives the outbound listeners: the listener services, in order, and the outbound mode. */
+function scopeDigest(scope: SidecarScope): string {
+  let d = scopeDigests.get(scope);
+  if (d === undefined) {
+    const h = createHash('sha256').update(scope.outboundMode);
+    for (const s of scope.listenerServices) h.update(`\n${s.namespace}/${s.hostname}`);
+    d = h.digest('base64url');
+    scopeDigests.set(scope, d);
+  }
+  return d;
+}
+
 /** The key prefix of a proxy's outbound listener set (see the file comment). */
 export function sidecarListenerKey(ctx: PushContext, proxy: Proxy, scope: SidecarScope): string {
-  const h = createHash('sha256').update(scope.outboundMode);
-  for (const s of scope.listenerServices) h.update(`\n${s.namespace}/${s.hostname}`);
-  const base = `slds|${proxy.namespace}|${h.digest('base64url')}`;
+  const base = `slds|${proxy.namespace}|${scopeDigest(scope)}`;
   if (!anyL4SourceLabels(ctx)) return base;
   return `${base}|${Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',')}`;
 }
