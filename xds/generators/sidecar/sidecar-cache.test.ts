@@ -341,6 +341,41 @@ spec:
     }
   });
 
+  it('given DestinationRules edited, removed and added should leave every proxy\'s listeners and routes byte-identical (why LDS and RDS skip DestinationRule changes)', async () => {
+    const model = sidecarModel(VARIED);
+    const plain = new SidecarGenerator({ sendUnhealthyEndpoints: false });
+    const proxies = [proxyOf('default', '10.0.0.1', { app: 'productpage' }), proxyOf('default', '10.0.0.2', { app: 'reviews', version: 'v9' }, 'r1/z1'), proxyOf('data', '10.0.0.3', { app: 'db' }), proxyOf('scoped', '10.0.0.4', { app: 'x' })];
+    const listenersAndRoutes = async (push: PushRequest): Promise<Map<string, string>> => {
+      const out = new Map<string, string>();
+      for (const p of proxies) {
+        for (const [k, body] of await everything(plain, p, push)) if (k.startsWith(TYPE_URL.listener) || k.startsWith(TYPE_URL.route)) out.set(`${p.id} ${k}`, Buffer.from(body).toString('base64'));
+      }
+      return out;
+    };
+    const before = await listenersAndRoutes(proxyRequestPush(model.snapshot));
+    const edits: [string, 'added' | 'updated' | 'deleted'][] = [
+      [REVIEWS_DR_EDIT, 'updated'],
+      [VARIED.split('---').find((d) => d.includes('reviews-local'))!, 'deleted'],
+      [
+        `apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: productpage, namespace: default }
+spec:
+  host: productpage.default.svc.cluster.local
+  trafficPolicy: { tls: { mode: SIMPLE }, loadBalancer: { consistentHash: { httpHeaderName: x-user } } }
+  subsets: [{ name: v1, labels: { version: v1 } }]`,
+        'added',
+      ],
+    ];
+    let push = proxyRequestPush(model.snapshot);
+    for (const [yaml, type] of edits) push = change(model, yaml, type);
+    assert.ok([...push.configsUpdated].every((k) => k.kind === 'DestinationRule'));
+    const after = await listenersAndRoutes(push);
+    assert.ok(before.size > 10);
+    assert.deepEqual([...after.keys()], [...before.keys()]);
+    for (const [k, v] of before) assert.equal(after.get(k), v, k);
+  });
+
   it('given a build from an older snapshot finishing after a DestinationRule change should not cache it, and later pushes should serve the new config', async () => {
     const model = sidecarModel();
     const old = proxyRequestPush(model.snapshot);

@@ -68,14 +68,18 @@ interface Item {
  * `skippedLdsConfigs[SidecarProxy]` adds Gateway to what LDS skips for every
  * proxy type; CDS and RDS skip nothing more for sidecars (a VirtualService widens a Sidecar scope, so
  * it can change clusters).
+ * NOTE: beyond istiod, LDS and RDS skip DestinationRule: no sidecar listener or route builder reads one
+ * (istiod's routes take a consistent-hash policy from it, which meshd's sidecar routes do not build yet;
+ * the day one does, DestinationRule leaves these sets). A test holds the builders to it: every proxy's
+ * listeners and routes are the same bytes before and after a DestinationRule edit.
  */
 export const SIDECAR_CDS_UNAFFECTED: ReadonlySet<string> = new Set();
 /** See SIDECAR_CDS_UNAFFECTED. */
 export const SIDECAR_EDS_UNAFFECTED: ReadonlySet<string> = new Set(['VirtualService']);
 /** See SIDECAR_CDS_UNAFFECTED. */
-export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway']);
+export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway', 'DestinationRule']);
 /** See SIDECAR_CDS_UNAFFECTED. */
-export const SIDECAR_RDS_UNAFFECTED: ReadonlySet<string> = new Set();
+export const SIDECAR_RDS_UNAFFECTED: ReadonlySet<string> = new Set(['DestinationRule']);
 
 /** The resources of one type a sidecar gets, as plain objects keyed by name (for tests, debugging and the consistency checker). */
 export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: Pick<SidecarGeneratorOptions, 'sendUnhealthyEndpoints' | 'conflicts'>): Map<string, Record<string, unknown>> {
