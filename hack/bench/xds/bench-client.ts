@@ -95,15 +95,23 @@ function references(typeUrl: string, body: Uint8Array, name: string): string[] {
   }
 }
 
-/** References of resources already seen, keyed by type and name, reused while the bytes are unchanged. */
+/**
+ * References of resources already seen, by type and name and then by bytes: the clients of one worker
+ * share it, so a resource many clients get with the same bytes (a namespace's route configuration) is
+ * decoded once, not once per client. A few variants are kept per name (route configuration `8080`
+ * differs per namespace); the oldest goes first.
+ */
 export class ReferenceCache {
-  readonly #m = new Map<string, { body: Buffer; refs: string[] }>();
+  static readonly VARIANTS = 16;
+  readonly #m = new Map<string, { body: Buffer; refs: string[] }[]>();
   refs(typeUrl: string, name: string, body: Buffer): string[] {
     const key = `${typeUrl}|${name}`;
-    const hit = this.#m.get(key);
-    if (hit && hit.body.equals(body)) return hit.refs;
+    let seen = this.#m.get(key);
+    if (!seen) this.#m.set(key, (seen = []));
+    for (const v of seen) if (v.body.length === body.length && v.body.equals(body)) return v.refs;
     const refs = references(typeUrl, body, name);
-    this.#m.set(key, { body: Buffer.from(body), refs });
+    seen.push({ body: Buffer.from(body), refs });
+    if (seen.length > ReferenceCache.VARIANTS) seen.shift();
     return refs;
   }
 }
