@@ -7,6 +7,11 @@ import { CORPUS_DIR } from './source-paths.js';
 export const EXPECT_ERROR_ANNOTATION = 'test.mesh.io/expect-error';
 /** Annotation `"true"` on an invalid document that only the semantic checks reject (the schema accepts it). */
 export const SEMANTIC_ANNOTATION = 'test.mesh.io/semantic';
+/**
+ * Annotation on a semantic document that a CEL rule of the CRD refuses: the rule's message. meshd refuses it in
+ * its semantic checks, the API server through the rule (`e2e/crds.test.ts` expects the refusal with this message).
+ */
+export const CEL_RULE_ANNOTATION = 'test.mesh.io/cel-rule';
 /** Annotation on a valid document: the field path of a warning it must produce. */
 export const EXPECT_WARNING_ANNOTATION = 'test.mesh.io/expect-warning';
 
@@ -23,8 +28,10 @@ export interface CorpusDocument {
   readonly expectError?: string;
   /** For valid documents: the path one of the warnings must name. */
   readonly expectWarning?: string;
-  /** True when only semantic checks reject the document (the API server's schema accepts it). */
+  /** True when only semantic checks reject the document (the API server's structural schema accepts it). */
   readonly semantic: boolean;
+  /** For semantic documents a CEL rule of the CRD refuses: the rule's message. */
+  readonly celRule?: string;
 }
 
 function annotations(object: unknown): Record<string, unknown> {
@@ -52,7 +59,12 @@ export function loadCorpus(dir: string = CORPUS_DIR): CorpusDocument[] {
         if (sub === 'invalid' && expectError === undefined) {
           throw new Error(`corpus ${file} document ${index}: invalid documents need the ${EXPECT_ERROR_ANNOTATION} annotation`);
         }
-        out.push({ file, index, valid: sub === 'valid', object, expectError, expectWarning, semantic: a[SEMANTIC_ANNOTATION] === 'true' });
+        const semantic = a[SEMANTIC_ANNOTATION] === 'true';
+        const celRule = typeof a[CEL_RULE_ANNOTATION] === 'string' ? (a[CEL_RULE_ANNOTATION] as string) : undefined;
+        if (celRule !== undefined && !semantic) {
+          throw new Error(`corpus ${file} document ${index}: ${CEL_RULE_ANNOTATION} needs ${SEMANTIC_ANNOTATION}: "true" (a schema error hides the CEL rules)`);
+        }
+        out.push({ file, index, valid: sub === 'valid', object, expectError, expectWarning, semantic, ...(celRule !== undefined ? { celRule } : {}) });
       });
     }
   }

@@ -12,10 +12,23 @@ export const SCHEMA_CHECKS = ['duration', 'regex', 'percent', 'dns1123Label', 'h
 /** One of {@link SCHEMA_CHECKS}. */
 export type SchemaCheck = (typeof SCHEMA_CHECKS)[number];
 
+/**
+ * A CEL rule the API server checks on a schema node (`x-kubernetes-validations`): `self` is the node's value.
+ * meshd's own validator does not evaluate CEL; its semantic checks give the same `message` (proved per rule by
+ * `validation/istio-cel-rules.test.ts`, and against a real API server by `e2e/crds-cel.test.ts`).
+ */
+export interface CelRule {
+  readonly rule: string;
+  readonly message: string;
+  readonly fieldPath?: string;
+  readonly reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+}
+
 /** Options shared by every node. */
 export interface CommonOptions {
   readonly description?: string;
   readonly 'x-mesh-check'?: SchemaCheck;
+  readonly 'x-kubernetes-validations'?: readonly CelRule[];
 }
 
 /** Options of a string node. */
@@ -156,6 +169,11 @@ export function intOrString(options?: CommonOptions): IntOrStringNode {
 /** A free-form object (protobuf Struct / Any / raw configuration): unknown fields are kept. */
 export function freeForm(options?: CommonOptions): FreeFormNode {
   return { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, ...options };
+}
+
+/** `node` with `rules` appended to its `x-kubernetes-validations` (same type: the rules do not change its values). */
+export function withRules<const N extends SchemaNode>(node: N, ...rules: readonly CelRule[]): N {
+  return { ...node, 'x-kubernetes-validations': [...(node['x-kubernetes-validations'] ?? []), ...rules] };
 }
 
 /** Go/protobuf duration text pattern: one or more `<number><unit>` groups, e.g. `1s`, `0.5s`, `1h30m`. */

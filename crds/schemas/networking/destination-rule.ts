@@ -1,12 +1,14 @@
 import { arr, bool, duration, enumOf, int, map, num, obj, str, uint32 } from '../../schema/builders.js';
 import { connectionPoolSettings } from '../shared/connection-pool.js';
 import { portSelector } from '../shared/port-selector.js';
+import { celDuration } from '../shared/istio-cel.js';
 import { clientTlsSettings } from '../shared/server-tls.js';
 import { workloadSelector } from '../shared/workload-selector.js';
 
 /** Istio's LoadBalancerSettings.ConsistentHashLB: exactly one hash key plus ring options. */
 export const consistentHashLb = obj({
   httpHeaderName: str(),
+  // NOTE: Istio's CRD has no 1ms rule on the cookie ttl (0s means a session cookie).
   httpCookie: obj({ name: str(), path: str(), ttl: duration() }, ['name']),
   useSourceIp: bool(),
   httpQueryParameterName: str(),
@@ -29,10 +31,10 @@ export const loadBalancerSettings = obj({
   consistentHash: consistentHashLb,
   localityLbSetting,
   /** Deprecated in Istio: use `warmup`. */
-  warmupDurationSecs: duration(),
+  warmupDurationSecs: celDuration(),
   /** Istio's WarmupConfiguration: slow start over `duration`, from `minimumPercent`, ramping by `aggression`. */
   warmup: obj(
-    { duration: duration(), minimumPercent: num({ minimum: 0, maximum: 100, nullable: true }), aggression: num({ minimum: 0, nullable: true }) },
+    { duration: celDuration(), minimumPercent: num({ minimum: 0, maximum: 100, nullable: true }), aggression: num({ minimum: 0, nullable: true }) },
     ['duration'],
   ),
 });
@@ -43,8 +45,8 @@ export const outlierDetection = obj({
   consecutiveLocalOriginFailures: uint32(),
   consecutiveGatewayErrors: uint32(),
   consecutive5xxErrors: uint32(),
-  interval: duration(),
-  baseEjectionTime: duration(),
+  interval: celDuration(),
+  baseEjectionTime: celDuration(),
   maxEjectionPercent: int({ format: 'int32' }),
   minHealthPercent: int({ format: 'int32' }),
 });
@@ -62,7 +64,7 @@ export const portTrafficPolicy = obj({ port: portSelector, ...trafficPolicyCommo
 /** Istio's TrafficPolicy. */
 export const trafficPolicy = obj({
   ...trafficPolicyCommon,
-  portLevelSettings: arr(portTrafficPolicy),
+  portLevelSettings: arr(portTrafficPolicy, { maxItems: 4096 }),
   tunnel: obj({ protocol: str(), targetHost: str(), targetPort: uint32() }, ['targetHost', 'targetPort']),
   proxyProtocol: obj({ version: enumOf(['V1', 'V2']) }),
 });

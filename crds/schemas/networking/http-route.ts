@@ -1,5 +1,6 @@
-import { arr, bool, duration, enumOf, int, map, obj, str, uint32 } from '../../schema/builders.js';
+import { arr, bool, enumOf, int, map, obj, str, uint32 } from '../../schema/builders.js';
 import { destination } from '../shared/destination.js';
+import { celDuration } from '../shared/istio-cel.js';
 import { percent } from '../shared/percent.js';
 import { stringMatch } from '../shared/string-match.js';
 
@@ -59,17 +60,17 @@ export const httpRewrite = obj({
 /** Istio's HTTPRetry. */
 export const httpRetry = obj({
   attempts: int({ format: 'int32' }),
-  perTryTimeout: duration(),
+  perTryTimeout: celDuration(),
   retryOn: str(),
   retryRemoteLocalities: bool({ nullable: true }),
-  backoff: duration(),
+  backoff: celDuration(),
 });
 
 /** Istio's HTTPFaultInjection: delays and aborts. */
 export const httpFaultInjection = obj({
   delay: obj({
-    fixedDelay: duration(),
-    exponentialDelay: duration(),
+    fixedDelay: celDuration(),
+    exponentialDelay: celDuration(),
     percentage: percent,
     percent: int({ format: 'int32' }),
   }),
@@ -90,7 +91,7 @@ export const corsPolicy = obj({
   allowMethods: arr(str()),
   allowHeaders: arr(str()),
   exposeHeaders: arr(str()),
-  maxAge: duration(),
+  maxAge: celDuration(),
   allowCredentials: bool({ nullable: true }),
   unmatchedPreflights: enumOf(['UNSPECIFIED', 'FORWARD', 'IGNORE']),
 });
@@ -104,7 +105,7 @@ export const httpRoute = obj({
   directResponse: httpDirectResponse,
   delegate: obj({ name: str(), namespace: str() }),
   rewrite: httpRewrite,
-  timeout: duration(),
+  timeout: celDuration(),
   retries: httpRetry,
   fault: httpFaultInjection,
   mirror: destination,
