@@ -5,22 +5,11 @@ import { KINDS, KIND_NAMES } from './kinds.js';
 import { renderCrds, renderCrdsYaml } from './render-crds.js';
 import { CRD_MANIFEST_PATH } from './source-paths.js';
 import { ISTIO_CEL_RULES } from './testing/istio-cel-rules.js';
+import { schemaNodeAt, type SchemaObject } from './testing/schema-node-at.js';
 
-type SchemaObject = Record<string, unknown>;
 type CelRules = { rule: string; message: string }[];
 
-/** The schema node at an Istio field path (`.spec.http[].timeout`, `[]` an item, `{}` a map value), if any. */
-function nodeAt(root: SchemaObject, field: string): SchemaObject | undefined {
-  let node: SchemaObject | undefined = root;
-  for (const [, name, step] of field.matchAll(/\.([A-Za-z0-9_]+)|(\[\]|\{\})/g)) {
-    if (node === undefined) return undefined;
-    if (name !== undefined) node = (node['properties'] as Record<string, SchemaObject> | undefined)?.[name];
-    else node = (step === '[]' ? node['items'] : node['additionalProperties']) as SchemaObject | undefined;
-  }
-  return node;
-}
-
-/** Every `x-kubernetes-validations` rule of a schema as `field: message`, with the field in {@link nodeAt}'s notation. */
+/** Every `x-kubernetes-validations` rule of a schema as `field: message`, with the field in {@link schemaNodeAt}'s notation. */
 function celRulesOf(node: SchemaObject, field: string): string[] {
   const own = ((node['x-kubernetes-validations'] as CelRules | undefined) ?? []).map((r) => `${field}: ${r.message}`);
   const children = [
@@ -79,7 +68,7 @@ describe('renderCrds', () => {
     for (const c of ISTIO_CEL_RULES) {
       const crd = renderCrds().find((d) => d.spec.names.kind === c.kind)!;
       for (const version of crd.spec.versions) {
-        const node = nodeAt(version.schema.openAPIV3Schema as SchemaObject, c.field);
+        const node = schemaNodeAt(version.schema.openAPIV3Schema as SchemaObject, c.field);
         const rules = (node?.['x-kubernetes-validations'] as CelRules | undefined) ?? [];
         if (!rules.some((r) => r.message === c.message)) missing.push(`${c.kind} ${version.name} ${c.field}: ${c.message}`);
       }

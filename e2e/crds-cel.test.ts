@@ -3,6 +3,7 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { OrchApiError, OrchClient } from '../controllers/index.js';
 import { renderCrds, type CustomResourceDefinition } from '../crds/index.js';
 import { ISTIO_CEL_RULES, type CelRuleCase } from '../crds/testing/istio-cel-rules.js';
+import { ISTIO_CRD_ONLY_RULES } from '../crds/testing/istio-crd-only-rules.js';
 import { applyCrds, createTestNamespace, deleteNamespaceFully, e2eCluster } from './harness/index.js';
 
 const CLIENT_OPTIONS = { qps: 500, burst: 500, contentType: 'json' } as const;
@@ -12,8 +13,11 @@ const CONCURRENCY = 8;
 /** What the API server answered to one dry-run create: undefined when it accepted the object. */
 type Answer = OrchApiError | undefined;
 
+/** One row of a rule table: the kind, its apiVersion and the two specs. */
+type Case = Pick<CelRuleCase, 'kind' | 'apiVersion' | 'bad' | 'good'>;
+
 /** The collection path of a rule's kind at the version of its apiVersion. */
-function collectionPath(c: CelRuleCase, crds: readonly CustomResourceDefinition[], namespace: string): string {
+function collectionPath(c: Case, crds: readonly CustomResourceDefinition[], namespace: string): string {
   const [group, version] = c.apiVersion.split('/');
   const crd = crds.find((d) => d.spec.group === group && d.spec.names.kind === c.kind);
   if (!crd || !version) throw new Error(`no CRD serves ${c.kind} in ${c.apiVersion}`);
@@ -39,7 +43,8 @@ describe("e2e: Istio's CEL rules in the mesh CRDs, enforced by a real API server
   const crds = renderCrds();
   let kc: KubeConfig;
   let namespace: string;
-  const answers = new Map<CelRuleCase, { bad: Answer; good: Answer }>();
+  const answers = new Map<Case, { bad: Answer; good: Answer }>();
+  const cases: readonly Case[] = [...ISTIO_CEL_RULES, ...ISTIO_CRD_ONLY_RULES];
 
   before(async () => {
     kc = e2eCluster().kubeConfig();
@@ -47,7 +52,7 @@ describe("e2e: Istio's CEL rules in the mesh CRDs, enforced by a real API server
     namespace = await createTestNamespace(kc.makeApiClient(CoreV1Api), 'e2e-crds-cel');
     // NOTE: a CRD whose rules exceed the API server's estimated CEL cost budget is refused here.
     await applyCrds(client, crds);
-    const send = async (c: CelRuleCase, spec: unknown, name: string): Promise<Answer> => {
+    const send = async (c: Case, spec: unknown, name: string): Promise<Answer> => {
       const body = { apiVersion: c.apiVersion, kind: c.kind, metadata: { name, namespace }, spec };
       try {
         await client.request('POST', collectionPath(c, crds, namespace), { body, query: { dryRun: 'All', fieldValidation: 'Strict' } });
@@ -58,11 +63,11 @@ describe("e2e: Istio's CEL rules in the mesh CRDs, enforced by a real API server
       }
     };
     // NOTE: one batch of dry-run creates against the one API server of the run: no object is stored.
-    const results = await mapLimited(ISTIO_CEL_RULES, CONCURRENCY, async (c) => ({
+    const results = await mapLimited(cases, CONCURRENCY, async (c) => ({
       bad: await send(c, c.bad, 'cel-bad'),
       good: await send(c, c.good, 'cel-good'),
     }));
-    ISTIO_CEL_RULES.forEach((c, i) => answers.set(c, results[i]!));
+    cases.forEach((c, i) => answers.set(c, results[i]!));
   });
 
   after(async () => {
@@ -78,6 +83,21 @@ describe("e2e: Istio's CEL rules in the mesh CRDs, enforced by a real API server
         assert.ok(bad.message.includes(c.message), `refused, but not with "${c.message}": ${bad.message}`);
       });
       it('given a config at the edge that satisfies it should be accepted by the API server', () => {
+        const good = answers.get(c)!.good;
+        assert.equal(good, undefined, `refused: ${good?.message ?? ''}`);
+      });
+    });
+  }
+
+  for (const c of ISTIO_CRD_ONLY_RULES) {
+    describe(`${c.kind} ${c.field} (${c.keyword} of Istio's schema): ${JSON.stringify(c.bad).slice(0, 100)}`, () => {
+      it('given a config that violates it should be refused by the API server', () => {
+        const bad = answers.get(c)!.bad;
+        assert.ok(bad, `accepted; want a refusal saying "${c.apiServerMessage}"`);
+        assert.equal(bad.status, 422, bad.message);
+        assert.ok(bad.message.includes(c.apiServerMessage), `refused, but not with "${c.apiServerMessage}": ${bad.message}`);
+      });
+      it('given a config that satisfies it should be accepted by the API server', () => {
         const good = answers.get(c)!.good;
         assert.equal(good, undefined, `refused: ${good?.message ?? ''}`);
       });

@@ -29,6 +29,11 @@ export interface CommonOptions {
   readonly description?: string;
   readonly 'x-mesh-check'?: SchemaCheck;
   readonly 'x-kubernetes-validations'?: readonly CelRule[];
+  /**
+   * Keys only the rendered CRD gets (merged into the node by `toCrdSchema`), e.g. Istio's `oneOf` for "at most one
+   * of these fields": meshd's semantic checks refuse the same with clearer messages than ajv's for `oneOf`.
+   */
+  readonly 'x-mesh-crd'?: Readonly<Record<string, unknown>>;
 }
 
 /** Options of a string node. */
@@ -174,6 +179,12 @@ export function freeForm(options?: CommonOptions): FreeFormNode {
 /** `node` with `rules` appended to its `x-kubernetes-validations` (same type: the rules do not change its values). */
 export function withRules<const N extends SchemaNode>(node: N, ...rules: readonly CelRule[]): N {
   return { ...node, 'x-kubernetes-validations': [...(node['x-kubernetes-validations'] ?? []), ...rules] };
+}
+
+/** Istio's schema for a proto `oneof` (at most one of `fields`): none of them set, or exactly one. */
+export function atMostOneOf(...fields: readonly string[]): { readonly oneOf: readonly unknown[] } {
+  const each = fields.map((f) => ({ required: [f] }));
+  return { oneOf: [{ not: { anyOf: each } }, ...each] };
 }
 
 /** Go/protobuf duration text pattern: one or more `<number><unit>` groups, e.g. `1s`, `0.5s`, `1h30m`. */

@@ -5,18 +5,22 @@ import { workloadSelector } from '../shared/workload-selector.js';
 
 /** Istio's VmConfig: environment variables for the Wasm VM. */
 export const vmConfig = obj({
-  env: arr(
-    obj({ name: str({ minLength: 1, maxLength: 256 }), value: str({ maxLength: 2048 }), valueFrom: enumOf(['INLINE', 'HOST']) }, ['name'], {
-      'x-kubernetes-validations': [CEL.wasmEnvValue],
-    }),
-    { maxItems: 256 },
-  ),
+  env: {
+    ...arr(
+      obj({ name: str({ minLength: 1, maxLength: 256 }), value: str({ maxLength: 2048 }), valueFrom: enumOf(['INLINE', 'HOST']) }, ['name'], {
+        'x-kubernetes-validations': [CEL.wasmEnvValue],
+      }),
+      { maxItems: 256 },
+    ),
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['name'],
+  },
 });
 
 /** Istio's WasmPluginTrafficSelector. */
 export const wasmPluginTrafficSelector = obj({
   mode: enumOf(['UNDEFINED', 'CLIENT', 'SERVER', 'CLIENT_AND_SERVER']),
-  ports: arr(obj({ number: portNumber() }, ['number'])),
+  ports: { ...arr(obj({ number: portNumber() }, ['number'])), 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['number'] },
 });
 
 /** The spec of a WasmPlugin (extensions.mesh.io): a WebAssembly filter for data-plane proxies. */

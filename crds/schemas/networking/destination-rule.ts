@@ -1,4 +1,4 @@
-import { arr, bool, duration, enumOf, int, map, num, obj, str, uint32 } from '../../schema/builders.js';
+import { arr, atMostOneOf, bool, duration, enumOf, int, map, num, obj, str, uint32 } from '../../schema/builders.js';
 import { connectionPoolSettings } from '../shared/connection-pool.js';
 import { portSelector } from '../shared/port-selector.js';
 import { celDuration } from '../shared/istio-cel.js';
@@ -6,16 +6,24 @@ import { clientTlsSettings } from '../shared/server-tls.js';
 import { workloadSelector } from '../shared/workload-selector.js';
 
 /** Istio's LoadBalancerSettings.ConsistentHashLB: exactly one hash key plus ring options. */
-export const consistentHashLb = obj({
-  httpHeaderName: str(),
-  // NOTE: Istio's CRD has no 1ms rule on the cookie ttl (0s means a session cookie).
-  httpCookie: obj({ name: str(), path: str(), ttl: duration() }, ['name']),
-  useSourceIp: bool(),
-  httpQueryParameterName: str(),
-  ringHash: obj({ minimumRingSize: int({ minimum: 0 }) }),
-  maglev: obj({ tableSize: int({ minimum: 0 }) }),
-  minimumRingSize: int({ minimum: 0 }),
-});
+export const consistentHashLb = obj(
+  {
+    httpHeaderName: str(),
+    // NOTE: Istio's CRD has no 1ms rule on the cookie ttl (0s means a session cookie).
+    httpCookie: obj({ name: str(), path: str(), ttl: duration() }, ['name']),
+    useSourceIp: bool(),
+    httpQueryParameterName: str(),
+    ringHash: obj({ minimumRingSize: int({ minimum: 0 }) }),
+    maglev: obj({ tableSize: int({ minimum: 0 }) }),
+    minimumRingSize: int({ minimum: 0 }),
+  },
+  [],
+  {
+    'x-mesh-crd': {
+      allOf: [atMostOneOf('httpHeaderName', 'httpCookie', 'useSourceIp', 'httpQueryParameterName'), atMostOneOf('ringHash', 'maglev')],
+    },
+  },
+);
 
 /** Istio's LocalityLoadBalancerSetting. */
 export const localityLbSetting = obj({
@@ -26,18 +34,22 @@ export const localityLbSetting = obj({
 });
 
 /** Istio's LoadBalancerSettings: `simple` or `consistentHash`, plus locality and warm-up. */
-export const loadBalancerSettings = obj({
-  simple: enumOf(['UNSPECIFIED', 'LEAST_CONN', 'RANDOM', 'PASSTHROUGH', 'ROUND_ROBIN', 'LEAST_REQUEST']),
-  consistentHash: consistentHashLb,
-  localityLbSetting,
-  /** Deprecated in Istio: use `warmup`. */
-  warmupDurationSecs: celDuration(),
-  /** Istio's WarmupConfiguration: slow start over `duration`, from `minimumPercent`, ramping by `aggression`. */
-  warmup: obj(
-    { duration: celDuration(), minimumPercent: num({ minimum: 0, maximum: 100, nullable: true }), aggression: num({ minimum: 0, nullable: true }) },
-    ['duration'],
-  ),
-});
+export const loadBalancerSettings = obj(
+  {
+    simple: enumOf(['UNSPECIFIED', 'LEAST_CONN', 'RANDOM', 'PASSTHROUGH', 'ROUND_ROBIN', 'LEAST_REQUEST']),
+    consistentHash: consistentHashLb,
+    localityLbSetting,
+    /** Deprecated in Istio: use `warmup`. */
+    warmupDurationSecs: celDuration(),
+    /** Istio's WarmupConfiguration: slow start over `duration`, from `minimumPercent`, ramping by `aggression`. */
+    warmup: obj(
+      { duration: celDuration(), minimumPercent: num({ minimum: 0, maximum: 100, nullable: true }), aggression: num({ minimum: 0, nullable: true }) },
+      ['duration'],
+    ),
+  },
+  [],
+  { 'x-mesh-crd': atMostOneOf('simple', 'consistentHash') },
+);
 
 /** Istio's OutlierDetection. */
 export const outlierDetection = obj({

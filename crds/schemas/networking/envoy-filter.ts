@@ -1,4 +1,4 @@
-import { arr, enumOf, freeForm, int, map, obj, str, uint32, withRules } from '../../schema/builders.js';
+import { arr, atMostOneOf, enumOf, freeForm, int, map, obj, str, uint32, withRules } from '../../schema/builders.js';
 import { CEL } from '../shared/istio-cel.js';
 import { policyTargetReferences } from '../shared/target-ref.js';
 import { workloadLabelsSelector } from '../shared/workload-selector.js';
@@ -46,7 +46,7 @@ export const envoyConfigObjectMatch = obj(
     waypoint: obj({ filter: obj({ name: str(), subFilter: obj({ name: str() }) }), route: obj({ name: str() }), portNumber: withRules(uint32(), CEL.port) }),
   },
   [],
-  { 'x-kubernetes-validations': [CEL.waypointMatchContext] },
+  { 'x-kubernetes-validations': [CEL.waypointMatchContext], 'x-mesh-crd': atMostOneOf('listener', 'routeConfiguration', 'cluster', 'waypoint') },
 );
 
 /** Istio's EnvoyFilter.Patch: an operation and a free-form value. */

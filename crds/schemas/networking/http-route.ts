@@ -1,4 +1,4 @@
-import { arr, bool, enumOf, int, map, obj, str, uint32 } from '../../schema/builders.js';
+import { arr, atMostOneOf, bool, enumOf, int, map, obj, str, uint32 } from '../../schema/builders.js';
 import { destination } from '../shared/destination.js';
 import { celDuration } from '../shared/istio-cel.js';
 import { percent } from '../shared/percent.js';
@@ -35,14 +35,18 @@ export const httpRouteDestination = obj(
 );
 
 /** Istio's HTTPRedirect. */
-export const httpRedirect = obj({
-  uri: str(),
-  authority: str(),
-  port: uint32(),
-  derivePort: enumOf(['FROM_PROTOCOL_DEFAULT', 'FROM_REQUEST_PORT']),
-  scheme: str(),
-  redirectCode: uint32(),
-});
+export const httpRedirect = obj(
+  {
+    uri: str(),
+    authority: str(),
+    port: uint32(),
+    derivePort: enumOf(['FROM_PROTOCOL_DEFAULT', 'FROM_REQUEST_PORT']),
+    scheme: str(),
+    redirectCode: uint32(),
+  },
+  [],
+  { 'x-mesh-crd': atMostOneOf('port', 'derivePort') },
+);
 
 /** Istio's HTTPDirectResponse. */
 export const httpDirectResponse = obj(
@@ -68,18 +72,26 @@ export const httpRetry = obj({
 
 /** Istio's HTTPFaultInjection: delays and aborts. */
 export const httpFaultInjection = obj({
-  delay: obj({
-    fixedDelay: celDuration(),
-    exponentialDelay: celDuration(),
-    percentage: percent,
-    percent: int({ format: 'int32' }),
-  }),
-  abort: obj({
-    httpStatus: int({ format: 'int32' }),
-    grpcStatus: str(),
-    http2Error: str(),
-    percentage: percent,
-  }),
+  delay: obj(
+    {
+      fixedDelay: celDuration(),
+      exponentialDelay: celDuration(),
+      percentage: percent,
+      percent: int({ format: 'int32' }),
+    },
+    [],
+    { 'x-mesh-crd': atMostOneOf('fixedDelay', 'exponentialDelay') },
+  ),
+  abort: obj(
+    {
+      httpStatus: int({ format: 'int32' }),
+      grpcStatus: str(),
+      http2Error: str(),
+      percentage: percent,
+    },
+    [],
+    { 'x-mesh-crd': atMostOneOf('httpStatus', 'grpcStatus', 'http2Error') },
+  ),
 });
 
 /** Istio's HTTPMirrorPolicy. */

@@ -1,4 +1,4 @@
-import { arr, bool, enumOf, map, num, obj, str } from '../../schema/builders.js';
+import { arr, atMostOneOf, bool, enumOf, map, num, obj, str } from '../../schema/builders.js';
 import { CEL, celDuration } from '../shared/istio-cel.js';
 import { policyTargetReference, policyTargetReferences } from '../shared/target-ref.js';
 import { workloadSelector } from '../shared/workload-selector.js';
@@ -21,7 +21,7 @@ export const customTag = obj(
 export const tracing = obj({
   match: obj({ mode: workloadMode }),
   providers: providerRefs,
-  randomSamplingPercentage: num({ nullable: true, 'x-mesh-check': 'percent' }),
+  randomSamplingPercentage: num({ nullable: true, 'x-mesh-check': 'percent', 'x-mesh-crd': { minimum: 0, maximum: 100 } }),
   disableSpanReporting: bool({ nullable: true }),
   customTags: map(customTag),
   useRequestIdForTraceSampling: bool({ nullable: true }),
@@ -35,7 +35,9 @@ export const METRIC_NAMES = [
 
 /** Istio's MetricsOverrides. */
 export const metricsOverrides = obj({
-  match: obj({ metric: enumOf(METRIC_NAMES), customMetric: str({ minLength: 1 }), mode: workloadMode }),
+  match: obj({ metric: enumOf(METRIC_NAMES), customMetric: str({ minLength: 1 }), mode: workloadMode }, [], {
+    'x-mesh-crd': atMostOneOf('metric', 'customMetric'),
+  }),
   disabled: bool({ nullable: true }),
   tagOverrides: map(
     obj({ operation: enumOf(['UPSERT', 'REMOVE']), value: str() }, [], { 'x-kubernetes-validations': [CEL.tagOverrideUpsert, CEL.tagOverrideRemove] }),
