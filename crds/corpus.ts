@@ -7,6 +7,12 @@ import { CORPUS_DIR } from './source-paths.js';
 export const EXPECT_ERROR_ANNOTATION = 'test.mesh.io/expect-error';
 /** Annotation `"true"` on an invalid document that only the semantic checks reject (the schema accepts it). */
 export const SEMANTIC_ANNOTATION = 'test.mesh.io/semantic';
+/**
+ * Annotation on a semantic document that the API server refuses all the same (by one of Istio's CEL rules or a
+ * CRD-only schema rule such as Istio's `oneOf`): a piece of its message. meshd refuses it in its semantic checks;
+ * `e2e/crds.test.ts` expects the API server's refusal with this message.
+ */
+export const API_SERVER_MESSAGE_ANNOTATION = 'test.mesh.io/api-server-message';
 /** Annotation on a valid document: the field path of a warning it must produce. */
 export const EXPECT_WARNING_ANNOTATION = 'test.mesh.io/expect-warning';
 
@@ -23,8 +29,10 @@ export interface CorpusDocument {
   readonly expectError?: string;
   /** For valid documents: the path one of the warnings must name. */
   readonly expectWarning?: string;
-  /** True when only semantic checks reject the document (the API server's schema accepts it). */
+  /** True when only semantic checks reject the document (the API server's structural schema accepts it). */
   readonly semantic: boolean;
+  /** For semantic documents the API server refuses all the same: a piece of its message. */
+  readonly apiServerMessage?: string;
 }
 
 function annotations(object: unknown): Record<string, unknown> {
@@ -52,7 +60,13 @@ export function loadCorpus(dir: string = CORPUS_DIR): CorpusDocument[] {
         if (sub === 'invalid' && expectError === undefined) {
           throw new Error(`corpus ${file} document ${index}: invalid documents need the ${EXPECT_ERROR_ANNOTATION} annotation`);
         }
-        out.push({ file, index, valid: sub === 'valid', object, expectError, expectWarning, semantic: a[SEMANTIC_ANNOTATION] === 'true' });
+        const semantic = a[SEMANTIC_ANNOTATION] === 'true';
+        const message = a[API_SERVER_MESSAGE_ANNOTATION];
+        const apiServerMessage = typeof message === 'string' ? message : undefined;
+        if (apiServerMessage !== undefined && !semantic) {
+          throw new Error(`corpus ${file} document ${index}: ${API_SERVER_MESSAGE_ANNOTATION} goes with ${SEMANTIC_ANNOTATION}: "true"`);
+        }
+        out.push({ file, index, valid: sub === 'valid', object, expectError, expectWarning, semantic, ...(apiServerMessage !== undefined ? { apiServerMessage } : {}) });
       });
     }
   }

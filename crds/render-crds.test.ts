@@ -4,6 +4,21 @@ import { parseAllDocuments } from 'yaml';
 import { KINDS, KIND_NAMES } from './kinds.js';
 import { renderCrds, renderCrdsYaml } from './render-crds.js';
 import { CRD_MANIFEST_PATH } from './source-paths.js';
+import { ISTIO_CEL_RULES } from './testing/istio-cel-rules.js';
+import { schemaNodeAt, type SchemaObject } from './testing/schema-node-at.js';
+
+type CelRules = { rule: string; message: string }[];
+
+/** Every `x-kubernetes-validations` rule of a schema as `field: message`, with the field in {@link schemaNodeAt}'s notation. */
+function celRulesOf(node: SchemaObject, field: string): string[] {
+  const own = ((node['x-kubernetes-validations'] as CelRules | undefined) ?? []).map((r) => `${field}: ${r.message}`);
+  const children = [
+    ...Object.entries((node['properties'] as Record<string, SchemaObject> | undefined) ?? {}).map(([k, v]) => celRulesOf(v, `${field}.${k}`)),
+    node['items'] ? celRulesOf(node['items'] as SchemaObject, `${field}[]`) : [],
+    typeof node['additionalProperties'] === 'object' ? celRulesOf(node['additionalProperties'] as SchemaObject, `${field}{}`) : [],
+  ];
+  return [...own, ...children.flat()];
+}
 
 /** Returns the paths of schema nodes that break Kubernetes' structural-schema rules we rely on. */
 function structuralProblems(node: Record<string, unknown>, path: string): string[] {
@@ -47,6 +62,28 @@ describe('renderCrds', () => {
       }
     });
   }
+
+  it("given Istio's CEL rule table should find each rule, with its message, at its field in every version of its kind's CRD", () => {
+    const missing: string[] = [];
+    for (const c of ISTIO_CEL_RULES) {
+      const crd = renderCrds().find((d) => d.spec.names.kind === c.kind)!;
+      for (const version of crd.spec.versions) {
+        const node = schemaNodeAt(version.schema.openAPIV3Schema as SchemaObject, c.field);
+        const rules = (node?.['x-kubernetes-validations'] as CelRules | undefined) ?? [];
+        if (!rules.some((r) => r.message === c.message)) missing.push(`${c.kind} ${version.name} ${c.field}: ${c.message}`);
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+
+  it("given the rendered CRDs should carry no CEL rule that Istio's rule table does not list", () => {
+    const listed = new Set(ISTIO_CEL_RULES.map((c) => `${c.kind} ${c.field}: ${c.message}`));
+    const extra = renderCrds().flatMap((crd) =>
+      crd.spec.versions.flatMap((v) => celRulesOf(v.schema.openAPIV3Schema as SchemaObject, '').map((r) => `${crd.spec.names.kind} ${r}`)),
+    );
+    assert.deepEqual(extra.filter((r) => !listed.has(r)), []);
+    assert.ok(extra.length >= ISTIO_CEL_RULES.length, `${extra.length} rules rendered`);
+  });
 
   it('given VirtualService should serve v1, v1alpha3, v1beta1 with Gateways/Hosts/Age columns', () => {
     const vs = renderCrds().find((c) => c.spec.names.kind === 'VirtualService')!;

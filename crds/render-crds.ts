@@ -22,12 +22,16 @@ export interface CustomResourceDefinition {
   };
 }
 
-/** Copies a schema node dropping our `x-mesh-*` keys (the API server does not know them). */
+/**
+ * Copies a schema node dropping our `x-mesh-*` keys (the API server does not know them); the keys of `x-mesh-crd`
+ * (CRD-only schema, such as Istio's `oneOf`) are merged into the node.
+ */
 export function toCrdSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(toCrdSchema);
   if (typeof node !== 'object' || node === null) return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
+    if (key === 'x-mesh-crd') Object.assign(out, value);
     if (key.startsWith('x-mesh-')) continue;
     out[key] = key === 'properties'
       ? Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, toCrdSchema(v)]))

@@ -12,10 +12,28 @@ export const SCHEMA_CHECKS = ['duration', 'regex', 'percent', 'dns1123Label', 'h
 /** One of {@link SCHEMA_CHECKS}. */
 export type SchemaCheck = (typeof SCHEMA_CHECKS)[number];
 
+/**
+ * A CEL rule the API server checks on a schema node (`x-kubernetes-validations`): `self` is the node's value.
+ * meshd's own validator does not evaluate CEL; its semantic checks give the same `message` (proved per rule by
+ * `validation/istio-cel-rules.test.ts`, and against a real API server by `e2e/crds-cel.test.ts`).
+ */
+export interface CelRule {
+  readonly rule: string;
+  readonly message: string;
+  readonly fieldPath?: string;
+  readonly reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+}
+
 /** Options shared by every node. */
 export interface CommonOptions {
   readonly description?: string;
   readonly 'x-mesh-check'?: SchemaCheck;
+  readonly 'x-kubernetes-validations'?: readonly CelRule[];
+  /**
+   * Keys only the rendered CRD gets (merged into the node by `toCrdSchema`), e.g. Istio's `oneOf` for "at most one
+   * of these fields": meshd's semantic checks refuse the same with clearer messages than ajv's for `oneOf`.
+   */
+  readonly 'x-mesh-crd'?: Readonly<Record<string, unknown>>;
 }
 
 /** Options of a string node. */
@@ -156,6 +174,17 @@ export function intOrString(options?: CommonOptions): IntOrStringNode {
 /** A free-form object (protobuf Struct / Any / raw configuration): unknown fields are kept. */
 export function freeForm(options?: CommonOptions): FreeFormNode {
   return { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, ...options };
+}
+
+/** `node` with `rules` appended to its `x-kubernetes-validations` (same type: the rules do not change its values). */
+export function withRules<const N extends SchemaNode>(node: N, ...rules: readonly CelRule[]): N {
+  return { ...node, 'x-kubernetes-validations': [...(node['x-kubernetes-validations'] ?? []), ...rules] };
+}
+
+/** Istio's schema for a proto `oneof` (at most one of `fields`): none of them set, or exactly one. */
+export function atMostOneOf(...fields: readonly string[]): { readonly oneOf: readonly unknown[] } {
+  const each = fields.map((f) => ({ required: [f] }));
+  return { oneOf: [{ not: { anyOf: each } }, ...each] };
 }
 
 /** Go/protobuf duration text pattern: one or more `<number><unit>` groups, e.g. `1s`, `0.5s`, `1h30m`. */

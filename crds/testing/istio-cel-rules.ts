@@ -4,8 +4,12 @@
  * v1alpha3, ProxyConfig v1beta1, WasmPlugin v1alpha1) carry them: kind, Istio's field, Istio's message,
  * then where meshd must report it (`path`), a spec that violates the rule (`bad`) and a spec at its edge
  * that satisfies it (`good`). MeshOperator has no Istio CRD. crds/validation/istio-cel-rules.test.ts
- * runs the table through `validateConfig` (the validator of files, the webhook and the CRD source).
+ * runs the table through `validateConfig` (the validator of files, the webhook and the CRD source),
+ * crds/render-crds.test.ts checks that the rendered CRDs carry exactly these rules at these fields, and
+ * e2e/crds-cel.test.ts applies every `bad` and `good` to a real API server. The messages (and the rules' CEL
+ * text) come from `schemas/shared/istio-cel.ts`, the one place they are written.
  */
+import { CEL } from '../schemas/shared/istio-cel.js';
 
 /** One rule and its two configs. */
 export interface CelRuleCase {
@@ -38,7 +42,7 @@ function row(kind: string, apiVersion: string, field: string, message: string, p
   return { kind, apiVersion, field, message, path, bad, good };
 }
 
-const DURATION_MSG = 'must be a valid duration greater than 1ms';
+const DURATION_MSG = CEL.duration.message;
 const POOL_DURATIONS = ['http.http2KeepAlive.interval', 'http.http2KeepAlive.timeout', 'http.idleTimeout', 'tcp.connectTimeout', 'tcp.maxConnectionDuration', 'tcp.tcpKeepalive.interval', 'tcp.tcpKeepalive.time'];
 const POLICY_DURATIONS = [...POOL_DURATIONS.map((d) => `connectionPool.${d}`), 'loadBalancer.warmup.duration', 'loadBalancer.warmupDurationSecs', 'outlierDetection.baseEjectionTime', 'outlierDetection.interval'];
 /** Just under the rule's 1ms, and the edge. */
@@ -87,9 +91,9 @@ function matchLabelRules(kind: string, apiVersion: string, selectorField: string
   const f = `.spec.${selectorField}.matchLabels`;
   const p = `spec.${selectorField}.matchLabels`;
   return [
-    row(kind, apiVersion, f, 'wildcard not allowed in label key match', p, sel({ 'app*': 'x' }), sel({ 'app.example.com/name': 'x' })),
-    row(kind, apiVersion, f, 'key must not be empty', p, sel({ '': 'x' }), sel({ a: 'x' })),
-    row(kind, apiVersion, `${f}{}`, 'wildcard not allowed in label value match', `${p}.app`, sel({ app: 'x*' }), sel({ app: '' })),
+    row(kind, apiVersion, f, CEL.matchLabelKeyWildcard.message, p, sel({ 'app*': 'x' }), sel({ 'app.example.com/name': 'x' })),
+    row(kind, apiVersion, f, CEL.matchLabelKeyEmpty.message, p, sel({ '': 'x' }), sel({ a: 'x' })),
+    row(kind, apiVersion, `${f}{}`, CEL.matchLabelValueWildcard.message, `${p}.app`, sel({ app: 'x*' }), sel({ app: '' })),
   ];
 }
 
@@ -97,9 +101,9 @@ function matchLabelRules(kind: string, apiVersion: string, selectorField: string
 function targetRefRules(kind: string, apiVersion: string, base: Obj, group = 'gateway.networking.k8s.io', refKind = 'Gateway'): CelRuleCase[] {
   const ref = { group, kind: refKind, name: 'gw' };
   return [
-    row(kind, apiVersion, '.spec', 'only one of targetRefs or selector can be set', 'spec', { ...base, selector: { matchLabels: { app: 'a' } }, targetRefs: [ref] }, { ...base, targetRefs: [ref] }),
-    row(kind, apiVersion, '.spec.targetRef.namespace', 'cross namespace referencing is not currently supported', 'spec.targetRef.namespace', { ...base, targetRef: { ...ref, namespace: 'other' } }, { ...base, targetRef: { ...ref, namespace: '' } }),
-    row(kind, apiVersion, '.spec.targetRefs[].namespace', 'cross namespace referencing is not currently supported', 'spec.targetRefs[0].namespace', { ...base, targetRefs: [{ ...ref, namespace: 'other' }] }, { ...base, targetRefs: [{ ...ref, namespace: '' }] }),
+    row(kind, apiVersion, '.spec', CEL.targetRefsOrSelector.message, 'spec', { ...base, selector: { matchLabels: { app: 'a' } }, targetRefs: [ref] }, { ...base, targetRefs: [ref] }),
+    row(kind, apiVersion, '.spec.targetRef.namespace', CEL.targetRefSameNamespace.message, 'spec.targetRef.namespace', { ...base, targetRef: { ...ref, namespace: 'other' } }, { ...base, targetRef: { ...ref, namespace: '' } }),
+    row(kind, apiVersion, '.spec.targetRefs[].namespace', CEL.targetRefSameNamespace.message, 'spec.targetRefs[0].namespace', { ...base, targetRefs: [{ ...ref, namespace: 'other' }] }, { ...base, targetRefs: [{ ...ref, namespace: '' }] }),
   ];
 }
 
@@ -107,14 +111,14 @@ function targetRefRules(kind: string, apiVersion: string, base: Obj, group = 'ga
 function serverTlsRules(kind: string, field: string, path: string, spec: (tls: Obj) => Obj): CelRuleCase[] {
   const certs = [{ serverCertificate: '/etc/certs/a.pem', privateKey: '/etc/certs/a.key' }];
   return [
-    row(kind, NET, field, 'only one of credentialNames or tlsCertificates can be set', path, spec({ mode: 'SIMPLE', credentialNames: ['a'], tlsCertificates: certs }), spec({ mode: 'SIMPLE', tlsCertificates: certs })),
-    row(kind, NET, field, 'only one of credentialName or credentialNames can be set', path, spec({ mode: 'SIMPLE', credentialName: 'a', credentialNames: ['b'] }), spec({ mode: 'SIMPLE', credentialNames: ['a', 'b'] })),
+    row(kind, NET, field, CEL.credentialNamesOrTlsCertificates.message, path, spec({ mode: 'SIMPLE', credentialNames: ['a'], tlsCertificates: certs }), spec({ mode: 'SIMPLE', tlsCertificates: certs })),
+    row(kind, NET, field, CEL.credentialNameOrCredentialNames.message, path, spec({ mode: 'SIMPLE', credentialName: 'a', credentialNames: ['b'] }), spec({ mode: 'SIMPLE', credentialNames: ['a', 'b'] })),
     // NOTE: Istio's third rule counts credentialNames and tlsCertificates (as the first) under this message.
-    row(kind, NET, field, 'only one of credentialName or tlsCertificates can be set', path, spec({ mode: 'SIMPLE', credentialNames: ['a'], tlsCertificates: certs }), spec({ mode: 'SIMPLE', credentialName: 'a' })),
+    row(kind, NET, field, CEL.credentialNameOrTlsCertificates.message, path, spec({ mode: 'SIMPLE', credentialNames: ['a'], tlsCertificates: certs }), spec({ mode: 'SIMPLE', credentialName: 'a' })),
   ];
 }
 
-const PORT_MSG = 'port must be between 1-65535';
+const PORT_MSG = CEL.port.message;
 /** The longest port name the rule takes (62 characters: `size(key) < 63`). */
 const LONG_PORT_NAME = `t${'1'.repeat(61)}`;
 const SE_BASE = { hosts: ['api.example.com'], ports: [{ number: 443, name: 'tls', protocol: 'TLS' }], location: 'MESH_EXTERNAL' };
@@ -123,21 +127,21 @@ function serviceEntryRules(): CelRuleCase[] {
   const se = (extra: Obj): Obj => ({ ...SE_BASE, resolution: 'STATIC', ...extra });
   const ep = (e: Obj): Obj => se({ endpoints: [e] });
   return [
-    row('ServiceEntry', NET, '.spec', 'only one of WorkloadSelector or Endpoints can be set', 'spec', se({ workloadSelector: { labels: { app: 'a' } }, endpoints: [{ address: '10.0.0.1' }] }), se({ workloadSelector: { labels: { app: 'a' } } })),
-    row('ServiceEntry', NET, '.spec', 'CIDR addresses are allowed only for NONE/STATIC resolution types', 'spec', { ...SE_BASE, addresses: ['10.1.0.0/16'], resolution: 'DNS' }, { ...SE_BASE, addresses: ['10.1.0.0/16'], resolution: 'STATIC', endpoints: [{ address: '10.1.0.1' }] }),
-    row('ServiceEntry', NET, '.spec', 'NONE mode cannot set endpoints', 'spec', { ...SE_BASE, endpoints: [{ address: '10.0.0.1' }] }, { ...SE_BASE, resolution: 'NONE' }),
-    row('ServiceEntry', NET, '.spec', 'DNS_ROUND_ROBIN mode cannot have multiple endpoints', 'spec', se({ resolution: 'DNS_ROUND_ROBIN', endpoints: [{ address: 'a.example.com' }, { address: 'b.example.com' }] }), se({ resolution: 'DNS_ROUND_ROBIN', endpoints: [{ address: 'a.example.com' }] })),
-    row('ServiceEntry', NET, '.spec.endpoints[]', 'Address is required', 'spec.endpoints[0]', ep({ labels: { app: 'a' } }), ep({ network: 'net-2' })),
-    row('ServiceEntry', NET, '.spec.endpoints[]', 'UDS may not include ports', 'spec.endpoints[0]', ep({ address: 'unix:///var/run/a.sock', ports: { tls: 8443 } }), ep({ address: 'unix:///var/run/a.sock' })),
-    row('ServiceEntry', NET, '.spec.endpoints[].address', 'UDS must be an absolute path or abstract socket', 'spec.endpoints[0].address', ep({ address: 'unix://var/run/a.sock' }), ep({ address: 'unix://@abstract' })),
-    row('ServiceEntry', NET, '.spec.endpoints[].address', 'UDS may not be a dir', 'spec.endpoints[0].address', ep({ address: 'unix:///var/run/' }), ep({ address: 'unix:///var/run/a' })),
-    row('ServiceEntry', NET, '.spec.endpoints[].ports', 'port name must be valid', 'spec.endpoints[0].ports', ep({ address: '10.0.0.1', ports: { '-tls': 8443 } }), { ...se({ endpoints: [{ address: '10.0.0.1', ports: { [LONG_PORT_NAME]: 8443 } }] }), ports: [{ number: 443, name: LONG_PORT_NAME, protocol: 'TLS' }] }),
+    row('ServiceEntry', NET, '.spec', CEL.serviceEntrySelectorOrEndpoints.message, 'spec', se({ workloadSelector: { labels: { app: 'a' } }, endpoints: [{ address: '10.0.0.1' }] }), se({ workloadSelector: { labels: { app: 'a' } } })),
+    row('ServiceEntry', NET, '.spec', CEL.serviceEntryCidrResolution.message, 'spec', { ...SE_BASE, addresses: ['10.1.0.0/16'], resolution: 'DNS' }, { ...SE_BASE, addresses: ['10.1.0.0/16'], resolution: 'STATIC', endpoints: [{ address: '10.1.0.1' }] }),
+    row('ServiceEntry', NET, '.spec', CEL.serviceEntryNoneEndpoints.message, 'spec', { ...SE_BASE, endpoints: [{ address: '10.0.0.1' }] }, { ...SE_BASE, resolution: 'NONE' }),
+    row('ServiceEntry', NET, '.spec', CEL.serviceEntryDnsRoundRobin.message, 'spec', se({ resolution: 'DNS_ROUND_ROBIN', endpoints: [{ address: 'a.example.com' }, { address: 'b.example.com' }] }), se({ resolution: 'DNS_ROUND_ROBIN', endpoints: [{ address: 'a.example.com' }] })),
+    row('ServiceEntry', NET, '.spec.endpoints[]', CEL.addressRequired.message, 'spec.endpoints[0]', ep({ labels: { app: 'a' } }), ep({ network: 'net-2' })),
+    row('ServiceEntry', NET, '.spec.endpoints[]', CEL.udsNoPorts.message, 'spec.endpoints[0]', ep({ address: 'unix:///var/run/a.sock', ports: { tls: 8443 } }), ep({ address: 'unix:///var/run/a.sock' })),
+    row('ServiceEntry', NET, '.spec.endpoints[].address', CEL.udsAbsolute.message, 'spec.endpoints[0].address', ep({ address: 'unix://var/run/a.sock' }), ep({ address: 'unix://@abstract' })),
+    row('ServiceEntry', NET, '.spec.endpoints[].address', CEL.udsNotDir.message, 'spec.endpoints[0].address', ep({ address: 'unix:///var/run/' }), ep({ address: 'unix:///var/run/a' })),
+    row('ServiceEntry', NET, '.spec.endpoints[].ports', CEL.portNames.message, 'spec.endpoints[0].ports', ep({ address: '10.0.0.1', ports: { '-tls': 8443 } }), { ...se({ endpoints: [{ address: '10.0.0.1', ports: { [LONG_PORT_NAME]: 8443 } }] }), ports: [{ number: 443, name: LONG_PORT_NAME, protocol: 'TLS' }] }),
     row('ServiceEntry', NET, '.spec.endpoints[].ports{}', PORT_MSG, 'spec.endpoints[0].ports.tls', ep({ address: '10.0.0.1', ports: { tls: 65536 } }), ep({ address: '10.0.0.1', ports: { tls: 65535 } })),
-    row('ServiceEntry', NET, '.spec.hosts[]', 'hostname cannot be wildcard', 'spec.hosts[0]', { ...SE_BASE, hosts: ['*'] }, { ...SE_BASE, hosts: ['*.example.com'], resolution: 'NONE' }),
-    row('ServiceEntry', NET, '.spec.ports', 'port number cannot be duplicated', 'spec.ports', se({ ports: [{ number: 443, name: 'a', protocol: 'TLS' }, { number: 443, name: 'b', protocol: 'TLS' }] }), se({ ports: [{ number: 443, name: 'a', protocol: 'TLS' }, { number: 444, name: 'b', protocol: 'TLS' }] })),
+    row('ServiceEntry', NET, '.spec.hosts[]', CEL.hostNotWildcard.message, 'spec.hosts[0]', { ...SE_BASE, hosts: ['*'] }, { ...SE_BASE, hosts: ['*.example.com'], resolution: 'NONE' }),
+    row('ServiceEntry', NET, '.spec.ports', CEL.portNumbersUnique.message, 'spec.ports', se({ ports: [{ number: 443, name: 'a', protocol: 'TLS' }, { number: 443, name: 'b', protocol: 'TLS' }] }), se({ ports: [{ number: 443, name: 'a', protocol: 'TLS' }, { number: 444, name: 'b', protocol: 'TLS' }] })),
     row('ServiceEntry', NET, '.spec.ports[].number', PORT_MSG, 'spec.ports[0].number', se({ ports: [{ number: 0, name: 'tls', protocol: 'TLS' }] }), se({ ports: [{ number: 65535, name: 'tls', protocol: 'TLS' }] })),
     row('ServiceEntry', NET, '.spec.ports[].targetPort', PORT_MSG, 'spec.ports[0].targetPort', se({ ports: [{ number: 443, name: 'tls', protocol: 'TLS', targetPort: 65536 }] }), se({ ports: [{ number: 443, name: 'tls', protocol: 'TLS', targetPort: 1 }] })),
-    row('ServiceEntry', NET, '.spec.workloadSelector.labels{}', 'wildcard is not supported in selector', 'spec.workloadSelector.labels.app', se({ workloadSelector: { labels: { app: 'a*' } } }), se({ workloadSelector: { labels: { app: 'a.b-c' } } })),
+    row('ServiceEntry', NET, '.spec.workloadSelector.labels{}', CEL.selectorLabelWildcard.message, 'spec.workloadSelector.labels.app', se({ workloadSelector: { labels: { app: 'a*' } } }), se({ workloadSelector: { labels: { app: 'a.b-c' } } })),
   ];
 }
 
@@ -145,11 +149,11 @@ function serviceEntryRules(): CelRuleCase[] {
 function workloadEntryRules(kind: string, field: string, path: string, spec: (we: Obj) => Obj, addressRequired: boolean): CelRuleCase[] {
   const p = path === '' ? 'spec' : `spec.${path}`;
   return [
-    ...(addressRequired ? [row(kind, NET, field, 'Address is required', p, spec({ labels: { app: 'a' } }), spec({ network: 'net-2' }))] : []),
-    row(kind, NET, field, 'UDS may not include ports', p, spec({ address: 'unix:///var/run/a.sock', ports: { http: 8080 } }), spec({ address: 'unix:///var/run/a.sock' })),
-    row(kind, NET, `${field}.address`, 'UDS must be an absolute path or abstract socket', `${p}.address`, spec({ address: 'unix://var/run/a.sock' }), spec({ address: 'unix:///a' })),
-    row(kind, NET, `${field}.address`, 'UDS may not be a dir', `${p}.address`, spec({ address: 'unix:///var/run/' }), spec({ address: 'unix://@a' })),
-    row(kind, NET, `${field}.ports`, 'port name must be valid', `${p}.ports`, spec({ address: '10.0.0.1', ports: { 'http-': 8080 } }), spec({ address: '10.0.0.1', ports: { 'h-1': 8080 } })),
+    ...(addressRequired ? [row(kind, NET, field, CEL.addressRequired.message, p, spec({ labels: { app: 'a' } }), spec({ network: 'net-2' }))] : []),
+    row(kind, NET, field, CEL.udsNoPorts.message, p, spec({ address: 'unix:///var/run/a.sock', ports: { http: 8080 } }), spec({ address: 'unix:///var/run/a.sock' })),
+    row(kind, NET, `${field}.address`, CEL.udsAbsolute.message, `${p}.address`, spec({ address: 'unix://var/run/a.sock' }), spec({ address: 'unix:///a' })),
+    row(kind, NET, `${field}.address`, CEL.udsNotDir.message, `${p}.address`, spec({ address: 'unix:///var/run/' }), spec({ address: 'unix://@a' })),
+    row(kind, NET, `${field}.ports`, CEL.portNames.message, `${p}.ports`, spec({ address: '10.0.0.1', ports: { 'http-': 8080 } }), spec({ address: '10.0.0.1', ports: { 'h-1': 8080 } })),
     row(kind, NET, `${field}.ports{}`, PORT_MSG, `${p}.ports.http`, spec({ address: '10.0.0.1', ports: { http: 0 } }), spec({ address: '10.0.0.1', ports: { http: 1 } })),
   ];
 }
@@ -159,7 +163,7 @@ function workloadGroupRules(): CelRuleCase[] {
   return [
     row('WorkloadGroup', NET, '.spec.probe.grpc.port', PORT_MSG, 'spec.probe.grpc.port', probe({ grpc: { port: 65536 } }), probe({ grpc: { port: 65535 } })),
     row('WorkloadGroup', NET, '.spec.probe.httpGet.port', PORT_MSG, 'spec.probe.httpGet.port', probe({ httpGet: { port: 0, path: '/' } }), probe({ httpGet: { port: 1, path: '/' } })),
-    row('WorkloadGroup', NET, '.spec.probe.httpGet.scheme', 'scheme must be one of [HTTP, HTTPS]', 'spec.probe.httpGet.scheme', probe({ httpGet: { port: 80, scheme: 'FTP' } }), probe({ httpGet: { port: 80, scheme: 'HTTPS' } })),
+    row('WorkloadGroup', NET, '.spec.probe.httpGet.scheme', CEL.probeScheme.message, 'spec.probe.httpGet.scheme', probe({ httpGet: { port: 80, scheme: 'FTP' } }), probe({ httpGet: { port: 80, scheme: 'HTTPS' } })),
     row('WorkloadGroup', NET, '.spec.probe.tcpSocket.port', PORT_MSG, 'spec.probe.tcpSocket.port', probe({ tcpSocket: { port: 65536 } }), probe({ tcpSocket: { port: 65535 } })),
     ...workloadEntryRules('WorkloadGroup', '.spec.template', 'template', (we) => ({ template: we }), false),
   ];
@@ -170,11 +174,11 @@ function envoyFilterRules(): CelRuleCase[] {
   const patch = (match: Obj): Obj => ({ configPatches: [{ applyTo: 'HTTP_FILTER', match, patch: { operation: 'REMOVE' } }] });
   const ref = { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'gw' };
   return [
-    row('EnvoyFilter', A3, '.spec', 'only one of targetRefs or workloadSelector can be set', 'spec', { ...patch({ context: 'GATEWAY' }), workloadSelector: { labels: { app: 'a' } }, targetRefs: [ref] }, { ...patch({ context: 'GATEWAY' }), targetRefs: [ref] }),
-    row('EnvoyFilter', A3, '.spec.configPatches[].match', 'only support waypointMatch when context is WAYPOINT', 'spec.configPatches[0].match', patch({ context: 'SIDECAR_INBOUND', waypoint: { portNumber: 80 } }), patch({ context: 'WAYPOINT', waypoint: { portNumber: 80 } })),
+    row('EnvoyFilter', A3, '.spec', CEL.targetRefsOrWorkloadSelector.message, 'spec', { ...patch({ context: 'GATEWAY' }), workloadSelector: { labels: { app: 'a' } }, targetRefs: [ref] }, { ...patch({ context: 'GATEWAY' }), targetRefs: [ref] }),
+    row('EnvoyFilter', A3, '.spec.configPatches[].match', CEL.waypointMatchContext.message, 'spec.configPatches[0].match', patch({ context: 'SIDECAR_INBOUND', waypoint: { portNumber: 80 } }), patch({ context: 'WAYPOINT', waypoint: { portNumber: 80 } })),
     row('EnvoyFilter', A3, '.spec.configPatches[].match.waypoint.portNumber', PORT_MSG, 'spec.configPatches[0].match.waypoint.portNumber', patch({ context: 'WAYPOINT', waypoint: { portNumber: 65536 } }), patch({ context: 'WAYPOINT', waypoint: { portNumber: 65535 } })),
-    row('EnvoyFilter', A3, '.spec.targetRefs[].namespace', 'cross namespace referencing is not currently supported', 'spec.targetRefs[0].namespace', { ...patch({ context: 'GATEWAY' }), targetRefs: [{ ...ref, namespace: 'other' }] }, { ...patch({ context: 'GATEWAY' }), targetRefs: [{ ...ref, namespace: '' }] }),
-    row('EnvoyFilter', A3, '.spec.workloadSelector.labels{}', 'wildcard is not supported in selector', 'spec.workloadSelector.labels.app', { ...patch({ context: 'SIDECAR_INBOUND' }), workloadSelector: { labels: { app: '*' } } }, { ...patch({ context: 'SIDECAR_INBOUND' }), workloadSelector: { labels: { app: 'a' } } }),
+    row('EnvoyFilter', A3, '.spec.targetRefs[].namespace', CEL.targetRefSameNamespace.message, 'spec.targetRefs[0].namespace', { ...patch({ context: 'GATEWAY' }), targetRefs: [{ ...ref, namespace: 'other' }] }, { ...patch({ context: 'GATEWAY' }), targetRefs: [{ ...ref, namespace: '' }] }),
+    row('EnvoyFilter', A3, '.spec.workloadSelector.labels{}', CEL.selectorLabelWildcard.message, 'spec.workloadSelector.labels.app', { ...patch({ context: 'SIDECAR_INBOUND' }), workloadSelector: { labels: { app: '*' } } }, { ...patch({ context: 'SIDECAR_INBOUND' }), workloadSelector: { labels: { app: 'a' } } }),
   ];
 }
 
@@ -185,15 +189,15 @@ function securityRules(): CelRuleCase[] {
   const jwt = (j: Obj): Obj => ({ jwtRules: [{ issuer: 'https://issuer.example.com', ...j }] });
   return [
     ...targetRefRules('AuthorizationPolicy', SEC, allow),
-    row('AuthorizationPolicy', SEC, '.spec.rules[].from[].source', 'Cannot set serviceAccounts with namespaces or principals', 'spec.rules[0].from[0].source', source({ serviceAccounts: ['demo/sa'], namespaces: ['demo'] }), source({ serviceAccounts: ['demo/sa'], ipBlocks: ['10.0.0.0/8'] })),
+    row('AuthorizationPolicy', SEC, '.spec.rules[].from[].source', CEL.serviceAccountsExclusive.message, 'spec.rules[0].from[0].source', source({ serviceAccounts: ['demo/sa'], namespaces: ['demo'] }), source({ serviceAccounts: ['demo/sa'], ipBlocks: ['10.0.0.0/8'] })),
     ...matchLabelRules('AuthorizationPolicy', SEC, 'selector', allow),
-    row('PeerAuthentication', SEC, '.spec', 'portLevelMtls requires selector', 'spec', pa({ portLevelMtls: { 8080: { mode: 'DISABLE' } } }), pa({ selector: { matchLabels: { app: 'a' } }, portLevelMtls: { 8080: { mode: 'DISABLE' } } })),
+    row('PeerAuthentication', SEC, '.spec', CEL.portLevelMtlsSelector.message, 'spec', pa({ portLevelMtls: { 8080: { mode: 'DISABLE' } } }), pa({ selector: { matchLabels: { app: 'a' } }, portLevelMtls: { 8080: { mode: 'DISABLE' } } })),
     row('PeerAuthentication', SEC, '.spec.portLevelMtls', PORT_MSG, 'spec.portLevelMtls', pa({ selector: { matchLabels: { app: 'a' } }, portLevelMtls: { 65536: { mode: 'DISABLE' } } }), pa({ selector: { matchLabels: { app: 'a' } }, portLevelMtls: { 65535: { mode: 'DISABLE' }, 1: { mode: 'STRICT' } } })),
     ...matchLabelRules('PeerAuthentication', SEC, 'selector', pa({})),
     ...targetRefRules('RequestAuthentication', SEC, jwt({})),
-    row('RequestAuthentication', SEC, '.spec.jwtRules[]', 'only one of jwks or jwksUri can be set', 'spec.jwtRules[0]', jwt({ jwks: '{"keys":[]}', jwksUri: 'https://issuer.example.com/keys' }), jwt({ jwksUri: 'https://issuer.example.com/keys' })),
-    row('RequestAuthentication', SEC, '.spec.jwtRules[].jwks_uri', 'url must have scheme http:// or https://', 'spec.jwtRules[0].jwks_uri', jwt({ jwks_uri: 'ftp://issuer.example.com/keys' }), jwt({ jwks_uri: 'http://issuer.example.com/keys' })),
-    row('RequestAuthentication', SEC, '.spec.jwtRules[].jwksUri', 'url must have scheme http:// or https://', 'spec.jwtRules[0].jwksUri', jwt({ jwksUri: 'file:///keys.json' }), jwt({ jwksUri: 'http://issuer.example.com/keys' })),
+    row('RequestAuthentication', SEC, '.spec.jwtRules[]', CEL.jwksExclusive.message, 'spec.jwtRules[0]', jwt({ jwks: '{"keys":[]}', jwksUri: 'https://issuer.example.com/keys' }), jwt({ jwksUri: 'https://issuer.example.com/keys' })),
+    row('RequestAuthentication', SEC, '.spec.jwtRules[].jwks_uri', CEL.jwksUriScheme.message, 'spec.jwtRules[0].jwks_uri', jwt({ jwks_uri: 'ftp://issuer.example.com/keys' }), jwt({ jwks_uri: 'http://issuer.example.com/keys' })),
+    row('RequestAuthentication', SEC, '.spec.jwtRules[].jwksUri', CEL.jwksUriScheme.message, 'spec.jwtRules[0].jwksUri', jwt({ jwksUri: 'file:///keys.json' }), jwt({ jwksUri: 'http://issuer.example.com/keys' })),
     row('RequestAuthentication', SEC, '.spec.jwtRules[].timeout', DURATION_MSG, 'spec.jwtRules[0].timeout', jwt({ jwksUri: 'https://issuer.example.com/keys', timeout: UNDER }), jwt({ jwksUri: 'https://issuer.example.com/keys', timeout: EDGE })),
     ...matchLabelRules('RequestAuthentication', SEC, 'selector', jwt({})),
   ];
@@ -204,8 +208,8 @@ function telemetryRules(): CelRuleCase[] {
   const tag = (o: Obj): Obj => ({ metrics: [{ overrides: [{ tagOverrides: { request_host: o } }] }] });
   return [
     ...targetRefRules('Telemetry', TEL, { tracing: [{ randomSamplingPercentage: 10 }] }),
-    row('Telemetry', TEL, '.spec.metrics[].overrides[].tagOverrides{}', 'value must be set when operation is UPSERT', 'spec.metrics[0].overrides[0].tagOverrides.request_host', tag({ operation: 'UPSERT', value: '' }), tag({ operation: 'UPSERT', value: 'request.host' })),
-    row('Telemetry', TEL, '.spec.metrics[].overrides[].tagOverrides{}', 'value must not be set when operation is REMOVE', 'spec.metrics[0].overrides[0].tagOverrides.request_host', tag({ operation: 'REMOVE', value: 'request.host' }), tag({ operation: 'REMOVE' })),
+    row('Telemetry', TEL, '.spec.metrics[].overrides[].tagOverrides{}', CEL.tagOverrideUpsert.message, 'spec.metrics[0].overrides[0].tagOverrides.request_host', tag({ operation: 'UPSERT', value: '' }), tag({ operation: 'UPSERT', value: 'request.host' })),
+    row('Telemetry', TEL, '.spec.metrics[].overrides[].tagOverrides{}', CEL.tagOverrideRemove.message, 'spec.metrics[0].overrides[0].tagOverrides.request_host', tag({ operation: 'REMOVE', value: 'request.host' }), tag({ operation: 'REMOVE' })),
     row('Telemetry', TEL, '.spec.metrics[].reportingInterval', DURATION_MSG, 'spec.metrics[0].reportingInterval', { metrics: [{ reportingInterval: UNDER }] }, { metrics: [{ reportingInterval: EDGE }] }),
     ...matchLabelRules('Telemetry', TEL, 'selector', { tracing: [{ randomSamplingPercentage: 10 }] }),
   ];
@@ -217,8 +221,8 @@ function wasmPluginRules(): CelRuleCase[] {
   return [
     ...targetRefRules('WasmPlugin', EXT, base),
     ...matchLabelRules('WasmPlugin', EXT, 'selector', base),
-    row('WasmPlugin', EXT, '.spec.url', 'url must have schema one of [http, https, file, oci]', 'spec.url', { url: 'ftp://registry.example.com/filter.wasm' }, { url: 'file:///opt/filter.wasm' }),
-    row('WasmPlugin', EXT, '.spec.vmConfig.env[]', 'value may only be set when valueFrom is INLINE', 'spec.vmConfig.env[0]', { ...base, vmConfig: { env: [{ name: 'A', valueFrom: 'HOST', value: 'x' }] } }, { ...base, vmConfig: { env: [{ name: 'A', valueFrom: 'HOST' }] } }),
+    row('WasmPlugin', EXT, '.spec.url', CEL.wasmUrlScheme.message, 'spec.url', { url: 'ftp://registry.example.com/filter.wasm' }, { url: 'file:///opt/filter.wasm' }),
+    row('WasmPlugin', EXT, '.spec.vmConfig.env[]', CEL.wasmEnvValue.message, 'spec.vmConfig.env[0]', { ...base, vmConfig: { env: [{ name: 'A', valueFrom: 'HOST', value: 'x' }] } }, { ...base, vmConfig: { env: [{ name: 'A', valueFrom: 'HOST' }] } }),
   ];
 }
 
@@ -233,7 +237,7 @@ export const ISTIO_CEL_RULES: readonly CelRuleCase[] = [
   ...serverTlsRules('Gateway', '.spec.servers[].tls', 'spec.servers[0].tls', (tls) => ({ selector: { app: 'ingress' }, servers: [{ port: { number: 443, name: 'https', protocol: 'HTTPS' }, hosts: ['*.example.com'], tls }] })),
   ...sidecarDurations(),
   ...serverTlsRules('Sidecar', '.spec.ingress[].tls', 'spec.ingress[0].tls', (tls) => ({ ingress: [{ port: { number: 8443, protocol: 'HTTPS', name: 'https' }, defaultEndpoint: '127.0.0.1:8080', tls }] })),
-  row('Sidecar', NET, '.spec.workloadSelector.labels{}', 'wildcard is not supported in selector', 'spec.workloadSelector.labels.app', { workloadSelector: { labels: { app: 'a*' } }, egress: [{ hosts: ['./*'] }] }, { workloadSelector: { labels: { app: 'a' } }, egress: [{ hosts: ['./*'] }] }),
+  row('Sidecar', NET, '.spec.workloadSelector.labels{}', CEL.selectorLabelWildcard.message, 'spec.workloadSelector.labels.app', { workloadSelector: { labels: { app: 'a*' } }, egress: [{ hosts: ['./*'] }] }, { workloadSelector: { labels: { app: 'a' } }, egress: [{ hosts: ['./*'] }] }),
   ...envoyFilterRules(),
   ...matchLabelRules('ProxyConfig', 'networking.mesh.io/v1beta1', 'selector', { concurrency: 2 }),
   ...securityRules(),

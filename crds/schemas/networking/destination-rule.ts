@@ -1,19 +1,29 @@
-import { arr, bool, duration, enumOf, int, map, num, obj, str, uint32 } from '../../schema/builders.js';
+import { arr, atMostOneOf, bool, duration, enumOf, int, map, num, obj, str, uint32 } from '../../schema/builders.js';
 import { connectionPoolSettings } from '../shared/connection-pool.js';
 import { portSelector } from '../shared/port-selector.js';
+import { celDuration } from '../shared/istio-cel.js';
 import { clientTlsSettings } from '../shared/server-tls.js';
 import { workloadSelector } from '../shared/workload-selector.js';
 
 /** Istio's LoadBalancerSettings.ConsistentHashLB: exactly one hash key plus ring options. */
-export const consistentHashLb = obj({
-  httpHeaderName: str(),
-  httpCookie: obj({ name: str(), path: str(), ttl: duration() }, ['name']),
-  useSourceIp: bool(),
-  httpQueryParameterName: str(),
-  ringHash: obj({ minimumRingSize: int({ minimum: 0 }) }),
-  maglev: obj({ tableSize: int({ minimum: 0 }) }),
-  minimumRingSize: int({ minimum: 0 }),
-});
+export const consistentHashLb = obj(
+  {
+    httpHeaderName: str(),
+    // NOTE: Istio's CRD has no 1ms rule on the cookie ttl (0s means a session cookie).
+    httpCookie: obj({ name: str(), path: str(), ttl: duration() }, ['name']),
+    useSourceIp: bool(),
+    httpQueryParameterName: str(),
+    ringHash: obj({ minimumRingSize: int({ minimum: 0 }) }),
+    maglev: obj({ tableSize: int({ minimum: 0 }) }),
+    minimumRingSize: int({ minimum: 0 }),
+  },
+  [],
+  {
+    'x-mesh-crd': {
+      allOf: [atMostOneOf('httpHeaderName', 'httpCookie', 'useSourceIp', 'httpQueryParameterName'), atMostOneOf('ringHash', 'maglev')],
+    },
+  },
+);
 
 /** Istio's LocalityLoadBalancerSetting. */
 export const localityLbSetting = obj({
@@ -24,18 +34,22 @@ export const localityLbSetting = obj({
 });
 
 /** Istio's LoadBalancerSettings: `simple` or `consistentHash`, plus locality and warm-up. */
-export const loadBalancerSettings = obj({
-  simple: enumOf(['UNSPECIFIED', 'LEAST_CONN', 'RANDOM', 'PASSTHROUGH', 'ROUND_ROBIN', 'LEAST_REQUEST']),
-  consistentHash: consistentHashLb,
-  localityLbSetting,
-  /** Deprecated in Istio: use `warmup`. */
-  warmupDurationSecs: duration(),
-  /** Istio's WarmupConfiguration: slow start over `duration`, from `minimumPercent`, ramping by `aggression`. */
-  warmup: obj(
-    { duration: duration(), minimumPercent: num({ minimum: 0, maximum: 100, nullable: true }), aggression: num({ minimum: 0, nullable: true }) },
-    ['duration'],
-  ),
-});
+export const loadBalancerSettings = obj(
+  {
+    simple: enumOf(['UNSPECIFIED', 'LEAST_CONN', 'RANDOM', 'PASSTHROUGH', 'ROUND_ROBIN', 'LEAST_REQUEST']),
+    consistentHash: consistentHashLb,
+    localityLbSetting,
+    /** Deprecated in Istio: use `warmup`. */
+    warmupDurationSecs: celDuration(),
+    /** Istio's WarmupConfiguration: slow start over `duration`, from `minimumPercent`, ramping by `aggression`. */
+    warmup: obj(
+      { duration: celDuration(), minimumPercent: num({ minimum: 0, maximum: 100, nullable: true }), aggression: num({ minimum: 0, nullable: true }) },
+      ['duration'],
+    ),
+  },
+  [],
+  { 'x-mesh-crd': atMostOneOf('simple', 'consistentHash') },
+);
 
 /** Istio's OutlierDetection. */
 export const outlierDetection = obj({
@@ -43,8 +57,8 @@ export const outlierDetection = obj({
   consecutiveLocalOriginFailures: uint32(),
   consecutiveGatewayErrors: uint32(),
   consecutive5xxErrors: uint32(),
-  interval: duration(),
-  baseEjectionTime: duration(),
+  interval: celDuration(),
+  baseEjectionTime: celDuration(),
   maxEjectionPercent: int({ format: 'int32' }),
   minHealthPercent: int({ format: 'int32' }),
 });
@@ -62,7 +76,7 @@ export const portTrafficPolicy = obj({ port: portSelector, ...trafficPolicyCommo
 /** Istio's TrafficPolicy. */
 export const trafficPolicy = obj({
   ...trafficPolicyCommon,
-  portLevelSettings: arr(portTrafficPolicy),
+  portLevelSettings: arr(portTrafficPolicy, { maxItems: 4096 }),
   tunnel: obj({ protocol: str(), targetHost: str(), targetPort: uint32() }, ['targetHost', 'targetPort']),
   proxyProtocol: obj({ version: enumOf(['V1', 'V2']) }),
 });

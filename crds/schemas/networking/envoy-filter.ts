@@ -1,4 +1,5 @@
-import { arr, enumOf, freeForm, int, map, obj, str, uint32 } from '../../schema/builders.js';
+import { arr, atMostOneOf, enumOf, freeForm, int, map, obj, str, uint32, withRules } from '../../schema/builders.js';
+import { CEL } from '../shared/istio-cel.js';
 import { policyTargetReferences } from '../shared/target-ref.js';
 import { workloadLabelsSelector } from '../shared/workload-selector.js';
 
@@ -34,15 +35,19 @@ export const routeConfigurationMatch = obj({
 export const clusterMatch = obj({ portNumber: uint32(), service: str(), subset: str(), name: str() });
 
 /** Istio's EnvoyFilter.EnvoyConfigObjectMatch: one of listener, routeConfiguration or cluster. */
-export const envoyConfigObjectMatch = obj({
-  context: enumOf(['ANY', 'SIDECAR_INBOUND', 'SIDECAR_OUTBOUND', 'GATEWAY', 'WAYPOINT']),
-  proxy: obj({ proxyVersion: str({ 'x-mesh-check': 'regex' }), metadata: map(str()) }),
-  listener: listenerMatch,
-  routeConfiguration: routeConfigurationMatch,
-  cluster: clusterMatch,
-  /** Istio's WaypointMatch (context WAYPOINT only). */
-  waypoint: obj({ filter: obj({ name: str(), subFilter: obj({ name: str() }) }), route: obj({ name: str() }), portNumber: uint32() }),
-});
+export const envoyConfigObjectMatch = obj(
+  {
+    context: enumOf(['ANY', 'SIDECAR_INBOUND', 'SIDECAR_OUTBOUND', 'GATEWAY', 'WAYPOINT']),
+    proxy: obj({ proxyVersion: str({ 'x-mesh-check': 'regex' }), metadata: map(str()) }),
+    listener: listenerMatch,
+    routeConfiguration: routeConfigurationMatch,
+    cluster: clusterMatch,
+    /** Istio's WaypointMatch (context WAYPOINT only). */
+    waypoint: obj({ filter: obj({ name: str(), subFilter: obj({ name: str() }) }), route: obj({ name: str() }), portNumber: withRules(uint32(), CEL.port) }),
+  },
+  [],
+  { 'x-kubernetes-validations': [CEL.waypointMatchContext], 'x-mesh-crd': atMostOneOf('listener', 'routeConfiguration', 'cluster', 'waypoint') },
+);
 
 /** Istio's EnvoyFilter.Patch: an operation and a free-form value. */
 export const envoyPatch = obj({
@@ -65,9 +70,13 @@ export const envoyConfigObjectPatch = obj({
 });
 
 /** The spec of an EnvoyFilter (networking.mesh.io): patches to generated data-plane proxy config. */
-export const envoyFilterSpec = obj({
-  workloadSelector: workloadLabelsSelector,
-  targetRefs: policyTargetReferences,
-  configPatches: arr(envoyConfigObjectPatch),
-  priority: int({ format: 'int32' }),
-});
+export const envoyFilterSpec = obj(
+  {
+    workloadSelector: workloadLabelsSelector,
+    targetRefs: policyTargetReferences,
+    configPatches: arr(envoyConfigObjectPatch),
+    priority: int({ format: 'int32' }),
+  },
+  [],
+  { 'x-kubernetes-validations': [CEL.targetRefsOrWorkloadSelector] },
+);

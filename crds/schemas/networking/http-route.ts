@@ -1,5 +1,6 @@
-import { arr, bool, duration, enumOf, int, map, obj, str, uint32 } from '../../schema/builders.js';
+import { arr, atMostOneOf, bool, enumOf, int, map, obj, str, uint32 } from '../../schema/builders.js';
 import { destination } from '../shared/destination.js';
+import { celDuration } from '../shared/istio-cel.js';
 import { percent } from '../shared/percent.js';
 import { stringMatch } from '../shared/string-match.js';
 
@@ -34,14 +35,18 @@ export const httpRouteDestination = obj(
 );
 
 /** Istio's HTTPRedirect. */
-export const httpRedirect = obj({
-  uri: str(),
-  authority: str(),
-  port: uint32(),
-  derivePort: enumOf(['FROM_PROTOCOL_DEFAULT', 'FROM_REQUEST_PORT']),
-  scheme: str(),
-  redirectCode: uint32(),
-});
+export const httpRedirect = obj(
+  {
+    uri: str(),
+    authority: str(),
+    port: uint32(),
+    derivePort: enumOf(['FROM_PROTOCOL_DEFAULT', 'FROM_REQUEST_PORT']),
+    scheme: str(),
+    redirectCode: uint32(),
+  },
+  [],
+  { 'x-mesh-crd': atMostOneOf('port', 'derivePort') },
+);
 
 /** Istio's HTTPDirectResponse. */
 export const httpDirectResponse = obj(
@@ -59,26 +64,34 @@ export const httpRewrite = obj({
 /** Istio's HTTPRetry. */
 export const httpRetry = obj({
   attempts: int({ format: 'int32' }),
-  perTryTimeout: duration(),
+  perTryTimeout: celDuration(),
   retryOn: str(),
   retryRemoteLocalities: bool({ nullable: true }),
-  backoff: duration(),
+  backoff: celDuration(),
 });
 
 /** Istio's HTTPFaultInjection: delays and aborts. */
 export const httpFaultInjection = obj({
-  delay: obj({
-    fixedDelay: duration(),
-    exponentialDelay: duration(),
-    percentage: percent,
-    percent: int({ format: 'int32' }),
-  }),
-  abort: obj({
-    httpStatus: int({ format: 'int32' }),
-    grpcStatus: str(),
-    http2Error: str(),
-    percentage: percent,
-  }),
+  delay: obj(
+    {
+      fixedDelay: celDuration(),
+      exponentialDelay: celDuration(),
+      percentage: percent,
+      percent: int({ format: 'int32' }),
+    },
+    [],
+    { 'x-mesh-crd': atMostOneOf('fixedDelay', 'exponentialDelay') },
+  ),
+  abort: obj(
+    {
+      httpStatus: int({ format: 'int32' }),
+      grpcStatus: str(),
+      http2Error: str(),
+      percentage: percent,
+    },
+    [],
+    { 'x-mesh-crd': atMostOneOf('httpStatus', 'grpcStatus', 'http2Error') },
+  ),
 });
 
 /** Istio's HTTPMirrorPolicy. */
@@ -90,7 +103,7 @@ export const corsPolicy = obj({
   allowMethods: arr(str()),
   allowHeaders: arr(str()),
   exposeHeaders: arr(str()),
-  maxAge: duration(),
+  maxAge: celDuration(),
   allowCredentials: bool({ nullable: true }),
   unmatchedPreflights: enumOf(['UNSPECIFIED', 'FORWARD', 'IGNORE']),
 });
@@ -104,7 +117,7 @@ export const httpRoute = obj({
   directResponse: httpDirectResponse,
   delegate: obj({ name: str(), namespace: str() }),
   rewrite: httpRewrite,
-  timeout: duration(),
+  timeout: celDuration(),
   retries: httpRetry,
   fault: httpFaultInjection,
   mirror: destination,

@@ -1,4 +1,5 @@
-import { arr, bool, duration, enumOf, map, num, obj, str } from '../../schema/builders.js';
+import { arr, atMostOneOf, bool, enumOf, map, num, obj, str } from '../../schema/builders.js';
+import { CEL, celDuration } from '../shared/istio-cel.js';
 import { policyTargetReference, policyTargetReferences } from '../shared/target-ref.js';
 import { workloadSelector } from '../shared/workload-selector.js';
 
@@ -8,9 +9,9 @@ const workloadMode = enumOf(['CLIENT_AND_SERVER', 'CLIENT', 'SERVER']);
 /** Istio's Tracing.CustomTag: one of literal, environment or header. */
 export const customTag = obj(
   {
-    literal: obj({ value: str() }, ['value']),
-    environment: obj({ name: str(), defaultValue: str() }, ['name']),
-    header: obj({ name: str(), defaultValue: str() }, ['name']),
+    literal: obj({ value: str({ minLength: 1 }) }, ['value']),
+    environment: obj({ name: str({ minLength: 1 }), defaultValue: str() }, ['name']),
+    header: obj({ name: str({ minLength: 1 }), defaultValue: str() }, ['name']),
   },
   [],
   { maxProperties: 1 },
@@ -20,7 +21,7 @@ export const customTag = obj(
 export const tracing = obj({
   match: obj({ mode: workloadMode }),
   providers: providerRefs,
-  randomSamplingPercentage: num({ nullable: true, 'x-mesh-check': 'percent' }),
+  randomSamplingPercentage: num({ nullable: true, 'x-mesh-check': 'percent', 'x-mesh-crd': { minimum: 0, maximum: 100 } }),
   disableSpanReporting: bool({ nullable: true }),
   customTags: map(customTag),
   useRequestIdForTraceSampling: bool({ nullable: true }),
@@ -34,13 +35,17 @@ export const METRIC_NAMES = [
 
 /** Istio's MetricsOverrides. */
 export const metricsOverrides = obj({
-  match: obj({ metric: enumOf(METRIC_NAMES), customMetric: str(), mode: workloadMode }),
+  match: obj({ metric: enumOf(METRIC_NAMES), customMetric: str({ minLength: 1 }), mode: workloadMode }, [], {
+    'x-mesh-crd': atMostOneOf('metric', 'customMetric'),
+  }),
   disabled: bool({ nullable: true }),
-  tagOverrides: map(obj({ operation: enumOf(['UPSERT', 'REMOVE']), value: str() })),
+  tagOverrides: map(
+    obj({ operation: enumOf(['UPSERT', 'REMOVE']), value: str() }, [], { 'x-kubernetes-validations': [CEL.tagOverrideUpsert, CEL.tagOverrideRemove] }),
+  ),
 });
 
 /** Istio's Metrics. */
-export const metrics = obj({ providers: providerRefs, overrides: arr(metricsOverrides), reportingInterval: duration() });
+export const metrics = obj({ providers: providerRefs, overrides: arr(metricsOverrides), reportingInterval: celDuration() });
 
 /** Istio's AccessLogging. */
 export const accessLogging = obj({
@@ -51,11 +56,15 @@ export const accessLogging = obj({
 });
 
 /** The spec of a Telemetry (telemetry.mesh.io): tracing, metrics and access logging settings. */
-export const telemetrySpec = obj({
-  selector: workloadSelector,
-  targetRef: policyTargetReference,
-  targetRefs: policyTargetReferences,
-  tracing: arr(tracing),
-  metrics: arr(metrics),
-  accessLogging: arr(accessLogging),
-});
+export const telemetrySpec = obj(
+  {
+    selector: workloadSelector,
+    targetRef: policyTargetReference,
+    targetRefs: policyTargetReferences,
+    tracing: arr(tracing),
+    metrics: arr(metrics),
+    accessLogging: arr(accessLogging),
+  },
+  [],
+  { 'x-kubernetes-validations': [CEL.targetRefsOrSelector] },
+);

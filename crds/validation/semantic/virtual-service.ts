@@ -85,6 +85,10 @@ function checkHttpRoute(http: HTTPRoute, path: string, issues: IssueCollector, d
   if (fault) {
     const at = childPath(path, 'fault');
     if (!fault.delay && !fault.abort) issues.error(at, 'fault must specify at least one of delay or abort');
+    if (fault.delay?.fixedDelay !== undefined && fault.delay.exponentialDelay !== undefined) {
+      // NOTE: a proto oneof: Istio's CRD refuses both (its oneOf), istiod's decoder too.
+      issues.error(childPath(at, 'delay'), 'only one of fixedDelay or exponentialDelay may be set');
+    }
     if (fault.delay && fault.delay.fixedDelay === undefined && fault.delay.exponentialDelay === undefined) {
       issues.error(childPath(at, 'delay'), 'delay must specify fixedDelay');
     }

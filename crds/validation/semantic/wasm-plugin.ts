@@ -18,4 +18,13 @@ export function validateWasmPlugin(spec: WasmPluginSpec, issues: IssueCollector,
     names.add(e.name);
     if (e.valueFrom === 'HOST' && e.value !== undefined) issues.error(childPath(at, 'value'), 'value may only be set when valueFrom is INLINE');
   });
+  // NOTE: Istio's CRD makes match[].ports a list map keyed by number: the API server refuses a repeated port.
+  spec.match?.forEach((m, i) => {
+    const numbers = new Set<number>();
+    m.ports?.forEach((p, j) => {
+      const at = childPath(childPath(childPath(childPath(path, 'match'), i), 'ports'), j);
+      if (numbers.has(p.number)) issues.error(childPath(at, 'number'), `duplicate port ${p.number}`);
+      numbers.add(p.number);
+    });
+  });
 }
