@@ -1,11 +1,12 @@
 /**
  * Clusters of a dataplane sidecar (Istio's cluster_builder.go): `outbound|<port>|<subset>|<host>` per
  * visible service port and DestinationRule subset (EDS over ADS; STRICT_DNS / LOGICAL_DNS for DNS
- * resolution; ORIGINAL_DST for NONE on sidecars, EDS on gateways as istiod), `inbound|<port>||` per port of the proxy's own service instances,
+ * resolution; ORIGINAL_DST for NONE on sidecars, EDS on gateways as istiod, and EDS on sidecars too for a headless
+ * orchestrator Service with PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES), `inbound|<port>||` per port of the proxy's own service instances,
  * and PassthroughCluster, BlackHoleCluster, InboundPassthroughCluster. DestinationRule traffic policy:
  * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS.
  */
-import type { Config, EndpointView, PushContext, Proxy, Service, ServiceInstance, ServicePort } from '../../../core/index.js';
+import { orchServiceOf, type Config, type EndpointView, type PushContext, type Proxy, type Service, type ServiceInstance, type ServicePort } from '../../../core/index.js';
 import type { DestinationRuleSpec, TrafficPolicy } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
@@ -211,20 +212,45 @@ function applyLoadBalancer(c: Record<string, unknown>, policy: TrafficPolicy): v
   }
 }
 
+/** How outbound clusters are built: process-wide options, read once at start (see generatorOptionsFromEnv). */
+export interface OutboundClusterOptions {
+  /**
+   * PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES (default false): a headless orchestrator Service (clusterIP
+   * None, resolution NONE) gets an EDS cluster on sidecars, its endpoints served over EDS, instead of
+   * ORIGINAL_DST. As istiod, a ServiceEntry with resolution NONE stays ORIGINAL_DST either way.
+   */
+  readonly edsForHeadless?: boolean;
+}
+
 /** Options of the cluster builder. */
-export interface SidecarClusterOptions {
+export interface SidecarClusterOptions extends OutboundClusterOptions {
   readonly endpoints: EndpointView;
 }
 
+/**
+ * The discovery type of a service's outbound cluster (istiod's convertResolution): STRICT_DNS / LOGICAL_DNS
+ * for DNS resolution; for NONE, ORIGINAL_DST on sidecars unless `edsForHeadless` and the service comes from
+ * the orchestrator; EDS otherwise.
+ */
+export function outboundDiscoveryType(proxy: Proxy, svc: Service, opts: OutboundClusterOptions = {}): 'EDS' | 'STRICT_DNS' | 'LOGICAL_DNS' | 'ORIGINAL_DST' {
+  if (svc.resolution === 'DNS') return 'STRICT_DNS';
+  if (svc.resolution === 'DNS_ROUND_ROBIN') return 'LOGICAL_DNS';
+  // NOTE: as istiod's convertResolution, a gateway (router) cannot forward to the original destination
+  // (the client addressed the gateway), so a headless service is EDS there, ORIGINAL_DST only on sidecars.
+  if (svc.resolution === 'NONE' && proxy.type !== 'router') return opts.edsForHeadless === true && orchServiceOf(svc) ? 'EDS' : 'ORIGINAL_DST';
+  return 'EDS';
+}
+
 /** One outbound cluster for a service port and subset (subset '' for the service itself). */
-export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Service, port: ServicePort, subset: string, endpoints: EndpointView): Cluster {
+export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Service, port: ServicePort, subset: string, endpoints: EndpointView, opts: OutboundClusterOptions = {}): Cluster {
   const name = outboundClusterName(port.port, subset, svc.hostname);
   const dr = ctx.destinationRule(svc.hostname, proxy.namespace);
   const policy = effectivePolicy(dr, subset, port.port);
   const c: Record<string, unknown> = { name, connectTimeout: duration(ctx.meshConfig.connectTimeout) };
   const instances = endpoints.instances(svc.hostname).filter((i) => i.servicePort === port.port);
-  if (svc.resolution === 'DNS' || svc.resolution === 'DNS_ROUND_ROBIN') {
-    c['type'] = svc.resolution === 'DNS' ? 'STRICT_DNS' : 'LOGICAL_DNS';
+  const type = outboundDiscoveryType(proxy, svc, opts);
+  if (type === 'STRICT_DNS' || type === 'LOGICAL_DNS') {
+    c['type'] = type;
     c['dnsLookupFamily'] = 'V4_ONLY';
     c['dnsRefreshRate'] = duration(ctx.meshConfig.dnsRefreshRate);
     c['respectDnsTtl'] = true;
@@ -234,9 +260,7 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
       endpoint: { address: { socketAddress: { address: t.address, portValue: t.port } } },
     }));
     c['loadAssignment'] = { clusterName: name, endpoints: [{ lbEndpoints }] };
-  } else if (svc.resolution === 'NONE' && proxy.type !== 'router') {
-    // NOTE: as istiod's convertResolution, a gateway (router) cannot forward to the original destination
-    // (the client addressed the gateway), so a headless service is EDS there, ORIGINAL_DST only on sidecars.
+  } else if (type === 'ORIGINAL_DST') {
     c['type'] = 'ORIGINAL_DST';
   } else {
     c['type'] = 'EDS';
@@ -261,13 +285,13 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
 }
 
 /** Every outbound cluster of the services in the proxy's scope (exportTo, Sidecar egress): per port, plain and per subset. */
-export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): Cluster[] {
+export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, opts: OutboundClusterOptions = {}): Cluster[] {
   const out: Record<string, unknown>[] = [];
   for (const svc of sidecarScope(ctx, proxy).services) {
     const subsets = subsetsOf(ctx.destinationRule(svc.hostname, proxy.namespace));
     for (const p of svc.ports) {
-      out.push(buildOutboundCluster(ctx, proxy, svc, p, '', endpoints));
-      for (const s of subsets) out.push(buildOutboundCluster(ctx, proxy, svc, p, s.name, endpoints));
+      out.push(buildOutboundCluster(ctx, proxy, svc, p, '', endpoints, opts));
+      for (const s of subsets) out.push(buildOutboundCluster(ctx, proxy, svc, p, s.name, endpoints, opts));
     }
   }
   return out;
@@ -343,6 +367,6 @@ export function buildSpecialClusters(ctx: PushContext): Cluster[] {
 /** Every cluster of a sidecar, sorted by name (names are unique: outbound, inbound and special names do not overlap). */
 export function buildSidecarClusters(ctx: PushContext, proxy: Proxy, opts: SidecarClusterOptions): Cluster[] {
   const inbound = inboundPorts(ctx, proxyInstances(ctx, proxy, opts.endpoints)).map((p) => buildInboundCluster(ctx, p.targetPort));
-  const all = [...buildOutboundClusters(ctx, proxy, opts.endpoints), ...inbound, ...buildSpecialClusters(ctx)];
+  const all = [...buildOutboundClusters(ctx, proxy, opts.endpoints, opts), ...inbound, ...buildSpecialClusters(ctx)];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
 }
