@@ -36,6 +36,7 @@ export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
     enableRdsCache: enableCache && env.bool('PILOT_ENABLE_RDS_CACHE'),
     sendUnhealthyEndpoints: env.bool('PILOT_SEND_UNHEALTHY_ENDPOINTS'),
     edsForHeadless: env.bool('PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES'),
+    tlsOnSidecarIngress: env.bool('ENABLE_TLS_ON_SIDECAR_INGRESS'),
     optimizedConfigRebuild: env.bool('ENABLE_OPTIMIZED_CONFIG_REBUILD'),
     cacheSize,
   };
@@ -139,6 +140,7 @@ export class MeshDiscovery {
       cache,
       conflicts: conflictRecorderFrom(o.metrics),
       edsForHeadless: o.generator.edsForHeadless === true,
+      tlsOnSidecarIngress: o.generator.tlsOnSidecarIngress === true,
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
     });
     this.sidecarGenerator.register(this.registry);

@@ -38,6 +38,8 @@ export interface GrpcGeneratorOptions {
    * clients always get EDS).
    */
   readonly edsForHeadless?: boolean;
+  /** ENABLE_TLS_ON_SIDECAR_INGRESS (default false): Envoy sidecars terminate Sidecar `ingress[].tls` (the sidecar generator's option). */
+  readonly tlsOnSidecarIngress?: boolean;
   /**
    * ENABLE_OPTIMIZED_CONFIG_REBUILD (default true): a full push drops only the cached resources that
    * depend on the configs it names. False: every full push drops the whole cache, so everything is rebuilt.

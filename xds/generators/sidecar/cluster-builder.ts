@@ -6,8 +6,8 @@
  * and PassthroughCluster, BlackHoleCluster, InboundPassthroughCluster. DestinationRule traffic policy:
  * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS.
  */
-import { orchServiceOf, type Config, type EndpointView, type PushContext, type Proxy, type Service, type ServiceInstance, type ServicePort } from '../../../core/index.js';
-import type { DestinationRuleSpec, TrafficPolicy } from '../../../crds/index.js';
+import { orchServiceOf, parseProtocol, type Config, type EndpointView, type PushContext, type Proxy, type Service, type ServiceInstance, type ServicePort } from '../../../core/index.js';
+import type { DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
 import { clusterTls } from './cluster-tls.js';
@@ -297,12 +297,21 @@ export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints:
   return out;
 }
 
-/** One inbound port of the proxy: the service port, the application's (target) port, its name and protocol. */
+/**
+ * One inbound port of the proxy: the service port, the application's (target) port, its name and
+ * protocol; for a Sidecar `ingress` listener also its TLS settings, default endpoint and the Sidecar.
+ */
 export interface InboundPort {
   readonly servicePort: number;
   readonly targetPort: number;
   readonly name: string;
   readonly protocol: ServicePort['protocol'];
+  /** Sidecar `ingress[].tls` (taken into account only with ENABLE_TLS_ON_SIDECAR_INGRESS). */
+  readonly tls?: ServerTLSSettings;
+  /** Sidecar `ingress[].defaultEndpoint`: `127.0.0.1:<port>`, `0.0.0.0:<port>` (the pod IP), `[::1]:<port>`, `[::]:<port>` or `unix://<path>`. */
+  readonly defaultEndpoint?: string;
+  /** The Sidecar whose ingress listener this is. */
+  readonly sidecar?: Config;
 }
 
 /**
@@ -322,6 +331,73 @@ export function inboundPorts(ctx: PushContext, instances: readonly ServiceInstan
     seen.set(i.port, { servicePort: i.servicePort, targetPort: i.port, name: i.servicePortName, protocol });
   }
   return [...seen.values()].sort((a, b) => a.targetPort - b.targetPort);
+}
+
+/**
+ * The inbound ports of a sidecar (istiod's buildInboundChainConfigs): when the Sidecar that applies
+ * has `ingress` listeners, those (port.number is both the service and the target port; no targetPort in
+ * the API), first per number wins; else the ports of the proxy's own service instances (inboundPorts).
+ * NOTE: as istiod without PILOT_ALLOW_SIDECAR_SERVICE_INBOUND_LISTENER_MERGE, ingress listeners replace
+ * the service ports rather than join them.
+ */
+export function proxyInboundPorts(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: (port: number) => void): InboundPort[] {
+  const sidecar = sidecarScope(ctx, proxy).sidecar;
+  const ingress = (sidecar?.spec as SidecarSpec | undefined)?.ingress ?? [];
+  if (!sidecar || ingress.length === 0) return inboundPorts(ctx, proxyInstances(ctx, proxy, endpoints), onConflict);
+  const seen = new Map<number, InboundPort>();
+  for (const l of ingress) {
+    const n = l.port.number;
+    if (n === undefined || seen.has(n)) continue;
+    seen.set(n, {
+      servicePort: n,
+      targetPort: n,
+      name: l.port.name ?? '',
+      protocol: parseProtocol(l.port.protocol),
+      ...(l.tls ? { tls: l.tls } : {}),
+      ...(l.defaultEndpoint ? { defaultEndpoint: l.defaultEndpoint } : {}),
+      sidecar,
+    });
+  }
+  return [...seen.values()].sort((a, b) => a.targetPort - b.targetPort);
+}
+
+/**
+ * Where a Sidecar ingress listener's default endpoint sends traffic (istiod's buildInboundClustersFromSidecar):
+ * `127.0.0.1` / `[::1]` localhost, `0.0.0.0` / `[::]` the proxy's first IPv4 / IPv6 address (else
+ * localhost), `unix://<path>` a socket; undefined without one (the original destination).
+ */
+function defaultEndpointAddress(proxy: Proxy, defaultEndpoint: string | undefined): Record<string, unknown> | undefined {
+  if (!defaultEndpoint) return undefined;
+  if (defaultEndpoint.startsWith('unix://')) return { pipe: { path: defaultEndpoint.slice('unix://'.length) } };
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(defaultEndpoint);
+  if (!m) return undefined;
+  const host = m[1] ?? m[2] ?? '';
+  const port = Number(m[3]);
+  const v6 = m[1] !== undefined;
+  const own = proxy.ipAddresses.find((ip) => (v6 ? ip.includes(':') : !ip.includes(':')));
+  const address = host === '0.0.0.0' || host === '::' ? (own ?? (v6 ? '::1' : '127.0.0.1')) : host;
+  return { socketAddress: { address, portValue: port } };
+}
+
+/**
+ * The inbound cluster of an inbound port: `inbound|<port>||` to the original destination (buildInboundCluster)
+ * or, for a Sidecar ingress listener with a default endpoint, STATIC to that endpoint (bound to 127.0.0.6
+ * unless it is localhost or a socket, so that iptables lets the proxy's own connection through, as istiod).
+ */
+export function buildProxyInboundCluster(ctx: PushContext, proxy: Proxy, p: InboundPort): Cluster {
+  const address = defaultEndpointAddress(proxy, p.defaultEndpoint);
+  if (!address) return buildInboundCluster(ctx, p.targetPort);
+  const ip = (address['socketAddress'] as { address?: string } | undefined)?.address;
+  const name = inboundClusterName(p.targetPort);
+  return {
+    name,
+    type: 'STATIC',
+    connectTimeout: duration(ctx.meshConfig.connectTimeout),
+    circuitBreakers: { thresholds: [defaultThresholds()] },
+    commonLbConfig: {},
+    loadAssignment: { clusterName: name, endpoints: [{ lbEndpoints: [{ endpoint: { address } }] }] },
+    ...(ip !== undefined && ip !== '127.0.0.1' && ip !== '::1' ? { upstreamBindConfig: { sourceAddress: { address: INBOUND_BIND_ADDRESS, portValue: 0 } } } : {}),
+  };
 }
 
 /** `inbound|<port>||`: ORIGINAL_DST to the application's port, bound to 127.0.0.6 (as Istio). */
@@ -366,7 +442,7 @@ export function buildSpecialClusters(ctx: PushContext): Cluster[] {
 
 /** Every cluster of a sidecar, sorted by name (names are unique: outbound, inbound and special names do not overlap). */
 export function buildSidecarClusters(ctx: PushContext, proxy: Proxy, opts: SidecarClusterOptions): Cluster[] {
-  const inbound = inboundPorts(ctx, proxyInstances(ctx, proxy, opts.endpoints)).map((p) => buildInboundCluster(ctx, p.targetPort));
+  const inbound = proxyInboundPorts(ctx, proxy, opts.endpoints).map((p) => buildProxyInboundCluster(ctx, proxy, p));
   const all = [...buildOutboundClusters(ctx, proxy, opts.endpoints, opts), ...inbound, ...buildSpecialClusters(ctx)];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
 }

@@ -14,7 +14,7 @@ import { defaultNeedsPush, type GeneratorRegistry } from '../../server/generator
 import { incrementalEdsHosts } from '../eds.js';
 import { snapshotOf } from '../grpc-generator.js';
 import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js';
-import { buildInboundCluster, buildOutboundCluster, buildSidecarClusters, buildSpecialClusters, inboundPorts, proxyInstances, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
+import { buildOutboundCluster, buildProxyInboundCluster, buildSidecarClusters, buildSpecialClusters, proxyInboundPorts, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
 import type { ConflictRecorder } from './conflict-recorder.js';
 import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound } from './listener-builder.js';
@@ -48,6 +48,8 @@ export interface SidecarGeneratorOptions {
   readonly conflicts?: ConflictRecorder;
   /** PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES (default false; see OutboundClusterOptions). */
   readonly edsForHeadless?: boolean;
+  /** ENABLE_TLS_ON_SIDECAR_INGRESS (default false; see InboundListenerOptions). */
+  readonly tlsOnSidecarIngress?: boolean;
 }
 
 /** One resource to serve: its name and, on a cache miss, how to build it with its cache key and dependencies. */
@@ -77,7 +79,7 @@ export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway']);
 export const SIDECAR_RDS_UNAFFECTED: ReadonlySet<string> = new Set();
 
 /** The resources of one type a sidecar gets, as plain objects keyed by name (for tests, debugging and the consistency checker). */
-export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: Pick<SidecarGeneratorOptions, 'sendUnhealthyEndpoints' | 'conflicts' | 'edsForHeadless'>): Map<string, Record<string, unknown>> {
+export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: Pick<SidecarGeneratorOptions, 'sendUnhealthyEndpoints' | 'conflicts' | 'edsForHeadless' | 'tlsOnSidecarIngress'>): Map<string, Record<string, unknown>> {
   const ctx = snap.pushContext;
   const out = new Map<string, Record<string, unknown>>();
   const byName = (list: readonly Record<string, unknown>[]): void => {
@@ -88,7 +90,7 @@ export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnaps
     case TYPE_URL.listener:
       // NOTE: observe first: a build that meets no conflict still clears an older snapshot's counts.
       opts.conflicts?.observe(snap.token);
-      byName(buildSidecarListeners(ctx, p, snap.endpoints, opts.conflicts?.sink(snap.token)));
+      byName(buildSidecarListeners(ctx, p, snap.endpoints, opts.conflicts?.sink(snap.token), { tlsOnSidecarIngress: opts.tlsOnSidecarIngress === true }));
       break;
     case TYPE_URL.cluster:
       byName(buildSidecarClusters(ctx, p, { endpoints: snap.endpoints, edsForHeadless: opts.edsForHeadless === true }));
@@ -234,7 +236,7 @@ export class SidecarGenerator {
     // NOTE: observe first, as buildSidecarResources: a build that meets no conflict still clears an older snapshot's counts.
     conflicts?.observe(snap.token);
     const sink = conflicts?.sink(snap.token);
-    const own = [buildVirtualOutbound(ctx, p), buildVirtualInbound(ctx, p, snap.endpoints, sink)].map((l) => ({ name: String(l['name']), body: encode(typeName, l) }));
+    const own = [buildVirtualOutbound(ctx, p), buildVirtualInbound(ctx, p, snap.endpoints, sink, { tlsOnSidecarIngress: this.#opts.tlsOnSidecarIngress === true })].map((l) => ({ name: String(l['name']), body: encode(typeName, l) }));
     const outbound = cachedOutboundListeners(this.cache, ctx, p, sidecarScope(ctx, p), snap.token, (l) => encode(typeName, l), sink);
     const want = names && names.length > 0 ? new Set(names) : undefined;
     const byName = new Map<string, Uint8Array>();
@@ -325,7 +327,7 @@ function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<st
 function localClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined): Item[] {
   const ctx = snap.pushContext;
   const items: Item[] = [];
-  const local = [...inboundPorts(ctx, proxyInstances(ctx, p, snap.endpoints)).map((ip) => buildInboundCluster(ctx, ip.targetPort)), ...buildSpecialClusters(ctx)];
+  const local = [...proxyInboundPorts(ctx, p, snap.endpoints).map((ip) => buildProxyInboundCluster(ctx, p, ip)), ...buildSpecialClusters(ctx)];
   for (const c of local) {
     const name = c['name'] as string;
     if (!want || want.has(name)) items.push({ name, key: undefined, build: () => ({ resource: c, dependencies: [] }) });

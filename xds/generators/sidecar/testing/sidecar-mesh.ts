@@ -136,9 +136,12 @@ export function sidecarModel(yaml = SIDECAR_MESH, mesh: Partial<MeshConfig> = {}
   return model;
 }
 
-/** Every resource a sidecar gets from a snapshot, following references as Envoy does (LDS/CDS wildcard, then RDS and EDS names). */
-export function allSidecarResources(p: Proxy, snap: PushSnapshot): ProxyConfig {
-  const opts = { sendUnhealthyEndpoints: false };
+/**
+ * Every resource a sidecar gets from a snapshot, following references as Envoy does (LDS/CDS wildcard,
+ * then RDS and EDS names); `opts` adds generator options (e.g. ENABLE_TLS_ON_SIDECAR_INGRESS).
+ */
+export function allSidecarResources(p: Proxy, snap: PushSnapshot, more: Omit<Parameters<typeof buildSidecarResources>[4], 'sendUnhealthyEndpoints'> = {}): ProxyConfig {
+  const opts = { sendUnhealthyEndpoints: false, ...more };
   const listeners = [...buildSidecarResources(p, TYPE_URL.listener, snap, undefined, opts).values()];
   const clusters = [...buildSidecarResources(p, TYPE_URL.cluster, snap, undefined, opts).values()];
   const rdsNames = rdsNamesOf(listeners);
