@@ -63,7 +63,7 @@ describe('Sidecar ingress listeners and ingress TLS (ENABLE_TLS_ON_SIDECAR_INGRE
       name: 'given HTTPS with tls SIMPLE on a DISABLE port should terminate TLS and route the request to the default endpoint 127.0.0.1:8080',
       cfg: () => on,
       req: inbound(8443, { tls: true, sni: 'productpage.example.com' }),
-      want: { outcome: 'routed', filterChain: 'inbound|8443||-tls', routeConfig: 'inbound|8443||', clusters: [['inbound|8443||', ['127.0.0.1:8080']]] },
+      want: { outcome: 'routed', filterChain: 'inbound|8443||-tls', tlsSecrets: ['file-cert:/etc/certs/tls.crt~/etc/certs/tls.key'], routeConfig: 'inbound|8443||', clusters: [['inbound|8443||', ['127.0.0.1:8080']]] },
     },
     {
       name: 'given HTTPS with tls SIMPLE on a DISABLE port should match no chain for plaintext (as Envoy: no fall back from the port)',
@@ -75,19 +75,19 @@ describe('Sidecar ingress listeners and ingress TLS (ENABLE_TLS_ON_SIDECAR_INGRE
       name: 'given TLS with tls MUTUAL on a DISABLE port should terminate TLS and proxy TCP to the original destination port',
       cfg: () => on,
       req: inbound(9443, { protocol: 'tcp', tls: true }),
-      want: { outcome: 'routed', filterChain: 'inbound|9443||-tls', clusters: [['inbound|9443||', ['10.0.0.1:9443']]] },
+      want: { outcome: 'routed', filterChain: 'inbound|9443||-tls', tlsSecrets: ['file-cert:/etc/certs/tls.crt~/etc/certs/tls.key', 'file-root:/etc/certs/ca.crt'], clusters: [['inbound|9443||', ['10.0.0.1:9443']]] },
     },
     {
       name: 'given tls on a STRICT port should keep mesh mTLS (the user TLS is ignored) and speak HTTP after termination, to the pod IP default endpoint',
       cfg: () => on,
       req: inbound(7443, MTLS),
-      want: { outcome: 'routed', filterChain: 'inbound|7443||-mtls', routeConfig: 'inbound|7443||', clusters: [['inbound|7443||', ['10.0.0.1:7000']]] },
+      want: { outcome: 'routed', filterChain: 'inbound|7443||-mtls', tlsSecrets: ['default', 'ROOTCA'], routeConfig: 'inbound|7443||', clusters: [['inbound|7443||', ['10.0.0.1:7000']]] },
     },
     {
       name: 'given the flag off should pass TLS to a DISABLE HTTPS port through as TCP, unterminated',
       cfg: () => off,
       req: inbound(8443, { protocol: 'tcp', tls: true }),
-      want: { outcome: 'routed', filterChain: 'inbound|8443||-plaintext', clusters: [['inbound|8443||', ['127.0.0.1:8080']]] },
+      want: { outcome: 'routed', filterChain: 'inbound|8443||-plaintext', tlsSecrets: undefined, clusters: [['inbound|8443||', ['127.0.0.1:8080']]] },
     },
     {
       name: 'given a Sidecar with ingress listeners should not build the service port 9080 (ingress replaces the service ports): mTLS to it passes through',
