@@ -31,7 +31,7 @@ describe('e2e: PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES with a headless Service fr
   let namespace: string;
 
   before(async () => {
-    await protoRoot();
+    protoRoot();
     kc = e2eCluster().kubeConfig();
     core = kc.makeApiClient(CoreV1Api);
     namespace = await createTestNamespace(core, 'e2e-headless-eds');
