@@ -22,7 +22,9 @@ export function serverSecrets(tls: ServerTLSSettings): { certs: string[]; ca?: s
   // NOTE: as istiod, `tlsCertificates` (up to an RSA and an ECDSA pair) are file certificates over SDS, one secret each.
   const files = tls.tlsCertificates && tls.tlsCertificates.length > 0 ? tls.tlsCertificates : tls.serverCertificate ? [{ serverCertificate: tls.serverCertificate, privateKey: tls.privateKey }] : [];
   const certs = files.map((f) => `file-cert:${f.serverCertificate ?? ''}~${f.privateKey ?? ''}`);
-  return { certs, ...(tls.caCertificates && tls.mode !== 'SIMPLE' ? { ca: `file-root:${tls.caCertificates}` } : {}) };
+  // NOTE: as istiod, clients are verified for MUTUAL and OPTIONAL_MUTUAL only, with the mesh root when no CA file is given.
+  const verifies = tls.mode === 'MUTUAL' || tls.mode === 'OPTIONAL_MUTUAL';
+  return { certs, ...(verifies ? { ca: tls.caCertificates ? `file-root:${tls.caCertificates}` : SDS_SECRET.root } : {}) };
 }
 
 /**
@@ -37,7 +39,8 @@ export function envoyTlsProtocol(v: string | undefined): string | undefined {
 /**
  * The DownstreamTlsContext transport socket of a terminating server: its certificates and, for
  * MUTUAL / OPTIONAL_MUTUAL / MESH_MUTUAL, the CA (and SANs) clients are verified with; a client
- * certificate is required for MUTUAL and MESH_MUTUAL; protocol versions and cipher suites as set;
+ * certificate is required for MUTUAL and MESH_MUTUAL; protocol versions and cipher suites as set (for
+ * SIMPLE, MUTUAL and OPTIONAL_MUTUAL);
  * `alpn` offered (SERVER_TLS_HTTP_ALPN or none).
  */
 export function serverTlsSocket(tls: ServerTLSSettings, alpn: readonly string[]): Obj {
@@ -48,11 +51,13 @@ export function serverTlsSocket(tls: ServerTLSSettings, alpn: readonly string[])
     common['combinedValidationContext'] = { defaultValidationContext: sans.length > 0 ? { matchTypedSubjectAltNames: sans } : {}, validationContextSdsSecretConfig: sdsSecret(ca) };
   }
   const params: Obj = {};
+  // NOTE: as istiod (isSimpleOrMutual), versions and cipher suites apply to SIMPLE, MUTUAL and OPTIONAL_MUTUAL only.
+  const userTls = tls.mode === 'SIMPLE' || tls.mode === 'MUTUAL' || tls.mode === 'OPTIONAL_MUTUAL';
   const min = envoyTlsProtocol(tls.minProtocolVersion);
   const max = envoyTlsProtocol(tls.maxProtocolVersion);
-  if (min) params['tlsMinimumProtocolVersion'] = min;
-  if (max) params['tlsMaximumProtocolVersion'] = max;
-  if (tls.cipherSuites && tls.cipherSuites.length > 0) params['cipherSuites'] = [...tls.cipherSuites];
+  if (userTls && min) params['tlsMinimumProtocolVersion'] = min;
+  if (userTls && max) params['tlsMaximumProtocolVersion'] = max;
+  if (userTls && tls.cipherSuites && tls.cipherSuites.length > 0) params['cipherSuites'] = [...tls.cipherSuites];
   if (Object.keys(params).length > 0) common['tlsParams'] = params;
   const requireClient = tls.mode === 'MUTUAL' || tls.mode === 'MESH_MUTUAL';
   return { name: 'envoy.transport_sockets.tls', typedConfig: any(ENVOY.downstreamTls, { commonTlsContext: common, requireClientCertificate: { value: requireClient } }) };
