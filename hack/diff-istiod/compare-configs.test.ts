@@ -70,4 +70,10 @@ describe('compareProxyConfigs (the differential check against istiod)', () => {
     assert.ok(edsNames(cfg.clusters).includes('outbound|9080|v1|reviews.default.svc.cluster.local'));
     assert.deepEqual(istioRequest({ port: 1, alpn: ['mesh-peer-exchange', 'mesh', 'h2'] }).alpn, ['istio-peer-exchange', 'istio', 'h2']);
   });
+
+  it('given inbound mesh mTLS on the wire, should name the secrets the terminating chain serves in the outcome', () => {
+    const cfg = wire(built(80));
+    const line = outcomeLine(simulateRequest(cfg, { direction: 'inbound', address: '10.0.0.1', port: 9080, host: 'productpage:9080', tls: true, alpn: ['mesh-peer-exchange', 'mesh'] }));
+    assert.match(line, /^routed tls\{default,ROOTCA\} inbound\|9080\|\|\(100\)\[10\.0\.0\.1:9080\]$/);
+  });
 });

@@ -101,7 +101,8 @@ function shapes(meshd: readonly Obj[], istiod: readonly Obj[], key: string, shap
 }
 
 /**
- * A routing outcome in one line: `routed outbound|9080|v1|reviews...(80)[10.0.1.1:9080] ...`. Clusters are
+ * A routing outcome in one line: `routed outbound|9080|v1|reviews...(80)[10.0.1.1:9080] ...`, with
+ * `tls{<secrets>}` after the outcome when the matched chain terminates TLS. Clusters are
  * sorted by name, endpoints by address; listener, filter chain and route names are left out (they are
  * the servers' own choices; the outcome is what a user sees).
  */
@@ -115,7 +116,9 @@ export function outcomeLine(r: SimulationResult): string {
   const clusters = [...(r.clusters ?? [])]
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((c) => `${c.name}(${c.weight})[${[...c.endpoints].sort().join(',')}]`);
-  return [r.outcome, ...clusters].join(' ');
+  // NOTE: the secrets a terminating chain serves are what a client's handshake meets (mesh identity or the user's certificate).
+  const tls = r.tlsSecrets && r.tlsSecrets.length > 0 ? [`tls{${r.tlsSecrets.join(',')}}`] : [];
+  return [r.outcome, ...tls, ...clusters].join(' ');
 }
 
 function names(items: readonly Record<string, unknown>[]): Set<string> {

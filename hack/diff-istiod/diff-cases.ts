@@ -22,10 +22,18 @@ export const CONFIG_FILES = [
   'hack/diff-istiod/testdata/locality.yaml',
   'hack/diff-istiod/testdata/gateway.yaml',
   'hack/diff-istiod/testdata/more.yaml',
+  'hack/diff-istiod/testdata/ingress-tls.yaml',
+  'hack/diff-istiod/testdata/shared-port.yaml',
 ] as const;
 
+/**
+ * Environment both servers run with: ENABLE_TLS_ON_SIDECAR_INGRESS for the Sidecar ingress TLS of
+ * ingress-tls.yaml (it changes nothing where no Sidecar has ingress TLS).
+ */
+export const SERVER_ENV: Readonly<Record<string, string>> = { ENABLE_TLS_ON_SIDECAR_INGRESS: 'true' };
+
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -135,6 +143,21 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       http('a service exported to its own namespace only', '10.96.6.3', 8080, 'private.diff-more:8080', '/'),
       http('DNS ServiceEntry with endpoints', '203.0.113.20', 8081, 'legacy.example.org:8081', '/'),
       http('TLS origination by DestinationRule (plain HTTP in)', '203.0.113.21', 80, 'secure.example.org', '/'),
+      http('shared port 7080: the HTTP service', '10.96.7.1', 7080, 'web7080.diff-ports:7080', '/'),
+      tcp('shared port 7080: the TCP service by its VIP', '10.96.7.2', 7080),
+      http("shared port 7080: HTTP with the TCP service's Host to an unknown address", '93.184.216.34', 7080, 'db7080.diff-ports:7080', '/'),
+      http("shared port 7080: HTTP with the TCP service's Host to its VIP", '10.96.7.2', 7080, 'db7080.diff-ports.svc.cluster.local:7080', '/'),
+    ],
+  },
+  {
+    name: 'diff-ingress/ingress-0 (Sidecar ingress listeners with TLS)',
+    node: sidecarNode({ ns: 'diff-ingress', pod: 'ingress-0', ip: '10.60.0.1', app: 'ingress-app', sa: 'ingress-app', ports: [9080, 8443, 9443, 7443] }),
+    requests: [
+      inbound('8443 HTTPS over TLS (SIMPLE, port DISABLE)', '10.60.0.1', 8443, { tls: true, sni: 'ingress-app.example.com' }),
+      inbound('8443 plaintext (TLS only)', '10.60.0.1', 8443, {}),
+      inbound('9443 TLS (MUTUAL, port DISABLE) as TCP', '10.60.0.1', 9443, { protocol: 'tcp', tls: true }),
+      inbound('7443 over mesh mTLS (STRICT: the user TLS is ignored)', '10.60.0.1', 7443, MTLS),
+      inbound('9080 over mesh mTLS (the service port, replaced by ingress listeners)', '10.60.0.1', 9080, MTLS),
     ],
   },
   {
@@ -176,5 +199,52 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       { label: '8443 PASSTHROUGH: api.example.com', request: { direction: 'outbound', protocol: 'tls', address: '10.40.0.1', port: 8443, sni: 'api.example.com' } },
       { label: '8443 PASSTHROUGH: other SNI', request: { direction: 'outbound', protocol: 'tls', address: '10.40.0.1', port: 8443, sni: 'other.example.com' } },
     ],
+  },
+];
+
+/**
+ * The orchestrator pass: what only the orchestrator registry can show (istiod applies some settings to
+ * Kubernetes Services only, e.g. PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES). After the files pass, these
+ * objects go to the API server and both servers read it instead of files (meshd `--registries
+ * Orchestrator`, istiod without `--configDir`), once per entry of ORCH_PASSES with its environment.
+ */
+export const ORCH_OBJECTS: readonly { readonly path: string; readonly body: Doc }[] = [
+  {
+    path: '/api/v1/namespaces/diff-orch/services',
+    body: {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'cassandra', namespace: 'diff-orch' },
+      spec: { clusterIP: 'None', selector: { app: 'cassandra' }, ports: [{ name: 'tcp-cql', port: 9042, protocol: 'TCP' }] },
+    },
+  },
+  {
+    path: '/apis/discovery.k8s.io/v1/namespaces/diff-orch/endpointslices',
+    body: {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'cassandra-1', namespace: 'diff-orch', labels: { 'kubernetes.io/service-name': 'cassandra' } },
+      addressType: 'IPv4',
+      ports: [{ name: 'tcp-cql', port: 9042, protocol: 'TCP' }],
+      endpoints: [
+        { addresses: ['10.80.0.5'], conditions: { ready: true } },
+        { addresses: ['10.80.0.6'], conditions: { ready: true } },
+      ],
+    },
+  },
+];
+
+/** The environments of the orchestrator pass (both servers get the same). */
+export const ORCH_PASSES: readonly { readonly name: string; readonly env: Readonly<Record<string, string>> }[] = [
+  { name: 'PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES unset', env: {} },
+  { name: 'PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES=true', env: { PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES: 'true' } },
+];
+
+/** The sidecars of the orchestrator pass. */
+export const ORCH_PROXIES: readonly DiffProxy[] = [
+  {
+    name: 'diff-orch/client-0 (orchestrator registry: a headless Service)',
+    node: sidecarNode({ ns: 'diff-orch', pod: 'client-0', ip: '10.80.1.1', app: 'client', sa: 'client', ports: [8000] }),
+    requests: [tcp('headless Service (clusterIP None): TCP to a pod IP', '10.80.0.5', 9042), tcp('headless Service: TCP to the other pod IP', '10.80.0.6', 9042)],
   },
 ];

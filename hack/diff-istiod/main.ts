@@ -3,7 +3,9 @@
 // and hack/diff-istiod/testdata; renamed to istio.io for istiod) go to meshd (files) and istiod (files,
 // beside a real kube-apiserver, which it needs); the same sidecars fetch their xDS from each over ADS;
 // every request of diff-cases.ts is walked through the request simulator on both configurations, and
-// the outcomes and the listener/cluster/route name sets are compared. Prints the report; exit 0 even
+// the outcomes and the listener/cluster/route name sets are compared. Then the orchestrator pass: both
+// servers read only the API server (Kubernetes Services and EndpointSlices of diff-cases.ts ORCH_OBJECTS),
+// once per environment of ORCH_PASSES. Prints the report; exit 0 even
 // when they differ (differences are read, many are by design), 2 on a usage error, 1 when a run failed.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -11,14 +13,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { ISTIOD_MESH_CONFIG, istiodCommand } from '../bench/xds/bench-target.js';
+import { ISTIOD_MESH_CONFIG, istiodCommand, MESHD_KUBE_CMD } from '../bench/xds/bench-target.js';
 import { renameForIstio } from '../bench/xds/istio-rename.js';
 import { fillCommand, ServerProcess } from '../bench/xds/server-process.js';
 import { startBenchCluster, type BenchCluster } from '../bench/kube-cluster.js';
 import { freePort } from '../../xds/testing/free-port.js';
 import type { ProxyConfig } from '../../xds/index.js';
 import { compareProxyConfigs, type ProxyComparison } from './compare-configs.js';
-import { DIFF_PROXIES, NAMESPACES, readCaseDocs } from './diff-cases.js';
+import { DIFF_PROXIES, NAMESPACES, ORCH_OBJECTS, ORCH_PASSES, ORCH_PROXIES, readCaseDocs, SERVER_ENV, type DiffProxy } from './diff-cases.js';
 import { fetchProxyConfig } from './fetch-proxy-config.js';
 import { formatDiffReport } from './diff-report.js';
 
@@ -29,15 +31,24 @@ const MESHD_CMD =
 
 type Server = 'meshd' | 'istiod';
 
+/** How a server runs: its config source (files, or the API server alone) and extra environment. */
+interface RunMode {
+  readonly source: 'files' | 'kube';
+  readonly env: Readonly<Record<string, string>>;
+  readonly proxies: readonly DiffProxy[];
+}
+
 async function runServer(
   server: Server,
   dirs: { configDir: string; meshConfig: string },
   cluster: BenchCluster,
   istiodBin: string,
   log: (l: string) => void,
+  mode: RunMode = { source: 'files', env: SERVER_ENV, proxies: DIFF_PROXIES },
 ): Promise<ProxyConfig[]> {
   const [grpc, http, mon, ctrlz] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  const command = fillCommand(server === 'meshd' ? MESHD_CMD : istiodCommand('files'), {
+  const meshdCmd = mode.source === 'files' ? MESHD_CMD : MESHD_KUBE_CMD;
+  const command = fillCommand(server === 'meshd' ? meshdCmd : istiodCommand(mode.source), {
     configDir: dirs.configDir,
     grpcAddr: `127.0.0.1:${grpc}`,
     grpcPort: String(grpc),
@@ -50,15 +61,15 @@ async function runServer(
   });
   const env: Record<string, string> =
     server === 'meshd'
-      ? { ENABLE_CA_SERVER: 'false' }
-      : { POD_NAMESPACE: 'istio-system', POD_NAME: 'istiod-diff', ENABLE_CA_SERVER: 'false', PILOT_DEBOUNCE_AFTER: '100ms' };
+      ? { ENABLE_CA_SERVER: 'false', ...mode.env }
+      : { POD_NAMESPACE: 'istio-system', POD_NAME: 'istiod-diff', ENABLE_CA_SERVER: 'false', PILOT_DEBOUNCE_AFTER: '100ms', ...mode.env };
   log(`${server}: starting`);
   const proc = ServerProcess.spawn(command, env, REPO_ROOT);
   try {
     await proc.waitForPort(grpc, 120_000);
     await proc.waitForReady(`127.0.0.1:${http}`, 120_000);
     const out: ProxyConfig[] = [];
-    for (const p of DIFF_PROXIES) {
+    for (const p of mode.proxies) {
       log(`${server}: fetching ${p.name}`);
       const node = server === 'meshd' ? p.node : renameForIstio(p.node);
       out.push(await fetchProxyConfig({ address: `127.0.0.1:${grpc}`, node, quietMs: server === 'istiod' ? 3000 : 1500 }));
@@ -114,6 +125,16 @@ async function main(argv: readonly string[]): Promise<number> {
       proxy: p.name,
       comparison: compareProxyConfigs(meshd[i]!, istiod[i]!, p.requests),
     }));
+    // NOTE: the orchestrator pass comes after the files pass, so its Services do not show in the files pass (istiod reads the API server there too).
+    for (const o of ORCH_OBJECTS) await cluster.client.request('POST', o.path, { body: o.body });
+    for (const pass of ORCH_PASSES) {
+      const mode: RunMode = { source: 'kube', env: pass.env, proxies: ORCH_PROXIES };
+      const m = await runServer('meshd', { configDir: meshdDir, meshConfig }, cluster, istiodBin, log, mode);
+      const i = await runServer('istiod', { configDir: istiodDir, meshConfig }, cluster, istiodBin, log, mode);
+      meshd.push(...m);
+      istiod.push(...i);
+      ORCH_PROXIES.forEach((p, k) => comparisons.push({ proxy: `${p.name}; ${pass.name}`, comparison: compareProxyConfigs(m[k]!, i[k]!, p.requests) }));
+    }
     process.stdout.write(formatDiffReport(comparisons));
     if (values.json) writeFileSync(values.json, JSON.stringify({ comparisons, meshd, istiod }, null, 1));
     return 0;

@@ -35,6 +35,8 @@ export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
     enableCdsCache: enableCache && env.bool('PILOT_ENABLE_CDS_CACHE'),
     enableRdsCache: enableCache && env.bool('PILOT_ENABLE_RDS_CACHE'),
     sendUnhealthyEndpoints: env.bool('PILOT_SEND_UNHEALTHY_ENDPOINTS'),
+    edsForHeadless: env.bool('PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES'),
+    tlsOnSidecarIngress: env.bool('ENABLE_TLS_ON_SIDECAR_INGRESS'),
     optimizedConfigRebuild: env.bool('ENABLE_OPTIMIZED_CONFIG_REBUILD'),
     cacheSize,
   };
@@ -137,6 +139,8 @@ export class MeshDiscovery {
       enableRdsCache: o.generator.enableRdsCache,
       cache,
       conflicts: conflictRecorderFrom(o.metrics),
+      edsForHeadless: o.generator.edsForHeadless === true,
+      tlsOnSidecarIngress: o.generator.tlsOnSidecarIngress === true,
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
     });
     this.sidecarGenerator.register(this.registry);

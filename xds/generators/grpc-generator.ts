@@ -33,6 +33,14 @@ export interface GrpcGeneratorOptions {
   /** PILOT_SEND_UNHEALTHY_ENDPOINTS */
   readonly sendUnhealthyEndpoints: boolean;
   /**
+   * PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES (default false): Envoy sidecars get an EDS cluster for a
+   * headless orchestrator Service instead of ORIGINAL_DST (the sidecar generator's option; proxyless
+   * clients always get EDS).
+   */
+  readonly edsForHeadless?: boolean;
+  /** ENABLE_TLS_ON_SIDECAR_INGRESS (default false): Envoy sidecars terminate Sidecar `ingress[].tls` (the sidecar generator's option). */
+  readonly tlsOnSidecarIngress?: boolean;
+  /**
    * ENABLE_OPTIMIZED_CONFIG_REBUILD (default true): a full push drops only the cached resources that
    * depend on the configs it names. False: every full push drops the whole cache, so everything is rebuilt.
    */

@@ -10,7 +10,8 @@
  * -> first matching route (path, headers, query parameters) -> cluster(s) with weights -> endpoints. A
  * TLS request (`tls`) reaching a filter chain that terminates TLS (a transport socket, as gateways'
  * HTTPS servers) and runs an HTTP connection manager is routed as the HTTPS request it carries; a chain
- * with the sni_cluster filter sends a TLS connection to the cluster its SNI names (AUTO_PASSTHROUGH). It reads plain objects (built or decoded), so meshd tests and
+ * with the sni_cluster filter sends a TLS connection to the cluster its SNI names (AUTO_PASSTHROUGH); a chain
+ * that terminates TLS reports the SDS secrets it serves (`tlsSecrets`). It reads plain objects (built or decoded), so meshd tests and
  * `meshctl x simulate` share it. Outcomes, not proto text, are what tests assert.
  */
 import type { ProxyConfig } from '../generators/sidecar/consistency-checker.js';
@@ -60,6 +61,12 @@ export interface SimulationResult {
   readonly response?: Readonly<Record<string, unknown>>;
   /** The mesh.io objects that shaped the steps (from provenance metadata), in walk order. */
   readonly sources: readonly string[];
+  /**
+   * When the matched filter chain terminates TLS (mesh mTLS, a gateway's HTTPS server, Sidecar ingress
+   * TLS): the SDS secrets it is served with, in order (certificates, then the CA that verifies clients),
+   * e.g. `default`, `ROOTCA` or `file-cert:<chain>~<key>`.
+   */
+  readonly tlsSecrets?: readonly string[];
 }
 
 type Obj = Record<string, unknown>;
@@ -69,6 +76,19 @@ const wrapped = (v: unknown): unknown => (obj(v) && 'value' in obj(v)! ? obj(v)!
 const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const TCP_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
 const SNI_CLUSTER = 'envoy.filters.network.sni_cluster';
+
+/** The SDS secret names under a transport socket (objects with `name` and `sdsConfig`), in document order. */
+function sdsSecretNames(v: unknown, out: string[] = []): string[] {
+  if (Array.isArray(v)) {
+    for (const x of v) sdsSecretNames(x, out);
+    return out;
+  }
+  const o = obj(v);
+  if (!o) return out;
+  if (typeof o['name'] === 'string' && o['sdsConfig'] !== undefined) out.push(o['name']);
+  for (const x of Object.values(o)) if (x && typeof x === 'object') sdsSecretNames(x, out);
+  return out;
+}
 
 /** The provenance sources of a resource (`metadata.filterMetadata.mesh.sources`), in either object form. */
 function sourcesOf(r: Obj | undefined): string[] {
@@ -237,7 +257,8 @@ export function simulateRequest(cfg: ProxyConfig, req: SimulatedRequest): Simula
   const base = { listener: String(listener['name']) };
   const chain = pickFilterChain(listener, req);
   if (!chain) return { outcome: 'no-filter-chain', ...base, sources };
-  const at = { ...base, filterChain: String(chain['name'] ?? '') };
+  const socket = obj(chain['transportSocket']);
+  const at = { ...base, filterChain: String(chain['name'] ?? ''), ...(socket ? { tlsSecrets: sdsSecretNames(socket) } : {}) };
   // NOTE: Envoy's sni_cluster filter (before tcp_proxy) makes a TLS connection's SNI the upstream cluster.
   const sniCluster = arr(chain['filters']).some((f) => f['name'] === SNI_CLUSTER) && req.sni !== undefined && (req.tls === true || req.protocol === 'tls') ? req.sni : undefined;
   for (const f of arr(chain['filters'])) {
@@ -254,7 +275,7 @@ export function simulateRequest(cfg: ProxyConfig, req: SimulatedRequest): Simula
       return clusters ? { outcome: 'routed', ...at, clusters, sources } : { outcome: 'no-cluster', ...at, clusters: refs.map((r) => ({ ...r, endpoints: [] })), sources };
     }
     for (const s of sourcesOf(chain)) if (!sources.includes(s)) sources.push(s);
-    const terminates = obj(chain['transportSocket']) !== undefined;
+    const terminates = socket !== undefined;
     if (tc?.['@type'] !== HCM || req.protocol === 'tcp' || (req.protocol === 'tls' && !terminates)) continue;
     const rdsName = obj(tc['rds'])?.['routeConfigName'];
     const rc = typeof rdsName === 'string' ? cfg.routes.find((r) => r['name'] === rdsName) : obj(tc['routeConfig']);

@@ -22,7 +22,8 @@ import type { ServerTLSSettings, VirtualServiceSpec } from '../../../crds/index.
 import { any, outboundClusterName } from '../grpc/envoy.js';
 import { outboundHcm } from '../sidecar/listener-builder.js';
 import { qualifiedGateway } from '../sidecar/route-builder.js';
-import { ENVOY, provenance, SDS_SECRET, sdsSecret } from '../sidecar/sidecar-names.js';
+import { ENVOY, provenance } from '../sidecar/sidecar-names.js';
+import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from '../sidecar/server-tls.js';
 import { tlsListenerFilters } from '../sidecar/tcp-listener-builder.js';
 import { type MergedGateway, type RouterPort, type RouterServer } from './merged-gateway.js';
 import { intersectHosts, virtualServicesForGateway } from './router-route-builder.js';
@@ -46,34 +47,6 @@ function gatewayHcm(statPrefix: string, routeName: string): Obj {
   const hcm = outboundHcm(statPrefix, routeName);
   const tc = hcm['typedConfig'] as Obj;
   return { ...hcm, typedConfig: { ...tc, useRemoteAddress: { value: true }, forwardClientCertDetails: 'SANITIZE_SET' } };
-}
-
-/** The SDS secret names of a server's certificate and of the CA verifying clients (istiod's names). */
-export function serverSecrets(tls: ServerTLSSettings): { certs: string[]; ca?: string } {
-  if (tls.mode === 'MESH_MUTUAL') return { certs: [SDS_SECRET.identity], ca: SDS_SECRET.root };
-  const names = tls.credentialNames && tls.credentialNames.length > 0 ? tls.credentialNames : tls.credentialName ? [tls.credentialName] : [];
-  if (names.length > 0) return { certs: names.map((n) => `kubernetes://${n}`), ...(tls.mode === 'MUTUAL' || tls.mode === 'OPTIONAL_MUTUAL' ? { ca: `kubernetes://${names[0]!}-cacert` } : {}) };
-  // NOTE: as istiod, `tlsCertificates` (up to an RSA and an ECDSA pair) are file certificates over SDS, one secret each.
-  const files = tls.tlsCertificates && tls.tlsCertificates.length > 0 ? tls.tlsCertificates : tls.serverCertificate ? [{ serverCertificate: tls.serverCertificate, privateKey: tls.privateKey }] : [];
-  const certs = files.map((f) => `file-cert:${f.serverCertificate ?? ''}~${f.privateKey ?? ''}`);
-  return { certs, ...(tls.caCertificates && tls.mode !== 'SIMPLE' ? { ca: `file-root:${tls.caCertificates}` } : {}) };
-}
-
-/** The DownstreamTlsContext transport socket of a terminating server. */
-function serverTlsSocket(tls: ServerTLSSettings, http: boolean): Obj {
-  const { certs, ca } = serverSecrets(tls);
-  const common: Obj = { tlsCertificateSdsSecretConfigs: certs.map(sdsSecret), alpnProtocols: http ? ['h2', 'http/1.1'] : [] };
-  if (ca) {
-    const sans = (tls.subjectAltNames ?? []).map((exact) => ({ sanType: 'DNS', matcher: { exact } }));
-    common['combinedValidationContext'] = { defaultValidationContext: sans.length > 0 ? { matchTypedSubjectAltNames: sans } : {}, validationContextSdsSecretConfig: sdsSecret(ca) };
-  }
-  const params: Obj = {};
-  if (tls.minProtocolVersion) params['tlsMinimumProtocolVersion'] = tls.minProtocolVersion;
-  if (tls.maxProtocolVersion) params['tlsMaximumProtocolVersion'] = tls.maxProtocolVersion;
-  if (tls.cipherSuites && tls.cipherSuites.length > 0) params['cipherSuites'] = [...tls.cipherSuites];
-  if (Object.keys(params).length > 0) common['tlsParams'] = params;
-  const requireClient = tls.mode === 'MUTUAL' || tls.mode === 'MESH_MUTUAL';
-  return { name: 'envoy.transport_sockets.tls', typedConfig: any(ENVOY.downstreamTls, { commonTlsContext: common, requireClientCertificate: { value: requireClient } }) };
 }
 
 /** tcp_proxy to route destinations (one cluster, or weighted), resolving short hosts in the VirtualService's namespace. */
@@ -176,7 +149,7 @@ export function buildRouterListener(ctx: PushContext, proxy: Proxy, p: RouterPor
     for (const s of p.servers) {
       const tls = s.server.tls ?? ({ mode: 'SIMPLE' } as ServerTLSSettings);
       if (s.kind === 'https') {
-        chains.push(withMeta({ name: s.routeName!, filterChainMatch: serverMatch(s), transportSocket: serverTlsSocket(tls, true), filters: [gatewayHcm(s.server.name || statPrefix, s.routeName!)] }, [s.gateway]));
+        chains.push(withMeta({ name: s.routeName!, filterChainMatch: serverMatch(s), transportSocket: serverTlsSocket(tls, SERVER_TLS_HTTP_ALPN), filters: [gatewayHcm(s.server.name || statPrefix, s.routeName!)] }, [s.gateway]));
       } else if (s.kind === 'passthrough') {
         chains.push(...passthroughChains(ctx, proxy, s, name, taken));
       } else if (s.kind === 'auto-passthrough') {
@@ -184,7 +157,7 @@ export function buildRouterListener(ctx: PushContext, proxy: Proxy, p: RouterPor
       } else {
         const c = tcpServerChain(ctx, proxy, s, name);
         if (!c) continue;
-        chains.push(s.kind === 'tls-terminated' ? { ...c, filterChainMatch: serverMatch(s), transportSocket: serverTlsSocket(tls, false) } : c);
+        chains.push(s.kind === 'tls-terminated' ? { ...c, filterChainMatch: serverMatch(s), transportSocket: serverTlsSocket(tls, []) } : c);
       }
     }
   }

@@ -1,11 +1,12 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk built Envoy objects */
 import assert from 'node:assert/strict';
 import { buildSidecarClusters } from './cluster-builder.js';
-import { sidecarAt, sidecarModel, SIDECAR_MESH } from './testing/sidecar-mesh.js';
+import { proxyFromNode } from '../../../core/index.js';
+import { HEADLESS_SERVICES, sidecarAt, sidecarModel, sidecarNode, SIDECAR_MESH } from './testing/sidecar-mesh.js';
 
-function clusters(yaml = SIDECAR_MESH, mesh = {}): Map<string, any> {
+function clusters(yaml = SIDECAR_MESH, mesh = {}, edsForHeadless = false): Map<string, any> {
   const { proxy, snap } = sidecarAt(sidecarModel(yaml, mesh));
-  return new Map(buildSidecarClusters(snap.pushContext, proxy, { endpoints: snap.endpoints }).map((c) => [c['name'] as string, c]));
+  return new Map(buildSidecarClusters(snap.pushContext, proxy, { endpoints: snap.endpoints, edsForHeadless }).map((c) => [c['name'] as string, c]));
 }
 
 const REVIEWS = 'reviews.default.svc.cluster.local';
@@ -202,5 +203,34 @@ spec:
 `;
     const la = clusters(yaml).get('outbound|80||secure.example.org').loadAssignment;
     assert.deepEqual(la.endpoints[0].lbEndpoints[0].endpoint.address.socketAddress, { address: 'secure.example.org', portValue: 443 });
+  });
+
+  describe('PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES', () => {
+    const yaml = `${SIDECAR_MESH}
+---
+${HEADLESS_SERVICES}`;
+    const CASSANDRA = 'outbound|9042||cassandra.default.svc.cluster.local';
+    const LEGACY = 'outbound|7072||legacy-none.default.svc.cluster.local';
+    const eds = { edsConfig: { ads: {}, resourceApiVersion: 'V3', initialFetchTimeout: { seconds: 0, nanos: 0 } }, serviceName: CASSANDRA };
+    const cases: { name: string; flag: boolean; cluster: string; want: { type: string; lbPolicy: string; edsClusterConfig?: unknown } }[] = [
+      { name: 'given the flag off should build a headless orchestrator Service as ORIGINAL_DST (istiod\'s default)', flag: false, cluster: CASSANDRA, want: { type: 'ORIGINAL_DST', lbPolicy: 'CLUSTER_PROVIDED' } },
+      { name: 'given the flag on should build a headless orchestrator Service as EDS over ADS with the default LEAST_REQUEST', flag: true, cluster: CASSANDRA, want: { type: 'EDS', lbPolicy: 'LEAST_REQUEST', edsClusterConfig: eds } },
+      { name: 'given the flag on should keep a ServiceEntry with resolution NONE ORIGINAL_DST (istiod applies it to the orchestrator registry only)', flag: true, cluster: LEGACY, want: { type: 'ORIGINAL_DST', lbPolicy: 'CLUSTER_PROVIDED' } },
+    ];
+    for (const c of cases) {
+      it(c.name, () => {
+        const got = clusters(yaml, {}, c.flag).get(c.cluster);
+        assert.deepEqual({ type: got.type, lbPolicy: got.lbPolicy, ...(got.edsClusterConfig ? { edsClusterConfig: got.edsClusterConfig } : {}) }, c.want);
+      });
+    }
+
+    it('given the flag on and a router (gateway) should build EDS for both, as without it', () => {
+      const { snap } = sidecarAt(sidecarModel(yaml));
+      const router = proxyFromNode(sidecarNode({ type: 'router', id: 'router~10.0.0.9~gw-1.default~default.svc.cluster.local' }));
+      for (const flag of [false, true]) {
+        const got = new Map(buildSidecarClusters(snap.pushContext, router, { endpoints: snap.endpoints, edsForHeadless: flag }).map((x) => [x['name'] as string, x]));
+        assert.deepEqual([got.get(CASSANDRA)?.['type'], got.get(LEGACY)?.['type']], ['EDS', 'EDS'], `flag ${String(flag)}`);
+      }
+    });
   });
 });

@@ -1,12 +1,13 @@
 /**
  * Clusters of a dataplane sidecar (Istio's cluster_builder.go): `outbound|<port>|<subset>|<host>` per
  * visible service port and DestinationRule subset (EDS over ADS; STRICT_DNS / LOGICAL_DNS for DNS
- * resolution; ORIGINAL_DST for NONE on sidecars, EDS on gateways as istiod), `inbound|<port>||` per port of the proxy's own service instances,
+ * resolution; ORIGINAL_DST for NONE on sidecars, EDS on gateways as istiod, and EDS on sidecars too for a headless
+ * orchestrator Service with PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES), `inbound|<port>||` per port of the proxy's own service instances,
  * and PassthroughCluster, BlackHoleCluster, InboundPassthroughCluster. DestinationRule traffic policy:
  * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS.
  */
-import type { Config, EndpointView, PushContext, Proxy, Service, ServiceInstance, ServicePort } from '../../../core/index.js';
-import type { DestinationRuleSpec, TrafficPolicy } from '../../../crds/index.js';
+import { orchServiceOf, parseProtocol, type Config, type EndpointView, type PushContext, type Proxy, type Service, type ServiceInstance, type ServicePort } from '../../../core/index.js';
+import type { DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
 import { clusterTls } from './cluster-tls.js';
@@ -211,20 +212,45 @@ function applyLoadBalancer(c: Record<string, unknown>, policy: TrafficPolicy): v
   }
 }
 
+/** How outbound clusters are built: process-wide options, read once at start (see generatorOptionsFromEnv). */
+export interface OutboundClusterOptions {
+  /**
+   * PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES (default false): a headless orchestrator Service (clusterIP
+   * None, resolution NONE) gets an EDS cluster on sidecars, its endpoints served over EDS, instead of
+   * ORIGINAL_DST. As istiod, a ServiceEntry with resolution NONE stays ORIGINAL_DST either way.
+   */
+  readonly edsForHeadless?: boolean;
+}
+
 /** Options of the cluster builder. */
-export interface SidecarClusterOptions {
+export interface SidecarClusterOptions extends OutboundClusterOptions {
   readonly endpoints: EndpointView;
 }
 
+/**
+ * The discovery type of a service's outbound cluster (istiod's convertResolution): STRICT_DNS / LOGICAL_DNS
+ * for DNS resolution; for NONE, ORIGINAL_DST on sidecars unless `edsForHeadless` and the service comes from
+ * the orchestrator; EDS otherwise.
+ */
+export function outboundDiscoveryType(proxy: Proxy, svc: Service, opts: OutboundClusterOptions = {}): 'EDS' | 'STRICT_DNS' | 'LOGICAL_DNS' | 'ORIGINAL_DST' {
+  if (svc.resolution === 'DNS') return 'STRICT_DNS';
+  if (svc.resolution === 'DNS_ROUND_ROBIN') return 'LOGICAL_DNS';
+  // NOTE: as istiod's convertResolution, a gateway (router) cannot forward to the original destination
+  // (the client addressed the gateway), so a headless service is EDS there, ORIGINAL_DST only on sidecars.
+  if (svc.resolution === 'NONE' && proxy.type !== 'router') return opts.edsForHeadless === true && orchServiceOf(svc) ? 'EDS' : 'ORIGINAL_DST';
+  return 'EDS';
+}
+
 /** One outbound cluster for a service port and subset (subset '' for the service itself). */
-export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Service, port: ServicePort, subset: string, endpoints: EndpointView): Cluster {
+export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Service, port: ServicePort, subset: string, endpoints: EndpointView, opts: OutboundClusterOptions = {}): Cluster {
   const name = outboundClusterName(port.port, subset, svc.hostname);
   const dr = ctx.destinationRule(svc.hostname, proxy.namespace);
   const policy = effectivePolicy(dr, subset, port.port);
   const c: Record<string, unknown> = { name, connectTimeout: duration(ctx.meshConfig.connectTimeout) };
   const instances = endpoints.instances(svc.hostname).filter((i) => i.servicePort === port.port);
-  if (svc.resolution === 'DNS' || svc.resolution === 'DNS_ROUND_ROBIN') {
-    c['type'] = svc.resolution === 'DNS' ? 'STRICT_DNS' : 'LOGICAL_DNS';
+  const type = outboundDiscoveryType(proxy, svc, opts);
+  if (type === 'STRICT_DNS' || type === 'LOGICAL_DNS') {
+    c['type'] = type;
     c['dnsLookupFamily'] = 'V4_ONLY';
     c['dnsRefreshRate'] = duration(ctx.meshConfig.dnsRefreshRate);
     c['respectDnsTtl'] = true;
@@ -234,9 +260,7 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
       endpoint: { address: { socketAddress: { address: t.address, portValue: t.port } } },
     }));
     c['loadAssignment'] = { clusterName: name, endpoints: [{ lbEndpoints }] };
-  } else if (svc.resolution === 'NONE' && proxy.type !== 'router') {
-    // NOTE: as istiod's convertResolution, a gateway (router) cannot forward to the original destination
-    // (the client addressed the gateway), so a headless service is EDS there, ORIGINAL_DST only on sidecars.
+  } else if (type === 'ORIGINAL_DST') {
     c['type'] = 'ORIGINAL_DST';
   } else {
     c['type'] = 'EDS';
@@ -261,24 +285,33 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
 }
 
 /** Every outbound cluster of the services in the proxy's scope (exportTo, Sidecar egress): per port, plain and per subset. */
-export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): Cluster[] {
+export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, opts: OutboundClusterOptions = {}): Cluster[] {
   const out: Record<string, unknown>[] = [];
   for (const svc of sidecarScope(ctx, proxy).services) {
     const subsets = subsetsOf(ctx.destinationRule(svc.hostname, proxy.namespace));
     for (const p of svc.ports) {
-      out.push(buildOutboundCluster(ctx, proxy, svc, p, '', endpoints));
-      for (const s of subsets) out.push(buildOutboundCluster(ctx, proxy, svc, p, s.name, endpoints));
+      out.push(buildOutboundCluster(ctx, proxy, svc, p, '', endpoints, opts));
+      for (const s of subsets) out.push(buildOutboundCluster(ctx, proxy, svc, p, s.name, endpoints, opts));
     }
   }
   return out;
 }
 
-/** One inbound port of the proxy: the service port, the application's (target) port, its name and protocol. */
+/**
+ * One inbound port of the proxy: the service port, the application's (target) port, its name and
+ * protocol; for a Sidecar `ingress` listener also its TLS settings, default endpoint and the Sidecar.
+ */
 export interface InboundPort {
   readonly servicePort: number;
   readonly targetPort: number;
   readonly name: string;
   readonly protocol: ServicePort['protocol'];
+  /** Sidecar `ingress[].tls` (taken into account only with ENABLE_TLS_ON_SIDECAR_INGRESS). */
+  readonly tls?: ServerTLSSettings;
+  /** Sidecar `ingress[].defaultEndpoint`: `127.0.0.1:<port>`, `0.0.0.0:<port>` (the pod IP), `[::1]:<port>`, `[::]:<port>` or `unix://<path>`. */
+  readonly defaultEndpoint?: string;
+  /** The Sidecar whose ingress listener this is. */
+  readonly sidecar?: Config;
 }
 
 /**
@@ -298,6 +331,73 @@ export function inboundPorts(ctx: PushContext, instances: readonly ServiceInstan
     seen.set(i.port, { servicePort: i.servicePort, targetPort: i.port, name: i.servicePortName, protocol });
   }
   return [...seen.values()].sort((a, b) => a.targetPort - b.targetPort);
+}
+
+/**
+ * The inbound ports of a sidecar (istiod's buildInboundChainConfigs): when the Sidecar that applies
+ * has `ingress` listeners, those (port.number is both the service and the target port; no targetPort in
+ * the API), first per number wins; else the ports of the proxy's own service instances (inboundPorts).
+ * NOTE: as istiod without PILOT_ALLOW_SIDECAR_SERVICE_INBOUND_LISTENER_MERGE, ingress listeners replace
+ * the service ports rather than join them.
+ */
+export function proxyInboundPorts(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: (port: number) => void): InboundPort[] {
+  const sidecar = sidecarScope(ctx, proxy).sidecar;
+  const ingress = (sidecar?.spec as SidecarSpec | undefined)?.ingress ?? [];
+  if (!sidecar || ingress.length === 0) return inboundPorts(ctx, proxyInstances(ctx, proxy, endpoints), onConflict);
+  const seen = new Map<number, InboundPort>();
+  for (const l of ingress) {
+    const n = l.port.number;
+    if (n === undefined || seen.has(n)) continue;
+    seen.set(n, {
+      servicePort: n,
+      targetPort: n,
+      name: l.port.name ?? '',
+      protocol: parseProtocol(l.port.protocol),
+      ...(l.tls ? { tls: l.tls } : {}),
+      ...(l.defaultEndpoint ? { defaultEndpoint: l.defaultEndpoint } : {}),
+      sidecar,
+    });
+  }
+  return [...seen.values()].sort((a, b) => a.targetPort - b.targetPort);
+}
+
+/**
+ * Where a Sidecar ingress listener's default endpoint sends traffic (istiod's buildInboundClustersFromSidecar):
+ * `127.0.0.1` / `[::1]` localhost, `0.0.0.0` / `[::]` the proxy's first IPv4 / IPv6 address (else
+ * localhost), `unix://<path>` a socket; undefined without one (the original destination).
+ */
+function defaultEndpointAddress(proxy: Proxy, defaultEndpoint: string | undefined): Record<string, unknown> | undefined {
+  if (!defaultEndpoint) return undefined;
+  if (defaultEndpoint.startsWith('unix://')) return { pipe: { path: defaultEndpoint.slice('unix://'.length) } };
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(defaultEndpoint);
+  if (!m) return undefined;
+  const host = m[1] ?? m[2] ?? '';
+  const port = Number(m[3]);
+  const v6 = m[1] !== undefined;
+  const own = proxy.ipAddresses.find((ip) => (v6 ? ip.includes(':') : !ip.includes(':')));
+  const address = host === '0.0.0.0' || host === '::' ? (own ?? (v6 ? '::1' : '127.0.0.1')) : host;
+  return { socketAddress: { address, portValue: port } };
+}
+
+/**
+ * The inbound cluster of an inbound port: `inbound|<port>||` to the original destination (buildInboundCluster)
+ * or, for a Sidecar ingress listener with a default endpoint, STATIC to that endpoint (bound to 127.0.0.6
+ * unless it is localhost or a socket, so that iptables lets the proxy's own connection through, as istiod).
+ */
+export function buildProxyInboundCluster(ctx: PushContext, proxy: Proxy, p: InboundPort): Cluster {
+  const address = defaultEndpointAddress(proxy, p.defaultEndpoint);
+  if (!address) return buildInboundCluster(ctx, p.targetPort);
+  const ip = (address['socketAddress'] as { address?: string } | undefined)?.address;
+  const name = inboundClusterName(p.targetPort);
+  return {
+    name,
+    type: 'STATIC',
+    connectTimeout: duration(ctx.meshConfig.connectTimeout),
+    circuitBreakers: { thresholds: [defaultThresholds()] },
+    commonLbConfig: {},
+    loadAssignment: { clusterName: name, endpoints: [{ lbEndpoints: [{ endpoint: { address } }] }] },
+    ...(ip !== undefined && ip !== '127.0.0.1' && ip !== '::1' ? { upstreamBindConfig: { sourceAddress: { address: INBOUND_BIND_ADDRESS, portValue: 0 } } } : {}),
+  };
 }
 
 /** `inbound|<port>||`: ORIGINAL_DST to the application's port, bound to 127.0.0.6 (as Istio). */
@@ -342,7 +442,7 @@ export function buildSpecialClusters(ctx: PushContext): Cluster[] {
 
 /** Every cluster of a sidecar, sorted by name (names are unique: outbound, inbound and special names do not overlap). */
 export function buildSidecarClusters(ctx: PushContext, proxy: Proxy, opts: SidecarClusterOptions): Cluster[] {
-  const inbound = inboundPorts(ctx, proxyInstances(ctx, proxy, opts.endpoints)).map((p) => buildInboundCluster(ctx, p.targetPort));
-  const all = [...buildOutboundClusters(ctx, proxy, opts.endpoints), ...inbound, ...buildSpecialClusters(ctx)];
+  const inbound = proxyInboundPorts(ctx, proxy, opts.endpoints).map((p) => buildProxyInboundCluster(ctx, proxy, p));
+  const all = [...buildOutboundClusters(ctx, proxy, opts.endpoints, opts), ...inbound, ...buildSpecialClusters(ctx)];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
 }

@@ -34,6 +34,16 @@ describe('checkConsistency', () => {
       change: (c) => ({ ...c, clusters: [{ ...c.clusters[0]!, transportSocket: { typedConfig: { commonTlsContext: { tlsCertificateSdsSecretConfigs: [{ name: 'mystery', sdsConfig: sds }] } } } }] }),
       want: ['cluster c.typedConfig.commonTlsContext.tlsCertificateSdsSecretConfigs[0]: secret "mystery" is neither sent nor served by the agent'],
     },
+    ...[
+      { secret: 'file-cert:/etc/certs/tls.crt~/etc/certs/tls.key', want: [] },
+      { secret: 'file-root:/etc/certs/ca.crt', want: [] },
+      { secret: 'file-cert:/etc/certs/tls.crt', want: ['cluster c.typedConfig.commonTlsContext.tlsCertificateSdsSecretConfigs[0]: secret "file-cert:/etc/certs/tls.crt" is neither sent nor served by the agent'] },
+      { secret: 'file-bundle:/etc/certs/ca.crt', want: ['cluster c.typedConfig.commonTlsContext.tlsCertificateSdsSecretConfigs[0]: secret "file-bundle:/etc/certs/ca.crt" is neither sent nor served by the agent'] },
+    ].map(({ secret, want }) => ({
+      name: `given the file secret name ${secret} should ${want.length === 0 ? 'accept it (the agent serves it)' : 'report it (the agent serves file-cert:<chain>~<key> and file-root:<ca> only)'}`,
+      change: (c: ProxyConfig): ProxyConfig => ({ ...c, clusters: [{ ...c.clusters[0]!, transportSocket: { typedConfig: { commonTlsContext: { tlsCertificateSdsSecretConfigs: [{ name: secret, sdsConfig: sds }] } } } }] }),
+      want,
+    })),
     { name: 'given two clusters with one name should report it', change: (c) => ({ ...c, clusters: [c.clusters[0]!, c.clusters[0]!] }), want: ['cluster c: name is not unique'] },
     {
       name: 'given a domain in two virtual hosts should report it (Envoy refuses the route configuration)',

@@ -20,15 +20,19 @@ export interface ProxyConfig {
 
 /** Options of the check. */
 export interface ConsistencyOptions {
-  /** Whether an SDS secret name is served by the agent (default: `default`, `ROOTCA` and `kubernetes://...`). */
+  /** Whether an SDS secret name is served by the agent (default: `default`, `ROOTCA`, `kubernetes://...`, `file-cert:<chain>~<key>`, `file-root:<ca>`). */
   readonly agentSecret?: (name: string) => boolean;
 }
 
 const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const TCP_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
 
+/**
+ * The names pilot-agent's SDS server serves: `default`, `ROOTCA`, `kubernetes://<credential>` and files,
+ * `file-cert:<chain>~<key>` (both paths) and `file-root:<ca>` (agent/sds/file-secrets.ts).
+ */
 function defaultAgentSecret(name: string): boolean {
-  return name === 'default' || name === 'ROOTCA' || name.startsWith('kubernetes://') || name.startsWith('file-');
+  return name === 'default' || name === 'ROOTCA' || name.startsWith('kubernetes://') || /^file-cert:[^~]+~.+$/.test(name) || /^file-root:.+$/.test(name);
 }
 
 type Obj = Record<string, unknown>;

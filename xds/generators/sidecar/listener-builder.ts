@@ -2,8 +2,10 @@
  * Listeners of a dataplane sidecar (Istio's listener.go / listener_builder.go):
  * - `virtualOutbound` on 0.0.0.0:15001 (use_original_dst): traffic to no known listener goes to
  *   PassthroughCluster (ALLOW_ANY) or BlackHoleCluster (REGISTRY_ONLY);
- * - `virtualInbound` on 0.0.0.0:15006 (original_dst, tls_inspector, http_inspector): per inbound port a
- *   mesh mTLS chain and/or a plaintext chain by the PeerAuthentication mode, then passthrough chains;
+ * - `virtualInbound` on 0.0.0.0:15006 (original_dst, tls_inspector, http_inspector): per inbound port (the
+ *   proxy's service ports, or its Sidecar's `ingress` listeners) a mesh mTLS chain and/or a plaintext chain
+ *   by the PeerAuthentication mode, or, for Sidecar `ingress[].tls` on a port whose mode is DISABLE (with
+ *   ENABLE_TLS_ON_SIDECAR_INGRESS), one chain terminating the user's TLS; then passthrough chains;
  * - outbound listeners per service port (bind_to_port false): HTTP ports share `0.0.0.0_<port>` (HCM
  *   with RDS route configuration `<port>`); TCP and TLS ports: see tcp-listener-builder.ts; ports of
  *   unknown protocol are sniffed (Istio's protocol sniffing): `<vip>_<port>` (or `0.0.0.0_<port>`
@@ -18,7 +20,8 @@ import type { EndpointView, MtlsMode, PushContext, Proxy, Service } from '../../
 import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { isTlsPort, tcpChain, tlsChains, tlsListenerFilters } from './tcp-listener-builder.js';
-import { inboundPorts, isHttpPort, isSniffedPort, proxyInstances, type InboundPort } from './cluster-builder.js';
+import { isHttpPort, isSniffedPort, proxyInboundPorts, type InboundPort } from './cluster-builder.js';
+import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from './server-tls.js';
 import type { ConflictSink } from './conflict-recorder.js';
 import { sniffedRouteConfigurationName } from './route-builder.js';
 import {
@@ -180,11 +183,57 @@ function inboundChains(p: InboundPort, mode: MtlsMode): Record<string, unknown>[
   return chains;
 }
 
-/** `virtualInbound`: per-port chains, then passthrough chains for other ports (mTLS and/or plaintext per the workload's mode). */
-export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink): Listener {
-  const ports = inboundPorts(ctx, proxyInstances(ctx, proxy, endpoints), (port) => onConflict?.('pilot_conflict_inbound_listener', `${proxy.id}:${port}`));
+/** How inbound listeners are built: process-wide options, read once at start (see generatorOptionsFromEnv). */
+export interface InboundListenerOptions {
+  /** ENABLE_TLS_ON_SIDECAR_INGRESS (default false): Sidecar `ingress[].tls` takes effect. */
+  readonly tlsOnSidecarIngress?: boolean;
+}
+
+/** The protocol a port speaks once its TLS is terminated (Istio's AfterTLSTermination): HTTPS is HTTP, TLS is TCP. */
+function afterTlsTermination(p: InboundPort): InboundPort {
+  return p.protocol === 'HTTPS' ? { ...p, protocol: 'HTTP' } : p.protocol === 'TLS' ? { ...p, protocol: 'TCP' } : p;
+}
+
+/**
+ * The chain of a Sidecar ingress port that terminates TLS with the user's certificates (istiod's
+ * getTLSFilterChainMatchOptions + BuildListenerTLSContext): TLS to the port, the HCM (HTTPS) or tcp_proxy
+ * (TLS) behind a DownstreamTlsContext offering `h2`, `http/1.1` as istiod does for every sidecar ingress.
+ * Plaintext to the port matches no chain (Envoy does not fall back from a port's chains to port-less ones).
+ */
+function tlsIngressChain(p: InboundPort, tls: NonNullable<InboundPort['tls']>): Record<string, unknown> {
+  const cluster = inboundClusterName(p.targetPort);
+  const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
+  return {
+    name: `${cluster}-tls`,
+    filterChainMatch: { destinationPort: { value: p.targetPort }, transportProtocol: 'tls' },
+    filters: http ? [inboundHcm(p)] : [tcpProxy(cluster, `inbound|${p.targetPort}||`)],
+    transportSocket: serverTlsSocket(tls, SERVER_TLS_HTTP_ALPN),
+  };
+}
+
+/**
+ * The chains of one inbound port (istiod's buildInboundListeners): with Sidecar ingress TLS (and
+ * ENABLE_TLS_ON_SIDECAR_INGRESS) the port's protocol is taken after TLS termination, and the user's TLS
+ * replaces the mTLS/plaintext chains only where the port's PeerAuthentication mode is DISABLE (istiod: "to
+ * avoid conflicts"); otherwise the chains of the mode. Chains of a Sidecar ingress listener name the Sidecar.
+ */
+function inboundPortChains(ctx: PushContext, proxy: Proxy, port: InboundPort, opts: InboundListenerOptions): Record<string, unknown>[] {
+  const tls = opts.tlsOnSidecarIngress === true ? port.tls : undefined;
+  const p = tls ? afterTlsTermination(port) : port;
+  const mode = ctx.mtlsMode(proxy.namespace, proxy.labels, p.targetPort);
+  const chains = tls && mode === 'DISABLE' ? [tlsIngressChain(p, tls)] : inboundChains(p, mode);
+  const meta = provenance([p.sidecar]);
+  return meta ? chains.map((c) => ({ metadata: meta, ...c })) : chains;
+}
+
+/**
+ * `virtualInbound`: per-port chains (the proxy's service ports, or its Sidecar's ingress listeners), then
+ * passthrough chains for other ports (mTLS and/or plaintext per the workload's mode).
+ */
+export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener {
+  const ports = proxyInboundPorts(ctx, proxy, endpoints, (port) => onConflict?.('pilot_conflict_inbound_listener', `${proxy.id}:${port}`));
   const chains: Record<string, unknown>[] = [];
-  for (const p of ports) chains.push(...inboundChains(p, ctx.mtlsMode(proxy.namespace, proxy.labels, p.targetPort)));
+  for (const p of ports) chains.push(...inboundPortChains(ctx, proxy, p, opts));
   const mode = ctx.mtlsMode(proxy.namespace, proxy.labels);
   if (mode !== 'DISABLE') {
     chains.push({
@@ -329,7 +378,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
 }
 
 /** Every listener of a sidecar, sorted by name. */
-export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink): Listener[] {
-  const all = [buildVirtualOutbound(ctx, proxy), buildVirtualInbound(ctx, proxy, endpoints, onConflict), ...buildOutboundListeners(ctx, proxy, onConflict)];
+export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener[] {
+  const all = [buildVirtualOutbound(ctx, proxy), buildVirtualInbound(ctx, proxy, endpoints, onConflict, opts), ...buildOutboundListeners(ctx, proxy, onConflict)];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
 }

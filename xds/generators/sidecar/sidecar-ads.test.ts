@@ -14,7 +14,9 @@ import { MeshHarness } from '../testing/mesh-harness.js';
 import { simulateRequest } from '../../simulator/request-simulator.js';
 import { checkConsistency } from './consistency-checker.js';
 import { ENVOY_MESSAGE_BY_TYPE_URL } from './sidecar-names.js';
-import { edsNamesOf, rdsNamesOf, SIDECAR_MESH } from './testing/sidecar-mesh.js';
+import { loadEnv } from '../../../core/index.js';
+import { generatorOptionsFromEnv } from '../../discovery/mesh-discovery.js';
+import { edsNamesOf, HEADLESS_SERVICES, rdsNamesOf, SIDECAR_MESH } from './testing/sidecar-mesh.js';
 
 const MESSAGE = ENVOY_MESSAGE_BY_TYPE_URL;
 
@@ -111,4 +113,62 @@ spec: { address: 127.0.0.23, labels: { app: reviews, version: v1 }, locality: r1
       return addrs.includes('127.0.0.23') ? addrs : undefined;
     });
   });
+});
+
+describe('a dataplane sidecar over a real ADS stream, by PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES', function () {
+  this.timeout(60_000);
+  before(() => protoRoot());
+  const CASSANDRA = 'outbound|9042||cassandra.default.svc.cluster.local';
+  const cases = [
+    { value: undefined, type: 'ORIGINAL_DST', eds: false, endpoints: ['10.1.0.5:9042'] },
+    { value: 'true', type: 'EDS', eds: true, endpoints: ['10.1.0.5:9042', '10.1.0.6:9042'] },
+  ] as const;
+  for (const c of cases) {
+    it(`given the variable ${c.value ?? 'unset'} should serve the headless orchestrator Service's cluster as ${c.type}${c.eds ? ' with its pods over EDS' : ''} and send a connection to a pod ${c.eds ? 'to any pod' : 'to that pod only'}`, async () => {
+      const env = loadEnv('pilot-discovery', c.value === undefined ? {} : { PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES: c.value });
+      const h = await MeshHarness.start({ edsForHeadless: generatorOptionsFromEnv(env).edsForHeadless });
+      const client = new AdsClient({
+        address: h.xdsAddress,
+        node: { id: 'sidecar~10.0.0.1~productpage-1.default~default.svc.cluster.local', metadata: { NAMESPACE: 'default', LABELS: { app: 'productpage' } } },
+        autoAck: true,
+      });
+      try {
+        h.apply(`${SIDECAR_MESH}\n---\n${HEADLESS_SERVICES}`);
+        client.subscribe(TYPE_URL.cluster);
+        client.subscribe(TYPE_URL.listener);
+        const clusters = await client.waitFor('CDS with the headless service', () => {
+          const got = resourcesOf(client.latest(TYPE_URL.cluster));
+          return got.some((x) => x['name'] === CASSANDRA) ? got : undefined;
+        });
+        assert.equal(clusters.find((x) => x['name'] === CASSANDRA)!['type'], c.type);
+        const listeners = await client.waitFor('LDS', () => {
+          const l = resourcesOf(client.latest(TYPE_URL.listener));
+          return l.some((x) => x['name'] === '0.0.0.0_9042') ? l : undefined;
+        });
+        const eds = edsNamesOf(clusters);
+        assert.equal(eds.includes(CASSANDRA), c.eds);
+        client.subscribe(TYPE_URL.endpoint, eds);
+        const endpoints = await client.waitFor('EDS', () => {
+          const e = resourcesOf(client.latest(TYPE_URL.endpoint));
+          return e.length === eds.length ? e : undefined;
+        });
+        const routes: Record<string, unknown>[] = [];
+        const rds = rdsNamesOf(listeners);
+        if (rds.length > 0) {
+          client.subscribe(TYPE_URL.route, rds);
+          routes.push(...(await client.waitFor('RDS', () => {
+            const r = resourcesOf(client.latest(TYPE_URL.route));
+            return r.length === rds.length ? r : undefined;
+          })));
+        }
+        const got = { listeners, routes, clusters, endpoints };
+        assert.deepEqual(checkConsistency(got), []);
+        const walk = simulateRequest(got, { protocol: 'tcp', address: '10.1.0.5', port: 9042 });
+        assert.deepEqual([walk.outcome, walk.clusters?.map((x) => [x.name, x.endpoints])], ['routed', [[CASSANDRA, c.endpoints]]]);
+      } finally {
+        client.close();
+        await h.close();
+      }
+    });
+  }
 });

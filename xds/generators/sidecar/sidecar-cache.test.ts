@@ -250,6 +250,30 @@ spec:
     assert.ok(before.size > ofReviews.length, 'other virtual hosts were cached');
   });
 
+  it('given a Sidecar ingress default endpoint on the proxy\'s own address should serve each proxy its own inbound cluster while sharing the plain ones', async () => {
+    const model = sidecarModel(`${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: Sidecar
+metadata: { name: pp-ingress, namespace: default }
+spec:
+  workloadSelector: { labels: { app: productpage } }
+  ingress:
+  - { port: { number: 7000, protocol: HTTP, name: http-own }, defaultEndpoint: "0.0.0.0:7000" }
+  - { port: { number: 7001, protocol: HTTP, name: http-plain } }
+`);
+    const push = proxyRequestPush(model.snapshot);
+    const gen = cachedGenerator(countingCache().cache);
+    const plain = new SidecarGenerator({ sendUnhealthyEndpoints: false });
+    const [a, b] = [proxyOf('default', '10.0.0.1', { app: 'productpage' }), proxyOf('default', '10.0.0.2', { app: 'productpage' })];
+    const [ca, cb] = [await cds(gen, a, push), await cds(gen, b, push)];
+    for (const [p, got] of [[a, ca], [b, cb]] as const) {
+      for (const [n, body] of await cds(plain, p, push)) assert.ok(Buffer.from(got.get(n)!).equals(Buffer.from(body)), `${p.id}: ${n}`);
+    }
+    assert.notDeepEqual(ca.get('inbound|7000||'), cb.get('inbound|7000||'), 'the default endpoint names each proxy\'s own address');
+    assert.equal(ca.get('inbound|7001||'), cb.get('inbound|7001||'), 'the plain inbound cluster is one shared body');
+  });
+
   it('given a DestinationRule change should clear exactly the clusters and endpoints of its host, and the next push should serve the new bytes', async () => {
     const model = sidecarModel();
     const push = proxyRequestPush(model.snapshot);

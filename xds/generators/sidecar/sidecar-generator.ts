@@ -14,7 +14,7 @@ import { defaultNeedsPush, type GeneratorRegistry } from '../../server/generator
 import { incrementalEdsHosts } from '../eds.js';
 import { snapshotOf } from '../grpc-generator.js';
 import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js';
-import { buildInboundCluster, buildOutboundCluster, buildSidecarClusters, buildSpecialClusters, inboundPorts, proxyInstances, subsetsOf } from './cluster-builder.js';
+import { buildInboundCluster, buildOutboundCluster, buildProxyInboundCluster, buildSidecarClusters, buildSpecialClusters, proxyInboundPorts, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
 import type { ConflictRecorder } from './conflict-recorder.js';
 import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound } from './listener-builder.js';
@@ -47,6 +47,10 @@ export interface SidecarGeneratorOptions {
   readonly cacheSize?: number;
   /** Where listener conflicts are counted (pilot_conflict_* gauges); none: not counted. */
   readonly conflicts?: ConflictRecorder;
+  /** PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES (default false; see OutboundClusterOptions). */
+  readonly edsForHeadless?: boolean;
+  /** ENABLE_TLS_ON_SIDECAR_INGRESS (default false; see InboundListenerOptions). */
+  readonly tlsOnSidecarIngress?: boolean;
 }
 
 /** One resource to serve: its name and, on a cache miss, how to build it with its cache key and dependencies. */
@@ -82,7 +86,7 @@ export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway', '
 export const SIDECAR_RDS_UNAFFECTED: ReadonlySet<string> = new Set(['DestinationRule']);
 
 /** The resources of one type a sidecar gets, as plain objects keyed by name (for tests, debugging and the consistency checker). */
-export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: Pick<SidecarGeneratorOptions, 'sendUnhealthyEndpoints' | 'conflicts'>): Map<string, Record<string, unknown>> {
+export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: Pick<SidecarGeneratorOptions, 'sendUnhealthyEndpoints' | 'conflicts' | 'edsForHeadless' | 'tlsOnSidecarIngress'>): Map<string, Record<string, unknown>> {
   const ctx = snap.pushContext;
   const out = new Map<string, Record<string, unknown>>();
   const byName = (list: readonly Record<string, unknown>[]): void => {
@@ -93,10 +97,10 @@ export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnaps
     case TYPE_URL.listener:
       // NOTE: observe first: a build that meets no conflict still clears an older snapshot's counts.
       opts.conflicts?.observe(snap.token);
-      byName(buildSidecarListeners(ctx, p, snap.endpoints, opts.conflicts?.sink(snap.token)));
+      byName(buildSidecarListeners(ctx, p, snap.endpoints, opts.conflicts?.sink(snap.token), { tlsOnSidecarIngress: opts.tlsOnSidecarIngress === true }));
       break;
     case TYPE_URL.cluster:
-      byName(buildSidecarClusters(ctx, p, { endpoints: snap.endpoints }));
+      byName(buildSidecarClusters(ctx, p, { endpoints: snap.endpoints, edsForHeadless: opts.edsForHeadless === true }));
       break;
     case TYPE_URL.route:
       for (const n of names ?? []) {
@@ -186,7 +190,7 @@ export class SidecarGenerator {
     const cached = o.enableCache === true;
     let items: readonly Item[] | undefined;
     const memo = cached ? this.#memo : undefined;
-    if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cached && o.enableCdsCache === true ? memo : undefined, cached && o.enableCdsCache === true);
+    if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cached && o.enableCdsCache === true ? memo : undefined, cached && o.enableCdsCache === true, o);
     else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, names ?? [], memo, o);
     else if (watched.typeUrl === TYPE_URL.route) items = routeItems(p, snap, names ?? [], cached && o.enableRdsCache === true ? this.cache : undefined);
     if (watched.typeUrl === TYPE_URL.listener && cached) return { resources: this.#cachedListeners(p, snap, names, typeName) };
@@ -242,7 +246,7 @@ export class SidecarGenerator {
     const scope = sidecarScope(ctx, p);
     // NOTE: virtualOutbound reads only the scope (its outbound mode and Sidecar); virtualInbound is the proxy's own.
     const outboundBody = this.#memo.of(snap, scope, 'lds-virtualOutbound', () => encode(typeName, buildVirtualOutbound(ctx, p)));
-    const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink);
+    const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, { tlsOnSidecarIngress: this.#opts.tlsOnSidecarIngress === true });
     const own = [{ name: VIRTUAL_OUTBOUND, body: outboundBody }, { name: String(inbound['name']), body: encode(typeName, inbound) }];
     const outbound = cachedOutboundListeners(this.cache, ctx, p, scope, snap.token, (l) => encode(typeName, l), sink);
     const want = names && names.length > 0 ? new Set(names) : undefined;
@@ -282,14 +286,14 @@ const byName = (a: Item, b: Item): number => (a.name < b.name ? -1 : 1);
  * The clusters of a sidecar in buildSidecarClusters' order; outbound clusters keyed when `cached`. With
  * a memo and every cluster asked for, the outbound ones come from the memo of the proxy's scope.
  */
-function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, memo: ScopeMemo | undefined, cached: boolean): Item[] {
+function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, memo: ScopeMemo | undefined, cached: boolean, o: OutboundClusterOptions): Item[] {
   const want = names && names.length > 0 ? new Set(names) : undefined;
-  if (!memo || want) return [...outboundClusterItems(p, snap, want, cached), ...localClusterItems(p, snap, want)].sort(byName);
+  if (!memo || want) return [...outboundClusterItems(p, snap, want, cached, o), ...localClusterItems(p, snap, want)].sort(byName);
   // NOTE: the outbound part depends on the proxy only through its scope (see sidecarClusterKey); the
   // locality joins the memo key so that a locality-dependent cluster field would not be shared across zones.
   const loc = p.locality;
   const part = `cds\n${loc.region}/${loc.zone}/${loc.subZone}`;
-  const shared = memo.of(snap, sidecarScope(snap.pushContext, p), part, () => outboundClusterItems(p, snap, undefined, true).sort(byName));
+  const shared = memo.of(snap, sidecarScope(snap.pushContext, p), part, () => outboundClusterItems(p, snap, undefined, true, o).sort(byName));
   return mergeByName(shared, localClusterItems(p, snap, undefined, memo).sort(byName));
 }
 
@@ -304,8 +308,12 @@ function mergeByName(a: readonly Item[], b: readonly Item[]): Item[] {
   return out;
 }
 
-/** The outbound clusters of the proxy's scope, keyed when `cached`. */
-function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, cached: boolean): Item[] {
+/**
+ * The outbound clusters of the proxy's scope, keyed when `cached`.
+ * NOTE: the options are process-wide (read once at start), so they need no part in the cache keys.
+ */
+function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, cached: boolean, o: OutboundClusterOptions): Item[] {
+  const opts: OutboundClusterOptions = { edsForHeadless: o.edsForHeadless === true };
   const ctx = snap.pushContext;
   const items: Item[] = [];
   for (const svc of sidecarScope(ctx, p).services) {
@@ -318,7 +326,7 @@ function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<st
         items.push({
           name,
           key: cached ? sidecarClusterKey(name, svc, dr) : undefined,
-          build: () => ({ resource: buildOutboundCluster(ctx, p, svc, port, subset, snap.endpoints), dependencies: clusterDependencies(svc, dr) }),
+          build: () => ({ resource: buildOutboundCluster(ctx, p, svc, port, subset, snap.endpoints, opts), dependencies: clusterDependencies(svc, dr) }),
         });
       }
     }
@@ -333,15 +341,16 @@ function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<st
  */
 function localClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, memo?: ScopeMemo): Item[] {
   const ctx = snap.pushContext;
-  const ports = inboundPorts(ctx, proxyInstances(ctx, p, snap.endpoints)).map((ip) => ip.targetPort);
+  const ports = proxyInboundPorts(ctx, p, snap.endpoints);
   const item = (c: Record<string, unknown>): Item => ({ name: c['name'] as string, key: undefined, build: () => ({ resource: c, dependencies: [] }) });
   let local: Item[];
-  if (!memo) local = [...ports.map((port) => buildInboundCluster(ctx, port)), ...buildSpecialClusters(ctx)].map(item);
+  if (!memo) local = [...ports.map((ip) => buildProxyInboundCluster(ctx, p, ip)), ...buildSpecialClusters(ctx)].map(item);
   else {
     const scope = sidecarScope(ctx, p);
     const shared = (c: Record<string, unknown>): Item => ({ ...item(c), body: encode(ENVOY.cluster, c) });
+    // NOTE: a Sidecar ingress default endpoint may name the proxy's own address: that cluster is the proxy's.
     local = [
-      ...ports.map((port) => memo.of(snap, scope, `cds-inbound|${port}`, () => shared(buildInboundCluster(ctx, port)))),
+      ...ports.map((ip) => (ip.defaultEndpoint ? item(buildProxyInboundCluster(ctx, p, ip)) : memo.of(snap, scope, `cds-inbound|${ip.targetPort}`, () => shared(buildInboundCluster(ctx, ip.targetPort))))),
       ...memo.of(snap, scope, 'cds-special', () => buildSpecialClusters(ctx).map(shared)),
     ];
   }

@@ -136,9 +136,12 @@ export function sidecarModel(yaml = SIDECAR_MESH, mesh: Partial<MeshConfig> = {}
   return model;
 }
 
-/** Every resource a sidecar gets from a snapshot, following references as Envoy does (LDS/CDS wildcard, then RDS and EDS names). */
-export function allSidecarResources(p: Proxy, snap: PushSnapshot): ProxyConfig {
-  const opts = { sendUnhealthyEndpoints: false };
+/**
+ * Every resource a sidecar gets from a snapshot, following references as Envoy does (LDS/CDS wildcard,
+ * then RDS and EDS names); `opts` adds generator options (e.g. ENABLE_TLS_ON_SIDECAR_INGRESS).
+ */
+export function allSidecarResources(p: Proxy, snap: PushSnapshot, more: Omit<Parameters<typeof buildSidecarResources>[4], 'sendUnhealthyEndpoints'> = {}): ProxyConfig {
+  const opts = { sendUnhealthyEndpoints: false, ...more };
   const listeners = [...buildSidecarResources(p, TYPE_URL.listener, snap, undefined, opts).values()];
   const clusters = [...buildSidecarResources(p, TYPE_URL.cluster, snap, undefined, opts).values()];
   const rdsNames = rdsNamesOf(listeners);
@@ -188,3 +191,38 @@ spec:
   ports: [{ number: 7000, name: legacy }]
   resolution: STATIC
   workloadSelector: { labels: { app: productpage } }`;
+
+/**
+ * Two headless services: `cassandra` as the orchestrator registry makes it of a Service with clusterIP
+ * None (a ServiceEntry named `orch:<name>`, resolution NONE) with pods 10.1.0.5 and 10.1.0.6 (pod
+ * endpoints likewise `orch:` WorkloadEntries), and `legacy-none`, a ServiceEntry with resolution NONE.
+ */
+export const HEADLESS_SERVICES = `apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: "orch:cassandra", namespace: default }
+spec:
+  hosts: [cassandra.default.svc.cluster.local]
+  location: MESH_INTERNAL
+  ports: [{ number: 9042, name: tcp-cql, protocol: TCP }]
+  resolution: NONE
+  workloadSelector: { labels: { app: cassandra } }
+---
+apiVersion: networking.mesh.io/v1
+kind: WorkloadEntry
+metadata: { name: "orch:cassandra-0", namespace: default }
+spec: { address: 10.1.0.5, labels: { app: cassandra } }
+---
+apiVersion: networking.mesh.io/v1
+kind: WorkloadEntry
+metadata: { name: "orch:cassandra-1", namespace: default }
+spec: { address: 10.1.0.6, labels: { app: cassandra } }
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: legacy-none, namespace: default }
+spec:
+  hosts: [legacy-none.default.svc.cluster.local]
+  location: MESH_INTERNAL
+  ports: [{ number: 7072, name: tcp, protocol: TCP }]
+  resolution: NONE
+`;
