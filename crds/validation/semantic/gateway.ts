@@ -70,6 +70,11 @@ export function checkServerTls(tls: ServerTLSSettings | undefined, protocol: str
       issues.error(path, `tls mode ${mode} needs caCertificates or credentialName`);
     }
   }
+  checkTlsOptions(tls, path, issues);
+}
+
+/** Istio's validateTLSOptions: the protocol versions in order. */
+export function checkTlsOptions(tls: ServerTLSSettings, path: string, issues: IssueCollector): void {
   if (tls.minProtocolVersion !== undefined && tls.maxProtocolVersion !== undefined) {
     const order = ['TLS_AUTO', 'TLSV1_0', 'TLSV1_1', 'TLSV1_2', 'TLSV1_3'];
     if (tls.minProtocolVersion !== 'TLS_AUTO' && tls.maxProtocolVersion !== 'TLS_AUTO'

@@ -1,8 +1,8 @@
-import type { SidecarPort, SidecarSpec } from '../../types.js';
+import type { ServerTLSSettings, SidecarPort, SidecarSpec } from '../../types.js';
 import { childPath, type IssueCollector } from '../issue.js';
 import { checkPort } from '../values.js';
 import { checkSelectorLabels, report } from './common.js';
-import { checkNamespacedHost, checkServerTlsSources } from './gateway.js';
+import { checkNamespacedHost, checkServerTlsSources, checkTlsOptions } from './gateway.js';
 import { isKnownProtocol } from './service-entry.js';
 
 const DEFAULT_ENDPOINT = /^(127\.0\.0\.1|0\.0\.0\.0|\[::1\]|\[::\]):[0-9]+$|^unix:\/\/.+$/;
@@ -11,6 +11,21 @@ function checkSidecarPort(port: SidecarPort, path: string, issues: IssueCollecto
   if (port.number === undefined) issues.error(childPath(path, 'number'), 'port number is required');
   else report(issues, childPath(path, 'number'), checkPort(port.number));
   if (!isKnownProtocol(port.protocol)) issues.error(childPath(path, 'protocol'), `unsupported protocol "${port.protocol}"`);
+}
+
+/** What Istio refuses in a Sidecar ingress listener's `tls` (the sidecar terminates TLS with files only). */
+function checkIngressTls(tls: ServerTLSSettings, protocol: string | undefined, path: string, issues: IssueCollector): void {
+  if ((tls.subjectAltNames?.length ?? 0) > 0) issues.error(childPath(path, 'subjectAltNames'), 'sidecar: subjectAltNames is not supported in ingress tls');
+  if (tls.httpsRedirect === true) issues.error(childPath(path, 'httpsRedirect'), 'sidecar: httpsRedirect is not supported');
+  if ((tls.credentialName ?? '') !== '') issues.error(childPath(path, 'credentialName'), 'sidecar: credentialName is not currently supported');
+  if ((tls.credentialNames?.length ?? 0) > 0) issues.error(childPath(path, 'credentialNames'), 'sidecar: credentialNames is not currently supported');
+  if ((tls.tlsCertificates?.length ?? 0) > 0) issues.error(childPath(path, 'tlsCertificates'), 'sidecar: tls_certificates is not currently supported');
+  if (tls.mode === 'MESH_MUTUAL' || tls.mode === 'AUTO_PASSTHROUGH') {
+    issues.error(childPath(path, 'mode'), `configuration is invalid: cannot set mode to ${tls.mode} in sidecar ingress tls`);
+  }
+  const p = (protocol ?? '').toUpperCase();
+  if (p !== 'HTTPS' && p !== 'TLS') issues.error(path, 'server cannot have TLS settings for non HTTPS/TLS ports');
+  checkTlsOptions(tls, path, issues);
 }
 
 /** Semantic checks of a Sidecar spec, after Istio's validation. */
@@ -30,7 +45,10 @@ export function validateSidecar(spec: SidecarSpec, issues: IssueCollector, path 
       if (ingressPorts.has(listener.port.number)) issues.error(childPath(childPath(at, 'port'), 'number'), `sidecar: ports on IP bound listeners must be unique`);
       ingressPorts.add(listener.port.number);
     }
-    if (listener.tls !== undefined) checkServerTlsSources(listener.tls, childPath(at, 'tls'), issues);
+    if (listener.tls !== undefined) {
+      checkServerTlsSources(listener.tls, childPath(at, 'tls'), issues);
+      checkIngressTls(listener.tls, listener.port.protocol, childPath(at, 'tls'), issues);
+    }
     if (listener.defaultEndpoint !== undefined && listener.defaultEndpoint !== '' && !DEFAULT_ENDPOINT.test(listener.defaultEndpoint)) {
       issues.error(childPath(at, 'defaultEndpoint'), 'defaultEndpoint must be 127.0.0.1:<port>, 0.0.0.0:<port>, [::1]:<port>, [::]:<port> or unix://<path>');
     }

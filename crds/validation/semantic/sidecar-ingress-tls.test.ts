@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { validateConfig } from '../validate-config.js';
+
+/** The errors of a Sidecar with one ingress listener (`port` and `tls` as given), as `path: message` lines. */
+function errorsOf(port: Record<string, unknown>, tls: Record<string, unknown>): string[] {
+  const r = validateConfig({
+    apiVersion: 'networking.mesh.io/v1',
+    kind: 'Sidecar',
+    metadata: { name: 'ingress-tls', namespace: 'demo' },
+    spec: { workloadSelector: { labels: { app: 'a' } }, ingress: [{ port, defaultEndpoint: '127.0.0.1:8080', tls }] },
+  });
+  return r.ok ? [] : r.errors.map((e) => `${e.path}: ${e.message}`);
+}
+
+const HTTPS = { number: 8443, protocol: 'HTTPS', name: 'https' };
+const FILES = { mode: 'SIMPLE', serverCertificate: '/etc/certs/tls.crt', privateKey: '/etc/certs/tls.key' };
+const AT = 'spec.ingress[0].tls';
+
+describe("Sidecar ingress tls: what Istio's validation refuses", () => {
+  const bad: { name: string; port?: Record<string, unknown>; tls: Record<string, unknown>; want: string }[] = [
+    { name: 'subjectAltNames', tls: { ...FILES, subjectAltNames: ['a.example'] }, want: `${AT}.subjectAltNames: sidecar: subjectAltNames is not supported in ingress tls` },
+    { name: 'httpsRedirect', tls: { ...FILES, httpsRedirect: true }, want: `${AT}.httpsRedirect: sidecar: httpsRedirect is not supported` },
+    { name: 'credentialName', tls: { mode: 'SIMPLE', credentialName: 'cert' }, want: `${AT}.credentialName: sidecar: credentialName is not currently supported` },
+    { name: 'credentialNames', tls: { mode: 'SIMPLE', credentialNames: ['cert'] }, want: `${AT}.credentialNames: sidecar: credentialNames is not currently supported` },
+    { name: 'tlsCertificates', tls: { mode: 'SIMPLE', tlsCertificates: [{ serverCertificate: '/c', privateKey: '/k' }] }, want: `${AT}.tlsCertificates: sidecar: tls_certificates is not currently supported` },
+    { name: 'mode MESH_MUTUAL', tls: { ...FILES, mode: 'MESH_MUTUAL' }, want: `${AT}.mode: configuration is invalid: cannot set mode to MESH_MUTUAL in sidecar ingress tls` },
+    { name: 'mode AUTO_PASSTHROUGH', port: { number: 8443, protocol: 'TLS', name: 'tls' }, tls: { ...FILES, mode: 'AUTO_PASSTHROUGH' }, want: `${AT}.mode: configuration is invalid: cannot set mode to AUTO_PASSTHROUGH in sidecar ingress tls` },
+    { name: 'an HTTP port', port: { number: 8080, protocol: 'HTTP', name: 'http' }, tls: FILES, want: `${AT}: server cannot have TLS settings for non HTTPS/TLS ports` },
+    { name: 'versions out of order', tls: { ...FILES, minProtocolVersion: 'TLSV1_3', maxProtocolVersion: 'TLSV1_2' }, want: `${AT}: minProtocolVersion is above maxProtocolVersion` },
+  ];
+  for (const c of bad) {
+    it(`given ${c.name} should refuse it naming the field`, () => {
+      const errors = errorsOf(c.port ?? HTTPS, c.tls);
+      assert.ok(errors.includes(c.want), `want "${c.want}", got:\n  ${errors.join('\n  ') || '(accepted)'}`);
+    });
+  }
+
+  it('given SIMPLE and MUTUAL with files on HTTPS and TLS ports should accept them', () => {
+    assert.deepEqual(errorsOf(HTTPS, FILES), []);
+    assert.deepEqual(errorsOf({ number: 9443, protocol: 'TLS', name: 'tls' }, { ...FILES, mode: 'MUTUAL', caCertificates: '/etc/certs/ca.crt', minProtocolVersion: 'TLSV1_2' }), []);
+  });
+});
