@@ -65,6 +65,8 @@ for (const deltaXds of [false, true]) {
       const second = await c.nextResponse(EDS, 1);
       assert.deepEqual(second.resources.map((x) => x.name), ['c2']);
       assert.deepEqual(second.removedResources, ['nope']);
+      const asked = gen.calls.filter((x) => x.typeUrl === EDS).map((x) => [...x.names].sort());
+      assert.deepEqual(asked, [['c1', 'ghost'], ['c2', 'nope']], 'each answer generates the newly subscribed names only');
     });
 
     it('given an unsubscribe, should not answer it and leave the name out of later pushes', async () => {

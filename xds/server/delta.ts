@@ -122,7 +122,8 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
     const start = performance.now();
     let result;
     try {
-      result = await this.host.generator.generate(conn.proxy, w, push);
+      // NOTE: an answer to new subscriptions generates those names only (as SotW does), not every watched one again.
+      result = await this.host.generator.generate(conn.proxy, mode.only ? { typeUrl: w.typeUrl, names: mode.only, wildcard: false } : w, push);
     } catch (e) {
       throw new GenerateError(w.typeUrl, e);
     }
