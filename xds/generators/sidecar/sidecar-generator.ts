@@ -1,10 +1,13 @@
 /**
  * SidecarGenerator: the generators of dataplane sidecars (proxy type `sidecar` without `GENERATOR`
  * metadata), one TypeGenerator per xDS type (LDS, RDS, CDS, EDS). It reads only the snapshot each push
- * carries and builds with the builders beside it. Outbound clusters, load assignments and route
- * configurations are encoded once and shared through the XdsCache by every sidecar with the same inputs
- * (keys and dependencies in sidecar-cache-keys.ts); the cache refuses bytes built from a snapshot older
- * than the entry's last invalidation. Listeners, inbound and special clusters are built per proxy.
+ * carries and builds with the builders beside it. Outbound clusters, load assignments, outbound
+ * listeners and route configurations (from cached virtual hosts, sidecar-route-cache.ts) are encoded once
+ * and shared through the XdsCache by every sidecar with the same inputs (keys and dependencies in
+ * sidecar-cache-keys.ts); the cache refuses bytes built from a snapshot older than the entry's last
+ * invalidation. Inbound and special clusters and `virtualOutbound` are encoded once per snapshot and
+ * Sidecar scope (ScopeMemo); `virtualInbound` and an inbound cluster to a Sidecar default endpoint are the
+ * proxy's own.
  */
 import { nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../../core/index.js';
 import { XdsCache } from '../../cache/xds-cache.js';

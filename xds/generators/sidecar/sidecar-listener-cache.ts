@@ -1,8 +1,8 @@
 /**
  * The LDS cache of the sidecar generator: the outbound service listeners (`0.0.0.0_<port>`,
  * `<vip>_<port>`, SNI and sniffed listeners) are built and encoded once per listener scope and shared
- * by every sidecar with the same inputs; `virtualOutbound` and `virtualInbound` (which read the proxy's
- * own IP, ports and PeerAuthentication) are built per proxy, as before.
+ * by every sidecar with the same inputs; `virtualInbound` (which reads the proxy's own ports and
+ * PeerAuthentication) is built per proxy, `virtualOutbound` once per snapshot and scope (sidecar-generator.ts).
  *
  * What the outbound listeners read (buildOutboundListeners and the TCP/TLS chain builders): the proxy's
  * namespace (VirtualService visibility, `sourceNamespace` matches), its labels only through `tcp`/`tls`
