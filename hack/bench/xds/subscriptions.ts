@@ -80,11 +80,9 @@ export function leadingName(body: Uint8Array): string {
   return '';
 }
 
-/** State of the world: every request repeats the names and the last version and nonce of its type. */
-export class SotwSubscriptions implements Subscriptions {
-  readonly method = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
-  readonly #names = new Map<string, readonly string[]>();
-  readonly #last = new Map<string, { version: string; nonce: string }>();
+/** What both variants keep of a stream: the names asked per type, and the node until the first request carries it. */
+abstract class StreamSubscriptions {
+  protected readonly names = new Map<string, readonly string[]>();
   #node: TestNode | undefined;
 
   constructor(node: TestNode) {
@@ -92,17 +90,30 @@ export class SotwSubscriptions implements Subscriptions {
   }
 
   has(typeUrl: string): boolean {
-    return this.#names.has(typeUrl);
+    return this.names.has(typeUrl);
   }
 
+  /** Adds the node to the stream's first request. */
+  protected withNode(msg: Record<string, unknown>): Record<string, unknown> {
+    if (this.#node) msg['node'] = nodeObject(this.#node);
+    this.#node = undefined;
+    return msg;
+  }
+}
+
+/** State of the world: every request repeats the names and the last version and nonce of its type. */
+export class SotwSubscriptions extends StreamSubscriptions implements Subscriptions {
+  readonly method = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
+  readonly #last = new Map<string, { version: string; nonce: string }>();
+
   subscribe(typeUrl: string, names: readonly string[]): Buffer {
-    this.#names.set(typeUrl, names);
+    this.names.set(typeUrl, names);
     return this.#request(typeUrl);
   }
 
   follow(typeUrl: string, names: readonly string[]): Buffer | undefined {
     const sorted = [...names].sort();
-    return sameNames(this.#names.get(typeUrl), sorted) ? undefined : this.subscribe(typeUrl, sorted);
+    return sameNames(this.names.get(typeUrl), sorted) ? undefined : this.subscribe(typeUrl, sorted);
   }
 
   receive(bytes: Buffer): Received {
@@ -118,10 +129,8 @@ export class SotwSubscriptions implements Subscriptions {
 
   #request(typeUrl: string): Buffer {
     const last = this.#last.get(typeUrl);
-    const msg: Record<string, unknown> = { typeUrl, resourceNames: this.#names.get(typeUrl) ?? [], versionInfo: last?.version ?? '', responseNonce: last?.nonce ?? '' };
-    if (this.#node) msg['node'] = nodeObject(this.#node);
-    this.#node = undefined;
-    return Buffer.from(encode('envoy.service.discovery.v3.DiscoveryRequest', msg));
+    const msg = { typeUrl, resourceNames: this.names.get(typeUrl) ?? [], versionInfo: last?.version ?? '', responseNonce: last?.nonce ?? '' };
+    return Buffer.from(encode('envoy.service.discovery.v3.DiscoveryRequest', this.withNode(msg)));
   }
 }
 
@@ -130,33 +139,23 @@ export class SotwSubscriptions implements Subscriptions {
  * subscribing and unsubscribing the difference; an ACK carries only the nonce; the client applies
  * `resources` and `removed_resources` to what it holds.
  */
-export class DeltaSubscriptions implements Subscriptions {
+export class DeltaSubscriptions extends StreamSubscriptions implements Subscriptions {
   readonly method = '/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources';
-  readonly #names = new Map<string, readonly string[]>();
   readonly #nonce = new Map<string, string>();
   readonly #held = new Map<string, Map<string, Uint8Array>>();
-  #node: TestNode | undefined;
-
-  constructor(node: TestNode) {
-    this.#node = node;
-  }
-
-  has(typeUrl: string): boolean {
-    return this.#names.has(typeUrl);
-  }
 
   subscribe(typeUrl: string, names: readonly string[]): Buffer {
-    this.#names.set(typeUrl, names);
+    this.names.set(typeUrl, names);
     return this.#request({ typeUrl, resourceNamesSubscribe: names });
   }
 
   follow(typeUrl: string, names: readonly string[]): Buffer | undefined {
     const sorted = [...names].sort();
-    const before = this.#names.get(typeUrl);
+    const before = this.names.get(typeUrl);
     if (sameNames(before, sorted)) return undefined;
     const was = new Set(before);
     const now = new Set(sorted);
-    this.#names.set(typeUrl, sorted);
+    this.names.set(typeUrl, sorted);
     return this.#request({
       typeUrl,
       resourceNamesSubscribe: sorted.filter((n) => !was.has(n)),
@@ -193,9 +192,7 @@ export class DeltaSubscriptions implements Subscriptions {
   }
 
   #request(msg: Record<string, unknown>): Buffer {
-    if (this.#node) msg['node'] = nodeObject(this.#node);
-    this.#node = undefined;
-    return Buffer.from(encode('envoy.service.discovery.v3.DeltaDiscoveryRequest', msg));
+    return Buffer.from(encode('envoy.service.discovery.v3.DeltaDiscoveryRequest', this.withNode(msg)));
   }
 }
 
