@@ -129,24 +129,34 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
     }
     if (!result && mode.kind === 'push') return false;
     const generated = new Map<string, GeneratedResource>();
-    for (const r of result?.resources ?? []) {
-      if ((w.wildcard || w.names.has(r.name)) && !generated.has(r.name)) generated.set(r.name, r);
-    }
     const resources: DeltaResourceFields[] = [];
     const removed = new Set<string>();
-    const candidates = mode.only ? [...mode.only].flatMap((n) => generated.get(n) ?? []) : [...generated.values()];
     // NOTE: without MESH_DELTA_XDS every candidate is (re)sent; with it only versions the client lacks.
     const skipUnchanged = this.host.deltaXds;
-    for (const r of candidates) {
+    const offer = (r: GeneratedResource, had: string | undefined): void => {
       const version = resourceVersion(r);
-      if (skipUnchanged && w.sent.get(r.name) === version) continue;
-      resources.push({ name: r.name, version, body: r.body });
+      if (!skipUnchanged || had !== version) resources.push({ name: r.name, version, body: r.body });
+    };
+    // NOTE: one pass; `held` counts the generated names the client holds: when that is all it holds,
+    // nothing was removed and the names it holds need no walk.
+    let held = 0;
+    for (const r of result?.resources ?? []) {
+      if ((!w.wildcard && !w.names.has(r.name)) || generated.has(r.name)) continue;
+      generated.set(r.name, r);
+      if (mode.only) continue;
+      const had = w.sent.get(r.name);
+      if (had !== undefined) held++;
+      offer(r, had);
     }
     if (mode.only) {
-      for (const n of mode.only) if (!generated.has(n)) removed.add(n); // asked for, does not exist
+      for (const n of mode.only) {
+        const r = generated.get(n);
+        if (r) offer(r, w.sent.get(n));
+        else removed.add(n); // asked for, does not exist
+      }
     } else if (result?.incremental === true && mode.kind === 'push') {
       // NOTE: an incremental result holds only what changed: what it leaves out stays as the client holds it.
-    } else {
+    } else if (held < w.sent.size) {
       for (const n of w.sent.keys()) if (!generated.has(n)) removed.add(n);
     }
     for (const n of result?.removed ?? []) if (w.sent.has(n) && !generated.has(n)) removed.add(n);
