@@ -37,6 +37,15 @@ export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
     sendUnhealthyEndpoints: env.bool('PILOT_SEND_UNHEALTHY_ENDPOINTS'),
     edsForHeadless: env.bool('PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES'),
     tlsOnSidecarIngress: env.bool('ENABLE_TLS_ON_SIDECAR_INGRESS'),
+    // Envoy sidecar listener options (issue 13, LDS): see xds/generators/sidecar/listener-options.ts.
+    listener: {
+      useRemoteAddress: env.bool('PILOT_SIDECAR_USE_REMOTE_ADDRESS'),
+      http10: env.bool('PILOT_HTTP10'),
+      hcmInternalNetworks: env.bool('ENABLE_HCM_INTERNAL_NETWORKS'),
+      alpnFilter: env.bool('PILOT_ENABLE_ALPN_FILTER'),
+      ipv4OutboundForIpv6: env.bool('MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS'),
+      headlessPodListeners: env.bool('PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS'),
+    },
     optimizedConfigRebuild: env.bool('ENABLE_OPTIMIZED_CONFIG_REBUILD'),
     cacheSize,
   };
@@ -141,6 +150,7 @@ export class MeshDiscovery {
       conflicts: conflictRecorderFrom(o.metrics),
       edsForHeadless: o.generator.edsForHeadless === true,
       tlsOnSidecarIngress: o.generator.tlsOnSidecarIngress === true,
+      ...(o.generator.listener ? { listener: o.generator.listener } : {}),
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
     });
     this.sidecarGenerator.register(this.registry);
