@@ -19,6 +19,7 @@ import { ProxylessGrpcGenerator, type GrpcGeneratorOptions } from '../generators
 import { RouterGenerator } from '../generators/router/router-generator.js';
 import { conflictRecorderFrom } from '../generators/sidecar/conflict-recorder.js';
 import { SidecarGenerator } from '../generators/sidecar/sidecar-generator.js';
+import { resolveListenerOptions } from '../generators/sidecar/listener-options.js';
 import { registerNds } from '../generators/nds/nds-generator.js';
 import { AdsServer } from '../server/ads-server.js';
 import { randomNonceSeed, seededNonces } from '../server/nonce-source.js';
@@ -134,6 +135,8 @@ export class MeshDiscovery {
     const nonceSeed = o.nonceSeed ?? randomNonceSeed();
     this.model = new MeshModel({
       ...o.model,
+      // NOTE: the sidecar listener option decides whether headless endpoint changes must push LDS.
+      headlessEndpointsShapeListeners: o.model.headlessEndpointsShapeListeners ?? resolveListenerOptions(o.generator.listener).headlessPodListeners,
       clock,
       ...(modelLog ? { onError: (e: unknown, inputs: readonly ModelInput[]) => modelLog.error({ error: String(e), inputs: inputs.length }, 'model update failed; batch dropped') } : {}),
     });
