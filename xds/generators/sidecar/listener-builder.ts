@@ -43,7 +43,7 @@ import {
   VIRTUAL_OUTBOUND_PORT,
 } from './sidecar-names.js';
 import type { Listener } from '../../envoy-types/index.js';
-import { acceptsHttp10, internalAddressConfig, ipv6OnlyProxy, plaintextHttpAlpn, resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
+import { alpnFilter, hcmFields, ipv6OnlyProxy, plaintextHttpAlpn, resolveListenerOptions, sidecarHcmOptions, type HcmOptions, type SidecarListenerOptions } from './listener-options.js';
 
 /** The ALPN values http_inspector sets on plaintext HTTP (with PILOT_HTTP10 sniffing chains match them all; see plaintextHttpAlpn). */
 export const HTTP_ALPN = ['http/1.1', 'http/1.0', 'h2c'] as const;
@@ -65,51 +65,6 @@ function address(ip: string, port: number): Record<string, unknown> {
 /** A tcp_proxy network filter to a cluster. */
 export function tcpProxy(cluster: string, statPrefix = cluster): Record<string, unknown> {
   return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix, cluster }) };
-}
-
-/** The `mesh.alpn` HTTP filter's name and config message (Istio's `istio.alpn`, renamed; proto in xds/protos/mesh-protos.ts). */
-export const ALPN_FILTER = { name: 'mesh.alpn', message: 'mesh.envoy.config.filter.http.alpn.v2alpha1.FilterConfig' } as const;
-
-/** The `mesh.alpn` filter: per downstream HTTP version, the ALPN the upstream mesh mTLS offers (istiod's xdsfilters.Alpn). */
-function alpnFilter(): Record<string, unknown> {
-  return {
-    name: ALPN_FILTER.name,
-    typedConfig: any(ALPN_FILTER.message, {
-      alpnOverride: [
-        { upstreamProtocol: 'HTTP10', alpnOverride: ['mesh-http/1.0', 'mesh'] },
-        { upstreamProtocol: 'HTTP11', alpnOverride: ['mesh-http/1.1', 'mesh'] },
-        { upstreamProtocol: 'HTTP2', alpnOverride: ['mesh-h2', 'mesh'] },
-      ],
-    }),
-  };
-}
-
-/** What the process-wide listener options and the proxy make of one HCM (see listener-options.ts). */
-export interface HcmOptions {
-  /** `use_remote_address` (outbound with PILOT_SIDECAR_USE_REMOTE_ADDRESS). */
-  readonly useRemoteAddress?: boolean;
-  /** `http_protocol_options.accept_http_10` (PILOT_HTTP10 or the proxy's metadata HTTP10). */
-  readonly acceptHttp10?: boolean;
-  /** `internal_address_config` (ENABLE_HCM_INTERNAL_NETWORKS, or with use_remote_address). */
-  readonly internalAddressConfig?: Record<string, unknown>;
-  /** The `mesh.alpn` filter (outbound, PILOT_ENABLE_ALPN_FILTER). */
-  readonly alpnFilter?: boolean;
-}
-
-/** The HCM options of a sidecar's outbound (`outbound`) or inbound HCMs, as istiod builds them. */
-export function sidecarHcmOptions(ctx: PushContext, proxy: Proxy, o: Required<SidecarListenerOptions>, outbound: boolean): HcmOptions {
-  const useRemoteAddress = outbound && o.useRemoteAddress;
-  const iac = o.hcmInternalNetworks || useRemoteAddress ? internalAddressConfig(ctx.networks) : undefined;
-  return { useRemoteAddress, acceptHttp10: acceptsHttp10(proxy, o), alpnFilter: outbound && o.alpnFilter, ...(iac ? { internalAddressConfig: iac } : {}) };
-}
-
-/** The HCM fields the options set (none by default). */
-function hcmFields(h: HcmOptions): Record<string, unknown> {
-  return {
-    useRemoteAddress: { value: h.useRemoteAddress === true },
-    ...(h.acceptHttp10 === true ? { httpProtocolOptions: { acceptHttp_10: true } } : {}),
-    ...(h.internalAddressConfig ? { internalAddressConfig: h.internalAddressConfig } : {}),
-  };
 }
 
 /** The HTTP filters of a sidecar HCM: [mesh.alpn,] fault, cors, router (as Istio orders them; authz filters slot in before fault). */
@@ -376,9 +331,9 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
   const httpAlpn = plaintextHttpAlpn(o);
   for (const svc of scope.listenerServices) {
     for (const p of svc.ports) {
-      const pods = !isHttpPort(p) && !isTlsPort(p) && o.headlessPodListeners && opts.endpoints ? headlessPodBinds(ctx, svc, p, opts.endpoints) : undefined;
+      const pods = !isHttpPort(p) && o.headlessPodListeners && opts.endpoints ? headlessPodBinds(ctx, svc, p, opts.endpoints) : undefined;
       if (pods) {
-        for (const ip of pods) addPodListener(ctx, proxy, svc, p, ip, { byName, kinds, hcm, httpAlpn, onConflict });
+        for (const ip of pods) addPodListener(ctx, proxy, svc, p, ip, { byName, kinds, hcm, httpAlpn, onConflict, fallthrough });
         continue;
       }
       if (isHttpPort(p)) {
@@ -477,7 +432,7 @@ function sniffedListener(ctx: PushContext, proxy: Proxy, svc: Service, port: num
 }
 
 /**
- * The pod addresses a headless service's TCP or sniffed port gets listeners on (istiod's per-instance
+ * The pod addresses a headless service's TCP, TLS or sniffed port gets listeners on (istiod's per-instance
  * listeners, PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS): undefined when the service is not headless
  * (resolution NONE without a VIP) or is a plain ServiceEntry (no workloadSelector) with no endpoints on
  * the port, which keeps `0.0.0.0_<port>`; else the distinct IP addresses of its endpoints on the port,
@@ -501,18 +456,40 @@ interface OutboundBuild {
   readonly hcm: HcmOptions;
   readonly httpAlpn: readonly string[];
   readonly onConflict: ConflictSink | undefined;
+  readonly fallthrough: Record<string, unknown>;
 }
 
-/** A headless service port's listener on one pod address, `<pod ip>_<port>`, TCP or sniffed; the first by host wins. */
+/**
+ * A headless service port's listener on one pod address, `<pod ip>_<port>`, TCP, TLS or sniffed; the first
+ * by host wins.
+ */
 function addPodListener(ctx: PushContext, proxy: Proxy, svc: Service, p: ServicePort, ip: string, b: OutboundBuild): void {
   const name = `${ip}_${p.port}`;
-  const sniffed = isSniffedPort(p);
+  const kind = isSniffedPort(p) ? 'sniffed' : isTlsPort(p) ? 'tls' : 'tcp';
   if (b.byName.has(name)) {
-    if (!sniffed && b.kinds.get(name) === 'tcp') b.onConflict?.('pilot_conflict_outbound_listener_tcp_over_current_tcp', `${svc.hostname}:${p.port}`);
+    if (kind === 'tcp' && b.kinds.get(name) === 'tcp') b.onConflict?.('pilot_conflict_outbound_listener_tcp_over_current_tcp', `${svc.hostname}:${p.port}`);
     return;
   }
-  b.kinds.set(name, sniffed ? 'sniffed' : 'tcp');
-  b.byName.set(name, sniffed ? sniffedListener(ctx, proxy, svc, p.port, ip, b.hcm, b.httpAlpn) : tcpListener(ctx, proxy, svc, p.port, ip));
+  b.kinds.set(name, kind);
+  if (kind === 'sniffed') b.byName.set(name, sniffedListener(ctx, proxy, svc, p.port, ip, b.hcm, b.httpAlpn));
+  else if (kind === 'tcp') b.byName.set(name, tcpListener(ctx, proxy, svc, p.port, ip));
+  else b.byName.set(name, podTlsListener(ctx, proxy, svc, p.port, ip, b.fallthrough));
+}
+
+/**
+ * A TLS port's listener on one pod address (istiod's buildSidecarOutboundTLSFilterChainOpts on a bound
+ * address): the pod is the destination, so without an applicable VirtualService `tls` route its one chain
+ * matches any SNI; with one, the route chains (by SNI) and, for any other SNI, the outbound traffic policy.
+ */
+function podTlsListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number, ip: string, fallthrough: Record<string, unknown>): Record<string, unknown> {
+  const name = `${ip}_${port}`;
+  const own = `${svc.hostname}:${port}-tls`;
+  const chains = tlsChains(ctx, proxy, svc, port);
+  const routed = chains.filter((c) => c['name'] !== own);
+  const base = { name, address: address(ip, port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND' };
+  if (routed.length > 0) return { ...base, listenerFilters: tlsListenerFilters(), filterChains: routed, defaultFilterChain: fallthrough };
+  const { filterChainMatch: _sni, ...anySni } = chains.find((c) => c['name'] === own)!;
+  return { ...base, filterChains: [anySni] };
 }
 
 /**
@@ -533,7 +510,7 @@ export function podListenerNames(ctx: PushContext, proxy: Proxy, opts: OutboundL
   if (!o.headlessPodListeners || !opts.endpoints) return out;
   for (const svc of sidecarScope(ctx, proxy).listenerServices) {
     for (const p of svc.ports) {
-      if (isHttpPort(p) || isTlsPort(p)) continue;
+      if (isHttpPort(p)) continue;
       for (const ip of headlessPodBinds(ctx, svc, p, opts.endpoints) ?? []) out.add(`${ip}_${p.port}`);
     }
   }

@@ -195,6 +195,50 @@ describe('sidecar listener options (issue 13, LDS)', () => {
       const ls = listenersOf(undefined, {}, none);
       assert.deepEqual([...ls.keys()].filter((n) => n.endsWith('_9042')), []);
     });
+    const TLS_HEADLESS = `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: "orch:vault", namespace: default }
+spec:
+  hosts: [vault.default.svc.cluster.local]
+  location: MESH_INTERNAL
+  ports: [{ number: 8200, name: tls, protocol: TLS }]
+  resolution: NONE
+  workloadSelector: { labels: { app: vault } }
+---
+apiVersion: networking.mesh.io/v1
+kind: WorkloadEntry
+metadata: { name: "orch:vault-0", namespace: default }
+spec: { address: 10.2.0.5, labels: { app: vault } }
+`;
+    const VAULT = 'outbound|8200||vault.default.svc.cluster.local';
+    it('given a headless TLS port should send a pod listener whose one chain takes any SNI to the service (as istiod: the pod is the destination)', () => {
+      const { proxy, snap } = sidecarAt(sidecarModel(TLS_HEADLESS));
+      const config = allSidecarResources(proxy, snap);
+      const l: any = config.listeners.find((x) => x['name'] === '10.2.0.5_8200');
+      assert.ok(l, config.listeners.map((x) => x['name']).join(', '));
+      assert.deepEqual([l.filterChains.length, l.filterChains[0].filterChainMatch, l.listenerFilters], [1, undefined, undefined]);
+      const walk = simulateRequest(config, { protocol: 'tls', address: '10.2.0.5', port: 8200, sni: 'anything.example' });
+      assert.deepEqual([walk.listener, walk.outcome, walk.clusters?.map((x) => x.name)], ['10.2.0.5_8200', 'routed', [VAULT]]);
+    });
+    it('given a headless TLS port with a tls route should send the routed SNI to its destination and any other SNI to the outbound traffic policy', () => {
+      const vs = `${TLS_HEADLESS}---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: vault, namespace: default }
+spec:
+  hosts: [vault.default.svc.cluster.local]
+  tls: [{ match: [{ port: 8200, sniHosts: [vault.default.svc.cluster.local] }], route: [{ destination: { host: reviews.default.svc.cluster.local, port: { number: 9080 } } }] }]
+`;
+      const { proxy, snap } = sidecarAt(sidecarModel(vs));
+      const config = allSidecarResources(proxy, snap);
+      const routed = simulateRequest(config, { protocol: 'tls', address: '10.2.0.5', port: 8200, sni: 'vault.default.svc.cluster.local' });
+      assert.deepEqual([routed.listener, routed.clusters?.map((x) => x.name)], ['10.2.0.5_8200', ['outbound|9080||reviews.default.svc.cluster.local']]);
+      const other = simulateRequest(config, { protocol: 'tls', address: '10.2.0.5', port: 8200, sni: 'other.example' });
+      assert.deepEqual([other.listener, other.filterChain, other.clusters?.map((x) => x.name)], ['10.2.0.5_8200', 'PassthroughFilterChain', ['PassthroughCluster']]);
+      assert.deepEqual(checkConsistency(config), []);
+    });
     it('given a connection to a pod should route it through its own listener to the headless cluster', () => {
       const { proxy, snap } = sidecarAt(sidecarModel(YAML));
       const config = allSidecarResources(proxy, snap);

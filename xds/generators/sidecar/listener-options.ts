@@ -16,7 +16,8 @@
  * - PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS: see listener-builder.ts (headless pod listeners).
  */
 import { isIP } from 'node:net';
-import type { MeshNetworks, Proxy } from '../../../core/index.js';
+import type { MeshNetworks, PushContext, Proxy } from '../../../core/index.js';
+import { any } from '../grpc/envoy.js';
 
 /** Options of the sidecar listeners; an absent field takes istiod's default ({@link DEFAULT_LISTENER_OPTIONS}). */
 export interface SidecarListenerOptions {
@@ -126,4 +127,49 @@ export function internalAddressConfig(networks: MeshNetworks): { cidrRanges: Cid
 /** Whether every IP of the proxy is IPv6 (istiod's IPMode IPv6). */
 export function ipv6OnlyProxy(proxy: Pick<Proxy, 'ipAddresses'>): boolean {
   return proxy.ipAddresses.length > 0 && proxy.ipAddresses.every((ip) => isIP(ip) === 6);
+}
+
+/** The `mesh.alpn` HTTP filter's name and config message (Istio's `istio.alpn`, renamed; proto in xds/protos/mesh-protos.ts). */
+export const ALPN_FILTER = { name: 'mesh.alpn', message: 'mesh.envoy.config.filter.http.alpn.v2alpha1.FilterConfig' } as const;
+
+/** The `mesh.alpn` filter: per downstream HTTP version, the ALPN the upstream mesh mTLS offers (istiod's xdsfilters.Alpn). */
+export function alpnFilter(): Record<string, unknown> {
+  return {
+    name: ALPN_FILTER.name,
+    typedConfig: any(ALPN_FILTER.message, {
+      alpnOverride: [
+        { upstreamProtocol: 'HTTP10', alpnOverride: ['mesh-http/1.0', 'mesh'] },
+        { upstreamProtocol: 'HTTP11', alpnOverride: ['mesh-http/1.1', 'mesh'] },
+        { upstreamProtocol: 'HTTP2', alpnOverride: ['mesh-h2', 'mesh'] },
+      ],
+    }),
+  };
+}
+
+/** What the process-wide listener options and the proxy make of one HCM (see listener-options.ts). */
+export interface HcmOptions {
+  /** `use_remote_address` (outbound with PILOT_SIDECAR_USE_REMOTE_ADDRESS). */
+  readonly useRemoteAddress?: boolean;
+  /** `http_protocol_options.accept_http_10` (PILOT_HTTP10 or the proxy's metadata HTTP10). */
+  readonly acceptHttp10?: boolean;
+  /** `internal_address_config` (ENABLE_HCM_INTERNAL_NETWORKS, or with use_remote_address). */
+  readonly internalAddressConfig?: Record<string, unknown>;
+  /** The `mesh.alpn` filter (outbound, PILOT_ENABLE_ALPN_FILTER). */
+  readonly alpnFilter?: boolean;
+}
+
+/** The HCM options of a sidecar's outbound (`outbound`) or inbound HCMs, as istiod builds them. */
+export function sidecarHcmOptions(ctx: PushContext, proxy: Proxy, o: Required<SidecarListenerOptions>, outbound: boolean): HcmOptions {
+  const useRemoteAddress = outbound && o.useRemoteAddress;
+  const iac = o.hcmInternalNetworks || useRemoteAddress ? internalAddressConfig(ctx.networks) : undefined;
+  return { useRemoteAddress, acceptHttp10: acceptsHttp10(proxy, o), alpnFilter: outbound && o.alpnFilter, ...(iac ? { internalAddressConfig: iac } : {}) };
+}
+
+/** The HCM fields the options set (none by default). */
+export function hcmFields(h: HcmOptions): Record<string, unknown> {
+  return {
+    useRemoteAddress: { value: h.useRemoteAddress === true },
+    ...(h.acceptHttp10 === true ? { httpProtocolOptions: { acceptHttp_10: true } } : {}),
+    ...(h.internalAddressConfig ? { internalAddressConfig: h.internalAddressConfig } : {}),
+  };
 }
