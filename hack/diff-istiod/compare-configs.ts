@@ -46,6 +46,8 @@ export interface ProxyComparison {
   readonly assignments: { readonly same: number; readonly differ: readonly ShapeDiff[] };
   /** Clusters both send: how many have the same {@link clusterLbShape}, and those that differ. */
   readonly clusterLb: { readonly same: number; readonly differ: readonly ShapeDiff[] };
+  /** Listeners both send: how many have the same {@link hcmShape}, and those that differ. */
+  readonly hcm: { readonly same: number; readonly differ: readonly ShapeDiff[] };
 }
 
 type Obj = Record<string, unknown>;
@@ -83,6 +85,35 @@ export function clusterLbShape(c: Obj): string {
     `outlierDetection=${c['outlierDetection'] !== undefined ? JSON.stringify(c['outlierDetection']) : 'none'}`,
     `panicThreshold=${common['healthyPanicThreshold'] !== undefined ? wrappedNumber(common['healthyPanicThreshold']) : 'unset'}`,
   ].join(' ');
+}
+
+/**
+ * What the sidecar listener options make of a listener's HTTP connection managers, in one line: the
+ * distinct settings of its HCMs (`use_remote_address`, `accept_http_10`, the internal address CIDRs, and
+ * whether an `*.alpn` filter (Istio's `istio.alpn`, meshd's `mesh.alpn`) is there), sorted; empty without HCM.
+ */
+export function hcmShape(l: Obj): string {
+  const chains = [...((l['filterChains'] as Obj[] | undefined) ?? []), ...(l['defaultFilterChain'] ? [l['defaultFilterChain'] as Obj] : [])];
+  const out = new Set<string>();
+  for (const c of chains) {
+    for (const f of (c['filters'] as Obj[] | undefined) ?? []) {
+      if (f['name'] !== 'envoy.filters.network.http_connection_manager') continue;
+      const h = (f['typedConfig'] as Obj | undefined) ?? {};
+      const iac = ((h['internalAddressConfig'] as Obj | undefined)?.['cidrRanges'] as Obj[] | undefined) ?? [];
+      const filters = ((h['httpFilters'] as Obj[] | undefined) ?? []).map((x) => String(x['name']));
+      out.add(
+        [
+          // NOTE: a BoolValue is a bare boolean in protobuf JSON.
+          `useRemoteAddress=${h['useRemoteAddress'] === true || (h['useRemoteAddress'] as { value?: boolean } | undefined)?.value === true}`,
+          // NOTE: the JSON name (`acceptHttp10`) on the wire, protobufjs's (`acceptHttp_10`) in built objects.
+          `http10=${[(h['httpProtocolOptions'] as Obj | undefined)?.['acceptHttp10'], (h['httpProtocolOptions'] as Obj | undefined)?.['acceptHttp_10']].includes(true)}`,
+          `internal=[${iac.map((r) => `${String(r['addressPrefix'])}/${wrappedNumber(r['prefixLen'])}`).join(',')}]`,
+          `alpn=${filters.some((n) => n.endsWith('.alpn'))}`,
+        ].join(' '),
+      );
+    }
+  }
+  return [...out].sort().join(' | ');
 }
 
 function shapes(meshd: readonly Obj[], istiod: readonly Obj[], key: string, shape: (o: Obj) => string): { same: number; differ: ShapeDiff[] } {
@@ -161,6 +192,7 @@ export function compareProxyConfigs(meshd: ProxyConfig, istiod: ProxyConfig, req
     names: [nameDiff('listener', meshd.listeners, istiod.listeners), nameDiff('cluster', meshd.clusters, istiod.clusters), nameDiff('route', meshd.routes, istiod.routes)],
     assignments: shapes(meshd.endpoints, istiod.endpoints, 'clusterName', assignmentShape),
     clusterLb: shapes(meshd.clusters, istiod.clusters, 'name', clusterLbShape),
+    hcm: shapes(meshd.listeners, istiod.listeners, 'name', hcmShape),
   };
 }
 
