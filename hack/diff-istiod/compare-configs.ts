@@ -46,7 +46,7 @@ export interface ProxyComparison {
   readonly assignments: { readonly same: number; readonly differ: readonly ShapeDiff[] };
   /** Clusters both send: how many have the same {@link clusterLbShape}, and those that differ. */
   readonly clusterLb: { readonly same: number; readonly differ: readonly ShapeDiff[] };
-  /** Listeners both send: how many have the same {@link hcmShape}, and those that differ. */
+  /** Listeners both send with HCMs on both sides: how many have the same {@link hcmShape}, and those that differ. */
   readonly hcm: { readonly same: number; readonly differ: readonly ShapeDiff[] };
 }
 
@@ -116,7 +116,7 @@ export function hcmShape(l: Obj): string {
   return [...out].sort().join(' | ');
 }
 
-function shapes(meshd: readonly Obj[], istiod: readonly Obj[], key: string, shape: (o: Obj) => string): { same: number; differ: ShapeDiff[] } {
+function shapes(meshd: readonly Obj[], istiod: readonly Obj[], key: string, shape: (o: Obj) => string, skipEmpty = false): { same: number; differ: ShapeDiff[] } {
   const theirs = new Map(istiod.map((o) => [String(o[key]), o]));
   let same = 0;
   const differ: ShapeDiff[] = [];
@@ -125,6 +125,7 @@ function shapes(meshd: readonly Obj[], istiod: readonly Obj[], key: string, shap
     const i = theirs.get(name);
     if (!i) continue;
     const [a, b] = [shape(m), shape(i)];
+    if (skipEmpty && (a === '' || b === '')) continue;
     if (a === b) same++;
     else differ.push({ name, meshd: a, istiod: b });
   }
@@ -192,7 +193,9 @@ export function compareProxyConfigs(meshd: ProxyConfig, istiod: ProxyConfig, req
     names: [nameDiff('listener', meshd.listeners, istiod.listeners), nameDiff('cluster', meshd.clusters, istiod.clusters), nameDiff('route', meshd.routes, istiod.routes)],
     assignments: shapes(meshd.endpoints, istiod.endpoints, 'clusterName', assignmentShape),
     clusterLb: shapes(meshd.clusters, istiod.clusters, 'name', clusterLbShape),
-    hcm: shapes(meshd.listeners, istiod.listeners, 'name', hcmShape),
+    // NOTE: only listeners with HCMs on both sides: istiod's virtualInbound has catch-all HTTP chains even
+    // without inbound ports (meshd's catch-all is TCP only), a shape difference the options do not make.
+    hcm: shapes(meshd.listeners, istiod.listeners, 'name', hcmShape, true),
   };
 }
 
