@@ -74,9 +74,10 @@ describe('e2e: PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES with a headless Service fr
           const got = resourcesOf(client.latest(TYPE_URL.cluster));
           return got.some((x) => x['name'] === cluster) ? got : undefined;
         }, 60_000, 100);
-        const listeners = await waitFor('LDS', async () => {
+        // NOTE: PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS defaults on: a listener per pod, pushed once the EndpointSlice is read.
+        const listeners = await waitFor('LDS with the pod listener', async () => {
           const got = resourcesOf(client.latest(TYPE_URL.listener));
-          return got.some((x) => x['name'] === 'virtualOutbound') ? got : undefined;
+          return got.some((x) => x['name'] === '10.80.0.5_9042') ? got : undefined;
         }, 30_000, 100);
         assert.equal(clusters.find((x) => x['name'] === cluster)!['type'], c.type);
         const eds = edsNamesOf(clusters);

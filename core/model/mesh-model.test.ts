@@ -290,3 +290,21 @@ describe('MeshModel unpublished (what the published snapshot does not cover yet)
     }
   });
 });
+
+describe('MeshModel headless endpoint changes', () => {
+  const headless = cfg('ServiceEntry', 'orch:db', { hosts: ['db.qs.svc.cluster.local'], location: 'MESH_INTERNAL', ports: [{ number: 9042, name: 'tcp', protocol: 'TCP' }], resolution: 'NONE', workloadSelector: { labels: { app: 'db' } } });
+  const vip = cfg('ServiceEntry', 'vip', { hosts: ['vip.qs.svc.cluster.local'], addresses: ['10.96.0.9'], location: 'MESH_INTERNAL', ports: [{ number: 9042, name: 'tcp', protocol: 'TCP' }], resolution: 'STATIC', workloadSelector: { labels: { app: 'vip' } } });
+  const cases = [
+    { name: 'given headless endpoints shape listeners and a headless pod added should push full, naming the service (as istiod)', on: true, app: 'db', want: 'full endpoint ServiceEntry/qs/db.qs.svc.cluster.local' },
+    { name: 'given headless endpoints do not shape listeners and a headless pod added should push EDS only', on: false, app: 'db', want: 'eds endpoint ServiceEntry/qs/db.qs.svc.cluster.local' },
+    { name: 'given headless endpoints shape listeners and a pod of a service with a VIP added should push EDS only', on: true, app: 'vip', want: 'eds endpoint ServiceEntry/qs/vip.qs.svc.cluster.local' },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const m = new MeshModel({ domain: 'cluster.local', drainingLabel: 'mesh.io/draining', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, headlessEndpointsShapeListeners: c.on });
+      m.apply([ev(headless), ev(vip)]);
+      m.rebuild();
+      assert.equal(summary(m.apply([ev(WE('10.1.0.9', { app: c.app }))])), c.want);
+    });
+  }
+});

@@ -63,6 +63,12 @@ export interface MeshModelOptions {
    * or endpoints it yields change. False: every ServiceEntry update pushes (annotation-only changes too).
    */
   readonly optimizedServicePush?: boolean;
+  /**
+   * Whether a headless service's endpoints shape listeners (Envoy sidecars get one per pod with
+   * PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS): then an endpoint change of a service with resolution NONE
+   * and no address is a full push naming the service (as istiod), not EDS only. Default false.
+   */
+  readonly headlessEndpointsShapeListeners?: boolean;
   readonly meshConfig?: MeshConfig;
   readonly networks?: MeshNetworks;
   readonly metrics?: ModelMetrics;
@@ -197,7 +203,16 @@ export class MeshModel {
     }
     if (svc.servicesChanged.size > 0) this.#reportServicesWithoutInstances();
     else if (svc.endpointsChanged.size > 0) this.#reportServicesWithoutInstances(svc.endpointsChanged);
-    const edsOnly = [...svc.endpointsChanged].filter((h) => !svc.servicesChanged.has(h));
+    let edsOnly = [...svc.endpointsChanged].filter((h) => !svc.servicesChanged.has(h));
+    if (this.#opts.headlessEndpointsShapeListeners === true) {
+      const headless = edsOnly.filter((h) => this.#isHeadless(h));
+      if (headless.length > 0) {
+        // NOTE: the listeners change (one per pod), so the push is full; the PushContext is rebuilt as istiod does.
+        this.#opts.metrics?.inboundUpdate?.('eds');
+        req = mergePushRequests(req, pushRequest('endpoint', { full: true, configs: headless.map(seKey), start: now }));
+        edsOnly = edsOnly.filter((h) => !headless.includes(h));
+      }
+    }
     if (edsOnly.length > 0) {
       this.#opts.metrics?.inboundUpdate?.('eds');
       req = mergePushRequests(req, pushRequest('endpoint', { full: false, configs: edsOnly.map(seKey), start: now }));
@@ -252,6 +267,12 @@ export class MeshModel {
         return withSnapshot(req, this.#snapshot);
       }),
     );
+  }
+
+  /** Whether the service of a host is headless: resolution NONE and no address (a VIP). */
+  #isHeadless(host: string): boolean {
+    const s = this.#services.snapshot.services.byIndex('host', host)[0];
+    return s !== undefined && s.resolution === 'NONE' && !s.addresses.some((a) => a !== '' && a !== '0.0.0.0');
   }
 
   /** Numbers an applied batch's request (for `unpublished`). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { encode, toJson, type ProxyConfig } from '../../xds/index.js';
 import { allSidecarResources, sidecarAt, sidecarModel, SIDECAR_MESH } from '../../xds/generators/sidecar/testing/sidecar-mesh.js';
-import { compareProxyConfigs, explain, istioRequest, outcomeLine } from './compare-configs.js';
+import { compareProxyConfigs, explain, hcmShape, istioRequest, outcomeLine } from './compare-configs.js';
 import { edsNames, rdsNames } from './fetch-proxy-config.js';
 import { simulateRequest } from '../../xds/index.js';
 
@@ -75,5 +75,17 @@ describe('compareProxyConfigs (the differential check against istiod)', () => {
     const cfg = wire(built(80));
     const line = outcomeLine(simulateRequest(cfg, { direction: 'inbound', address: '10.0.0.1', port: 9080, host: 'productpage:9080', tls: true, alpn: ['mesh-peer-exchange', 'mesh'] }));
     assert.match(line, /^routed tls\{default,ROOTCA\} inbound\|9080\|\|\(100\)\[10\.0\.0\.1:9080\]$/);
+  });
+
+  it('given listeners built with different HCM options, should report the listeners whose HCM settings differ', () => {
+    const { proxy, snap } = sidecarAt(sidecarModel(SIDECAR_MESH));
+    const a = wire(allSidecarResources(proxy, snap));
+    const b = wire(allSidecarResources(proxy, snap, { listener: { useRemoteAddress: true, http10: true, alpnFilter: false } }));
+    const http = a.listeners.find((l) => l['name'] === '0.0.0.0_9080')!;
+    assert.equal(hcmShape(http), 'useRemoteAddress=false http10=false internal=[] alpn=true');
+    assert.equal(hcmShape(b.listeners.find((l) => l['name'] === '0.0.0.0_9080')!), 'useRemoteAddress=true http10=true internal=[] alpn=false');
+    const c = compareProxyConfigs(a, b, []);
+    assert.deepEqual(c.hcm.differ.map((d) => d.name), ['0.0.0.0_9080', 'virtualInbound']);
+    assert.equal(compareProxyConfigs(a, a, []).hcm.differ.length, 0);
   });
 });

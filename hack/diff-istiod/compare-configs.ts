@@ -46,6 +46,8 @@ export interface ProxyComparison {
   readonly assignments: { readonly same: number; readonly differ: readonly ShapeDiff[] };
   /** Clusters both send: how many have the same {@link clusterLbShape}, and those that differ. */
   readonly clusterLb: { readonly same: number; readonly differ: readonly ShapeDiff[] };
+  /** Listeners both send with HCMs on both sides: how many have the same {@link hcmShape}, and those that differ. */
+  readonly hcm: { readonly same: number; readonly differ: readonly ShapeDiff[] };
 }
 
 type Obj = Record<string, unknown>;
@@ -85,7 +87,36 @@ export function clusterLbShape(c: Obj): string {
   ].join(' ');
 }
 
-function shapes(meshd: readonly Obj[], istiod: readonly Obj[], key: string, shape: (o: Obj) => string): { same: number; differ: ShapeDiff[] } {
+/**
+ * What the sidecar listener options make of a listener's HTTP connection managers, in one line: the
+ * distinct settings of its HCMs (`use_remote_address`, `accept_http_10`, the internal address CIDRs, and
+ * whether an `*.alpn` filter (Istio's `istio.alpn`, meshd's `mesh.alpn`) is there), sorted; empty without HCM.
+ */
+export function hcmShape(l: Obj): string {
+  const chains = [...((l['filterChains'] as Obj[] | undefined) ?? []), ...(l['defaultFilterChain'] ? [l['defaultFilterChain'] as Obj] : [])];
+  const out = new Set<string>();
+  for (const c of chains) {
+    for (const f of (c['filters'] as Obj[] | undefined) ?? []) {
+      if (f['name'] !== 'envoy.filters.network.http_connection_manager') continue;
+      const h = (f['typedConfig'] as Obj | undefined) ?? {};
+      const iac = ((h['internalAddressConfig'] as Obj | undefined)?.['cidrRanges'] as Obj[] | undefined) ?? [];
+      const filters = ((h['httpFilters'] as Obj[] | undefined) ?? []).map((x) => String(x['name']));
+      out.add(
+        [
+          // NOTE: a BoolValue is a bare boolean in protobuf JSON.
+          `useRemoteAddress=${h['useRemoteAddress'] === true || (h['useRemoteAddress'] as { value?: boolean } | undefined)?.value === true}`,
+          // NOTE: the JSON name (`acceptHttp10`) on the wire, protobufjs's (`acceptHttp_10`) in built objects.
+          `http10=${[(h['httpProtocolOptions'] as Obj | undefined)?.['acceptHttp10'], (h['httpProtocolOptions'] as Obj | undefined)?.['acceptHttp_10']].includes(true)}`,
+          `internal=[${iac.map((r) => `${String(r['addressPrefix'])}/${wrappedNumber(r['prefixLen'])}`).join(',')}]`,
+          `alpn=${filters.some((n) => n.endsWith('.alpn'))}`,
+        ].join(' '),
+      );
+    }
+  }
+  return [...out].sort().join(' | ');
+}
+
+function shapes(meshd: readonly Obj[], istiod: readonly Obj[], key: string, shape: (o: Obj) => string, skipEmpty = false): { same: number; differ: ShapeDiff[] } {
   const theirs = new Map(istiod.map((o) => [String(o[key]), o]));
   let same = 0;
   const differ: ShapeDiff[] = [];
@@ -94,6 +125,7 @@ function shapes(meshd: readonly Obj[], istiod: readonly Obj[], key: string, shap
     const i = theirs.get(name);
     if (!i) continue;
     const [a, b] = [shape(m), shape(i)];
+    if (skipEmpty && (a === '' || b === '')) continue;
     if (a === b) same++;
     else differ.push({ name, meshd: a, istiod: b });
   }
@@ -161,6 +193,9 @@ export function compareProxyConfigs(meshd: ProxyConfig, istiod: ProxyConfig, req
     names: [nameDiff('listener', meshd.listeners, istiod.listeners), nameDiff('cluster', meshd.clusters, istiod.clusters), nameDiff('route', meshd.routes, istiod.routes)],
     assignments: shapes(meshd.endpoints, istiod.endpoints, 'clusterName', assignmentShape),
     clusterLb: shapes(meshd.clusters, istiod.clusters, 'name', clusterLbShape),
+    // NOTE: only listeners with HCMs on both sides: istiod's virtualInbound has catch-all HTTP chains even
+    // without inbound ports (meshd's catch-all is TCP only), a shape difference the options do not make.
+    hcm: shapes(meshd.listeners, istiod.listeners, 'name', hcmShape, true),
   };
 }
 

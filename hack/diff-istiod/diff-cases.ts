@@ -32,6 +32,19 @@ export const CONFIG_FILES = [
  */
 export const SERVER_ENV: Readonly<Record<string, string>> = { ENABLE_TLS_ON_SIDECAR_INGRESS: 'true' };
 
+/**
+ * The listener options pass: the files again with the sidecar listener options both servers share set
+ * away from their defaults (the HCM options are compared per listener). Not the headless pod listener
+ * variable: istiod has no such switch any more (always on since 1.22).
+ */
+export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
+  ...SERVER_ENV,
+  PILOT_SIDECAR_USE_REMOTE_ADDRESS: 'true',
+  PILOT_HTTP10: 'true',
+  ENABLE_HCM_INTERNAL_NETWORKS: 'true',
+  PILOT_ENABLE_ALPN_FILTER: 'false',
+};
+
 /** Namespaces the files use (the API server gets them, and istiod's own). */
 export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch'] as const;
 

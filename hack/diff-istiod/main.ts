@@ -20,7 +20,7 @@ import { startBenchCluster, type BenchCluster } from '../bench/kube-cluster.js';
 import { freePort } from '../../xds/testing/free-port.js';
 import type { ProxyConfig } from '../../xds/index.js';
 import { compareProxyConfigs, type ProxyComparison } from './compare-configs.js';
-import { DIFF_PROXIES, NAMESPACES, ORCH_OBJECTS, ORCH_PASSES, ORCH_PROXIES, readCaseDocs, SERVER_ENV, type DiffProxy } from './diff-cases.js';
+import { DIFF_PROXIES, LISTENER_OPTIONS_ENV, NAMESPACES, ORCH_OBJECTS, ORCH_PASSES, ORCH_PROXIES, readCaseDocs, SERVER_ENV, type DiffProxy } from './diff-cases.js';
 import { fetchProxyConfig } from './fetch-proxy-config.js';
 import { formatDiffReport } from './diff-report.js';
 
@@ -125,6 +125,14 @@ async function main(argv: readonly string[]): Promise<number> {
       proxy: p.name,
       comparison: compareProxyConfigs(meshd[i]!, istiod[i]!, p.requests),
     }));
+    {
+      const mode: RunMode = { source: 'files', env: LISTENER_OPTIONS_ENV, proxies: DIFF_PROXIES };
+      const m = await runServer('meshd', { configDir: meshdDir, meshConfig }, cluster, istiodBin, log, mode);
+      const i = await runServer('istiod', { configDir: istiodDir, meshConfig }, cluster, istiodBin, log, mode);
+      meshd.push(...m);
+      istiod.push(...i);
+      DIFF_PROXIES.forEach((p, k) => comparisons.push({ proxy: `${p.name}; listener options ${Object.keys(LISTENER_OPTIONS_ENV).filter((e) => !(e in SERVER_ENV)).join(', ')}`, comparison: compareProxyConfigs(m[k]!, i[k]!, p.requests) }));
+    }
     // NOTE: the orchestrator pass comes after the files pass, so its Services do not show in the files pass (istiod reads the API server there too).
     for (const o of ORCH_OBJECTS) await cluster.client.request('POST', o.path, { body: o.body });
     for (const pass of ORCH_PASSES) {

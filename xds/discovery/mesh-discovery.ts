@@ -19,6 +19,7 @@ import { ProxylessGrpcGenerator, type GrpcGeneratorOptions } from '../generators
 import { RouterGenerator } from '../generators/router/router-generator.js';
 import { conflictRecorderFrom } from '../generators/sidecar/conflict-recorder.js';
 import { SidecarGenerator } from '../generators/sidecar/sidecar-generator.js';
+import { resolveListenerOptions } from '../generators/sidecar/listener-options.js';
 import { registerNds } from '../generators/nds/nds-generator.js';
 import { AdsServer } from '../server/ads-server.js';
 import { randomNonceSeed, seededNonces } from '../server/nonce-source.js';
@@ -37,6 +38,15 @@ export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
     sendUnhealthyEndpoints: env.bool('PILOT_SEND_UNHEALTHY_ENDPOINTS'),
     edsForHeadless: env.bool('PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES'),
     tlsOnSidecarIngress: env.bool('ENABLE_TLS_ON_SIDECAR_INGRESS'),
+    // Envoy sidecar listener options (issue 13, LDS): see xds/generators/sidecar/listener-options.ts.
+    listener: {
+      useRemoteAddress: env.bool('PILOT_SIDECAR_USE_REMOTE_ADDRESS'),
+      http10: env.bool('PILOT_HTTP10'),
+      hcmInternalNetworks: env.bool('ENABLE_HCM_INTERNAL_NETWORKS'),
+      alpnFilter: env.bool('PILOT_ENABLE_ALPN_FILTER'),
+      ipv4OutboundForIpv6: env.bool('MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS'),
+      headlessPodListeners: env.bool('PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS'),
+    },
     optimizedConfigRebuild: env.bool('ENABLE_OPTIMIZED_CONFIG_REBUILD'),
     cacheSize,
   };
@@ -125,6 +135,8 @@ export class MeshDiscovery {
     const nonceSeed = o.nonceSeed ?? randomNonceSeed();
     this.model = new MeshModel({
       ...o.model,
+      // NOTE: the sidecar listener option decides whether headless endpoint changes must push LDS.
+      headlessEndpointsShapeListeners: o.model.headlessEndpointsShapeListeners ?? resolveListenerOptions(o.generator.listener).headlessPodListeners,
       clock,
       ...(modelLog ? { onError: (e: unknown, inputs: readonly ModelInput[]) => modelLog.error({ error: String(e), inputs: inputs.length }, 'model update failed; batch dropped') } : {}),
     });
@@ -141,6 +153,7 @@ export class MeshDiscovery {
       conflicts: conflictRecorderFrom(o.metrics),
       edsForHeadless: o.generator.edsForHeadless === true,
       tlsOnSidecarIngress: o.generator.tlsOnSidecarIngress === true,
+      ...(o.generator.listener ? { listener: o.generator.listener } : {}),
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
     });
     this.sidecarGenerator.register(this.registry);

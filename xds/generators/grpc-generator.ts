@@ -21,6 +21,7 @@ import { buildClientListener, buildServerListener, isServerListenerName } from '
 import { buildRouteConfiguration } from './grpc/route-builder.js';
 import { PROXYLESS_LDS_UNAFFECTED_KINDS } from './lds.js';
 import { PROXYLESS_RDS_UNAFFECTED_KINDS } from './rds.js';
+import type { SidecarListenerOptions } from './sidecar/listener-options.js';
 
 /** Options of the generator, read once from env by the caller. */
 export interface GrpcGeneratorOptions {
@@ -40,6 +41,8 @@ export interface GrpcGeneratorOptions {
   readonly edsForHeadless?: boolean;
   /** ENABLE_TLS_ON_SIDECAR_INGRESS (default false): Envoy sidecars terminate Sidecar `ingress[].tls` (the sidecar generator's option). */
   readonly tlsOnSidecarIngress?: boolean;
+  /** The Envoy sidecar listener options (the sidecar generator's; see sidecar/listener-options.ts). */
+  readonly listener?: SidecarListenerOptions;
   /**
    * ENABLE_OPTIMIZED_CONFIG_REBUILD (default true): a full push drops only the cached resources that
    * depend on the configs it names. False: every full push drops the whole cache, so everything is rebuilt.

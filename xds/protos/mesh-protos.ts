@@ -21,3 +21,26 @@ message NameTable {
   map<string, NameInfo> table = 1;
 }
 `;
+
+/**
+ * The config of the `mesh.alpn` HTTP filter of outbound sidecar HCMs (Istio's
+ * `istio.envoy.config.filter.http.alpn.v2alpha1.FilterConfig`, renamed): the ALPN the upstream TLS offers
+ * per downstream protocol, so the server sidecar can tell mTLS HTTP from mTLS TCP.
+ */
+export const MESH_ALPN_FILTER_PROTO = `
+syntax = "proto3";
+package mesh.envoy.config.filter.http.alpn.v2alpha1;
+
+message FilterConfig {
+  enum ProtocolType {
+    HTTP10 = 0;
+    HTTP11 = 1;
+    HTTP2 = 2;
+  }
+  message AlpnOverride {
+    ProtocolType upstream_protocol = 1;
+    repeated string alpn_override = 2;
+  }
+  repeated AlpnOverride alpn_override = 1;
+}
+`;

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import protobuf from 'protobufjs';
-import { MESH_PROTOS } from './mesh-protos.js';
+import { MESH_ALPN_FILTER_PROTO, MESH_PROTOS } from './mesh-protos.js';
 
 /** Thrown when a type name or type URL does not name a message in the loaded protos. */
 export class UnknownTypeError extends Error {
@@ -85,6 +85,7 @@ function loadRoot(): protobuf.Root {
   };
   root.loadSync(files, { keepCase: false });
   protobuf.parse(MESH_PROTOS, root, { keepCase: false });
+  protobuf.parse(MESH_ALPN_FILTER_PROTO, root, { keepCase: false });
   root.resolveAll();
   return root;
 }

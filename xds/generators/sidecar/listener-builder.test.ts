@@ -75,13 +75,13 @@ describe('sidecar listener builder', () => {
       },
     },
     {
-      name: 'given an HTTP service port should serve 0.0.0.0_<port> with an HCM reading RDS <port>',
+      name: 'given an HTTP service port should serve 0.0.0.0_<port> with an HCM reading RDS <port> (mesh.alpn first: PILOT_ENABLE_ALPN_FILTER defaults on)',
       listener: '0.0.0.0_9080',
       check: (l) => {
         assert.deepEqual(l.bindToPort, { value: false });
         const hcm = firstFilter(l.filterChains[0]);
         assert.equal(hcm.rds.routeConfigName, '9080');
-        assert.deepEqual(hcm.httpFilters.map((f: any) => f.name), ['envoy.filters.http.fault', 'envoy.filters.http.cors', 'envoy.filters.http.router']);
+        assert.deepEqual(hcm.httpFilters.map((f: any) => f.name), ['mesh.alpn', 'envoy.filters.http.fault', 'envoy.filters.http.cors', 'envoy.filters.http.router']);
       },
     },
     {

@@ -16,7 +16,8 @@
  * `<vip>_<port>` another TCP service already holds, two inbound ports on one target port with different
  * protocols.
  */
-import type { EndpointView, MtlsMode, PushContext, Proxy, Service } from '../../../core/index.js';
+import { isIP } from 'node:net';
+import { orchServiceOf, type EndpointView, type MtlsMode, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { isTlsPort, tcpChain, tlsChains, tlsListenerFilters } from './tcp-listener-builder.js';
@@ -42,8 +43,9 @@ import {
   VIRTUAL_OUTBOUND_PORT,
 } from './sidecar-names.js';
 import type { Listener } from '../../envoy-types/index.js';
+import { alpnFilter, hcmFields, ipv6OnlyProxy, plaintextHttpAlpn, resolveListenerOptions, sidecarHcmOptions, type HcmOptions, type SidecarListenerOptions } from './listener-options.js';
 
-/** The ALPN values http_inspector sets on plaintext HTTP (what sniffing HTTP chains match). */
+/** The ALPN values http_inspector sets on plaintext HTTP (with PILOT_HTTP10 sniffing chains match them all; see plaintextHttpAlpn). */
 export const HTTP_ALPN = ['http/1.1', 'http/1.0', 'h2c'] as const;
 /** The ALPN a client sidecar offers for HTTP over mesh mTLS (Istio's `istio-http/1.1`, ..., renamed). */
 export const MESH_HTTP_ALPN = ['mesh-http/1.0', 'mesh-http/1.1', 'mesh-h2'] as const;
@@ -65,24 +67,25 @@ export function tcpProxy(cluster: string, statPrefix = cluster): Record<string, 
   return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix, cluster }) };
 }
 
-/** The HTTP filters of a sidecar HCM: fault, cors, router (as Istio orders them; authz filters slot in before fault). */
-function httpFilters(): Record<string, unknown>[] {
+/** The HTTP filters of a sidecar HCM: [mesh.alpn,] fault, cors, router (as Istio orders them; authz filters slot in before fault). */
+function httpFilters(alpn = false): Record<string, unknown>[] {
   return [
+    ...(alpn ? [alpnFilter()] : []),
     { name: HTTP_FILTER.fault, typedConfig: any(ENVOY.fault, {}) },
     { name: HTTP_FILTER.cors, typedConfig: any(ENVOY.cors, {}) },
     { name: HTTP_FILTER.router, typedConfig: any(ENVOY.router, {}) },
   ];
 }
 
-/** An HTTP connection manager reading route configuration `routeName` over ADS. */
-export function outboundHcm(statPrefix: string, routeName: string): Record<string, unknown> {
+/** An HTTP connection manager reading route configuration `routeName` over ADS (shaped by `h`; none: the defaults). */
+export function outboundHcm(statPrefix: string, routeName: string, h: HcmOptions = {}): Record<string, unknown> {
   return {
     name: 'envoy.filters.network.http_connection_manager',
     typedConfig: any(ENVOY.hcm, {
       statPrefix,
       rds: { configSource: ADS, routeConfigName: routeName },
-      httpFilters: httpFilters(),
-      useRemoteAddress: { value: false },
+      httpFilters: httpFilters(h.alpnFilter === true),
+      ...hcmFields(h),
       normalizePath: { value: true },
       pathWithEscapedSlashesAction: 'KEEP_UNCHANGED',
       streamIdleTimeout: { seconds: 0, nanos: 0 },
@@ -91,7 +94,7 @@ export function outboundHcm(statPrefix: string, routeName: string): Record<strin
 }
 
 /** The inbound HCM with its inline route configuration `inbound|<port>||` to the inbound cluster. */
-function inboundHcm(p: InboundPort): Record<string, unknown> {
+function inboundHcm(p: InboundPort, h: HcmOptions): Record<string, unknown> {
   const cluster = inboundClusterName(p.targetPort);
   return {
     name: 'envoy.filters.network.http_connection_manager',
@@ -109,7 +112,7 @@ function inboundHcm(p: InboundPort): Record<string, unknown> {
         validateClusters: { value: false },
       },
       httpFilters: httpFilters(),
-      useRemoteAddress: { value: false },
+      ...hcmFields({ ...h, useRemoteAddress: false }),
       forwardClientCertDetails: 'APPEND_FORWARD',
       setCurrentClientCertDetails: { subject: { value: true }, dns: true, uri: true },
       normalizePath: { value: true },
@@ -137,10 +140,10 @@ export function inboundMtlsSocket(http: boolean): Record<string, unknown> {
  * mTLS: the `mesh-http/*` a client sidecar offers; plaintext: what http_inspector detects) before the
  * TCP chain for the rest.
  */
-function sniffedInboundChains(p: InboundPort, mode: MtlsMode): Record<string, unknown>[] {
+function sniffedInboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): Record<string, unknown>[] {
   const cluster = inboundClusterName(p.targetPort);
   const tcp = [tcpProxy(cluster, `inbound|${p.targetPort}||`)];
-  const http = [inboundHcm(p)];
+  const http = [inboundHcm(p, b.hcm)];
   const port = { destinationPort: { value: p.targetPort } };
   const chains: Record<string, unknown>[] = [];
   if (mode !== 'DISABLE') {
@@ -152,7 +155,7 @@ function sniffedInboundChains(p: InboundPort, mode: MtlsMode): Record<string, un
   if (mode !== 'STRICT') {
     const transport = mode === 'DISABLE' ? {} : { transportProtocol: 'raw_buffer' };
     chains.push(
-      { name: `${cluster}-plaintext-http`, filterChainMatch: { ...port, ...transport, applicationProtocols: [...HTTP_ALPN] }, filters: http },
+      { name: `${cluster}-plaintext-http`, filterChainMatch: { ...port, ...transport, applicationProtocols: [...b.httpAlpn] }, filters: http },
       { name: `${cluster}-plaintext-tcp`, filterChainMatch: { ...port, ...transport }, filters: tcp },
     );
   }
@@ -160,10 +163,10 @@ function sniffedInboundChains(p: InboundPort, mode: MtlsMode): Record<string, un
 }
 
 /** The filter chains of one inbound port by the mode of mTLS the proxy's PeerAuthentication sets for it. */
-function inboundChains(p: InboundPort, mode: MtlsMode): Record<string, unknown>[] {
-  if (isSniffedPort(p)) return sniffedInboundChains(p, mode);
+function inboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): Record<string, unknown>[] {
+  if (isSniffedPort(p)) return sniffedInboundChains(p, mode, b);
   const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
-  const filters = http ? [inboundHcm(p)] : [tcpProxy(inboundClusterName(p.targetPort), `inbound|${p.targetPort}||`)];
+  const filters = http ? [inboundHcm(p, b.hcm)] : [tcpProxy(inboundClusterName(p.targetPort), `inbound|${p.targetPort}||`)];
   const chains: Record<string, unknown>[] = [];
   if (mode !== 'DISABLE') {
     chains.push({
@@ -187,6 +190,14 @@ function inboundChains(p: InboundPort, mode: MtlsMode): Record<string, unknown>[
 export interface InboundListenerOptions {
   /** ENABLE_TLS_ON_SIDECAR_INGRESS (default false): Sidecar `ingress[].tls` takes effect. */
   readonly tlsOnSidecarIngress?: boolean;
+  /** The listener options of listener-options.ts (absent fields: istiod's defaults). */
+  readonly listener?: SidecarListenerOptions;
+}
+
+/** What the inbound chains of one proxy share: its HCM options and the sniffed HTTP ALPNs. */
+interface InboundBuild {
+  readonly hcm: HcmOptions;
+  readonly httpAlpn: readonly string[];
 }
 
 /** The protocol a port speaks once its TLS is terminated (Istio's AfterTLSTermination): HTTPS is HTTP, TLS is TCP. */
@@ -200,13 +211,13 @@ function afterTlsTermination(p: InboundPort): InboundPort {
  * (TLS) behind a DownstreamTlsContext offering `h2`, `http/1.1` as istiod does for every sidecar ingress.
  * Plaintext to the port matches no chain (Envoy does not fall back from a port's chains to port-less ones).
  */
-function tlsIngressChain(p: InboundPort, tls: NonNullable<InboundPort['tls']>): Record<string, unknown> {
+function tlsIngressChain(p: InboundPort, tls: NonNullable<InboundPort['tls']>, b: InboundBuild): Record<string, unknown> {
   const cluster = inboundClusterName(p.targetPort);
   const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
   return {
     name: `${cluster}-tls`,
     filterChainMatch: { destinationPort: { value: p.targetPort }, transportProtocol: 'tls' },
-    filters: http ? [inboundHcm(p)] : [tcpProxy(cluster, `inbound|${p.targetPort}||`)],
+    filters: http ? [inboundHcm(p, b.hcm)] : [tcpProxy(cluster, `inbound|${p.targetPort}||`)],
     transportSocket: serverTlsSocket(tls, SERVER_TLS_HTTP_ALPN),
   };
 }
@@ -217,11 +228,11 @@ function tlsIngressChain(p: InboundPort, tls: NonNullable<InboundPort['tls']>): 
  * replaces the mTLS/plaintext chains only where the port's PeerAuthentication mode is DISABLE (istiod: "to
  * avoid conflicts"); otherwise the chains of the mode. Chains of a Sidecar ingress listener name the Sidecar.
  */
-function inboundPortChains(ctx: PushContext, proxy: Proxy, port: InboundPort, opts: InboundListenerOptions): Record<string, unknown>[] {
+function inboundPortChains(ctx: PushContext, proxy: Proxy, port: InboundPort, opts: InboundListenerOptions, b: InboundBuild): Record<string, unknown>[] {
   const tls = opts.tlsOnSidecarIngress === true ? port.tls : undefined;
   const p = tls ? afterTlsTermination(port) : port;
   const mode = ctx.mtlsMode(proxy.namespace, proxy.labels, p.targetPort);
-  const chains = tls && mode === 'DISABLE' ? [tlsIngressChain(p, tls)] : inboundChains(p, mode);
+  const chains = tls && mode === 'DISABLE' ? [tlsIngressChain(p, tls, b)] : inboundChains(p, mode, b);
   const meta = provenance([p.sidecar]);
   return meta ? chains.map((c) => ({ metadata: meta, ...c })) : chains;
 }
@@ -232,8 +243,10 @@ function inboundPortChains(ctx: PushContext, proxy: Proxy, port: InboundPort, op
  */
 export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener {
   const ports = proxyInboundPorts(ctx, proxy, endpoints, (port) => onConflict?.('pilot_conflict_inbound_listener', `${proxy.id}:${port}`));
+  const o = resolveListenerOptions(opts.listener);
+  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o) };
   const chains: Record<string, unknown>[] = [];
-  for (const p of ports) chains.push(...inboundPortChains(ctx, proxy, p, opts));
+  for (const p of ports) chains.push(...inboundPortChains(ctx, proxy, p, opts, b));
   const mode = ctx.mtlsMode(proxy.namespace, proxy.labels);
   if (mode !== 'DISABLE') {
     chains.push({
@@ -267,15 +280,26 @@ export function passthroughFilterChain(mode: 'ALLOW_ANY' | 'REGISTRY_ONLY'): Rec
   return { name: 'PassthroughFilterChain', filters: [tcpProxy(mode === 'ALLOW_ANY' ? PASSTHROUGH_CLUSTER : BLACKHOLE_CLUSTER)] };
 }
 
-/** `virtualOutbound`: original destination, the catch-all chain per outboundTrafficPolicy (the Sidecar's, else the mesh's). */
-export function buildVirtualOutbound(ctx: PushContext, proxy: Proxy): Listener {
+/** Whether an IPv6-only proxy's `virtualOutbound` also listens on 0.0.0.0 (MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS). */
+export function virtualOutboundIpv4Extra(proxy: Proxy, listener: SidecarListenerOptions | undefined): boolean {
+  return resolveListenerOptions(listener).ipv4OutboundForIpv6 && ipv6OnlyProxy(proxy);
+}
+
+/**
+ * `virtualOutbound`: original destination, the catch-all chain per outboundTrafficPolicy (the Sidecar's, else
+ * the mesh's). As istiod, it binds `::` for an IPv6-only proxy, plus 0.0.0.0 as an additional address with
+ * MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS (EKS-style IPv6 clusters NAT outbound IPv4).
+ */
+export function buildVirtualOutbound(ctx: PushContext, proxy: Proxy, listener?: SidecarListenerOptions): Listener {
   const scope = sidecarScope(ctx, proxy);
   const allowAny = scope.outboundMode === 'ALLOW_ANY';
   const meta = provenance([scope.sidecar]);
+  const ipv4Extra = virtualOutboundIpv4Extra(proxy, listener);
   return {
     ...(meta ? { metadata: meta } : {}),
     name: VIRTUAL_OUTBOUND,
-    address: address('0.0.0.0', VIRTUAL_OUTBOUND_PORT),
+    address: address(ipv4Extra ? '::' : '0.0.0.0', VIRTUAL_OUTBOUND_PORT),
+    ...(ipv4Extra ? { additionalAddresses: [{ address: address('0.0.0.0', VIRTUAL_OUTBOUND_PORT) }] } : {}),
     useOriginalDst: { value: true },
     trafficDirection: 'OUTBOUND',
     filterChains: [
@@ -297,13 +321,21 @@ function vip(svc: Service): string | undefined {
  * `<vip>_<port>` per TCP service port with a VIP, and SNI-routed listeners for TLS ports (services on
  * one port share it). A port whose listener name is already taken is dropped (first by host name wins).
  */
-export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflict?: ConflictSink): Listener[] {
+export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflict?: ConflictSink, opts: OutboundListenerOptions = {}): Listener[] {
   const byName = new Map<string, Record<string, unknown>>();
   const kinds = new Map<string, 'http' | 'sniffed' | 'tls' | 'tcp'>();
   const scope = sidecarScope(ctx, proxy);
   const fallthrough = passthroughFilterChain(scope.outboundMode);
+  const o = resolveListenerOptions(opts.listener);
+  const hcm = sidecarHcmOptions(ctx, proxy, o, true);
+  const httpAlpn = plaintextHttpAlpn(o);
   for (const svc of scope.listenerServices) {
     for (const p of svc.ports) {
+      const pods = !isHttpPort(p) && o.headlessPodListeners && opts.endpoints ? headlessPodBinds(ctx, svc, p, opts.endpoints) : undefined;
+      if (pods) {
+        for (const ip of pods) addPodListener(ctx, proxy, svc, p, ip, { byName, kinds, hcm, httpAlpn, onConflict, fallthrough });
+        continue;
+      }
       if (isHttpPort(p)) {
         const name = `0.0.0.0_${p.port}`;
         if (byName.has(name)) continue;
@@ -321,8 +353,8 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
           filterChains: [
             {
               name: `0.0.0.0_${p.port}-http`,
-              filterChainMatch: { transportProtocol: 'raw_buffer', applicationProtocols: [...HTTP_ALPN] },
-              filters: [outboundHcm(`outbound_0.0.0.0_${p.port}`, String(p.port))],
+              filterChainMatch: { transportProtocol: 'raw_buffer', applicationProtocols: [...httpAlpn] },
+              filters: [outboundHcm(`outbound_0.0.0.0_${p.port}`, String(p.port), hcm)],
             },
           ],
           defaultFilterChain: fallthrough,
@@ -334,17 +366,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
         const name = `${ip ?? '0.0.0.0'}_${p.port}`;
         if (byName.has(name)) continue;
         kinds.set(name, 'sniffed');
-        byName.set(name, {
-          name,
-          address: address(ip ?? '0.0.0.0', p.port),
-          bindToPort: { value: false },
-          trafficDirection: 'OUTBOUND',
-          listenerFilters: sniffingListenerFilters(),
-          filterChains: [
-            { name: `${name}-http`, filterChainMatch: { applicationProtocols: [...HTTP_ALPN] }, filters: [outboundHcm(`outbound_${name}`, ip ? sniffedRouteConfigurationName(svc.hostname, p.port) : String(p.port))] },
-            tcpChain(ctx, proxy, svc, p.port, name),
-          ],
-        });
+        byName.set(name, sniffedListener(ctx, proxy, svc, p.port, ip, hcm, httpAlpn));
         continue;
       }
       if (isTlsPort(p)) {
@@ -371,14 +393,134 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
         continue;
       }
       kinds.set(name, 'tcp');
-      byName.set(name, { name, address: address(bind, p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [tcpChain(ctx, proxy, svc, p.port, name)] });
+      byName.set(name, tcpListener(ctx, proxy, svc, p.port, bind));
     }
   }
   return [...byName.values()];
 }
 
+/** How outbound listeners are built: the listener options and, for headless pod listeners, the endpoints. */
+export interface OutboundListenerOptions {
+  readonly listener?: SidecarListenerOptions;
+  /** The snapshot's endpoints; without them headless services keep `0.0.0.0_<port>`. */
+  readonly endpoints?: EndpointView;
+}
+
+/** A TCP service port's listener `<bind>_<port>`. */
+function tcpListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number, bind: string): Record<string, unknown> {
+  const name = `${bind}_${port}`;
+  return { name, address: address(bind, port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [tcpChain(ctx, proxy, svc, port, name)] };
+}
+
+/**
+ * A sniffed port's listener `<ip>_<port>` (or `0.0.0.0_<port>`): the HTTP chain (RDS `<host>:<port>` on a
+ * specific address, as istiod, else `<port>`) and the TCP chain.
+ */
+function sniffedListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number, ip: string | undefined, hcm: HcmOptions, httpAlpn: readonly string[]): Record<string, unknown> {
+  const name = `${ip ?? '0.0.0.0'}_${port}`;
+  return {
+    name,
+    address: address(ip ?? '0.0.0.0', port),
+    bindToPort: { value: false },
+    trafficDirection: 'OUTBOUND',
+    listenerFilters: sniffingListenerFilters(),
+    filterChains: [
+      { name: `${name}-http`, filterChainMatch: { applicationProtocols: [...httpAlpn] }, filters: [outboundHcm(`outbound_${name}`, ip ? sniffedRouteConfigurationName(svc.hostname, port) : String(port), hcm)] },
+      tcpChain(ctx, proxy, svc, port, name),
+    ],
+  };
+}
+
+/**
+ * The pod addresses a headless service's TCP, TLS or sniffed port gets listeners on (istiod's per-instance
+ * listeners, PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS): undefined when the service is not headless
+ * (resolution NONE without a VIP) or is a plain ServiceEntry (no workloadSelector) with no endpoints on
+ * the port, which keeps `0.0.0.0_<port>`; else the distinct IP addresses of its endpoints on the port,
+ * none for an orchestrator Service or selector ServiceEntry without endpoints (as istiod: "traffic will
+ * never work", and a wildcard listener could conflict on a scale down). The proxy's own address is kept
+ * here and dropped per proxy (see {@link withoutOwnPodListeners}), so that the set is shared.
+ */
+export function headlessPodBinds(ctx: PushContext, svc: Service, p: ServicePort, endpoints: EndpointView): readonly string[] | undefined {
+  if (svc.resolution !== 'NONE' || vip(svc) !== undefined) return undefined;
+  const ips = [...new Set(endpoints.instances(svc.hostname).filter((i) => i.servicePort === p.port && isIP(i.address) !== 0).map((i) => i.address))];
+  if (ips.length > 0) return ips;
+  if (orchServiceOf(svc)) return [];
+  const spec = ctx.configs.get(svc.source)?.spec as { workloadSelector?: unknown } | undefined;
+  return spec?.workloadSelector !== undefined ? [] : undefined;
+}
+
+/** The shared state of one outbound build (see buildOutboundListeners). */
+interface OutboundBuild {
+  readonly byName: Map<string, Record<string, unknown>>;
+  readonly kinds: Map<string, 'http' | 'sniffed' | 'tls' | 'tcp'>;
+  readonly hcm: HcmOptions;
+  readonly httpAlpn: readonly string[];
+  readonly onConflict: ConflictSink | undefined;
+  readonly fallthrough: Record<string, unknown>;
+}
+
+/**
+ * A headless service port's listener on one pod address, `<pod ip>_<port>`, TCP, TLS or sniffed; the first
+ * by host wins.
+ */
+function addPodListener(ctx: PushContext, proxy: Proxy, svc: Service, p: ServicePort, ip: string, b: OutboundBuild): void {
+  const name = `${ip}_${p.port}`;
+  const kind = isSniffedPort(p) ? 'sniffed' : isTlsPort(p) ? 'tls' : 'tcp';
+  if (b.byName.has(name)) {
+    if (kind === 'tcp' && b.kinds.get(name) === 'tcp') b.onConflict?.('pilot_conflict_outbound_listener_tcp_over_current_tcp', `${svc.hostname}:${p.port}`);
+    return;
+  }
+  b.kinds.set(name, kind);
+  if (kind === 'sniffed') b.byName.set(name, sniffedListener(ctx, proxy, svc, p.port, ip, b.hcm, b.httpAlpn));
+  else if (kind === 'tcp') b.byName.set(name, tcpListener(ctx, proxy, svc, p.port, ip));
+  else b.byName.set(name, podTlsListener(ctx, proxy, svc, p.port, ip, b.fallthrough));
+}
+
+/**
+ * A TLS port's listener on one pod address (istiod's buildSidecarOutboundTLSFilterChainOpts on a bound
+ * address): the pod is the destination, so without an applicable VirtualService `tls` route its one chain
+ * matches any SNI; with one, the route chains (by SNI) and, for any other SNI, the outbound traffic policy.
+ */
+function podTlsListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number, ip: string, fallthrough: Record<string, unknown>): Record<string, unknown> {
+  const name = `${ip}_${port}`;
+  const own = `${svc.hostname}:${port}-tls`;
+  const chains = tlsChains(ctx, proxy, svc, port);
+  const routed = chains.filter((c) => c['name'] !== own);
+  const base = { name, address: address(ip, port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND' };
+  if (routed.length > 0) return { ...base, listenerFilters: tlsListenerFilters(), filterChains: routed, defaultFilterChain: fallthrough };
+  const { filterChainMatch: _sni, ...anySni } = chains.find((c) => c['name'] === own)!;
+  return { ...base, filterChains: [anySni] };
+}
+
+/**
+ * The outbound listeners without the proxy's own headless pod listeners (istiod skips an instance at the
+ * proxy's first IP: the app reaching itself by pod IP does not pass the outbound listener). `podListeners`
+ * names the listeners built from pod addresses.
+ */
+export function withoutOwnPodListeners<T extends { name: string }>(listeners: readonly T[], podListeners: ReadonlySet<string>, proxy: Proxy): T[] {
+  const own = proxy.ipAddresses[0];
+  if (own === undefined || podListeners.size === 0) return [...listeners];
+  return listeners.filter((l) => !(podListeners.has(l.name) && l.name.startsWith(`${own}_`) && !l.name.slice(own.length + 1).includes('_')));
+}
+
+/** Names of listeners that are headless pod listeners (their address is not the service's). */
+export function podListenerNames(ctx: PushContext, proxy: Proxy, opts: OutboundListenerOptions): Set<string> {
+  const out = new Set<string>();
+  const o = resolveListenerOptions(opts.listener);
+  if (!o.headlessPodListeners || !opts.endpoints) return out;
+  for (const svc of sidecarScope(ctx, proxy).listenerServices) {
+    for (const p of svc.ports) {
+      if (isHttpPort(p)) continue;
+      for (const ip of headlessPodBinds(ctx, svc, p, opts.endpoints) ?? []) out.add(`${ip}_${p.port}`);
+    }
+  }
+  return out;
+}
+
 /** Every listener of a sidecar, sorted by name. */
 export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener[] {
-  const all = [buildVirtualOutbound(ctx, proxy), buildVirtualInbound(ctx, proxy, endpoints, onConflict, opts), ...buildOutboundListeners(ctx, proxy, onConflict)];
+  const outOpts: OutboundListenerOptions = { endpoints, ...(opts.listener ? { listener: opts.listener } : {}) };
+  const outbound = withoutOwnPodListeners(buildOutboundListeners(ctx, proxy, onConflict, outOpts) as (Listener & { name: string })[], podListenerNames(ctx, proxy, outOpts), proxy);
+  const all = [buildVirtualOutbound(ctx, proxy, opts.listener), buildVirtualInbound(ctx, proxy, endpoints, onConflict, opts), ...outbound];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
 }

@@ -141,9 +141,10 @@ describe('a dataplane sidecar over a real ADS stream, by PILOT_ENABLE_EDS_FOR_HE
           return got.some((x) => x['name'] === CASSANDRA) ? got : undefined;
         });
         assert.equal(clusters.find((x) => x['name'] === CASSANDRA)!['type'], c.type);
+        // NOTE: PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS defaults on: a listener per pod of the headless Service.
         const listeners = await client.waitFor('LDS', () => {
           const l = resourcesOf(client.latest(TYPE_URL.listener));
-          return l.some((x) => x['name'] === '0.0.0.0_9042') ? l : undefined;
+          return l.some((x) => x['name'] === '10.1.0.5_9042') ? l : undefined;
         });
         const eds = edsNamesOf(clusters);
         assert.equal(eds.includes(CASSANDRA), c.eds);

@@ -20,13 +20,14 @@ import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js'
 import { buildInboundCluster, buildOutboundCluster, buildProxyInboundCluster, buildSidecarClusters, buildSpecialClusters, proxyInboundPorts, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
 import type { ConflictRecorder } from './conflict-recorder.js';
-import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound } from './listener-builder.js';
+import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound, virtualOutboundIpv4Extra } from './listener-builder.js';
 import { buildSidecarRouteConfiguration, parseRouteConfigurationName } from './route-builder.js';
 import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKeyOf, sidecarRouteKey } from './sidecar-cache-keys.js';
 import { cachedOutboundListeners } from './sidecar-listener-cache.js';
 import { ENVOY, ENVOY_MESSAGE_BY_TYPE_URL, VIRTUAL_OUTBOUND } from './sidecar-names.js';
 import { encodedRouteConfiguration } from './sidecar-route-cache.js';
 import { ScopeMemo } from './scope-memo.js';
+import type { SidecarListenerOptions } from './listener-options.js';
 import { sidecarScope, type SidecarScope } from './sidecar-scope.js';
 
 /** Options of the sidecar generator, read once by the caller. */
@@ -54,6 +55,12 @@ export interface SidecarGeneratorOptions {
   readonly edsForHeadless?: boolean;
   /** ENABLE_TLS_ON_SIDECAR_INGRESS (default false; see InboundListenerOptions). */
   readonly tlsOnSidecarIngress?: boolean;
+  /**
+   * The listener options (PILOT_SIDECAR_USE_REMOTE_ADDRESS, PILOT_HTTP10, ENABLE_HCM_INTERNAL_NETWORKS,
+   * PILOT_ENABLE_ALPN_FILTER, MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS,
+   * PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS; see listener-options.ts). Absent fields: istiod's defaults.
+   */
+  readonly listener?: SidecarListenerOptions;
 }
 
 /** One resource to serve: its name and, on a cache miss, how to build it with its cache key and dependencies. */
@@ -89,7 +96,7 @@ export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway', '
 export const SIDECAR_RDS_UNAFFECTED: ReadonlySet<string> = new Set(['DestinationRule']);
 
 /** The resources of one type a sidecar gets, as plain objects keyed by name (for tests, debugging and the consistency checker). */
-export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: Pick<SidecarGeneratorOptions, 'sendUnhealthyEndpoints' | 'conflicts' | 'edsForHeadless' | 'tlsOnSidecarIngress'>): Map<string, Record<string, unknown>> {
+export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: Pick<SidecarGeneratorOptions, 'sendUnhealthyEndpoints' | 'conflicts' | 'edsForHeadless' | 'tlsOnSidecarIngress' | 'listener'>): Map<string, Record<string, unknown>> {
   const ctx = snap.pushContext;
   const out = new Map<string, Record<string, unknown>>();
   const byName = (list: readonly Record<string, unknown>[]): void => {
@@ -100,7 +107,7 @@ export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnaps
     case TYPE_URL.listener:
       // NOTE: observe first: a build that meets no conflict still clears an older snapshot's counts.
       opts.conflicts?.observe(snap.token);
-      byName(buildSidecarListeners(ctx, p, snap.endpoints, opts.conflicts?.sink(snap.token), { tlsOnSidecarIngress: opts.tlsOnSidecarIngress === true }));
+      byName(buildSidecarListeners(ctx, p, snap.endpoints, opts.conflicts?.sink(snap.token), { tlsOnSidecarIngress: opts.tlsOnSidecarIngress === true, ...(opts.listener ? { listener: opts.listener } : {}) }));
       break;
     case TYPE_URL.cluster:
       byName(buildSidecarClusters(ctx, p, { endpoints: snap.endpoints, edsForHeadless: opts.edsForHeadless === true }));
@@ -247,11 +254,14 @@ export class SidecarGenerator {
     conflicts?.observe(snap.token);
     const sink = conflicts?.sink(snap.token);
     const scope = sidecarScope(ctx, p);
-    // NOTE: virtualOutbound reads only the scope (its outbound mode and Sidecar); virtualInbound is the proxy's own.
-    const outboundBody = this.#memo.of(snap, scope, 'lds-virtualOutbound', () => encode(typeName, buildVirtualOutbound(ctx, p)));
-    const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, { tlsOnSidecarIngress: this.#opts.tlsOnSidecarIngress === true });
+    const listener = this.#opts.listener;
+    // NOTE: virtualOutbound reads only the scope (its outbound mode and Sidecar) and whether the proxy is
+    // IPv6-only (with MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS); virtualInbound is the proxy's own.
+    const vo = virtualOutboundIpv4Extra(p, listener) ? 'lds-virtualOutbound|ipv6' : 'lds-virtualOutbound';
+    const outboundBody = this.#memo.of(snap, scope, vo, () => encode(typeName, buildVirtualOutbound(ctx, p, listener)));
+    const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, { tlsOnSidecarIngress: this.#opts.tlsOnSidecarIngress === true, ...(listener ? { listener } : {}) });
     const own = [{ name: VIRTUAL_OUTBOUND, body: outboundBody }, { name: String(inbound['name']), body: encode(typeName, inbound) }];
-    const outbound = cachedOutboundListeners(this.cache, ctx, p, scope, snap.token, (l) => encode(typeName, l), sink);
+    const outbound = cachedOutboundListeners(this.cache, ctx, p, scope, snap, (l) => encode(typeName, l), sink, listener);
     const want = names && names.length > 0 ? new Set(names) : undefined;
     const byName = new Map<string, Uint8Array>();
     for (const l of [...own, ...outbound].sort((a, b) => (a.name < b.name ? -1 : 1))) if (!want || want.has(l.name)) byName.set(l.name, l.body);

@@ -13,19 +13,26 @@
  * config change is a full push naming nothing, which clears all. The entry is one cache value per
  * listener plus an index value (the names, in order, and the listener conflicts the build met, which a
  * hit reports again so the conflict gauges stay right).
+ * The listener options (listener-options.ts) are process-wide, so they are not in the key; the proxy's own
+ * metadata `HTTP10: "1"` is (it makes the HCMs accept HTTP/1.0). Headless pod listeners read the
+ * endpoints of their services: an endpoint change of a listener service clears the entry (its
+ * `ServiceEntry/<ns>/<host>` dependency) and the proxy's own pod listener is dropped per proxy, after the cache.
  */
 import { createHash } from 'node:crypto';
-import { resolveShortName, type PushContext, type Proxy } from '../../../core/index.js';
+import { resolveShortName, type PushContext, type PushSnapshot, type Proxy } from '../../../core/index.js';
 import type { VirtualServiceSpec } from '../../../crds/index.js';
 import type { XdsCache } from '../../cache/xds-cache.js';
 import type { ConflictMetric, ConflictSink } from './conflict-recorder.js';
-import { buildOutboundListeners } from './listener-builder.js';
+import { buildOutboundListeners, podListenerNames, withoutOwnPodListeners } from './listener-builder.js';
+import { proxyWantsHttp10, resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
 import type { SidecarScope } from './sidecar-scope.js';
 
 /** The index value of a cached listener set. */
 interface ListenerIndex {
   readonly names: readonly string[];
   readonly conflicts: readonly (readonly [ConflictMetric, string])[];
+  /** The names of headless pod listeners (the proxy's own is dropped per proxy). */
+  readonly pods?: readonly string[];
 }
 
 const l4SourceLabels = new WeakMap<PushContext, boolean>();
@@ -58,8 +65,10 @@ function scopeDigest(scope: SidecarScope): string {
 }
 
 /** The key prefix of a proxy's outbound listener set (see the file comment). */
-export function sidecarListenerKey(ctx: PushContext, proxy: Proxy, scope: SidecarScope): string {
-  const base = `slds|${proxy.namespace}|${scopeDigest(scope)}`;
+export function sidecarListenerKey(ctx: PushContext, proxy: Proxy, scope: SidecarScope, listener?: SidecarListenerOptions): string {
+  // NOTE: the proxy's HTTP10 metadata changes the HCMs only when PILOT_HTTP10 does not already.
+  const http10 = proxyWantsHttp10(proxy) && !resolveListenerOptions(listener).http10 ? '|h10' : '';
+  const base = `slds|${proxy.namespace}|${scopeDigest(scope)}${http10}`;
   if (!anyL4SourceLabels(ctx)) return base;
   return `${base}|${Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',')}`;
 }
@@ -90,29 +99,38 @@ export function cachedOutboundListeners(
   ctx: PushContext,
   proxy: Proxy,
   scope: SidecarScope,
-  token: number,
+  snap: PushSnapshot,
   encode: (listener: Record<string, unknown>) => Uint8Array,
   sink?: ConflictSink,
+  listener?: SidecarListenerOptions,
 ): { name: string; body: Uint8Array }[] {
-  const key = sidecarListenerKey(ctx, proxy, scope);
+  const token = snap.token;
+  const key = sidecarListenerKey(ctx, proxy, scope, listener);
   const indexBytes = cache.get(`${key}|#index`);
   if (indexBytes) {
     const index = JSON.parse(Buffer.from(indexBytes).toString('utf8')) as ListenerIndex;
     const bodies = index.names.map((n) => cache.get(`${key}|${n}`));
     if (bodies.every((b) => b !== undefined)) {
       for (const [metric, k] of index.conflicts) sink?.(metric, k);
-      return index.names.map((name, i) => ({ name, body: bodies[i]! }));
+      return withoutOwnPodListeners(index.names.map((name, i) => ({ name, body: bodies[i]! })), new Set(index.pods ?? []), proxy);
     }
   }
   const conflicts: [ConflictMetric, string][] = [];
-  const listeners = buildOutboundListeners(ctx, proxy, (metric, k) => {
-    conflicts.push([metric, k]);
-    sink?.(metric, k);
-  });
+  const opts = { endpoints: snap.endpoints, ...(listener ? { listener } : {}) };
+  const listeners = buildOutboundListeners(
+    ctx,
+    proxy,
+    (metric, k) => {
+      conflicts.push([metric, k]);
+      sink?.(metric, k);
+    },
+    opts,
+  );
+  const pods = podListenerNames(ctx, proxy, opts);
   const deps = sidecarListenerDependencies(ctx, proxy, scope);
   const out = listeners.map((l) => ({ name: String(l['name']), body: encode(l) }));
   for (const o of out) cache.set(`${key}|${o.name}`, o.body, deps, token);
-  const index: ListenerIndex = { names: out.map((o) => o.name), conflicts };
+  const index: ListenerIndex = { names: out.map((o) => o.name), conflicts, ...(pods.size > 0 ? { pods: [...pods] } : {}) };
   cache.set(`${key}|#index`, Buffer.from(JSON.stringify(index), 'utf8'), deps, token);
-  return out;
+  return withoutOwnPodListeners(out, pods, proxy);
 }
