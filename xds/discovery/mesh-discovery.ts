@@ -25,10 +25,27 @@ import { randomNonceSeed, seededNonces } from '../server/nonce-source.js';
 import { GeneratorRegistry, type RegisteredProxy } from '../server/generator-registry.js';
 import { transportOptionsFromEnv, type TransportOptions } from '../server/server-options.js';
 
-/** Generator options from env, read once. */
+/** Thrown at start for an environment variable asking for what meshd cannot serve. */
+export class UnsupportedOptionError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(message);
+    this.name = 'UnsupportedOptionError';
+  }
+}
+
+/**
+ * Generator options from env, read once. Throws UnsupportedOptionError for PILOT_ENABLE_MYSQL_FILTER=true:
+ * the MySQL proxy is an Envoy contrib filter, which the proxy image meshd serves does not carry.
+ */
 export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
   const cacheSize = env.int('PILOT_XDS_CACHE_SIZE');
   if (cacheSize < 1) throw new RangeError(`PILOT_XDS_CACHE_SIZE=${cacheSize}: must be at least 1`);
+  if (env.bool('PILOT_ENABLE_MYSQL_FILTER')) {
+    throw new UnsupportedOptionError(
+      'PILOT_ENABLE_MYSQL_FILTER',
+      'PILOT_ENABLE_MYSQL_FILTER=true is not supported: the MySQL proxy (envoy.filters.network.mysql_proxy) is an Envoy contrib filter that the data-plane proxy build does not include; unset PILOT_ENABLE_MYSQL_FILTER or set it to false (MYSQL ports then get tcp_proxy)',
+    );
+  }
   const enableCache = env.bool('PILOT_ENABLE_XDS_CACHE');
   return {
     enableCache,
@@ -37,6 +54,9 @@ export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
     sendUnhealthyEndpoints: env.bool('PILOT_SEND_UNHEALTHY_ENDPOINTS'),
     edsForHeadless: env.bool('PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES'),
     tlsOnSidecarIngress: env.bool('ENABLE_TLS_ON_SIDECAR_INGRESS'),
+    autoSni: env.bool('ENABLE_AUTO_SNI'),
+    redisFilter: env.bool('PILOT_ENABLE_REDIS_FILTER'),
+    mongoFilter: env.bool('PILOT_ENABLE_MONGO_FILTER'),
     optimizedConfigRebuild: env.bool('ENABLE_OPTIMIZED_CONFIG_REBUILD'),
     cacheSize,
   };
@@ -141,12 +161,17 @@ export class MeshDiscovery {
       conflicts: conflictRecorderFrom(o.metrics),
       edsForHeadless: o.generator.edsForHeadless === true,
       tlsOnSidecarIngress: o.generator.tlsOnSidecarIngress === true,
+      ...(o.generator.autoSni !== undefined ? { autoSni: o.generator.autoSni } : {}),
+      ...(o.generator.redisFilter !== undefined ? { redisFilter: o.generator.redisFilter } : {}),
+      ...(o.generator.mongoFilter !== undefined ? { mongoFilter: o.generator.mongoFilter } : {}),
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
     });
     this.sidecarGenerator.register(this.registry);
     registerNds(this.registry);
     this.routerGenerator = new RouterGenerator({
       sendUnhealthyEndpoints: o.generator.sendUnhealthyEndpoints,
+      ...(o.generator.autoSni !== undefined ? { autoSni: o.generator.autoSni } : {}),
+      ...(o.generator.redisFilter !== undefined ? { redisFilter: o.generator.redisFilter } : {}),
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
     });
     this.routerGenerator.register(this.registry);

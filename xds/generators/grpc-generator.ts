@@ -40,6 +40,12 @@ export interface GrpcGeneratorOptions {
   readonly edsForHeadless?: boolean;
   /** ENABLE_TLS_ON_SIDECAR_INGRESS (default false): Envoy sidecars terminate Sidecar `ingress[].tls` (the sidecar generator's option). */
   readonly tlsOnSidecarIngress?: boolean;
+  /** ENABLE_AUTO_SNI (default true): Envoy clusters originating SIMPLE/MUTUAL TLS without `sni` get auto SNI (sidecar and router generators). */
+  readonly autoSni?: boolean;
+  /** PILOT_ENABLE_REDIS_FILTER (default false): REDIS ports get the Redis proxy and MAGLEV clusters on Envoy (sidecar and router generators). */
+  readonly redisFilter?: boolean;
+  /** PILOT_ENABLE_MONGO_FILTER (default true): MONGO ports get the Mongo proxy on Envoy sidecars. */
+  readonly mongoFilter?: boolean;
   /**
    * ENABLE_OPTIMIZED_CONFIG_REBUILD (default true): a full push drops only the cached resources that
    * depend on the configs it names. False: every full push drops the whole cache, so everything is rebuilt.

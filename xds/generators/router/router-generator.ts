@@ -25,6 +25,10 @@ export interface RouterGeneratorOptions {
   readonly sendUnhealthyEndpoints: boolean;
   /** When generation yields the event loop (default the process-wide `pushPathSlicer`). */
   readonly slicer?: Pick<TurnSlicer, 'overBudget'>;
+  /** ENABLE_AUTO_SNI (default true; see the sidecar's OutboundClusterOptions). */
+  readonly autoSni?: boolean;
+  /** PILOT_ENABLE_REDIS_FILTER (default false): MAGLEV for REDIS ports' clusters (see OutboundClusterOptions). */
+  readonly redisFilter?: boolean;
 }
 
 /**
@@ -48,7 +52,7 @@ export function buildRouterResources(p: Proxy, typeUrl: string, snap: PushSnapsh
       break;
     case TYPE_URL.cluster: {
       const clusters = [
-        ...buildOutboundClusters(ctx, scoped, snap.endpoints),
+        ...buildOutboundClusters(ctx, scoped, snap.endpoints, { ...(opts.autoSni !== undefined ? { autoSni: opts.autoSni } : {}), ...(opts.redisFilter !== undefined ? { redisFilter: opts.redisFilter } : {}) }),
         ...buildSniDnatClusters(ctx, scoped, mergeGateways(ctx, p, snap.endpoints), snap.endpoints),
         ...buildSpecialClusters(ctx).filter((c) => c['name'] === BLACKHOLE_CLUSTER),
       ];

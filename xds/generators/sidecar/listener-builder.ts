@@ -19,7 +19,7 @@
 import type { EndpointView, MtlsMode, PushContext, Proxy, Service } from '../../../core/index.js';
 import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
-import { isTlsPort, tcpChain, tlsChains, tlsListenerFilters } from './tcp-listener-builder.js';
+import { isTlsPort, tcpChain, tlsChains, tlsListenerFilters, type NetworkFilterOptions } from './tcp-listener-builder.js';
 import { isHttpPort, isSniffedPort, proxyInboundPorts, type InboundPort } from './cluster-builder.js';
 import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from './server-tls.js';
 import type { ConflictSink } from './conflict-recorder.js';
@@ -297,7 +297,7 @@ function vip(svc: Service): string | undefined {
  * `<vip>_<port>` per TCP service port with a VIP, and SNI-routed listeners for TLS ports (services on
  * one port share it). A port whose listener name is already taken is dropped (first by host name wins).
  */
-export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflict?: ConflictSink): Listener[] {
+export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflict?: ConflictSink, filters: NetworkFilterOptions = {}): Listener[] {
   const byName = new Map<string, Record<string, unknown>>();
   const kinds = new Map<string, 'http' | 'sniffed' | 'tls' | 'tcp'>();
   const scope = sidecarScope(ctx, proxy);
@@ -342,7 +342,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
           listenerFilters: sniffingListenerFilters(),
           filterChains: [
             { name: `${name}-http`, filterChainMatch: { applicationProtocols: [...HTTP_ALPN] }, filters: [outboundHcm(`outbound_${name}`, ip ? sniffedRouteConfigurationName(svc.hostname, p.port) : String(p.port))] },
-            tcpChain(ctx, proxy, svc, p.port, name),
+            tcpChain(ctx, proxy, svc, p.port, name, filters),
           ],
         });
         continue;
@@ -371,14 +371,14 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
         continue;
       }
       kinds.set(name, 'tcp');
-      byName.set(name, { name, address: address(bind, p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [tcpChain(ctx, proxy, svc, p.port, name)] });
+      byName.set(name, { name, address: address(bind, p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [tcpChain(ctx, proxy, svc, p.port, name, filters)] });
     }
   }
   return [...byName.values()];
 }
 
 /** Every listener of a sidecar, sorted by name. */
-export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener[] {
-  const all = [buildVirtualOutbound(ctx, proxy), buildVirtualInbound(ctx, proxy, endpoints, onConflict, opts), ...buildOutboundListeners(ctx, proxy, onConflict)];
+export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions & NetworkFilterOptions = {}): Listener[] {
+  const all = [buildVirtualOutbound(ctx, proxy), buildVirtualInbound(ctx, proxy, endpoints, onConflict, opts), ...buildOutboundListeners(ctx, proxy, onConflict, opts)];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
 }

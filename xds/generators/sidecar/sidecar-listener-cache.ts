@@ -20,6 +20,7 @@ import type { VirtualServiceSpec } from '../../../crds/index.js';
 import type { XdsCache } from '../../cache/xds-cache.js';
 import type { ConflictMetric, ConflictSink } from './conflict-recorder.js';
 import { buildOutboundListeners } from './listener-builder.js';
+import type { NetworkFilterOptions } from './tcp-listener-builder.js';
 import type { SidecarScope } from './sidecar-scope.js';
 
 /** The index value of a cached listener set. */
@@ -93,6 +94,7 @@ export function cachedOutboundListeners(
   token: number,
   encode: (listener: Record<string, unknown>) => Uint8Array,
   sink?: ConflictSink,
+  filters: NetworkFilterOptions = {},
 ): { name: string; body: Uint8Array }[] {
   const key = sidecarListenerKey(ctx, proxy, scope);
   const indexBytes = cache.get(`${key}|#index`);
@@ -108,7 +110,7 @@ export function cachedOutboundListeners(
   const listeners = buildOutboundListeners(ctx, proxy, (metric, k) => {
     conflicts.push([metric, k]);
     sink?.(metric, k);
-  });
+  }, filters);
   const deps = sidecarListenerDependencies(ctx, proxy, scope);
   const out = listeners.map((l) => ({ name: String(l['name']), body: encode(l) }));
   for (const o of out) cache.set(`${key}|${o.name}`, o.body, deps, token);
