@@ -19,7 +19,7 @@
 import type { EndpointView, MtlsMode, PushContext, Proxy, Service } from '../../../core/index.js';
 import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
-import { isTlsPort, tcpChain, tlsChains, tlsListenerFilters, type NetworkFilterOptions } from './tcp-listener-builder.js';
+import { isTlsPort, protocolFilters, tcpChain, tlsChains, tlsListenerFilters, type NetworkFilterOptions } from './tcp-listener-builder.js';
 import { isHttpPort, isSniffedPort, proxyInboundPorts, type InboundPort } from './cluster-builder.js';
 import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from './server-tls.js';
 import type { ConflictSink } from './conflict-recorder.js';
@@ -159,11 +159,14 @@ function sniffedInboundChains(p: InboundPort, mode: MtlsMode): Record<string, un
   return chains;
 }
 
-/** The filter chains of one inbound port by the mode of mTLS the proxy's PeerAuthentication sets for it. */
-function inboundChains(p: InboundPort, mode: MtlsMode): Record<string, unknown>[] {
+/**
+ * The filter chains of one inbound port by the mode of mTLS the proxy's PeerAuthentication sets for it; a
+ * MONGO or REDIS port's TCP chains carry the Mongo or Redis proxy as istiod's inbound ones (protocolFilters).
+ */
+function inboundChains(p: InboundPort, mode: MtlsMode, proxies: NetworkFilterOptions): Record<string, unknown>[] {
   if (isSniffedPort(p)) return sniffedInboundChains(p, mode);
   const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
-  const filters = http ? [inboundHcm(p)] : [tcpProxy(inboundClusterName(p.targetPort), `inbound|${p.targetPort}||`)];
+  const filters = http ? [inboundHcm(p)] : protocolFilters(p.protocol, tcpProxy(inboundClusterName(p.targetPort), `inbound|${p.targetPort}||`), proxies);
   const chains: Record<string, unknown>[] = [];
   if (mode !== 'DISABLE') {
     chains.push({
@@ -217,11 +220,11 @@ function tlsIngressChain(p: InboundPort, tls: NonNullable<InboundPort['tls']>): 
  * replaces the mTLS/plaintext chains only where the port's PeerAuthentication mode is DISABLE (istiod: "to
  * avoid conflicts"); otherwise the chains of the mode. Chains of a Sidecar ingress listener name the Sidecar.
  */
-function inboundPortChains(ctx: PushContext, proxy: Proxy, port: InboundPort, opts: InboundListenerOptions): Record<string, unknown>[] {
+function inboundPortChains(ctx: PushContext, proxy: Proxy, port: InboundPort, opts: InboundListenerOptions & NetworkFilterOptions): Record<string, unknown>[] {
   const tls = opts.tlsOnSidecarIngress === true ? port.tls : undefined;
   const p = tls ? afterTlsTermination(port) : port;
   const mode = ctx.mtlsMode(proxy.namespace, proxy.labels, p.targetPort);
-  const chains = tls && mode === 'DISABLE' ? [tlsIngressChain(p, tls)] : inboundChains(p, mode);
+  const chains = tls && mode === 'DISABLE' ? [tlsIngressChain(p, tls)] : inboundChains(p, mode, opts);
   const meta = provenance([p.sidecar]);
   return meta ? chains.map((c) => ({ metadata: meta, ...c })) : chains;
 }
@@ -230,7 +233,7 @@ function inboundPortChains(ctx: PushContext, proxy: Proxy, port: InboundPort, op
  * `virtualInbound`: per-port chains (the proxy's service ports, or its Sidecar's ingress listeners), then
  * passthrough chains for other ports (mTLS and/or plaintext per the workload's mode).
  */
-export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener {
+export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions & NetworkFilterOptions = {}): Listener {
   const ports = proxyInboundPorts(ctx, proxy, endpoints, (port) => onConflict?.('pilot_conflict_inbound_listener', `${proxy.id}:${port}`));
   const chains: Record<string, unknown>[] = [];
   for (const p of ports) chains.push(...inboundPortChains(ctx, proxy, p, opts));

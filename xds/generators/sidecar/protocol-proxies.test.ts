@@ -61,6 +61,17 @@ spec:
   ports: [{ number: 3306, name: mysql, protocol: MYSQL }]
   resolution: STATIC
   endpoints: [{ address: 127.0.0.61 }]
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: ppdata, namespace: default }
+spec:
+  hosts: [ppdata.default.svc.cluster.local]
+  addresses: [10.96.0.70]
+  location: MESH_INTERNAL
+  ports: [{ number: 27018, name: mongo, protocol: MONGO }, { number: 6380, name: redis, protocol: REDIS }]
+  resolution: STATIC
+  workloadSelector: { labels: { app: productpage } }
 `;
 
 type Opts = { redisFilter?: boolean; mongoFilter?: boolean };
@@ -118,5 +129,17 @@ describe('PILOT_ENABLE_REDIS_FILTER and PILOT_ENABLE_MONGO_FILTER on sidecar TCP
     };
     assert.deepEqual(policies({ redisFilter: true }), ['MAGLEV', 'MAGLEV', 'LEAST_REQUEST']);
     assert.deepEqual(policies({}), ['ROUND_ROBIN', 'ROUND_ROBIN', 'LEAST_REQUEST']);
+  });
+
+  it('given the proxy\'s own MONGO and REDIS ports should put the Mongo / Redis proxy on their inbound chains with the filters on, and tcp_proxy alone off (as istiod)', () => {
+    const inbound = (o: Opts): Record<string, unknown> => {
+      const cfg = config(o);
+      assert.deepEqual(checkConsistency(cfg), []);
+      const chains = (cfg.listeners.find((l) => l['name'] === 'virtualInbound') as any).filterChains as any[];
+      const at = (port: number): any[] => chains.find((c) => c.filterChainMatch?.destinationPort?.value === port).filters;
+      return { mongo: at(27018).map((f) => f.name), redis: at(6380).map((f) => f.name), route: at(6380)[0].typedConfig.prefixRoutes?.catchAllRoute };
+    };
+    assert.deepEqual(inbound({ redisFilter: true }), { mongo: ['envoy.filters.network.mongo_proxy', 'envoy.filters.network.tcp_proxy'], redis: ['envoy.filters.network.redis_proxy'], route: { cluster: 'inbound|6380||' } });
+    assert.deepEqual(inbound({ mongoFilter: false }), { mongo: ['envoy.filters.network.tcp_proxy'], redis: ['envoy.filters.network.tcp_proxy'], route: undefined });
   });
 });

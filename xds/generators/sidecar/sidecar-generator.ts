@@ -266,7 +266,7 @@ export class SidecarGenerator {
     const scope = sidecarScope(ctx, p);
     // NOTE: virtualOutbound reads only the scope (its outbound mode and Sidecar); virtualInbound is the proxy's own.
     const outboundBody = this.#memo.of(snap, scope, 'lds-virtualOutbound', () => encode(typeName, buildVirtualOutbound(ctx, p)));
-    const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, { tlsOnSidecarIngress: this.#opts.tlsOnSidecarIngress === true });
+    const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, listenerOptions(this.#opts));
     const own = [{ name: VIRTUAL_OUTBOUND, body: outboundBody }, { name: String(inbound['name']), body: encode(typeName, inbound) }];
     const outbound = cachedOutboundListeners(this.cache, ctx, p, scope, snap.token, (l) => encode(typeName, l), sink, listenerOptions(this.#opts));
     const want = names && names.length > 0 ? new Set(names) : undefined;
