@@ -57,6 +57,7 @@ export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
     autoSni: env.bool('ENABLE_AUTO_SNI'),
     redisFilter: env.bool('PILOT_ENABLE_REDIS_FILTER'),
     mongoFilter: env.bool('PILOT_ENABLE_MONGO_FILTER'),
+    routeCollapse: env.bool('PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION'),
     optimizedConfigRebuild: env.bool('ENABLE_OPTIMIZED_CONFIG_REBUILD'),
     cacheSize,
   };
@@ -172,6 +173,7 @@ export class MeshDiscovery {
       sendUnhealthyEndpoints: o.generator.sendUnhealthyEndpoints,
       ...(o.generator.autoSni !== undefined ? { autoSni: o.generator.autoSni } : {}),
       ...(o.generator.redisFilter !== undefined ? { redisFilter: o.generator.redisFilter } : {}),
+      ...(o.generator.routeCollapse !== undefined ? { routeCollapse: o.generator.routeCollapse } : {}),
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
     });
     this.routerGenerator.register(this.registry);

@@ -47,6 +47,11 @@ export interface GrpcGeneratorOptions {
   /** PILOT_ENABLE_MONGO_FILTER (default true): MONGO ports get the Mongo proxy on Envoy sidecars. */
   readonly mongoFilter?: boolean;
   /**
+   * PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION (default true): virtual hosts with the same routes are merged in
+   * router (gateway) route configurations (the router generator's option; istiod never collapses sidecar routes).
+   */
+  readonly routeCollapse?: boolean;
+  /**
    * ENABLE_OPTIMIZED_CONFIG_REBUILD (default true): a full push drops only the cached resources that
    * depend on the configs it names. False: every full push drops the whole cache, so everything is rebuilt.
    */
