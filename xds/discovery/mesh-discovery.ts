@@ -34,18 +34,24 @@ export class UnsupportedOptionError extends Error {
 }
 
 /**
- * Generator options from env, read once. Throws UnsupportedOptionError for PILOT_ENABLE_MYSQL_FILTER=true:
- * the MySQL proxy is an Envoy contrib filter, which the proxy image meshd serves does not carry.
+ * Throws UnsupportedOptionError for an environment meshd cannot serve: PILOT_ENABLE_MYSQL_FILTER=true (the
+ * MySQL proxy is an Envoy contrib filter, which the proxy build meshd serves does not carry). meshd calls it
+ * before starting anything; generatorOptionsFromEnv calls it too.
  */
-export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
-  const cacheSize = env.int('PILOT_XDS_CACHE_SIZE');
-  if (cacheSize < 1) throw new RangeError(`PILOT_XDS_CACHE_SIZE=${cacheSize}: must be at least 1`);
+export function refuseUnsupportedEnv(env: Env): void {
   if (env.bool('PILOT_ENABLE_MYSQL_FILTER')) {
     throw new UnsupportedOptionError(
       'PILOT_ENABLE_MYSQL_FILTER',
       'PILOT_ENABLE_MYSQL_FILTER=true is not supported: the MySQL proxy (envoy.filters.network.mysql_proxy) is an Envoy contrib filter that the data-plane proxy build does not include; unset PILOT_ENABLE_MYSQL_FILTER or set it to false (MYSQL ports then get tcp_proxy)',
     );
   }
+}
+
+/** Generator options from env, read once. Throws UnsupportedOptionError as refuseUnsupportedEnv. */
+export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
+  const cacheSize = env.int('PILOT_XDS_CACHE_SIZE');
+  if (cacheSize < 1) throw new RangeError(`PILOT_XDS_CACHE_SIZE=${cacheSize}: must be at least 1`);
+  refuseUnsupportedEnv(env);
   const enableCache = env.bool('PILOT_ENABLE_XDS_CACHE');
   return {
     enableCache,
