@@ -212,12 +212,14 @@ describe('pilot-discovery discovery (process)', function () {
     { name: 'given a bad environment value should print the variable and exit 1', args: [], env: { ENABLE_CA_SERVER: 'flase' }, error: /Error: ENABLE_CA_SERVER="flase": not a Bool/ },
     { name: 'given an unknown log scope should name it and exit 1', args: ['--log_output_level=nosuch:debug'], error: /Error: .*nosuch/ },
     { name: 'given an unknown registry should name it and exit 1', args: ['--registries=Orchestrator,Consul'], error: /Error: --registries: unknown registry "Consul"/ },
+    { name: 'given PILOT_ENABLE_MYSQL_FILTER=true should refuse it before starting anything, naming the variable, and exit 1', args: [], env: { PILOT_ENABLE_MYSQL_FILTER: 'true' }, error: /^Error: PILOT_ENABLE_MYSQL_FILTER=true is not supported: .*contrib filter/m },
   ];
   for (const c of badInput) {
     it(c.name, async () => {
       const r = await runProgram('pilot-discovery', ['discovery', ...c.args], programEnv(c.env));
       assert.equal(r.code, 1);
       assert.match(r.stderr, c.error);
+      assert.doesNotMatch(`${r.stdout}${r.stderr}`, /CA ready|listeners started/, 'nothing started');
     });
   }
 });

@@ -14,6 +14,7 @@ import { SECURE_FLAGS, secureSideCa, startSecureSide } from './secure-side.js';
 import { serverOptions } from './meshd-server.js';
 import { connectOrchestrator } from './orch-connection.js';
 import { startMeshdWebhooks } from './meshd-webhooks.js';
+import { refuseUnsupportedEnv } from '../../xds/index.js';
 import { Subject } from 'rxjs';
 import type { ConfigStatusReport } from '../../reconcilers/index.js';
 
@@ -37,6 +38,8 @@ export function meshdServerOptions(flags: DiscoveryOptions): MeshdServerOptions 
 /** Runs meshd until a signal; resolves with the exit code. */
 export async function runDiscovery(ctx: RunContext): Promise<number> {
   const flags = discoveryOptionsFrom(ctx.flags, loadEnv('pilot-discovery', ctx.io.env));
+  // NOTE: an option meshd cannot serve stops it before any listener or CA starts.
+  refuseUnsupportedEnv(flags.env);
   const logging = createLogging(flags.log, SCOPES['pilot-discovery']);
   const log = logging.root;
   const metrics = createMetrics('pilot-discovery');

@@ -28,9 +28,10 @@ export const CONFIG_FILES = [
 
 /**
  * Environment both servers run with: ENABLE_TLS_ON_SIDECAR_INGRESS for the Sidecar ingress TLS of
- * ingress-tls.yaml (it changes nothing where no Sidecar has ingress TLS).
+ * ingress-tls.yaml (it changes nothing where no Sidecar has ingress TLS); PILOT_ENABLE_REDIS_FILTER for the Redis
+ * proxy and MAGLEV of more.yaml's REDIS port (it changes nothing where no port is REDIS).
  */
-export const SERVER_ENV: Readonly<Record<string, string>> = { ENABLE_TLS_ON_SIDECAR_INGRESS: 'true' };
+export const SERVER_ENV: Readonly<Record<string, string>> = { ENABLE_TLS_ON_SIDECAR_INGRESS: 'true', PILOT_ENABLE_REDIS_FILTER: 'true' };
 
 /**
  * The listener options pass: the files again with the sidecar listener options both servers share set
@@ -154,6 +155,9 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       tcp('sniffed port, raw TCP', '10.96.6.1', 7070),
       tcp('headless service (NONE) to a pod IP', '10.50.0.9', 7071),
       http('a service exported to its own namespace only', '10.96.6.3', 8080, 'private.diff-more:8080', '/'),
+      tcp('REDIS port (Redis proxy)', '10.96.6.20', 6379),
+      tcp('MONGO port (Mongo proxy, then tcp_proxy)', '10.96.6.21', 27017),
+      http('TLS origination without sni (auto SNI)', '203.0.113.22', 80, 'auto-sni.example.org', '/'),
       http('DNS ServiceEntry with endpoints', '203.0.113.20', 8081, 'legacy.example.org:8081', '/'),
       http('TLS origination by DestinationRule (plain HTTP in)', '203.0.113.21', 80, 'secure.example.org', '/'),
       http('shared port 7080: the HTTP service', '10.96.7.1', 7080, 'web7080.diff-ports:7080', '/'),

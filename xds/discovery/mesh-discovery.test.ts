@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { loadEnv } from '../../core/index.js';
-import { generatorOptionsFromEnv } from './mesh-discovery.js';
+import { generatorOptionsFromEnv, UnsupportedOptionError } from './mesh-discovery.js';
 
 describe('generatorOptionsFromEnv', () => {
   const cases: { name: string; env: Record<string, string>; want: { edsForHeadless: boolean; tlsOnSidecarIngress: boolean } }[] = [
@@ -14,6 +14,27 @@ describe('generatorOptionsFromEnv', () => {
       assert.deepEqual({ edsForHeadless: o.edsForHeadless, tlsOnSidecarIngress: o.tlsOnSidecarIngress }, c.want);
     });
   }
+
+  const clusterOptions: { name: string; env: Record<string, string>; want: { autoSni: boolean; redisFilter: boolean; mongoFilter: boolean; routeCollapse: boolean } }[] = [
+    { name: 'given none of them should turn auto SNI, the Mongo filter and route collapse on and the Redis filter off (the spec\'s and istiod\'s defaults)', env: {}, want: { autoSni: true, redisFilter: false, mongoFilter: true, routeCollapse: true } },
+    { name: 'given ENABLE_AUTO_SNI=false should turn auto SNI off', env: { ENABLE_AUTO_SNI: 'false' }, want: { autoSni: false, redisFilter: false, mongoFilter: true, routeCollapse: true } },
+    { name: 'given PILOT_ENABLE_REDIS_FILTER=true and PILOT_ENABLE_MONGO_FILTER=false should swap the protocol filters', env: { PILOT_ENABLE_REDIS_FILTER: 'true', PILOT_ENABLE_MONGO_FILTER: 'false' }, want: { autoSni: true, redisFilter: true, mongoFilter: false, routeCollapse: true } },
+    { name: 'given PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION=false should turn route collapse off', env: { PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION: 'false' }, want: { autoSni: true, redisFilter: false, mongoFilter: true, routeCollapse: false } },
+  ];
+  for (const c of clusterOptions) {
+    it(c.name, () => {
+      const o = generatorOptionsFromEnv(loadEnv('pilot-discovery', c.env));
+      assert.deepEqual({ autoSni: o.autoSni, redisFilter: o.redisFilter, mongoFilter: o.mongoFilter, routeCollapse: o.routeCollapse }, c.want);
+    });
+  }
+
+  it('given PILOT_ENABLE_MYSQL_FILTER=true should refuse to start, naming the variable and why', () => {
+    assert.throws(
+      () => generatorOptionsFromEnv(loadEnv('pilot-discovery', { PILOT_ENABLE_MYSQL_FILTER: 'true' })),
+      (e: unknown) => e instanceof UnsupportedOptionError && e.variable === 'PILOT_ENABLE_MYSQL_FILTER' && /^PILOT_ENABLE_MYSQL_FILTER=true is not supported: .*contrib filter/.test(e.message),
+    );
+    assert.doesNotThrow(() => generatorOptionsFromEnv(loadEnv('pilot-discovery', { PILOT_ENABLE_MYSQL_FILTER: 'false' })));
+  });
 });
 
 describe('generatorOptionsFromEnv: the sidecar listener options', () => {

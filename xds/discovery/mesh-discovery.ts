@@ -26,10 +26,33 @@ import { randomNonceSeed, seededNonces } from '../server/nonce-source.js';
 import { GeneratorRegistry, type RegisteredProxy } from '../server/generator-registry.js';
 import { transportOptionsFromEnv, type TransportOptions } from '../server/server-options.js';
 
-/** Generator options from env, read once. */
+/** Thrown at start for an environment variable asking for what meshd cannot serve. */
+export class UnsupportedOptionError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(message);
+    this.name = 'UnsupportedOptionError';
+  }
+}
+
+/**
+ * Throws UnsupportedOptionError for an environment meshd cannot serve: PILOT_ENABLE_MYSQL_FILTER=true (the
+ * MySQL proxy is an Envoy contrib filter, which the proxy build meshd serves does not carry). meshd calls it
+ * before starting anything; generatorOptionsFromEnv calls it too.
+ */
+export function refuseUnsupportedEnv(env: Env): void {
+  if (env.bool('PILOT_ENABLE_MYSQL_FILTER')) {
+    throw new UnsupportedOptionError(
+      'PILOT_ENABLE_MYSQL_FILTER',
+      'PILOT_ENABLE_MYSQL_FILTER=true is not supported: the MySQL proxy (envoy.filters.network.mysql_proxy) is an Envoy contrib filter that the data-plane proxy build does not include; unset PILOT_ENABLE_MYSQL_FILTER or set it to false (MYSQL ports then get tcp_proxy)',
+    );
+  }
+}
+
+/** Generator options from env, read once. Throws UnsupportedOptionError as refuseUnsupportedEnv. */
 export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
   const cacheSize = env.int('PILOT_XDS_CACHE_SIZE');
   if (cacheSize < 1) throw new RangeError(`PILOT_XDS_CACHE_SIZE=${cacheSize}: must be at least 1`);
+  refuseUnsupportedEnv(env);
   const enableCache = env.bool('PILOT_ENABLE_XDS_CACHE');
   return {
     enableCache,
@@ -47,6 +70,10 @@ export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
       ipv4OutboundForIpv6: env.bool('MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS'),
       headlessPodListeners: env.bool('PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS'),
     },
+    autoSni: env.bool('ENABLE_AUTO_SNI'),
+    redisFilter: env.bool('PILOT_ENABLE_REDIS_FILTER'),
+    mongoFilter: env.bool('PILOT_ENABLE_MONGO_FILTER'),
+    routeCollapse: env.bool('PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION'),
     optimizedConfigRebuild: env.bool('ENABLE_OPTIMIZED_CONFIG_REBUILD'),
     cacheSize,
   };
@@ -154,12 +181,18 @@ export class MeshDiscovery {
       edsForHeadless: o.generator.edsForHeadless === true,
       tlsOnSidecarIngress: o.generator.tlsOnSidecarIngress === true,
       ...(o.generator.listener ? { listener: o.generator.listener } : {}),
+      ...(o.generator.autoSni !== undefined ? { autoSni: o.generator.autoSni } : {}),
+      ...(o.generator.redisFilter !== undefined ? { redisFilter: o.generator.redisFilter } : {}),
+      ...(o.generator.mongoFilter !== undefined ? { mongoFilter: o.generator.mongoFilter } : {}),
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
     });
     this.sidecarGenerator.register(this.registry);
     registerNds(this.registry);
     this.routerGenerator = new RouterGenerator({
       sendUnhealthyEndpoints: o.generator.sendUnhealthyEndpoints,
+      ...(o.generator.autoSni !== undefined ? { autoSni: o.generator.autoSni } : {}),
+      ...(o.generator.redisFilter !== undefined ? { redisFilter: o.generator.redisFilter } : {}),
+      ...(o.generator.routeCollapse !== undefined ? { routeCollapse: o.generator.routeCollapse } : {}),
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
     });
     this.routerGenerator.register(this.registry);

@@ -43,6 +43,17 @@ export interface GrpcGeneratorOptions {
   readonly tlsOnSidecarIngress?: boolean;
   /** The Envoy sidecar listener options (the sidecar generator's; see sidecar/listener-options.ts). */
   readonly listener?: SidecarListenerOptions;
+  /** ENABLE_AUTO_SNI (default true): Envoy clusters originating SIMPLE/MUTUAL TLS without `sni` get auto SNI (sidecar and router generators). */
+  readonly autoSni?: boolean;
+  /** PILOT_ENABLE_REDIS_FILTER (default false): REDIS ports get the Redis proxy and MAGLEV clusters on Envoy (sidecar and router generators). */
+  readonly redisFilter?: boolean;
+  /** PILOT_ENABLE_MONGO_FILTER (default true): MONGO ports get the Mongo proxy on Envoy sidecars. */
+  readonly mongoFilter?: boolean;
+  /**
+   * PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION (default true): virtual hosts with the same routes are merged in
+   * router (gateway) route configurations (the router generator's option; istiod never collapses sidecar routes).
+   */
+  readonly routeCollapse?: boolean;
   /**
    * ENABLE_OPTIMIZED_CONFIG_REBUILD (default true): a full push drops only the cached resources that
    * depend on the configs it names. False: every full push drops the whole cache, so everything is rebuilt.

@@ -75,6 +75,7 @@ const obj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Arr
 const wrapped = (v: unknown): unknown => (obj(v) && 'value' in obj(v)! ? obj(v)!['value'] : v);
 const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const TCP_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
+const REDIS_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.redis_proxy.v3.RedisProxy';
 const SNI_CLUSTER = 'envoy.filters.network.sni_cluster';
 
 /** The SDS secret names under a transport socket (objects with `name` and `sdsConfig`), in document order. */
@@ -263,6 +264,14 @@ export function simulateRequest(cfg: ProxyConfig, req: SimulatedRequest): Simula
   const sniCluster = arr(chain['filters']).some((f) => f['name'] === SNI_CLUSTER) && req.sni !== undefined && (req.tls === true || req.protocol === 'tls') ? req.sni : undefined;
   for (const f of arr(chain['filters'])) {
     const tc = obj(f['typedConfig']);
+    // NOTE: the Redis proxy terminates the chain (no tcp_proxy after it); its catch-all route names the cluster.
+    const redisCluster = tc?.['@type'] === REDIS_PROXY ? obj(obj(tc['prefixRoutes'])?.['catchAllRoute'])?.['cluster'] : undefined;
+    if (typeof redisCluster === 'string') {
+      for (const s of sourcesOf(chain)) if (!sources.includes(s)) sources.push(s);
+      const refs = [{ name: redisCluster, weight: 100 }];
+      const clusters = toClusters(cfg, refs, req);
+      return clusters ? { outcome: 'routed', ...at, clusters, sources } : { outcome: 'no-cluster', ...at, clusters: refs.map((r) => ({ ...r, endpoints: [] })), sources };
+    }
     if (tc?.['@type'] === TCP_PROXY) {
       for (const s of sourcesOf(chain)) if (!sources.includes(s)) sources.push(s);
       const refs =

@@ -12,7 +12,7 @@ import { buildSidecarResources, SidecarGenerator } from '../sidecar/sidecar-gene
 import { ENVOY } from '../sidecar/sidecar-names.js';
 import { sidecarModel, sidecarNode } from '../sidecar/testing/sidecar-mesh.js';
 import { mergeGateways } from './merged-gateway.js';
-import { buildRouterResources, RouterGenerator } from './router-generator.js';
+import { buildRouterResources, RouterGenerator, type RouterGeneratorOptions } from './router-generator.js';
 import { parseSniDnatClusterName } from './sni-dnat.js';
 import { allRouterResources, routerAt, routerNode, ROUTER_MESH } from './testing/router-mesh.js';
 
@@ -134,6 +134,38 @@ describe('RouterGenerator', () => {
     assert.deepEqual(walk.clusters?.[0]?.endpoints, v1Addresses);
   });
 
+  it('given PILOT_ENABLE_REDIS_FILTER and ENABLE_AUTO_SNI should shape a gateway\'s outbound and SNI-DNAT clusters of a REDIS port as istiod (MAGLEV on both, auto SNI on the outbound one only)', () => {
+    const yaml = `${ROUTER_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: cache, namespace: default }
+spec:
+  hosts: [cache.default.svc.cluster.local]
+  addresses: [10.96.0.40]
+  location: MESH_INTERNAL
+  ports: [{ number: 6379, name: redis, protocol: REDIS }]
+  resolution: STATIC
+  endpoints: [{ address: 10.0.0.40, labels: { security.mesh.io/tlsMode: mesh } }]
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: cache, namespace: default }
+spec: { host: cache.default.svc.cluster.local, trafficPolicy: { tls: { mode: SIMPLE } } }
+`;
+    const at = routerAt(sidecarModel(yaml));
+    const shape = (o: Omit<RouterGeneratorOptions, 'sendUnhealthyEndpoints'>): unknown[] => {
+      const got = buildRouterResources(at.proxy, TYPE_URL.cluster, at.snap, undefined, { sendUnhealthyEndpoints: false, ...o });
+      return ['outbound|6379||cache.default.svc.cluster.local', 'outbound_.6379_._.cache.default.svc.cluster.local'].map((n) => {
+        const c = got.get(n) as any;
+        return [c?.lbPolicy, c?.typedExtensionProtocolOptions?.['envoy.extensions.upstreams.http.v3.HttpProtocolOptions']?.upstreamHttpProtocolOptions];
+      });
+    };
+    const auto = { autoSni: true, autoSanValidation: true };
+    assert.deepEqual(shape({ redisFilter: true }), [['MAGLEV', auto], ['MAGLEV', undefined]]);
+    assert.deepEqual(shape({ autoSni: false }), [['LEAST_REQUEST', undefined], ['LEAST_REQUEST', undefined]]);
+  });
+
   it('given AUTO_PASSTHROUGH should leave endpoints out of SNI-DNAT load assignments that do not take mesh mTLS (as istiod)', () => {
     // NOTE: db (data namespace) is a workload without `tlsMode: mesh`; admit its namespace too.
     const at = routerAt(sidecarModel(ROUTER_MESH.replace('hosts: ["*/*.default.svc.cluster.local"]', 'hosts: ["*/*.svc.cluster.local"]')));
@@ -220,6 +252,42 @@ describe('RouterGenerator', () => {
     const routes = buildRouterResources(at.proxy, TYPE_URL.route, at.snap, ['https.443.https.public.default', 'http.9999'], { sendUnhealthyEndpoints: false });
     assert.deepEqual(routes.get('https.443.https.public.default')?.['virtualHosts'], [{ name: 'blackhole:443', domains: ['*'], routes: [] }]);
     assert.deepEqual(routes.get('http.9999'), { name: 'http.9999', virtualHosts: [], validateClusters: { value: false } });
+  });
+
+  it('given PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION should merge the virtual hosts of one VirtualService\'s hosts (most specific host keeps the name), keep them apart off, and route alike', () => {
+    const yaml = ROUTER_MESH.replace('  - port: { number: 80, name: http, protocol: HTTP }\n    hosts: [default/shop.example.com]', '  - port: { number: 80, name: http, protocol: HTTP }\n    hosts: [default/shop.example.com, default/www.example.com, default/other.example.com]')
+      .replace('  hosts: [shop.example.com]\n  gateways: [public]', '  hosts: [shop.example.com, www.example.com]\n  gateways: [public]')
+      .concat(`---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: other, namespace: default }
+spec:
+  hosts: [other.example.com]
+  gateways: [public]
+  http: [{ name: other, route: [{ destination: { host: reviews } }] }]
+`);
+    const at = routerAt(sidecarModel(yaml));
+    const vhosts = (routeCollapse?: boolean): unknown[] => {
+      const rc = buildRouterResources(at.proxy, TYPE_URL.route, at.snap, ['http.8080'], { sendUnhealthyEndpoints: false, ...(routeCollapse !== undefined ? { routeCollapse } : {}) }).get('http.8080') as any;
+      return rc.virtualHosts.map((v: any) => [v.name, v.domains]);
+    };
+    assert.deepEqual(vhosts(), [
+      ['admin.example.com:80', ['admin.example.com']],
+      ['other.example.com:80', ['other.example.com']],
+      ['shop.example.com:80', ['shop.example.com', 'www.example.com']],
+    ]);
+    assert.deepEqual(vhosts(false), [
+      ['admin.example.com:80', ['admin.example.com']],
+      ['other.example.com:80', ['other.example.com']],
+      ['shop.example.com:80', ['shop.example.com']],
+      ['www.example.com:80', ['www.example.com']],
+    ]);
+    for (const routeCollapse of [true, false]) {
+      const cfg = allRouterResources(at.proxy, at.snap, { routeCollapse });
+      assert.deepEqual(checkConsistency(cfg), []);
+      const walk = simulateRequest(cfg, { address: GW, port: 8080, host: 'www.example.com', path: '/reviews/1' });
+      assert.deepEqual([walk.outcome, walk.route, walk.clusters?.map((c) => c.name)], ['routed', 'reviews', [`outbound|9080|v2|${REVIEWS}`]], `collapse ${String(routeCollapse)}`);
+    }
   });
 
   it('given a pod no Gateway selects should get no listener', () => {

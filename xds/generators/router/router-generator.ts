@@ -25,6 +25,12 @@ export interface RouterGeneratorOptions {
   readonly sendUnhealthyEndpoints: boolean;
   /** When generation yields the event loop (default the process-wide `pushPathSlicer`). */
   readonly slicer?: Pick<TurnSlicer, 'overBudget'>;
+  /** ENABLE_AUTO_SNI (default true; see the sidecar's OutboundClusterOptions). */
+  readonly autoSni?: boolean;
+  /** PILOT_ENABLE_REDIS_FILTER (default false): MAGLEV for REDIS ports' clusters (see OutboundClusterOptions). */
+  readonly redisFilter?: boolean;
+  /** PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION (default true; see RouterRouteOptions). */
+  readonly routeCollapse?: boolean;
 }
 
 /**
@@ -48,8 +54,8 @@ export function buildRouterResources(p: Proxy, typeUrl: string, snap: PushSnapsh
       break;
     case TYPE_URL.cluster: {
       const clusters = [
-        ...buildOutboundClusters(ctx, scoped, snap.endpoints),
-        ...buildSniDnatClusters(ctx, scoped, mergeGateways(ctx, p, snap.endpoints), snap.endpoints),
+        ...buildOutboundClusters(ctx, scoped, snap.endpoints, { ...(opts.autoSni !== undefined ? { autoSni: opts.autoSni } : {}), ...(opts.redisFilter !== undefined ? { redisFilter: opts.redisFilter } : {}) }),
+        ...buildSniDnatClusters(ctx, scoped, mergeGateways(ctx, p, snap.endpoints), snap.endpoints, opts.redisFilter !== undefined ? { redisFilter: opts.redisFilter } : {}),
         ...buildSpecialClusters(ctx).filter((c) => c['name'] === BLACKHOLE_CLUSTER),
       ];
       byName(clusters.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1)));
@@ -57,7 +63,7 @@ export function buildRouterResources(p: Proxy, typeUrl: string, snap: PushSnapsh
     }
     case TYPE_URL.route: {
       const merged = mergeGateways(ctx, p, snap.endpoints);
-      for (const n of names ?? []) out.set(n, buildRouterRouteConfiguration(ctx, p, merged, n)?.resource ?? emptyRouteConfiguration(n));
+      for (const n of names ?? []) out.set(n, buildRouterRouteConfiguration(ctx, p, merged, n, opts.routeCollapse !== undefined ? { routeCollapse: opts.routeCollapse } : {})?.resource ?? emptyRouteConfiguration(n));
       break;
     }
     case TYPE_URL.endpoint:

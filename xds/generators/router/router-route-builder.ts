@@ -8,7 +8,9 @@
  * ignored in host matching), the VirtualService's HTTP routes for that gateway and server port (the
  * sidecar's route builder, with match `gateways` read for this gateway). Hosts of several
  * VirtualServices share one virtual host (routes appended in order). `tls.httpsRedirect` makes a virtual
- * host require TLS. No virtual host at all gives istiod's `blackhole:<port>` (404 for everything).
+ * host require TLS. No virtual host at all gives istiod's `blackhole:<port>` (404 for everything). With
+ * PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION (default true) virtual hosts with the same routes are merged
+ * (collapseVirtualHosts).
  */
 import { hostMatches, resolveShortName, visibleTo, type Config, type PushContext, type Proxy } from '../../../core/index.js';
 import type { VirtualServiceSpec } from '../../../crds/index.js';
@@ -62,11 +64,58 @@ export interface BuiltRouterRoutes {
   readonly virtualServices: readonly Config[];
 }
 
+/** A virtual host being built, with the configs behind it. */
+type BuildingHost = Record<string, unknown> & { domains: string[]; routes: Record<string, unknown>[]; sources: Config[] };
+
+/** How router route configurations are built: process-wide options, read once at start (see generatorOptionsFromEnv). */
+export interface RouterRouteOptions {
+  /** PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION (default true): virtual hosts with the same routes become one (collapseVirtualHosts). */
+  readonly routeCollapse?: boolean;
+}
+
+/** istiod's host.MoreSpecific order: non-wildcards first, longest first, then alphabetically. */
+function moreSpecificFirst(a: string, b: string): number {
+  const wa = a.startsWith('*');
+  const wb = b.startsWith('*');
+  if (wa !== wb) return wa ? 1 : -1;
+  if (a.length !== b.length) return b.length - a.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * istiod's collapseDuplicateRoutes (PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION): in host order (most specific
+ * first), a virtual host whose routes are the very same route objects as an earlier one's (the hosts of one
+ * VirtualService, or of the same VirtualServices in the same order; istiod compares route pointers), with the
+ * same includeRequestAttemptCount and requireTls, joins it: its domains (and the configs behind it) are
+ * appended to the earlier one, which keeps its name. Only the last host seen with a given route list is a
+ * merge target, as istiod's map by route hash.
+ * NOTE: istiod collapses gateway route configurations only; sidecar route configurations are never collapsed.
+ */
+export function collapseVirtualHosts(vhosts: ReadonlyMap<string, BuildingHost>): Map<string, BuildingHost> {
+  const ids = new Map<Record<string, unknown>, number>();
+  const routeKey = (routes: readonly Record<string, unknown>[]): string => routes.map((r) => ids.get(r) ?? ids.set(r, ids.size).get(r)!).join(',');
+  const out = new Map<string, BuildingHost>();
+  const known = new Map<string, string>();
+  for (const h of [...vhosts.keys()].sort(moreSpecificFirst)) {
+    const vh = vhosts.get(h)!;
+    const key = routeKey(vh.routes);
+    const target = known.has(key) ? out.get(known.get(key)!) : undefined;
+    if (target && target['includeRequestAttemptCount'] === vh['includeRequestAttemptCount'] && target['requireTls'] === vh['requireTls']) {
+      target.domains.push(...vh.domains);
+      for (const c of vh.sources) if (!target.sources.includes(c)) target.sources.push(c);
+      continue;
+    }
+    known.set(key, h);
+    out.set(h, { ...vh, domains: [...vh.domains], sources: [...vh.sources] });
+  }
+  return out;
+}
+
 /** Builds route configuration `name` of a router, or undefined when no server of the proxy's Gateways uses it (Envoy still asks while a listener drains: istiod answers an empty one; so do we, see the caller). */
-export function buildRouterRouteConfiguration(ctx: PushContext, proxy: Proxy, merged: MergedGateway, name: string): BuiltRouterRoutes | undefined {
+export function buildRouterRouteConfiguration(ctx: PushContext, proxy: Proxy, merged: MergedGateway, name: string, opts: RouterRouteOptions = {}): BuiltRouterRoutes | undefined {
   const servers = merged.serversByRoute.get(name);
   if (!servers || servers.length === 0) return undefined;
-  const vhosts = new Map<string, Record<string, unknown> & { routes: Record<string, unknown>[]; sources: Config[] }>();
+  const vhosts = new Map<string, BuildingHost>();
   const used: Config[] = [];
   for (const s of servers) {
     const port = s.server.port.number;
@@ -101,7 +150,7 @@ export function buildRouterRouteConfiguration(ctx: PushContext, proxy: Proxy, me
   if (vhosts.size === 0) {
     virtualHosts = [{ name: `blackhole:${servers[0]!.server.port.number}`, domains: ['*'], routes: [] }];
   } else {
-    virtualHosts = [...vhosts.values()]
+    virtualHosts = [...(opts.routeCollapse !== false ? collapseVirtualHosts(vhosts) : vhosts).values()]
       .map(({ sources, ...vh }) => {
         const meta = provenance(sources);
         return meta ? { ...vh, metadata: meta } : vh;

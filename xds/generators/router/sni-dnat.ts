@@ -9,7 +9,7 @@
  */
 import { hostMatches, type EndpointView, type PushContext, type Proxy, type Service } from '../../../core/index.js';
 import { outboundClusterName } from '../grpc/envoy.js';
-import { buildOutboundCluster, subsetsOf } from '../sidecar/cluster-builder.js';
+import { buildOutboundCluster, subsetsOf, type OutboundClusterOptions } from '../sidecar/cluster-builder.js';
 import { buildSidecarLoadAssignment, mtlsToEndpoint, type SidecarEndpointOptions } from '../sidecar/endpoint-builder.js';
 import { sidecarScope } from '../sidecar/sidecar-scope.js';
 import { splitServerHost, type MergedGateway, type RouterServer } from './merged-gateway.js';
@@ -72,11 +72,16 @@ export function autoPassthroughServers(merged: MergedGateway): RouterServer[] {
   return merged.ports.flatMap((p) => p.servers.filter((s) => s.kind === 'auto-passthrough'));
 }
 
-/** The SNI-DNAT clusters (see the file comment). */
-export function buildSniDnatClusters(ctx: PushContext, scoped: Proxy, merged: MergedGateway, endpoints: EndpointView): Obj[] {
+/**
+ * The SNI-DNAT clusters (see the file comment). `opts.redisFilter`: PILOT_ENABLE_REDIS_FILTER (MAGLEV for a
+ * REDIS port, as istiod's load balancer settings apply to them too).
+ * NOTE: no TLS setting at all (istiod's SniDnatClusterMode skips it), so no ENABLE_AUTO_SNI options either.
+ */
+export function buildSniDnatClusters(ctx: PushContext, scoped: Proxy, merged: MergedGateway, endpoints: EndpointView, opts: Pick<OutboundClusterOptions, 'redisFilter'> = {}): Obj[] {
+  const clusterOpts: OutboundClusterOptions = { autoSni: false, ...(opts.redisFilter !== undefined ? { redisFilter: opts.redisFilter } : {}) };
   return sniDnatTargets(ctx, scoped, autoPassthroughServers(merged)).map((t) => {
     const port = t.svc.ports.find((p) => p.port === t.port)!;
-    const { transportSocket: _ts, transportSocketMatches: _tsm, ...c } = buildOutboundCluster(ctx, scoped, t.svc, port, t.subset, endpoints);
+    const { transportSocket: _ts, transportSocketMatches: _tsm, ...c } = buildOutboundCluster(ctx, scoped, t.svc, port, t.subset, endpoints, clusterOpts);
     const out: Obj = { ...c, name: t.name };
     if (out['edsClusterConfig']) out['edsClusterConfig'] = { ...(out['edsClusterConfig'] as Obj), serviceName: t.name };
     if (out['loadAssignment']) out['loadAssignment'] = { ...(out['loadAssignment'] as Obj), clusterName: t.name };

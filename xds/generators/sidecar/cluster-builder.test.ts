@@ -1,6 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk built Envoy objects */
 import assert from 'node:assert/strict';
 import { buildSidecarClusters } from './cluster-builder.js';
+import { encode } from '../../protos/codec.js';
+import { validate } from '../../protos/validate.js';
+import { ENVOY } from './sidecar-names.js';
 import { proxyFromNode } from '../../../core/index.js';
 import { HEADLESS_SERVICES, sidecarAt, sidecarModel, sidecarNode, SIDECAR_MESH } from './testing/sidecar-mesh.js';
 
@@ -230,6 +233,70 @@ ${HEADLESS_SERVICES}`;
       for (const flag of [false, true]) {
         const got = new Map(buildSidecarClusters(snap.pushContext, router, { endpoints: snap.endpoints, edsForHeadless: flag }).map((x) => [x['name'] as string, x]));
         assert.deepEqual([got.get(CASSANDRA)?.['type'], got.get(LEGACY)?.['type']], ['EDS', 'EDS'], `flag ${String(flag)}`);
+      }
+    });
+  });
+
+  describe('ENABLE_AUTO_SNI (istiod setAutoSniAndAutoSanValidation)', () => {
+    const HP = 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
+    const yaml = (tls: string): string => `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: ext, namespace: default }
+spec:
+  hosts: [ext.example.com]
+  location: MESH_EXTERNAL
+  ports: [{ number: 80, name: http, protocol: HTTP }, { number: 81, name: grpc, protocol: GRPC }, { number: 5000, name: tcp, protocol: TCP }]
+  resolution: DNS
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: ext, namespace: default }
+spec:
+  host: ext.example.com
+  trafficPolicy: { tls: ${tls} }
+`;
+    const built = (tls: string, autoSni?: boolean): Map<string, any> => {
+      const { proxy, snap } = sidecarAt(sidecarModel(yaml(tls)));
+      const opts = { endpoints: snap.endpoints, ...(autoSni !== undefined ? { autoSni } : {}) };
+      return new Map(buildSidecarClusters(snap.pushContext, proxy, opts).map((c) => [c['name'] as string, c]));
+    };
+    const upstream = (c: any): unknown => c.typedExtensionProtocolOptions?.[HP]?.upstreamHttpProtocolOptions;
+    const both = { autoSni: true, autoSanValidation: true };
+    const cases: { name: string; tls: string; autoSni?: boolean; want: unknown }[] = [
+      { name: 'given SIMPLE without sni and the flag unset should set auto_sni and auto_san_validation and no fixed SNI (istiod default)', tls: '{ mode: SIMPLE }', want: both },
+      { name: 'given MUTUAL without sni and the flag on should set both and no fixed SNI', tls: '{ mode: MUTUAL, clientCertificate: /c.pem, privateKey: /k.pem }', autoSni: true, want: both },
+      { name: 'given SIMPLE without sni but with subjectAltNames should set auto_sni only', tls: '{ mode: SIMPLE, subjectAltNames: [ext.example.com] }', autoSni: true, want: { autoSni: true } },
+      { name: 'given SIMPLE without sni and insecureSkipVerify should set auto_sni only', tls: '{ mode: SIMPLE, insecureSkipVerify: true }', autoSni: true, want: { autoSni: true } },
+    ];
+    for (const c of cases) {
+      it(c.name, () => {
+        const cl = built(c.tls, c.autoSni).get('outbound|80||ext.example.com');
+        assert.deepEqual([upstream(cl), tlsOf(cl).sni], [c.want, undefined]);
+      });
+    }
+
+    it('given the flag off should set neither and no SNI (istiod before auto SNI); given sni or MESH_MUTUAL should set neither with the flag on', () => {
+      const at = (tls: string, autoSni: boolean): unknown[] => {
+        const cl = built(tls, autoSni).get('outbound|80||ext.example.com');
+        return [upstream(cl), tlsOf(cl).sni];
+      };
+      assert.deepEqual(at('{ mode: SIMPLE }', false), [undefined, undefined]);
+      assert.deepEqual(at('{ mode: MUTUAL, clientCertificate: /c.pem, privateKey: /k.pem }', false), [undefined, undefined]);
+      assert.deepEqual(at('{ mode: SIMPLE, sni: fixed.example.com }', true), [undefined, 'fixed.example.com']);
+      assert.deepEqual(at('{ mode: MESH_MUTUAL }', true), [undefined, 'outbound_.80_._.ext.example.com']);
+    });
+
+    it('given SIMPLE without sni should keep HTTP/2 on a GRPC port and add an HTTP/1.1 upstream to a TCP port (as istiod), and pass protoc-gen-validate', function () {
+      this.timeout(60_000);
+      const got = built('{ mode: SIMPLE }');
+      const grpc = got.get('outbound|81||ext.example.com').typedExtensionProtocolOptions[HP];
+      assert.deepEqual([grpc.upstreamHttpProtocolOptions, Object.keys(grpc.explicitHttpConfig)], [both, ['http2ProtocolOptions']]);
+      const tcp = got.get('outbound|5000||ext.example.com').typedExtensionProtocolOptions[HP];
+      assert.deepEqual([tcp.upstreamHttpProtocolOptions, tcp.explicitHttpConfig], [both, { httpProtocolOptions: {} }]);
+      for (const name of ['outbound|80||ext.example.com', 'outbound|81||ext.example.com', 'outbound|5000||ext.example.com']) {
+        assert.deepEqual(validate(ENVOY.cluster, encode(ENVOY.cluster, got.get(name))), [], name);
       }
     });
   });

@@ -10,7 +10,7 @@ import { orchServiceOf, parseProtocol, type Config, type EndpointView, type Push
 import type { DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
-import { clusterTls } from './cluster-tls.js';
+import { autoSniOptions, clusterTls, type AutoSni } from './cluster-tls.js';
 import { usesLocalityWeights } from './locality-lb.js';
 import { sidecarScope } from './sidecar-scope.js';
 import {
@@ -220,6 +220,16 @@ export interface OutboundClusterOptions {
    * ORIGINAL_DST. As istiod, a ServiceEntry with resolution NONE stays ORIGINAL_DST either way.
    */
   readonly edsForHeadless?: boolean;
+  /**
+   * ENABLE_AUTO_SNI (default true, as istiod): a SIMPLE or MUTUAL origination cluster without `sni` gets
+   * Envoy's `auto_sni` and `auto_san_validation` (see autoSniOptions); false: neither (no SNI at all).
+   */
+  readonly autoSni?: boolean;
+  /**
+   * PILOT_ENABLE_REDIS_FILTER (default false): a REDIS port's cluster balances with MAGLEV (istiod: for the
+   * Redis proxy's client-side sharding), whatever the DestinationRule's load balancer says.
+   */
+  readonly redisFilter?: boolean;
 }
 
 /** Options of the cluster builder. */
@@ -267,7 +277,10 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
     c['edsClusterConfig'] = { edsConfig: ADS, serviceName: name };
   }
   applyConnectionPool(c, policy, port);
-  applyLoadBalancer(c, policy);
+  // NOTE: as istiod, the Redis MAGLEV default comes after the ORIGINAL_DST check and replaces every other
+  // load balancer setting (simple, consistent hash, warmup, PASSTHROUGH).
+  if (opts.redisFilter === true && port.protocol === 'REDIS' && c['type'] !== 'ORIGINAL_DST') c['lbPolicy'] = 'MAGLEV';
+  else applyLoadBalancer(c, policy);
   if (c['type'] === 'ORIGINAL_DST') c['lbPolicy'] = 'CLUSTER_PROVIDED';
   applyOutlierDetection(c, policy);
   c['commonLbConfig'] ??= {};
@@ -278,10 +291,23 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   if (usesLocalityWeights(policy, ctx.meshConfig)) (c['commonLbConfig'] as Record<string, unknown>)['localityWeightedLbConfig'] = {};
   const tls = clusterTls(ctx, svc, policy.tls, { port: port.port, subset }, instances.map((i) => i.serviceAccount));
   if (tls.kind === 'socket') c['transportSocket'] = tls.transportSocket;
+  const auto = tls.kind === 'socket' && policy.tls ? autoSniOptions(policy.tls, opts.autoSni !== false) : undefined;
+  if (auto) applyUpstreamHttpOptions(c, auto);
   if (tls.kind === 'auto') c['transportSocketMatches'] = tls.transportSocketMatches;
   const meta = provenance([dr], { services: [{ host: svc.hostname, name: svc.hostname.split('.')[0] ?? svc.hostname, namespace: svc.namespace }], default_original_port: port.port, ...(subset ? { subset } : {}) });
   if (meta) c['metadata'] = meta;
   return c;
+}
+
+/**
+ * Adds Envoy's `upstream_http_protocol_options` to the cluster's HttpProtocolOptions, made (with HTTP/1.1
+ * as the upstream protocol Envoy requires, as istiod's clusterWrapper.build) when the cluster has none.
+ */
+function applyUpstreamHttpOptions(c: Record<string, unknown>, upstream: AutoSni): void {
+  const key = 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
+  const all = (c['typedExtensionProtocolOptions'] ??= {}) as Record<string, Record<string, unknown>>;
+  const have = all[key];
+  all[key] = have ? { ...have, upstreamHttpProtocolOptions: { ...upstream } } : any(ENVOY.httpProtocolOptions, { upstreamHttpProtocolOptions: { ...upstream }, explicitHttpConfig: { httpProtocolOptions: {} } });
 }
 
 /** Every outbound cluster of the services in the proxy's scope (exportTo, Sidecar egress): per port, plain and per subset. */

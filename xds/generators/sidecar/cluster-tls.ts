@@ -37,8 +37,12 @@ export function meshMtlsSocket(sans: readonly string[], sni: string): Record<str
   };
 }
 
-/** The transport socket for SIMPLE or MUTUAL origination from the DestinationRule's settings. */
-export function originationSocket(tls: ClientTLSSettings, sniDefault: string): Record<string, unknown> {
+/**
+ * The transport socket for SIMPLE or MUTUAL origination from the DestinationRule's settings. The SNI is
+ * the DestinationRule's `sni` only: as istiod, none is set without it (with ENABLE_AUTO_SNI, Envoy then
+ * takes it from each request's host; see autoSniOptions).
+ */
+export function originationSocket(tls: ClientTLSSettings): Record<string, unknown> {
   const common: Record<string, unknown> = {};
   const sans = tls.subjectAltNames ?? [];
   if (tls.credentialName) {
@@ -60,8 +64,29 @@ export function originationSocket(tls: ClientTLSSettings, sniDefault: string): R
   }
   return {
     name: 'envoy.transport_sockets.tls',
-    typedConfig: any(ENVOY.upstreamTls, { commonTlsContext: common, sni: tls.sni ?? sniDefault }),
+    typedConfig: any(ENVOY.upstreamTls, { commonTlsContext: common, ...(tls.sni ? { sni: tls.sni } : {}) }),
   };
+}
+
+/** Envoy's `UpstreamHttpProtocolOptions` fields that ENABLE_AUTO_SNI sets on a cluster. */
+export interface AutoSni {
+  readonly autoSni?: true;
+  readonly autoSanValidation?: true;
+}
+
+/**
+ * What ENABLE_AUTO_SNI adds to a SIMPLE or MUTUAL origination cluster (istiod's
+ * setAutoSniAndAutoSanValidation): without `sni`, Envoy's `auto_sni` (the SNI is each request's host)
+ * and, when no `subjectAltNames` are given and `insecureSkipVerify` is not set, `auto_san_validation`
+ * (the server certificate must match that host). Undefined when the flag is off or nothing applies.
+ * NOTE: istiod sets them on every such cluster whatever the port's protocol (Envoy reads them for HTTP only).
+ */
+export function autoSniOptions(tls: ClientTLSSettings, enabled: boolean): AutoSni | undefined {
+  if (!enabled || (tls.mode !== 'SIMPLE' && tls.mode !== 'MUTUAL')) return undefined;
+  const autoSni = !tls.sni;
+  const autoSanValidation = autoSni && (tls.subjectAltNames ?? []).length === 0 && tls.insecureSkipVerify !== true;
+  if (!autoSni) return undefined;
+  return { autoSni: true, ...(autoSanValidation ? { autoSanValidation: true as const } : {}) };
 }
 
 /** The SANs a client expects from a service's endpoints: the DestinationRule's, else the endpoints' SPIFFE identities. */
@@ -98,7 +123,7 @@ export function clusterTls(
       return { kind: 'socket', transportSocket: meshMtlsSocket(expectedSans(ctx, svc, serviceAccounts, tls), sni) };
     case 'SIMPLE':
     case 'MUTUAL':
-      return { kind: 'socket', transportSocket: originationSocket(tls, svc.hostname) };
+      return { kind: 'socket', transportSocket: originationSocket(tls) };
     default:
       break;
   }

@@ -2,7 +2,7 @@
  * checkConsistency: the cross-reference check of the configuration one Envoy proxy holds (what
  * go-control-plane's snapshot consistency check does, extended): names are unique per type; every
  * route configuration a listener's HCM names over RDS exists; every cluster a route, weighted cluster,
- * mirror policy or tcp_proxy names exists; every EDS cluster's service name has a load assignment; and
+ * mirror policy, tcp_proxy or Redis proxy catch-all route names exists; every EDS cluster's service name has a load assignment; and
  * every SDS secret a transport socket names is served (by the agent, `default` / `ROOTCA` /
  * `kubernetes://...`, or in the given secrets). Works on plain objects, built or decoded (Any expanded
  * with `@type`), so meshd tests, `meshctl x translate` and the simulator can all use it.
@@ -26,6 +26,7 @@ export interface ConsistencyOptions {
 
 const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const TCP_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
+const REDIS_PROXY = 'type.googleapis.com/envoy.extensions.filters.network.redis_proxy.v3.RedisProxy';
 
 /**
  * The names pilot-agent's SDS server serves: `default`, `ROOTCA`, `kubernetes://<credential>` and files,
@@ -119,6 +120,10 @@ export function checkConsistency(cfg: ProxyConfig, opts: ConsistencyOptions = {}
         if (tc['@type'] === TCP_PROXY) {
           if (typeof tc['cluster'] === 'string') needCluster(tc['cluster'], where);
           for (const w of arr(obj(tc['weightedClusters'])?.['clusters'])) if (typeof w['name'] === 'string') needCluster(w['name'], where);
+        }
+        if (tc['@type'] === REDIS_PROXY) {
+          const cluster = obj(obj(tc['prefixRoutes'])?.['catchAllRoute'])?.['cluster'];
+          if (typeof cluster === 'string') needCluster(cluster, `${where} redis catch-all route`);
         }
         if (tc['@type'] === HCM) {
           const rds = obj(tc['rds']);

@@ -20,7 +20,7 @@ import { isIP } from 'node:net';
 import { orchServiceOf, type EndpointView, type MtlsMode, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
-import { isTlsPort, tcpChain, tlsChains, tlsListenerFilters } from './tcp-listener-builder.js';
+import { isTlsPort, protocolFilters, tcpChain, tlsChains, tlsListenerFilters, type NetworkFilterOptions } from './tcp-listener-builder.js';
 import { isHttpPort, isSniffedPort, proxyInboundPorts, type InboundPort } from './cluster-builder.js';
 import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from './server-tls.js';
 import type { ConflictSink } from './conflict-recorder.js';
@@ -162,11 +162,14 @@ function sniffedInboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): 
   return chains;
 }
 
-/** The filter chains of one inbound port by the mode of mTLS the proxy's PeerAuthentication sets for it. */
+/**
+ * The filter chains of one inbound port by the mode of mTLS the proxy's PeerAuthentication sets for it; a
+ * MONGO or REDIS port's TCP chains carry the Mongo or Redis proxy as istiod's inbound ones (protocolFilters).
+ */
 function inboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): Record<string, unknown>[] {
   if (isSniffedPort(p)) return sniffedInboundChains(p, mode, b);
   const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
-  const filters = http ? [inboundHcm(p, b.hcm)] : [tcpProxy(inboundClusterName(p.targetPort), `inbound|${p.targetPort}||`)];
+  const filters = http ? [inboundHcm(p, b.hcm)] : protocolFilters(p.protocol, tcpProxy(inboundClusterName(p.targetPort), `inbound|${p.targetPort}||`), b.filters);
   const chains: Record<string, unknown>[] = [];
   if (mode !== 'DISABLE') {
     chains.push({
@@ -187,7 +190,7 @@ function inboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): Record<
 }
 
 /** How inbound listeners are built: process-wide options, read once at start (see generatorOptionsFromEnv). */
-export interface InboundListenerOptions {
+export interface InboundListenerOptions extends NetworkFilterOptions {
   /** ENABLE_TLS_ON_SIDECAR_INGRESS (default false): Sidecar `ingress[].tls` takes effect. */
   readonly tlsOnSidecarIngress?: boolean;
   /** The listener options of listener-options.ts (absent fields: istiod's defaults). */
@@ -198,6 +201,8 @@ export interface InboundListenerOptions {
 interface InboundBuild {
   readonly hcm: HcmOptions;
   readonly httpAlpn: readonly string[];
+  /** PILOT_ENABLE_REDIS_FILTER / PILOT_ENABLE_MONGO_FILTER on the proxy's own TCP chains. */
+  readonly filters: NetworkFilterOptions;
 }
 
 /** The protocol a port speaks once its TLS is terminated (Istio's AfterTLSTermination): HTTPS is HTTP, TLS is TCP. */
@@ -244,7 +249,7 @@ function inboundPortChains(ctx: PushContext, proxy: Proxy, port: InboundPort, op
 export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener {
   const ports = proxyInboundPorts(ctx, proxy, endpoints, (port) => onConflict?.('pilot_conflict_inbound_listener', `${proxy.id}:${port}`));
   const o = resolveListenerOptions(opts.listener);
-  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o) };
+  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts };
   const chains: Record<string, unknown>[] = [];
   for (const p of ports) chains.push(...inboundPortChains(ctx, proxy, p, opts, b));
   const mode = ctx.mtlsMode(proxy.namespace, proxy.labels);
@@ -333,7 +338,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
     for (const p of svc.ports) {
       const pods = !isHttpPort(p) && o.headlessPodListeners && opts.endpoints ? headlessPodBinds(ctx, svc, p, opts.endpoints) : undefined;
       if (pods) {
-        for (const ip of pods) addPodListener(ctx, proxy, svc, p, ip, { byName, kinds, hcm, httpAlpn, onConflict, fallthrough });
+        for (const ip of pods) addPodListener(ctx, proxy, svc, p, ip, { byName, kinds, hcm, httpAlpn, onConflict, fallthrough, filters: opts });
         continue;
       }
       if (isHttpPort(p)) {
@@ -366,7 +371,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
         const name = `${ip ?? '0.0.0.0'}_${p.port}`;
         if (byName.has(name)) continue;
         kinds.set(name, 'sniffed');
-        byName.set(name, sniffedListener(ctx, proxy, svc, p.port, ip, hcm, httpAlpn));
+        byName.set(name, sniffedListener(ctx, proxy, svc, p.port, ip, hcm, httpAlpn, opts));
         continue;
       }
       if (isTlsPort(p)) {
@@ -393,30 +398,35 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
         continue;
       }
       kinds.set(name, 'tcp');
-      byName.set(name, tcpListener(ctx, proxy, svc, p.port, bind));
+      byName.set(name, tcpListener(ctx, proxy, svc, p.port, bind, opts));
     }
   }
   return [...byName.values()];
 }
 
 /** How outbound listeners are built: the listener options and, for headless pod listeners, the endpoints. */
-export interface OutboundListenerOptions {
+export interface OutboundListenerOptions extends NetworkFilterOptions {
   readonly listener?: SidecarListenerOptions;
   /** The snapshot's endpoints; without them headless services keep `0.0.0.0_<port>`. */
   readonly endpoints?: EndpointView;
 }
 
+/** The Redis/Mongo proxy options of listener options, as given (absent ones keep the builders' defaults). */
+export function networkFilters(o: NetworkFilterOptions): NetworkFilterOptions {
+  return { ...(o.redisFilter !== undefined ? { redisFilter: o.redisFilter } : {}), ...(o.mongoFilter !== undefined ? { mongoFilter: o.mongoFilter } : {}) };
+}
+
 /** A TCP service port's listener `<bind>_<port>`. */
-function tcpListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number, bind: string): Record<string, unknown> {
+function tcpListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number, bind: string, filters: NetworkFilterOptions): Record<string, unknown> {
   const name = `${bind}_${port}`;
-  return { name, address: address(bind, port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [tcpChain(ctx, proxy, svc, port, name)] };
+  return { name, address: address(bind, port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [tcpChain(ctx, proxy, svc, port, name, filters)] };
 }
 
 /**
  * A sniffed port's listener `<ip>_<port>` (or `0.0.0.0_<port>`): the HTTP chain (RDS `<host>:<port>` on a
  * specific address, as istiod, else `<port>`) and the TCP chain.
  */
-function sniffedListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number, ip: string | undefined, hcm: HcmOptions, httpAlpn: readonly string[]): Record<string, unknown> {
+function sniffedListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number, ip: string | undefined, hcm: HcmOptions, httpAlpn: readonly string[], filters: NetworkFilterOptions): Record<string, unknown> {
   const name = `${ip ?? '0.0.0.0'}_${port}`;
   return {
     name,
@@ -426,7 +436,7 @@ function sniffedListener(ctx: PushContext, proxy: Proxy, svc: Service, port: num
     listenerFilters: sniffingListenerFilters(),
     filterChains: [
       { name: `${name}-http`, filterChainMatch: { applicationProtocols: [...httpAlpn] }, filters: [outboundHcm(`outbound_${name}`, ip ? sniffedRouteConfigurationName(svc.hostname, port) : String(port), hcm)] },
-      tcpChain(ctx, proxy, svc, port, name),
+      tcpChain(ctx, proxy, svc, port, name, filters),
     ],
   };
 }
@@ -457,6 +467,7 @@ interface OutboundBuild {
   readonly httpAlpn: readonly string[];
   readonly onConflict: ConflictSink | undefined;
   readonly fallthrough: Record<string, unknown>;
+  readonly filters: NetworkFilterOptions;
 }
 
 /**
@@ -471,8 +482,8 @@ function addPodListener(ctx: PushContext, proxy: Proxy, svc: Service, p: Service
     return;
   }
   b.kinds.set(name, kind);
-  if (kind === 'sniffed') b.byName.set(name, sniffedListener(ctx, proxy, svc, p.port, ip, b.hcm, b.httpAlpn));
-  else if (kind === 'tcp') b.byName.set(name, tcpListener(ctx, proxy, svc, p.port, ip));
+  if (kind === 'sniffed') b.byName.set(name, sniffedListener(ctx, proxy, svc, p.port, ip, b.hcm, b.httpAlpn, b.filters));
+  else if (kind === 'tcp') b.byName.set(name, tcpListener(ctx, proxy, svc, p.port, ip, b.filters));
   else b.byName.set(name, podTlsListener(ctx, proxy, svc, p.port, ip, b.fallthrough));
 }
 
@@ -519,7 +530,7 @@ export function podListenerNames(ctx: PushContext, proxy: Proxy, opts: OutboundL
 
 /** Every listener of a sidecar, sorted by name. */
 export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener[] {
-  const outOpts: OutboundListenerOptions = { endpoints, ...(opts.listener ? { listener: opts.listener } : {}) };
+  const outOpts: OutboundListenerOptions = { endpoints, ...networkFilters(opts), ...(opts.listener ? { listener: opts.listener } : {}) };
   const outbound = withoutOwnPodListeners(buildOutboundListeners(ctx, proxy, onConflict, outOpts) as (Listener & { name: string })[], podListenerNames(ctx, proxy, outOpts), proxy);
   const all = [buildVirtualOutbound(ctx, proxy, opts.listener), buildVirtualInbound(ctx, proxy, endpoints, onConflict, opts), ...outbound];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));

@@ -365,6 +365,50 @@ spec:
     }
   });
 
+  it('given the Redis filter on, the Mongo filter and auto SNI off should serve cached bytes equal to uncached bytes with those options, unlike the defaults', async () => {
+    const model = sidecarModel(`${VARIED}
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: protocols, namespace: data }
+spec:
+  hosts: [protocols.data.svc.cluster.local]
+  addresses: [10.96.0.45]
+  location: MESH_INTERNAL
+  ports: [{ number: 6379, name: redis, protocol: REDIS }, { number: 27017, name: mongo, protocol: MONGO }]
+  resolution: STATIC
+  endpoints: [{ address: 127.0.0.45 }]
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: protocols, namespace: data }
+spec:
+  host: protocols.data.svc.cluster.local
+  trafficPolicy: { tls: { mode: SIMPLE } }
+`);
+    const push = proxyRequestPush(model.snapshot);
+    const proxies = [proxyOf('default', '10.0.0.1', { app: 'productpage' }), proxyOf('default', '10.0.0.9', { app: 'other' }), proxyOf('data', '10.0.0.3', { app: 'db' })];
+    const over = { redisFilter: true, mongoFilter: false, autoSni: false };
+    const cached = cachedGenerator(countingCache().cache, over);
+    const plain = new SidecarGenerator({ sendUnhealthyEndpoints: false, ...over });
+    const defaults = new SidecarGenerator({ sendUnhealthyEndpoints: false });
+    const changed = new Set<string>();
+    for (const round of [1, 2]) {
+      for (const p of proxies) {
+        const want = await everything(plain, p, push);
+        const got = await everything(cached, p, push);
+        const base = await everything(defaults, p, push);
+        assert.deepEqual([...got.keys()], [...want.keys()], `round ${round} ${p.id}: names`);
+        for (const [k, body] of want) {
+          assert.ok(Buffer.from(got.get(k)!).equals(Buffer.from(body)), `round ${round} ${p.id}: ${k}`);
+          if (!base.has(k) || !Buffer.from(base.get(k)!).equals(Buffer.from(body))) changed.add(k.slice(k.lastIndexOf(' ') + 1));
+        }
+      }
+    }
+    const PROTO = 'protocols.data.svc.cluster.local';
+    assert.deepEqual([...changed].sort(), [`10.96.0.45_27017`, `10.96.0.45_6379`, `outbound|27017||${PROTO}`, `outbound|6379||${PROTO}`], 'the options change these resources only');
+  });
+
   it('given DestinationRules edited, removed and added should leave every proxy\'s listeners and routes byte-identical (why LDS and RDS skip DestinationRule changes)', async () => {
     const model = sidecarModel(VARIED);
     const plain = new SidecarGenerator({ sendUnhealthyEndpoints: false });

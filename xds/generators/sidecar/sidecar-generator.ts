@@ -20,7 +20,7 @@ import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js'
 import { buildInboundCluster, buildOutboundCluster, buildProxyInboundCluster, buildSidecarClusters, buildSpecialClusters, proxyInboundPorts, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
 import type { ConflictRecorder } from './conflict-recorder.js';
-import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound, virtualOutboundIpv4Extra } from './listener-builder.js';
+import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound, virtualOutboundIpv4Extra, type InboundListenerOptions } from './listener-builder.js';
 import { buildSidecarRouteConfiguration, parseRouteConfigurationName } from './route-builder.js';
 import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKeyOf, sidecarRouteKey } from './sidecar-cache-keys.js';
 import { cachedOutboundListeners } from './sidecar-listener-cache.js';
@@ -28,6 +28,7 @@ import { ENVOY, ENVOY_MESSAGE_BY_TYPE_URL, VIRTUAL_OUTBOUND } from './sidecar-na
 import { encodedRouteConfiguration } from './sidecar-route-cache.js';
 import { ScopeMemo } from './scope-memo.js';
 import type { SidecarListenerOptions } from './listener-options.js';
+import type { NetworkFilterOptions } from './tcp-listener-builder.js';
 import { sidecarScope, type SidecarScope } from './sidecar-scope.js';
 
 /** Options of the sidecar generator, read once by the caller. */
@@ -61,6 +62,30 @@ export interface SidecarGeneratorOptions {
    * PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS; see listener-options.ts). Absent fields: istiod's defaults.
    */
   readonly listener?: SidecarListenerOptions;
+  /** ENABLE_AUTO_SNI (default true, as istiod; see OutboundClusterOptions). */
+  readonly autoSni?: boolean;
+  /** PILOT_ENABLE_REDIS_FILTER (default false; see OutboundClusterOptions and NetworkFilterOptions). */
+  readonly redisFilter?: boolean;
+  /** PILOT_ENABLE_MONGO_FILTER (default true, as istiod; see NetworkFilterOptions). */
+  readonly mongoFilter?: boolean;
+}
+
+/** The process-wide options the builders read (undefined ones keep the builders' defaults). */
+type BuilderOptions = Pick<SidecarGeneratorOptions, 'edsForHeadless' | 'tlsOnSidecarIngress' | 'autoSni' | 'redisFilter' | 'mongoFilter' | 'listener'>;
+
+/** The cluster builder's options from the generator's. */
+function clusterOptions(o: BuilderOptions): OutboundClusterOptions {
+  return { edsForHeadless: o.edsForHeadless === true, ...(o.autoSni !== undefined ? { autoSni: o.autoSni } : {}), ...(o.redisFilter !== undefined ? { redisFilter: o.redisFilter } : {}) };
+}
+
+/** The listener builders' options from the generator's. */
+function listenerOptions(o: BuilderOptions): InboundListenerOptions & NetworkFilterOptions {
+  return {
+    tlsOnSidecarIngress: o.tlsOnSidecarIngress === true,
+    ...(o.redisFilter !== undefined ? { redisFilter: o.redisFilter } : {}),
+    ...(o.mongoFilter !== undefined ? { mongoFilter: o.mongoFilter } : {}),
+    ...(o.listener ? { listener: o.listener } : {}),
+  };
 }
 
 /** One resource to serve: its name and, on a cache miss, how to build it with its cache key and dependencies. */
@@ -96,7 +121,7 @@ export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway', '
 export const SIDECAR_RDS_UNAFFECTED: ReadonlySet<string> = new Set(['DestinationRule']);
 
 /** The resources of one type a sidecar gets, as plain objects keyed by name (for tests, debugging and the consistency checker). */
-export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: Pick<SidecarGeneratorOptions, 'sendUnhealthyEndpoints' | 'conflicts' | 'edsForHeadless' | 'tlsOnSidecarIngress' | 'listener'>): Map<string, Record<string, unknown>> {
+export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: Pick<SidecarGeneratorOptions, 'sendUnhealthyEndpoints' | 'conflicts'> & BuilderOptions): Map<string, Record<string, unknown>> {
   const ctx = snap.pushContext;
   const out = new Map<string, Record<string, unknown>>();
   const byName = (list: readonly Record<string, unknown>[]): void => {
@@ -107,10 +132,10 @@ export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnaps
     case TYPE_URL.listener:
       // NOTE: observe first: a build that meets no conflict still clears an older snapshot's counts.
       opts.conflicts?.observe(snap.token);
-      byName(buildSidecarListeners(ctx, p, snap.endpoints, opts.conflicts?.sink(snap.token), { tlsOnSidecarIngress: opts.tlsOnSidecarIngress === true, ...(opts.listener ? { listener: opts.listener } : {}) }));
+      byName(buildSidecarListeners(ctx, p, snap.endpoints, opts.conflicts?.sink(snap.token), listenerOptions(opts)));
       break;
     case TYPE_URL.cluster:
-      byName(buildSidecarClusters(ctx, p, { endpoints: snap.endpoints, edsForHeadless: opts.edsForHeadless === true }));
+      byName(buildSidecarClusters(ctx, p, { endpoints: snap.endpoints, ...clusterOptions(opts) }));
       break;
     case TYPE_URL.route:
       for (const n of names ?? []) {
@@ -259,9 +284,9 @@ export class SidecarGenerator {
     // IPv6-only (with MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS); virtualInbound is the proxy's own.
     const vo = virtualOutboundIpv4Extra(p, listener) ? 'lds-virtualOutbound|ipv6' : 'lds-virtualOutbound';
     const outboundBody = this.#memo.of(snap, scope, vo, () => encode(typeName, buildVirtualOutbound(ctx, p, listener)));
-    const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, { tlsOnSidecarIngress: this.#opts.tlsOnSidecarIngress === true, ...(listener ? { listener } : {}) });
+    const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, listenerOptions(this.#opts));
     const own = [{ name: VIRTUAL_OUTBOUND, body: outboundBody }, { name: String(inbound['name']), body: encode(typeName, inbound) }];
-    const outbound = cachedOutboundListeners(this.cache, ctx, p, scope, snap, (l) => encode(typeName, l), sink, listener);
+    const outbound = cachedOutboundListeners(this.cache, ctx, p, scope, snap, (l) => encode(typeName, l), sink, listenerOptions(this.#opts));
     const want = names && names.length > 0 ? new Set(names) : undefined;
     const byName = new Map<string, Uint8Array>();
     for (const l of [...own, ...outbound].sort((a, b) => (a.name < b.name ? -1 : 1))) if (!want || want.has(l.name)) byName.set(l.name, l.body);
@@ -299,7 +324,7 @@ const byName = (a: Item, b: Item): number => (a.name < b.name ? -1 : 1);
  * The clusters of a sidecar in buildSidecarClusters' order; outbound clusters keyed when `cached`. With
  * a memo and every cluster asked for, the outbound ones come from the memo of the proxy's scope.
  */
-function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, memo: ScopeMemo | undefined, cached: boolean, o: OutboundClusterOptions): Item[] {
+function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, memo: ScopeMemo | undefined, cached: boolean, o: BuilderOptions): Item[] {
   const want = names && names.length > 0 ? new Set(names) : undefined;
   if (!memo || want) return [...outboundClusterItems(p, snap, want, cached, o), ...localClusterItems(p, snap, want)].sort(byName);
   // NOTE: the outbound part depends on the proxy only through its scope (see sidecarClusterKey); the
@@ -325,8 +350,8 @@ function mergeByName(a: readonly Item[], b: readonly Item[]): Item[] {
  * The outbound clusters of the proxy's scope, keyed when `cached`.
  * NOTE: the options are process-wide (read once at start), so they need no part in the cache keys.
  */
-function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, cached: boolean, o: OutboundClusterOptions): Item[] {
-  const opts: OutboundClusterOptions = { edsForHeadless: o.edsForHeadless === true };
+function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, cached: boolean, o: BuilderOptions): Item[] {
+  const opts = clusterOptions(o);
   const ctx = snap.pushContext;
   const items: Item[] = [];
   for (const svc of sidecarScope(ctx, p).services) {

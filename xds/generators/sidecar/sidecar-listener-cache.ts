@@ -23,8 +23,9 @@ import { resolveShortName, type PushContext, type PushSnapshot, type Proxy } fro
 import type { VirtualServiceSpec } from '../../../crds/index.js';
 import type { XdsCache } from '../../cache/xds-cache.js';
 import type { ConflictMetric, ConflictSink } from './conflict-recorder.js';
-import { buildOutboundListeners, podListenerNames, withoutOwnPodListeners } from './listener-builder.js';
+import { buildOutboundListeners, networkFilters, podListenerNames, withoutOwnPodListeners } from './listener-builder.js';
 import { proxyWantsHttp10, resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
+import type { NetworkFilterOptions } from './tcp-listener-builder.js';
 import type { SidecarScope } from './sidecar-scope.js';
 
 /** The index value of a cached listener set. */
@@ -102,9 +103,10 @@ export function cachedOutboundListeners(
   snap: PushSnapshot,
   encode: (listener: Record<string, unknown>) => Uint8Array,
   sink?: ConflictSink,
-  listener?: SidecarListenerOptions,
+  opts: { readonly listener?: SidecarListenerOptions } & NetworkFilterOptions = {},
 ): { name: string; body: Uint8Array }[] {
   const token = snap.token;
+  const listener = opts.listener;
   const key = sidecarListenerKey(ctx, proxy, scope, listener);
   const indexBytes = cache.get(`${key}|#index`);
   if (indexBytes) {
@@ -116,7 +118,7 @@ export function cachedOutboundListeners(
     }
   }
   const conflicts: [ConflictMetric, string][] = [];
-  const opts = { endpoints: snap.endpoints, ...(listener ? { listener } : {}) };
+  const build = { endpoints: snap.endpoints, ...networkFilters(opts), ...(listener ? { listener } : {}) };
   const listeners = buildOutboundListeners(
     ctx,
     proxy,
@@ -124,9 +126,9 @@ export function cachedOutboundListeners(
       conflicts.push([metric, k]);
       sink?.(metric, k);
     },
-    opts,
+    build,
   );
-  const pods = podListenerNames(ctx, proxy, opts);
+  const pods = podListenerNames(ctx, proxy, build);
   const deps = sidecarListenerDependencies(ctx, proxy, scope);
   const out = listeners.map((l) => ({ name: String(l['name']), body: encode(l) }));
   for (const o of out) cache.set(`${key}|${o.name}`, o.body, deps, token);

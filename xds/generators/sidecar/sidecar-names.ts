@@ -18,6 +18,8 @@ export const ENVOY = {
   corsPolicy: 'envoy.extensions.filters.http.cors.v3.CorsPolicy',
   httpProtocolOptions: 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
   rawBuffer: 'envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer',
+  mongoProxy: 'envoy.extensions.filters.network.mongo_proxy.v3.MongoProxy',
+  redisProxy: 'envoy.extensions.filters.network.redis_proxy.v3.RedisProxy',
 } as const;
 
 /** The Envoy message of each xDS type a sidecar or router is served (LDS, RDS, CDS, EDS). */

@@ -4,7 +4,8 @@
  * first VirtualService `tcp` route whose match applies (port, source labels, source namespace); a TLS
  * or HTTPS port gets, on `<vip>_<port>` (or `0.0.0.0_<port>` without a VIP), one filter chain per
  * VirtualService `tls` route matching its `sniHosts` and else one matching the service's host as SNI,
- * with tls_inspector to read the SNI.
+ * with tls_inspector to read the SNI. A MONGO or REDIS port's chain carries the Mongo or Redis proxy
+ * (PILOT_ENABLE_MONGO_FILTER, PILOT_ENABLE_REDIS_FILTER; see protocolFilters).
  */
 import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import type { VirtualServiceSpec } from '../../../crds/index.js';
@@ -28,6 +29,42 @@ function l4Applies(m: L4Match, proxy: Proxy, port: number): boolean {
   );
 }
 
+/** Which protocol proxies TCP chains carry: process-wide options, read once at start (see generatorOptionsFromEnv). */
+export interface NetworkFilterOptions {
+  /**
+   * PILOT_ENABLE_REDIS_FILTER (default false): a REDIS port's chain ends in the Redis proxy (its catch-all
+   * route to the chain's cluster, the first of weighted ones, as istiod) instead of tcp_proxy.
+   */
+  readonly redisFilter?: boolean;
+  /** PILOT_ENABLE_MONGO_FILTER (default true, as istiod): a MONGO port's chain has the Mongo proxy before tcp_proxy. */
+  readonly mongoFilter?: boolean;
+}
+
+/** Envoy's Redis proxy operation timeout that istiod sets (5 s). */
+const REDIS_OP_TIMEOUT = { seconds: 5, nanos: 0 };
+
+/**
+ * The network filters of a TCP chain for a port's protocol (istiod's buildNetworkFiltersStack): the Mongo
+ * proxy then tcp_proxy (MONGO, with mongoFilter), the Redis proxy alone (REDIS, with redisFilter), else tcp_proxy.
+ * NOTE: MYSQL gets tcp_proxy alone: the MySQL proxy is an Envoy contrib filter, refused at start (generatorOptionsFromEnv).
+ */
+export function protocolFilters(protocol: ServicePort['protocol'], tcpProxy: Record<string, unknown>, opts: NetworkFilterOptions): Record<string, unknown>[] {
+  const tc = tcpProxy['typedConfig'] as { statPrefix: string; cluster?: string; weightedClusters?: { clusters: { name: string }[] } };
+  if (protocol === 'MONGO' && opts.mongoFilter !== false) {
+    return [{ name: 'envoy.filters.network.mongo_proxy', typedConfig: any(ENVOY.mongoProxy, { statPrefix: tc.statPrefix }) }, tcpProxy];
+  }
+  if (protocol === 'REDIS' && opts.redisFilter === true) {
+    const cluster = tc.cluster ?? tc.weightedClusters?.clusters[0]?.name ?? '';
+    return [
+      {
+        name: 'envoy.filters.network.redis_proxy',
+        typedConfig: any(ENVOY.redisProxy, { statPrefix: tc.statPrefix, latencyInMicros: true, settings: { opTimeout: REDIS_OP_TIMEOUT }, prefixRoutes: { catchAllRoute: { cluster } } }),
+      },
+    ];
+  }
+  return [tcpProxy];
+}
+
 /** tcp_proxy to the route's destinations (one cluster, or weighted clusters). */
 function tcpProxyTo(ctx: PushContext, vs: Config, dests: readonly RouteDestination[], port: number, statPrefix: string): Record<string, unknown> | undefined {
   const clusters = dests
@@ -48,8 +85,12 @@ function plainTcpProxy(svc: Service, port: number): Record<string, unknown> {
   return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: cluster, cluster }) };
 }
 
-/** The filter chain of a TCP service port: its VirtualService's first applicable `tcp` route, else its own cluster. */
-export function tcpChain(ctx: PushContext, proxy: Proxy, svc: Service, port: number, name: string): Record<string, unknown> {
+/**
+ * The filter chain of a TCP service port: its VirtualService's first applicable `tcp` route, else its own
+ * cluster; with the protocol proxy of the port's protocol (protocolFilters).
+ */
+export function tcpChain(ctx: PushContext, proxy: Proxy, svc: Service, port: number, name: string, opts: NetworkFilterOptions = {}): Record<string, unknown> {
+  const protocol = svc.ports.find((p) => p.port === port)?.protocol ?? 'TCP';
   const vs = ctx.virtualService(svc.hostname, proxy.namespace);
   const spec = vs?.spec as unknown as VirtualServiceSpec | undefined;
   for (const r of spec?.tcp ?? []) {
@@ -58,9 +99,9 @@ export function tcpChain(ctx: PushContext, proxy: Proxy, svc: Service, port: num
     const filter = tcpProxyTo(ctx, vs!, r.route ?? [], port, outboundClusterName(port, '', svc.hostname));
     if (!filter) continue;
     const meta = provenance([vs]);
-    return { name: `${name}-tcp`, filters: [filter], ...(meta ? { metadata: meta } : {}) };
+    return { name: `${name}-tcp`, filters: protocolFilters(protocol, filter, opts), ...(meta ? { metadata: meta } : {}) };
   }
-  return { name: `${name}-tcp`, filters: [plainTcpProxy(svc, port)] };
+  return { name: `${name}-tcp`, filters: protocolFilters(protocol, plainTcpProxy(svc, port), opts) };
 }
 
 /** The SNI filter chains of a TLS service port: one per applicable VirtualService `tls` route, then the service's own host. */

@@ -8,7 +8,7 @@ import { proxyFromNode, proxyRequestPush, type MeshModel, type Proxy, type Proxy
 import { TYPE_URL } from '../../../server/contracts.js';
 import type { ProxyConfig } from '../../sidecar/consistency-checker.js';
 import { edsNamesOf, rdsNamesOf, SIDECAR_MESH } from '../../sidecar/testing/sidecar-mesh.js';
-import { buildRouterResources } from '../router-generator.js';
+import { buildRouterResources, type RouterGeneratorOptions } from '../router-generator.js';
 
 /** The gateway part (YAML), without the sidecar mesh. */
 export const GATEWAY_YAML = `
@@ -130,9 +130,9 @@ export function routerAt(model: MeshModel, node = routerNode()): { proxy: Proxy;
   return { proxy: proxyFromNode(node), snap };
 }
 
-/** Every resource a router gets, following references as Envoy does (LDS/CDS wildcard, then RDS and EDS names). */
-export function allRouterResources(p: Proxy, snap: PushSnapshot): ProxyConfig {
-  const opts = { sendUnhealthyEndpoints: false };
+/** Every resource a router gets, following references as Envoy does (LDS/CDS wildcard, then RDS and EDS names); `more` adds generator options. */
+export function allRouterResources(p: Proxy, snap: PushSnapshot, more: Omit<RouterGeneratorOptions, 'sendUnhealthyEndpoints'> = {}): ProxyConfig {
+  const opts = { sendUnhealthyEndpoints: false, ...more };
   const listeners = [...buildRouterResources(p, TYPE_URL.listener, snap, undefined, opts).values()];
   const clusters = [...buildRouterResources(p, TYPE_URL.cluster, snap, undefined, opts).values()];
   const routes = [...buildRouterResources(p, TYPE_URL.route, snap, rdsNamesOf(listeners), opts).values()];
