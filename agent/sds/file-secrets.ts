@@ -7,7 +7,7 @@
  * cannot be set up in `num_file_watcher_failures_total` (the secret is served, but not refreshed).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Metrics } from '../../core/index.js';
 
@@ -17,6 +17,20 @@ export const FILE_CERT_PREFIX = 'file-cert:';
 export const FILE_ROOT_PREFIX = 'file-root:';
 /** Separates the chain and key paths of a `file-cert:` name. */
 export const FILE_NAME_SEPARATOR = '~';
+/**
+ * The operating system's trust bundle (meshd names it for an origination without `caCertificates` under
+ * VERIFY_CERTIFICATE_AT_CLIENT; `SYSTEM_ROOT_SECRET` in xds/generators/sidecar/cluster-tls.ts).
+ */
+export const FILE_ROOT_SYSTEM = 'file-root:system';
+/** Where Linux distributions keep the system trust bundle (Go's crypto/x509 list); the first that exists is read. */
+export const SYSTEM_CA_BUNDLES: readonly string[] = [
+  '/etc/ssl/certs/ca-certificates.crt',
+  '/etc/pki/tls/certs/ca-bundle.crt',
+  '/etc/ssl/ca-bundle.pem',
+  '/etc/pki/tls/cacert.pem',
+  '/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem',
+  '/etc/ssl/cert.pem',
+];
 
 /** True when an SDS resource name names files. */
 export function isFileSecretName(name: string): boolean {
@@ -40,10 +54,13 @@ export class FileSecrets {
   readonly #log: Logger;
   readonly #entries = new Map<string, Entry>();
   readonly #listeners = new Set<(name: string) => void>();
+  readonly #systemBundles: readonly string[];
 
-  constructor(options: { readonly logger: Logger; readonly metrics?: Metrics }) {
+  /** `systemBundles`: where to look for the system trust bundle (default SYSTEM_CA_BUNDLES). */
+  constructor(options: { readonly logger: Logger; readonly metrics?: Metrics; readonly systemBundles?: readonly string[] }) {
     this.#log = options.logger;
     this.#metrics = options.metrics;
+    this.#systemBundles = options.systemBundles ?? SYSTEM_CA_BUNDLES;
   }
 
   /** Calls `listener` with a name whenever its files change; returns the unsubscribe. */
@@ -58,7 +75,7 @@ export class FileSecrets {
     if (!entry) {
       entry = { value: this.#read(name), watchers: [] };
       this.#entries.set(name, entry);
-      for (const path of pathsOf(name)) this.#watch(name, path, entry);
+      for (const path of this.#pathsOf(name)) this.#watch(name, path, entry);
     }
     return entry.value;
   }
@@ -81,7 +98,7 @@ export class FileSecrets {
 
   #read(name: string): FileSecret | undefined {
     try {
-      const files = pathsOf(name).map((p) => readFileSync(p));
+      const files = this.#pathsOf(name).map((p) => readFileSync(p));
       const version = createHash('sha256').update(Buffer.concat(files)).digest('hex').slice(0, 16);
       if (name.startsWith(FILE_ROOT_PREFIX)) return { version, secret: { name, validationContext: { trustedCa: { inlineBytes: files[0]! } } } };
       return { version, secret: { name, tlsCertificate: { certificateChain: { inlineBytes: files[0]! }, privateKey: { inlineBytes: files[1]! } } } };
@@ -90,6 +107,12 @@ export class FileSecrets {
       this.#log.warn({ name, err: (e as Error).message }, 'cannot read a file secret');
       return undefined;
     }
+  }
+
+  /** The files of a file secret name: chain and key, or the trust bundle (the system's for FILE_ROOT_SYSTEM). */
+  #pathsOf(name: string): string[] {
+    if (name === FILE_ROOT_SYSTEM) return [this.#systemBundles.find((p) => existsSync(p)) ?? this.#systemBundles[0] ?? ''];
+    return pathsOf(name);
   }
 
   /** Stops every watch. */

@@ -138,4 +138,18 @@ describe('SDS server with certificates from meshd CA', () => {
     assert.equal(missing.responses.length, 0);
     files.close();
   });
+
+  it('given file-root:system should serve the first system trust bundle that exists (VERIFY_CERTIFICATE_AT_CLIENT)', async () => {
+    const metrics = createMetrics('pilot-agent', { processMetrics: false });
+    cache = new SecretCache({ provider: { name: 'never', issue: () => new Promise(() => undefined), close: () => undefined }, gracePeriodRatio: 0.5, logger, metrics });
+    writeFileSync(join(dir, 'os-bundle.pem'), 'OS-ROOTS');
+    const files = new FileSecrets({ logger, metrics, systemBundles: [join(dir, 'absent.pem'), join(dir, 'os-bundle.pem')] });
+    sds = await SdsServer.start(join(dir, 'socket'), cache, logger, files);
+    const stream = openSdsStream(sds.socketPath);
+    streams.push(stream);
+    stream.request(['file-root:system']);
+    await waitFor(() => stream.responses.length >= 1, 'the system trust bundle');
+    assert.equal(pem(stream.responses[0]!.secrets['file-root:system']!, 'validationContext', 'trustedCa', 'inlineBytes'), 'OS-ROOTS');
+    files.close();
+  });
 });

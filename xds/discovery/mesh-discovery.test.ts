@@ -15,16 +15,17 @@ describe('generatorOptionsFromEnv', () => {
     });
   }
 
-  const clusterOptions: { name: string; env: Record<string, string>; want: { autoSni: boolean; redisFilter: boolean; mongoFilter: boolean; routeCollapse: boolean } }[] = [
-    { name: 'given none of them should turn auto SNI, the Mongo filter and route collapse on and the Redis filter off (the spec\'s and istiod\'s defaults)', env: {}, want: { autoSni: true, redisFilter: false, mongoFilter: true, routeCollapse: true } },
-    { name: 'given ENABLE_AUTO_SNI=false should turn auto SNI off', env: { ENABLE_AUTO_SNI: 'false' }, want: { autoSni: false, redisFilter: false, mongoFilter: true, routeCollapse: true } },
-    { name: 'given PILOT_ENABLE_REDIS_FILTER=true and PILOT_ENABLE_MONGO_FILTER=false should swap the protocol filters', env: { PILOT_ENABLE_REDIS_FILTER: 'true', PILOT_ENABLE_MONGO_FILTER: 'false' }, want: { autoSni: true, redisFilter: true, mongoFilter: false, routeCollapse: true } },
-    { name: 'given PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION=false should turn route collapse off', env: { PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION: 'false' }, want: { autoSni: true, redisFilter: false, mongoFilter: true, routeCollapse: false } },
+  const clusterOptions: { name: string; env: Record<string, string>; want: { autoSni: boolean; redisFilter: boolean; mongoFilter: boolean; routeCollapse: boolean; verifyCertAtClient: boolean } }[] = [
+    { name: 'given none of them should turn auto SNI, the Mongo filter and route collapse on and the Redis filter off (the spec\'s and istiod\'s defaults)', env: {}, want: { autoSni: true, redisFilter: false, mongoFilter: true, routeCollapse: true, verifyCertAtClient: true } },
+    { name: 'given ENABLE_AUTO_SNI=false should turn auto SNI off', env: { ENABLE_AUTO_SNI: 'false' }, want: { autoSni: false, redisFilter: false, mongoFilter: true, routeCollapse: true, verifyCertAtClient: true } },
+    { name: 'given PILOT_ENABLE_REDIS_FILTER=true and PILOT_ENABLE_MONGO_FILTER=false should swap the protocol filters', env: { PILOT_ENABLE_REDIS_FILTER: 'true', PILOT_ENABLE_MONGO_FILTER: 'false' }, want: { autoSni: true, redisFilter: true, mongoFilter: false, routeCollapse: true, verifyCertAtClient: true } },
+    { name: 'given VERIFY_CERTIFICATE_AT_CLIENT=false should stop verifying originations without caCertificates', env: { VERIFY_CERTIFICATE_AT_CLIENT: 'false' }, want: { autoSni: true, redisFilter: false, mongoFilter: true, routeCollapse: true, verifyCertAtClient: false } },
+    { name: 'given PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION=false should turn route collapse off', env: { PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION: 'false' }, want: { autoSni: true, redisFilter: false, mongoFilter: true, routeCollapse: false, verifyCertAtClient: true } },
   ];
   for (const c of clusterOptions) {
     it(c.name, () => {
       const o = generatorOptionsFromEnv(loadEnv('pilot-discovery', c.env));
-      assert.deepEqual({ autoSni: o.autoSni, redisFilter: o.redisFilter, mongoFilter: o.mongoFilter, routeCollapse: o.routeCollapse }, c.want);
+      assert.deepEqual({ autoSni: o.autoSni, redisFilter: o.redisFilter, mongoFilter: o.mongoFilter, routeCollapse: o.routeCollapse, verifyCertAtClient: o.verifyCertAtClient }, c.want);
     });
   }
 

@@ -71,6 +71,7 @@ export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
       headlessPodListeners: env.bool('PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS'),
     },
     autoSni: env.bool('ENABLE_AUTO_SNI'),
+    verifyCertAtClient: env.bool('VERIFY_CERTIFICATE_AT_CLIENT'),
     redisFilter: env.bool('PILOT_ENABLE_REDIS_FILTER'),
     mongoFilter: env.bool('PILOT_ENABLE_MONGO_FILTER'),
     routeCollapse: env.bool('PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION'),
@@ -182,6 +183,7 @@ export class MeshDiscovery {
       tlsOnSidecarIngress: o.generator.tlsOnSidecarIngress === true,
       ...(o.generator.listener ? { listener: o.generator.listener } : {}),
       ...(o.generator.autoSni !== undefined ? { autoSni: o.generator.autoSni } : {}),
+      ...(o.generator.verifyCertAtClient !== undefined ? { verifyCertAtClient: o.generator.verifyCertAtClient } : {}),
       ...(o.generator.redisFilter !== undefined ? { redisFilter: o.generator.redisFilter } : {}),
       ...(o.generator.mongoFilter !== undefined ? { mongoFilter: o.generator.mongoFilter } : {}),
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
@@ -191,6 +193,7 @@ export class MeshDiscovery {
     this.routerGenerator = new RouterGenerator({
       sendUnhealthyEndpoints: o.generator.sendUnhealthyEndpoints,
       ...(o.generator.autoSni !== undefined ? { autoSni: o.generator.autoSni } : {}),
+      ...(o.generator.verifyCertAtClient !== undefined ? { verifyCertAtClient: o.generator.verifyCertAtClient } : {}),
       ...(o.generator.redisFilter !== undefined ? { redisFilter: o.generator.redisFilter } : {}),
       ...(o.generator.routeCollapse !== undefined ? { routeCollapse: o.generator.routeCollapse } : {}),
       ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),

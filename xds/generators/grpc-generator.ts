@@ -45,6 +45,8 @@ export interface GrpcGeneratorOptions {
   readonly listener?: SidecarListenerOptions;
   /** ENABLE_AUTO_SNI (default true): Envoy clusters originating SIMPLE/MUTUAL TLS without `sni` get auto SNI (sidecar and router generators). */
   readonly autoSni?: boolean;
+  /** VERIFY_CERTIFICATE_AT_CLIENT (default true): SIMPLE/MUTUAL origination without `caCertificates` verifies against the OS trust bundle (sidecar and router generators). */
+  readonly verifyCertAtClient?: boolean;
   /** PILOT_ENABLE_REDIS_FILTER (default false): REDIS ports get the Redis proxy and MAGLEV clusters on Envoy (sidecar and router generators). */
   readonly redisFilter?: boolean;
   /** PILOT_ENABLE_MONGO_FILTER (default true): MONGO ports get the Mongo proxy on Envoy sidecars. */

@@ -27,6 +27,8 @@ export interface RouterGeneratorOptions {
   readonly slicer?: Pick<TurnSlicer, 'overBudget'>;
   /** ENABLE_AUTO_SNI (default true; see the sidecar's OutboundClusterOptions). */
   readonly autoSni?: boolean;
+  /** VERIFY_CERTIFICATE_AT_CLIENT (default true; see the sidecar's OutboundClusterOptions). */
+  readonly verifyCertAtClient?: boolean;
   /** PILOT_ENABLE_REDIS_FILTER (default false): MAGLEV for REDIS ports' clusters (see OutboundClusterOptions). */
   readonly redisFilter?: boolean;
   /** PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION (default true; see RouterRouteOptions). */
@@ -54,7 +56,11 @@ export function buildRouterResources(p: Proxy, typeUrl: string, snap: PushSnapsh
       break;
     case TYPE_URL.cluster: {
       const clusters = [
-        ...buildOutboundClusters(ctx, scoped, snap.endpoints, { ...(opts.autoSni !== undefined ? { autoSni: opts.autoSni } : {}), ...(opts.redisFilter !== undefined ? { redisFilter: opts.redisFilter } : {}) }),
+        ...buildOutboundClusters(ctx, scoped, snap.endpoints, {
+          ...(opts.autoSni !== undefined ? { autoSni: opts.autoSni } : {}),
+          ...(opts.verifyCertAtClient !== undefined ? { verifyCertAtClient: opts.verifyCertAtClient } : {}),
+          ...(opts.redisFilter !== undefined ? { redisFilter: opts.redisFilter } : {}),
+        }),
         ...buildSniDnatClusters(ctx, scoped, mergeGateways(ctx, p, snap.endpoints), snap.endpoints, opts.redisFilter !== undefined ? { redisFilter: opts.redisFilter } : {}),
         ...buildSpecialClusters(ctx).filter((c) => c['name'] === BLACKHOLE_CLUSTER),
       ];

@@ -299,5 +299,29 @@ spec:
         assert.deepEqual(validate(ENVOY.cluster, encode(ENVOY.cluster, got.get(name))), [], name);
       }
     });
+
+    describe('VERIFY_CERTIFICATE_AT_CLIENT (istiod: caCertificates "system")', () => {
+      const common = (tls: string, verifyCertAtClient?: boolean): any => {
+        const { proxy, snap } = sidecarAt(sidecarModel(yaml(tls)));
+        const opts = { endpoints: snap.endpoints, ...(verifyCertAtClient !== undefined ? { verifyCertAtClient } : {}) };
+        const c = buildSidecarClusters(snap.pushContext, proxy, opts).find((x) => x['name'] === 'outbound|80||ext.example.com') as any;
+        return c.transportSocket.typedConfig.commonTlsContext;
+      };
+      it('given SIMPLE without caCertificates and the flag unset (default true) should verify against the system trust bundle over SDS', () => {
+        const got = common('{ mode: SIMPLE }');
+        assert.equal(got.combinedValidationContext.validationContextSdsSecretConfig.name, 'file-root:system');
+        assert.deepEqual(Object.keys(got.combinedValidationContext.defaultValidationContext), []);
+      });
+      it('given subjectAltNames should match them against the system-verified certificate', () => {
+        const got = common('{ mode: SIMPLE, subjectAltNames: [ext.example.com] }', true);
+        assert.deepEqual(got.combinedValidationContext.defaultValidationContext, { matchSubjectAltNames: [{ exact: 'ext.example.com' }] });
+      });
+      it('given the flag off, insecureSkipVerify or caCertificates should not name the system bundle', () => {
+        assert.equal(common('{ mode: SIMPLE }', false).combinedValidationContext, undefined);
+        assert.equal(common('{ mode: SIMPLE, insecureSkipVerify: true }', true).combinedValidationContext, undefined);
+        const files = common('{ mode: SIMPLE, caCertificates: /etc/certs/ca.pem }', true);
+        assert.deepEqual([files.combinedValidationContext, files.validationContext.trustedCa], [undefined, { filename: '/etc/certs/ca.pem' }]);
+      });
+    });
   });
 });

@@ -226,6 +226,11 @@ export interface OutboundClusterOptions {
    */
   readonly autoSni?: boolean;
   /**
+   * VERIFY_CERTIFICATE_AT_CLIENT (default true, as istiod): SIMPLE or MUTUAL origination without
+   * `caCertificates` verifies the server against the operating system's trust bundle (see originationSocket).
+   */
+  readonly verifyCertAtClient?: boolean;
+  /**
    * PILOT_ENABLE_REDIS_FILTER (default false): a REDIS port's cluster balances with MAGLEV (istiod: for the
    * Redis proxy's client-side sharding), whatever the DestinationRule's load balancer says.
    */
@@ -289,7 +294,7 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   (c['commonLbConfig'] as Record<string, unknown>)['healthyPanicThreshold'] ??= { value: 0 };
   // NOTE: as istiod, locality weights (from `distribute`) take effect only with localityWeightedLbConfig.
   if (usesLocalityWeights(policy, ctx.meshConfig)) (c['commonLbConfig'] as Record<string, unknown>)['localityWeightedLbConfig'] = {};
-  const tls = clusterTls(ctx, svc, policy.tls, { port: port.port, subset }, instances.map((i) => i.serviceAccount));
+  const tls = clusterTls(ctx, svc, policy.tls, { port: port.port, subset }, instances.map((i) => i.serviceAccount), opts.verifyCertAtClient !== false);
   if (tls.kind === 'socket') c['transportSocket'] = tls.transportSocket;
   const auto = tls.kind === 'socket' && policy.tls ? autoSniOptions(policy.tls, opts.autoSni !== false) : undefined;
   if (auto) applyUpstreamHttpOptions(c, auto);

@@ -15,6 +15,12 @@ export function meshSni(port: number, subset: string, host: string): string {
   return `outbound_.${port}_.${subset}_.${host}`;
 }
 
+/**
+ * The trust bundle of the proxy's operating system, as Istio names it over SDS (VERIFY_CERTIFICATE_AT_CLIENT:
+ * an origination without `caCertificates` verifies against it; agent/sds/file-secrets.ts serves it).
+ */
+export const SYSTEM_ROOT_SECRET = 'file-root:system';
+
 function sanMatchers(sans: readonly string[]): Record<string, unknown> {
   return sans.length > 0 ? { matchSubjectAltNames: sans.map((s) => ({ exact: s })) } : {};
 }
@@ -40,9 +46,11 @@ export function meshMtlsSocket(sans: readonly string[], sni: string): Record<str
 /**
  * The transport socket for SIMPLE or MUTUAL origination from the DestinationRule's settings. The SNI is
  * the DestinationRule's `sni` only: as istiod, none is set without it (with ENABLE_AUTO_SNI, Envoy then
- * takes it from each request's host; see autoSniOptions).
+ * takes it from each request's host; see autoSniOptions). Without `caCertificates` (and no
+ * `insecureSkipVerify`), `verifyAtClient` (VERIFY_CERTIFICATE_AT_CLIENT, default true) verifies the server
+ * against the operating system's trust bundle, as istiod; off, the server is not verified.
  */
-export function originationSocket(tls: ClientTLSSettings): Record<string, unknown> {
+export function originationSocket(tls: ClientTLSSettings, verifyAtClient = true): Record<string, unknown> {
   const common: Record<string, unknown> = {};
   const sans = tls.subjectAltNames ?? [];
   if (tls.credentialName) {
@@ -60,6 +68,8 @@ export function originationSocket(tls: ClientTLSSettings): Record<string, unknow
     }
     if (!tls.insecureSkipVerify && tls.caCertificates) {
       common['validationContext'] = { trustedCa: { filename: tls.caCertificates }, ...sanMatchers(sans) };
+    } else if (!tls.insecureSkipVerify && verifyAtClient) {
+      common['combinedValidationContext'] = { defaultValidationContext: sanMatchers(sans), validationContextSdsSecretConfig: sdsSecret(SYSTEM_ROOT_SECRET) };
     }
   }
   return {
@@ -114,6 +124,7 @@ export function clusterTls(
   tls: ClientTLSSettings | undefined,
   at: { port: number; subset: string },
   serviceAccounts: Iterable<string>,
+  verifyAtClient = true,
 ): ClusterTls {
   const sni = meshSni(at.port, at.subset, svc.hostname);
   switch (tls?.mode) {
@@ -123,7 +134,7 @@ export function clusterTls(
       return { kind: 'socket', transportSocket: meshMtlsSocket(expectedSans(ctx, svc, serviceAccounts, tls), sni) };
     case 'SIMPLE':
     case 'MUTUAL':
-      return { kind: 'socket', transportSocket: originationSocket(tls) };
+      return { kind: 'socket', transportSocket: originationSocket(tls, verifyAtClient) };
     default:
       break;
   }

@@ -64,6 +64,8 @@ export interface SidecarGeneratorOptions {
   readonly listener?: SidecarListenerOptions;
   /** ENABLE_AUTO_SNI (default true, as istiod; see OutboundClusterOptions). */
   readonly autoSni?: boolean;
+  /** VERIFY_CERTIFICATE_AT_CLIENT (default true, as istiod; see OutboundClusterOptions). */
+  readonly verifyCertAtClient?: boolean;
   /** PILOT_ENABLE_REDIS_FILTER (default false; see OutboundClusterOptions and NetworkFilterOptions). */
   readonly redisFilter?: boolean;
   /** PILOT_ENABLE_MONGO_FILTER (default true, as istiod; see NetworkFilterOptions). */
@@ -71,11 +73,16 @@ export interface SidecarGeneratorOptions {
 }
 
 /** The process-wide options the builders read (undefined ones keep the builders' defaults). */
-type BuilderOptions = Pick<SidecarGeneratorOptions, 'edsForHeadless' | 'tlsOnSidecarIngress' | 'autoSni' | 'redisFilter' | 'mongoFilter' | 'listener'>;
+type BuilderOptions = Pick<SidecarGeneratorOptions, 'edsForHeadless' | 'tlsOnSidecarIngress' | 'autoSni' | 'verifyCertAtClient' | 'redisFilter' | 'mongoFilter' | 'listener'>;
 
 /** The cluster builder's options from the generator's. */
 function clusterOptions(o: BuilderOptions): OutboundClusterOptions {
-  return { edsForHeadless: o.edsForHeadless === true, ...(o.autoSni !== undefined ? { autoSni: o.autoSni } : {}), ...(o.redisFilter !== undefined ? { redisFilter: o.redisFilter } : {}) };
+  return {
+    edsForHeadless: o.edsForHeadless === true,
+    ...(o.autoSni !== undefined ? { autoSni: o.autoSni } : {}),
+    ...(o.verifyCertAtClient !== undefined ? { verifyCertAtClient: o.verifyCertAtClient } : {}),
+    ...(o.redisFilter !== undefined ? { redisFilter: o.redisFilter } : {}),
+  };
 }
 
 /** The listener builders' options from the generator's. */
