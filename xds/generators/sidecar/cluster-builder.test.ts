@@ -316,6 +316,15 @@ spec:
         const got = common('{ mode: SIMPLE, subjectAltNames: [ext.example.com] }', true);
         assert.deepEqual(got.combinedValidationContext.defaultValidationContext, { matchSubjectAltNames: [{ exact: 'ext.example.com' }] });
       });
+      it('given SIMPLE and MUTUAL origination should advertise h2 on the HTTP/2 (GRPC) cluster only (istiod isHttp2Cluster)', () => {
+        for (const tls of ['{ mode: SIMPLE }', '{ mode: MUTUAL, clientCertificate: /c.pem, privateKey: /k.pem }']) {
+          const { proxy, snap } = sidecarAt(sidecarModel(yaml(tls)));
+          const byName = new Map(buildSidecarClusters(snap.pushContext, proxy, { endpoints: snap.endpoints }).map((c) => [c['name'] as string, c as any]));
+          const alpn = (name: string): unknown => byName.get(name).transportSocket.typedConfig.commonTlsContext.alpnProtocols;
+          assert.deepEqual([alpn('outbound|81||ext.example.com'), alpn('outbound|80||ext.example.com'), alpn('outbound|5000||ext.example.com')], [['h2'], undefined, undefined], tls);
+          assert.deepEqual(validate(ENVOY.cluster, encode(ENVOY.cluster, byName.get('outbound|81||ext.example.com'))), []);
+        }
+      });
       it('given the flag off, insecureSkipVerify or caCertificates should not name the system bundle', () => {
         assert.equal(common('{ mode: SIMPLE }', false).combinedValidationContext, undefined);
         assert.equal(common('{ mode: SIMPLE, insecureSkipVerify: true }', true).combinedValidationContext, undefined);

@@ -212,6 +212,12 @@ function applyLoadBalancer(c: Record<string, unknown>, policy: TrafficPolicy): v
   }
 }
 
+/** Whether a built cluster speaks HTTP/2 upstream (istiod's isHttp2Cluster: explicit HTTP/2 protocol options). */
+function isHttp2Cluster(c: Record<string, unknown>): boolean {
+  const opts = c['typedExtensionProtocolOptions'] as Record<string, { explicitHttpConfig?: { http2ProtocolOptions?: unknown } }> | undefined;
+  return opts?.['envoy.extensions.upstreams.http.v3.HttpProtocolOptions']?.explicitHttpConfig?.http2ProtocolOptions !== undefined;
+}
+
 /** How outbound clusters are built: process-wide options, read once at start (see generatorOptionsFromEnv). */
 export interface OutboundClusterOptions {
   /**
@@ -298,6 +304,11 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   if (tls.kind === 'socket') c['transportSocket'] = tls.transportSocket;
   const auto = tls.kind === 'socket' && policy.tls ? autoSniOptions(policy.tls, opts.autoSni !== false) : undefined;
   if (auto) applyUpstreamHttpOptions(c, auto);
+  // NOTE: as istiod's buildUpstreamTLSContext, an HTTP/2 cluster originating SIMPLE or MUTUAL TLS advertises h2.
+  if (tls.kind === 'socket' && (policy.tls?.mode === 'SIMPLE' || policy.tls?.mode === 'MUTUAL') && isHttp2Cluster(c)) {
+    const common = (tls.transportSocket['typedConfig'] as { commonTlsContext: Record<string, unknown> }).commonTlsContext;
+    common['alpnProtocols'] = ['h2'];
+  }
   if (tls.kind === 'auto') c['transportSocketMatches'] = tls.transportSocketMatches;
   const meta = provenance([dr], { services: [{ host: svc.hostname, name: svc.hostname.split('.')[0] ?? svc.hostname, namespace: svc.namespace }], default_original_port: port.port, ...(subset ? { subset } : {}) });
   if (meta) c['metadata'] = meta;
