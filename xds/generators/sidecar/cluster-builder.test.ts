@@ -325,6 +325,17 @@ spec:
           assert.deepEqual(validate(ENVOY.cluster, encode(ENVOY.cluster, byName.get('outbound|81||ext.example.com'))), []);
         }
       });
+      it('given a credentialName in a DestinationRule without a workloadSelector should originate no TLS from a sidecar (istiod), with one or from configmap:// should', () => {
+        const socket = (tls: string, selector = ''): unknown => {
+          const { proxy, snap } = sidecarAt(sidecarModel(yaml(tls).replace('  host: ext.example.com\n', `  host: ext.example.com\n${selector}`)));
+          const c = buildSidecarClusters(snap.pushContext, proxy, { endpoints: snap.endpoints }).find((x) => x['name'] === 'outbound|80||ext.example.com') as any;
+          return c.transportSocket?.typedConfig.commonTlsContext.combinedValidationContext?.validationContextSdsSecretConfig.name;
+        };
+        assert.equal(socket('{ mode: SIMPLE, credentialName: ext-cert }'), undefined);
+        assert.equal(socket('{ mode: MUTUAL, credentialName: ext-cert }'), undefined);
+        assert.equal(socket('{ mode: SIMPLE, credentialName: ext-cert }', '  workloadSelector: { matchLabels: { app: productpage } }\n'), 'kubernetes://ext-cert-cacert');
+        assert.notEqual(socket('{ mode: SIMPLE, credentialName: "configmap://ext-ca" }'), undefined, 'a configmap:// credential is not privileged: kept');
+      });
       it('given the flag off, insecureSkipVerify or caCertificates should not name the system bundle', () => {
         assert.equal(common('{ mode: SIMPLE }', false).combinedValidationContext, undefined);
         assert.equal(common('{ mode: SIMPLE, insecureSkipVerify: true }', true).combinedValidationContext, undefined);

@@ -7,7 +7,7 @@
  * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS.
  */
 import { orchServiceOf, parseProtocol, type Config, type EndpointView, type PushContext, type Proxy, type Service, type ServiceInstance, type ServicePort } from '../../../core/index.js';
-import type { DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';
+import type { ClientTLSSettings, DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
 import { autoSniOptions, clusterTls, type AutoSni } from './cluster-tls.js';
@@ -212,6 +212,17 @@ function applyLoadBalancer(c: Record<string, unknown>, policy: TrafficPolicy): v
   }
 }
 
+/**
+ * istiod's buildUpstreamClusterTLSContext: a sidecar does not originate SIMPLE or MUTUAL TLS with a
+ * `credentialName` (other than `configmap://`) from a DestinationRule without a workloadSelector (the secret
+ * would go to every sidecar in its scope); the cluster gets no TLS. Gateways keep it.
+ */
+function sidecarSkipsCredential(proxy: Proxy, dr: Config | undefined, tls: ClientTLSSettings | undefined): boolean {
+  if (proxy.type !== 'sidecar' || !tls?.credentialName || tls.credentialName.startsWith('configmap://')) return false;
+  if (tls.mode !== 'SIMPLE' && tls.mode !== 'MUTUAL') return false;
+  return (dr?.spec as { workloadSelector?: unknown } | undefined)?.workloadSelector === undefined;
+}
+
 /** Whether a built cluster speaks HTTP/2 upstream (istiod's isHttp2Cluster: explicit HTTP/2 protocol options). */
 function isHttp2Cluster(c: Record<string, unknown>): boolean {
   const opts = c['typedExtensionProtocolOptions'] as Record<string, { explicitHttpConfig?: { http2ProtocolOptions?: unknown } }> | undefined;
@@ -300,7 +311,9 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   (c['commonLbConfig'] as Record<string, unknown>)['healthyPanicThreshold'] ??= { value: 0 };
   // NOTE: as istiod, locality weights (from `distribute`) take effect only with localityWeightedLbConfig.
   if (usesLocalityWeights(policy, ctx.meshConfig)) (c['commonLbConfig'] as Record<string, unknown>)['localityWeightedLbConfig'] = {};
-  const tls = clusterTls(ctx, svc, policy.tls, { port: port.port, subset }, instances.map((i) => i.serviceAccount), opts.verifyCertAtClient !== false);
+  const tls = sidecarSkipsCredential(proxy, dr, policy.tls)
+    ? ({ kind: 'none' } as const)
+    : clusterTls(ctx, svc, policy.tls, { port: port.port, subset }, instances.map((i) => i.serviceAccount), opts.verifyCertAtClient !== false);
   if (tls.kind === 'socket') c['transportSocket'] = tls.transportSocket;
   const auto = tls.kind === 'socket' && policy.tls ? autoSniOptions(policy.tls, opts.autoSni !== false) : undefined;
   if (auto) applyUpstreamHttpOptions(c, auto);
