@@ -41,7 +41,7 @@ async function cmdlineOf(env: NodeJS.ProcessEnv): Promise<string[]> {
 describe('the pilot-discovery launcher (process)', function () {
   this.timeout(60_000);
   before(function () {
-    if (process.platform !== 'linux') this.skip(); // NOTE: reads /proc/<pid>/cmdline
+    if (process.platform !== 'linux') this.skip(); // not Linux: the test reads the child's flags from /proc/<pid>/cmdline
   });
 
   it('given no V8 flags should run meshd in the same process with a 16 MB semi-space', async () => {

@@ -313,15 +313,10 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   if (usesLocalityWeights(policy, ctx.meshConfig)) (c['commonLbConfig'] as Record<string, unknown>)['localityWeightedLbConfig'] = {};
   const tls = sidecarSkipsCredential(proxy, dr, policy.tls)
     ? ({ kind: 'none' } as const)
-    : clusterTls(ctx, svc, policy.tls, { port: port.port, subset }, instances.map((i) => i.serviceAccount), opts.verifyCertAtClient !== false);
+    : clusterTls(ctx, svc, policy.tls, { port: port.port, subset }, instances.map((i) => i.serviceAccount), { verifyAtClient: opts.verifyCertAtClient !== false, h2: isHttp2Cluster(c) });
   if (tls.kind === 'socket') c['transportSocket'] = tls.transportSocket;
   const auto = tls.kind === 'socket' && policy.tls ? autoSniOptions(policy.tls, opts.autoSni !== false) : undefined;
   if (auto) applyUpstreamHttpOptions(c, auto);
-  // NOTE: as istiod's buildUpstreamTLSContext, an HTTP/2 cluster originating SIMPLE or MUTUAL TLS advertises h2.
-  if (tls.kind === 'socket' && (policy.tls?.mode === 'SIMPLE' || policy.tls?.mode === 'MUTUAL') && isHttp2Cluster(c)) {
-    const common = (tls.transportSocket['typedConfig'] as { commonTlsContext: Record<string, unknown> }).commonTlsContext;
-    common['alpnProtocols'] = ['h2'];
-  }
   if (tls.kind === 'auto') c['transportSocketMatches'] = tls.transportSocketMatches;
   const meta = provenance([dr], { services: [{ host: svc.hostname, name: svc.hostname.split('.')[0] ?? svc.hostname, namespace: svc.namespace }], default_original_port: port.port, ...(subset ? { subset } : {}) });
   if (meta) c['metadata'] = meta;

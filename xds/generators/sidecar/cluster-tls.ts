@@ -43,14 +43,23 @@ export function meshMtlsSocket(sans: readonly string[], sni: string): Record<str
   };
 }
 
+/** How SIMPLE or MUTUAL origination is shaped beyond the DestinationRule's settings. */
+export interface OriginationOptions {
+  /** VERIFY_CERTIFICATE_AT_CLIENT (default true): without `caCertificates`, verify against the system trust bundle. */
+  readonly verifyAtClient?: boolean;
+  /** The cluster speaks HTTP/2 upstream: advertise `h2` (istiod's isHttp2Cluster). */
+  readonly h2?: boolean;
+}
+
 /**
  * The transport socket for SIMPLE or MUTUAL origination from the DestinationRule's settings. The SNI is
  * the DestinationRule's `sni` only: as istiod, none is set without it (with ENABLE_AUTO_SNI, Envoy then
  * takes it from each request's host; see autoSniOptions). Without `caCertificates` (and no
  * `insecureSkipVerify`), `verifyAtClient` (VERIFY_CERTIFICATE_AT_CLIENT, default true) verifies the server
- * against the operating system's trust bundle, as istiod; off, the server is not verified.
+ * against the operating system's trust bundle, as istiod; off, the server is not verified. An HTTP/2
+ * cluster advertises `h2`, as istiod's buildUpstreamTLSContext.
  */
-export function originationSocket(tls: ClientTLSSettings, verifyAtClient = true): Record<string, unknown> {
+export function originationSocket(tls: ClientTLSSettings, o: OriginationOptions = {}): Record<string, unknown> {
   const common: Record<string, unknown> = {};
   const sans = tls.subjectAltNames ?? [];
   if (tls.credentialName) {
@@ -68,10 +77,11 @@ export function originationSocket(tls: ClientTLSSettings, verifyAtClient = true)
     }
     if (!tls.insecureSkipVerify && tls.caCertificates) {
       common['validationContext'] = { trustedCa: { filename: tls.caCertificates }, ...sanMatchers(sans) };
-    } else if (!tls.insecureSkipVerify && verifyAtClient) {
+    } else if (!tls.insecureSkipVerify && o.verifyAtClient !== false) {
       common['combinedValidationContext'] = { defaultValidationContext: sanMatchers(sans), validationContextSdsSecretConfig: sdsSecret(SYSTEM_ROOT_SECRET) };
     }
   }
+  if (o.h2 === true) common['alpnProtocols'] = ['h2'];
   return {
     name: 'envoy.transport_sockets.tls',
     typedConfig: any(ENVOY.upstreamTls, { commonTlsContext: common, ...(tls.sni ? { sni: tls.sni } : {}) }),
@@ -124,7 +134,7 @@ export function clusterTls(
   tls: ClientTLSSettings | undefined,
   at: { port: number; subset: string },
   serviceAccounts: Iterable<string>,
-  verifyAtClient = true,
+  origination: OriginationOptions = {},
 ): ClusterTls {
   const sni = meshSni(at.port, at.subset, svc.hostname);
   switch (tls?.mode) {
@@ -134,7 +144,7 @@ export function clusterTls(
       return { kind: 'socket', transportSocket: meshMtlsSocket(expectedSans(ctx, svc, serviceAccounts, tls), sni) };
     case 'SIMPLE':
     case 'MUTUAL':
-      return { kind: 'socket', transportSocket: originationSocket(tls, verifyAtClient) };
+      return { kind: 'socket', transportSocket: originationSocket(tls, origination) };
     default:
       break;
   }
