@@ -1,5 +1,6 @@
 // The public surface of core/: shared runtime pieces with no imports from other folders of ours.
 export * from './duration.js';
+export * from './defined-fields.js';
 export * from './clock/index.js';
 export * from './program.js';
 export * from './model/push-request.js';

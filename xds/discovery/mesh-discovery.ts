@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { tap, type Observable, type Subscription } from 'rxjs';
 import {
-  EventLogRecorder, MeshModel, modelMetricsFrom, modelOptionsFromEnv, systemClock,
+  definedFields, EventLogRecorder, MeshModel, modelMetricsFrom, modelOptionsFromEnv, systemClock,
   type Clock, type Env, type MeshModelOptions, type Metrics, type ModelInput, type PushRequest,
 } from '../../core/index.js';
 import { cacheMetricsFrom } from '../cache/cache-metrics.js';
@@ -181,22 +181,13 @@ export class MeshDiscovery {
       conflicts: conflictRecorderFrom(o.metrics),
       edsForHeadless: o.generator.edsForHeadless === true,
       tlsOnSidecarIngress: o.generator.tlsOnSidecarIngress === true,
-      ...(o.generator.listener ? { listener: o.generator.listener } : {}),
-      ...(o.generator.autoSni !== undefined ? { autoSni: o.generator.autoSni } : {}),
-      ...(o.generator.verifyCertAtClient !== undefined ? { verifyCertAtClient: o.generator.verifyCertAtClient } : {}),
-      ...(o.generator.redisFilter !== undefined ? { redisFilter: o.generator.redisFilter } : {}),
-      ...(o.generator.mongoFilter !== undefined ? { mongoFilter: o.generator.mongoFilter } : {}),
-      ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
+      ...definedFields(o.generator, ['listener', 'autoSni', 'verifyCertAtClient', 'redisFilter', 'mongoFilter', 'slicer']),
     });
     this.sidecarGenerator.register(this.registry);
     registerNds(this.registry);
     this.routerGenerator = new RouterGenerator({
       sendUnhealthyEndpoints: o.generator.sendUnhealthyEndpoints,
-      ...(o.generator.autoSni !== undefined ? { autoSni: o.generator.autoSni } : {}),
-      ...(o.generator.verifyCertAtClient !== undefined ? { verifyCertAtClient: o.generator.verifyCertAtClient } : {}),
-      ...(o.generator.redisFilter !== undefined ? { redisFilter: o.generator.redisFilter } : {}),
-      ...(o.generator.routeCollapse !== undefined ? { routeCollapse: o.generator.routeCollapse } : {}),
-      ...(o.generator.slicer ? { slicer: o.generator.slicer } : {}),
+      ...definedFields(o.generator, ['autoSni', 'verifyCertAtClient', 'redisFilter', 'routeCollapse', 'slicer']),
     });
     this.routerGenerator.register(this.registry);
     this.ads = new AdsServer<RegisteredProxy>({

@@ -6,7 +6,7 @@
  * of its AUTO_PASSTHROUGH servers (sni-dnat.ts) plus BlackHoleCluster, EDS their load assignments: clusters and load assignments come from the sidecar's builders. Built per
  * proxy from the snapshot each push carries (a gateway fleet is small; nothing is cached).
  */
-import { nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../../core/index.js';
+import { definedFields, nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../../core/index.js';
 import { encode } from '../../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../../server/contracts.js';
 import type { GeneratorRegistry } from '../../server/generator-registry.js';
@@ -56,12 +56,8 @@ export function buildRouterResources(p: Proxy, typeUrl: string, snap: PushSnapsh
       break;
     case TYPE_URL.cluster: {
       const clusters = [
-        ...buildOutboundClusters(ctx, scoped, snap.endpoints, {
-          ...(opts.autoSni !== undefined ? { autoSni: opts.autoSni } : {}),
-          ...(opts.verifyCertAtClient !== undefined ? { verifyCertAtClient: opts.verifyCertAtClient } : {}),
-          ...(opts.redisFilter !== undefined ? { redisFilter: opts.redisFilter } : {}),
-        }),
-        ...buildSniDnatClusters(ctx, scoped, mergeGateways(ctx, p, snap.endpoints), snap.endpoints, opts.redisFilter !== undefined ? { redisFilter: opts.redisFilter } : {}),
+        ...buildOutboundClusters(ctx, scoped, snap.endpoints, definedFields(opts, ['autoSni', 'verifyCertAtClient', 'redisFilter'])),
+        ...buildSniDnatClusters(ctx, scoped, mergeGateways(ctx, p, snap.endpoints), snap.endpoints, definedFields(opts, ['redisFilter'])),
         ...buildSpecialClusters(ctx).filter((c) => c['name'] === BLACKHOLE_CLUSTER),
       ];
       byName(clusters.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1)));
@@ -69,7 +65,7 @@ export function buildRouterResources(p: Proxy, typeUrl: string, snap: PushSnapsh
     }
     case TYPE_URL.route: {
       const merged = mergeGateways(ctx, p, snap.endpoints);
-      for (const n of names ?? []) out.set(n, buildRouterRouteConfiguration(ctx, p, merged, n, opts.routeCollapse !== undefined ? { routeCollapse: opts.routeCollapse } : {})?.resource ?? emptyRouteConfiguration(n));
+      for (const n of names ?? []) out.set(n, buildRouterRouteConfiguration(ctx, p, merged, n, definedFields(opts, ['routeCollapse']))?.resource ?? emptyRouteConfiguration(n));
       break;
     }
     case TYPE_URL.endpoint:

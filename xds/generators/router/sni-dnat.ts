@@ -7,7 +7,7 @@
  * one under the SNI name, with only the endpoints that take mesh mTLS. The services are those visible to the gateway's namespace whose host an
  * AUTO_PASSTHROUGH server admits (`namespace/host` rules, `*` wildcards).
  */
-import { hostMatches, type EndpointView, type PushContext, type Proxy, type Service } from '../../../core/index.js';
+import { definedFields, hostMatches, type EndpointView, type PushContext, type Proxy, type Service } from '../../../core/index.js';
 import { outboundClusterName } from '../grpc/envoy.js';
 import { buildOutboundCluster, subsetsOf, type OutboundClusterOptions } from '../sidecar/cluster-builder.js';
 import { buildSidecarLoadAssignment, mtlsToEndpoint, type SidecarEndpointOptions } from '../sidecar/endpoint-builder.js';
@@ -78,7 +78,7 @@ export function autoPassthroughServers(merged: MergedGateway): RouterServer[] {
  * NOTE: no TLS setting at all (istiod's SniDnatClusterMode skips it), so no ENABLE_AUTO_SNI options either.
  */
 export function buildSniDnatClusters(ctx: PushContext, scoped: Proxy, merged: MergedGateway, endpoints: EndpointView, opts: Pick<OutboundClusterOptions, 'redisFilter'> = {}): Obj[] {
-  const clusterOpts: OutboundClusterOptions = { autoSni: false, ...(opts.redisFilter !== undefined ? { redisFilter: opts.redisFilter } : {}) };
+  const clusterOpts: OutboundClusterOptions = { autoSni: false, ...definedFields(opts, ['redisFilter']) };
   return sniDnatTargets(ctx, scoped, autoPassthroughServers(merged)).map((t) => {
     const port = t.svc.ports.find((p) => p.port === t.port)!;
     const { transportSocket: _ts, transportSocketMatches: _tsm, ...c } = buildOutboundCluster(ctx, scoped, t.svc, port, t.subset, endpoints, clusterOpts);

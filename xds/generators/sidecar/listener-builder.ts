@@ -17,7 +17,7 @@
  * protocols.
  */
 import { isIP } from 'node:net';
-import { orchServiceOf, type EndpointView, type MtlsMode, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
+import { definedFields, orchServiceOf, type EndpointView, type MtlsMode, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { isTlsPort, protocolFilters, tcpChain, tlsChains, tlsListenerFilters, type NetworkFilterOptions } from './tcp-listener-builder.js';
@@ -413,7 +413,7 @@ export interface OutboundListenerOptions extends NetworkFilterOptions {
 
 /** The Redis/Mongo proxy options of listener options, as given (absent ones keep the builders' defaults). */
 export function networkFilters(o: NetworkFilterOptions): NetworkFilterOptions {
-  return { ...(o.redisFilter !== undefined ? { redisFilter: o.redisFilter } : {}), ...(o.mongoFilter !== undefined ? { mongoFilter: o.mongoFilter } : {}) };
+  return definedFields(o, ['redisFilter', 'mongoFilter']);
 }
 
 /** A TCP service port's listener `<bind>_<port>`. */

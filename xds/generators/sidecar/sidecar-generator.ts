@@ -9,7 +9,7 @@
  * Sidecar scope (ScopeMemo); `virtualInbound` and an inbound cluster to a Sidecar default endpoint are the
  * proxy's own.
  */
-import { nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../../core/index.js';
+import { definedFields, nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../../core/index.js';
 import { XdsCache } from '../../cache/xds-cache.js';
 import { encode } from '../../protos/codec.js';
 import { TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../../server/contracts.js';
@@ -77,22 +77,12 @@ type BuilderOptions = Pick<SidecarGeneratorOptions, 'edsForHeadless' | 'tlsOnSid
 
 /** The cluster builder's options from the generator's. */
 function clusterOptions(o: BuilderOptions): OutboundClusterOptions {
-  return {
-    edsForHeadless: o.edsForHeadless === true,
-    ...(o.autoSni !== undefined ? { autoSni: o.autoSni } : {}),
-    ...(o.verifyCertAtClient !== undefined ? { verifyCertAtClient: o.verifyCertAtClient } : {}),
-    ...(o.redisFilter !== undefined ? { redisFilter: o.redisFilter } : {}),
-  };
+  return { edsForHeadless: o.edsForHeadless === true, ...definedFields(o, ['autoSni', 'verifyCertAtClient', 'redisFilter']) };
 }
 
 /** The listener builders' options from the generator's. */
 function listenerOptions(o: BuilderOptions): InboundListenerOptions & NetworkFilterOptions {
-  return {
-    tlsOnSidecarIngress: o.tlsOnSidecarIngress === true,
-    ...(o.redisFilter !== undefined ? { redisFilter: o.redisFilter } : {}),
-    ...(o.mongoFilter !== undefined ? { mongoFilter: o.mongoFilter } : {}),
-    ...(o.listener ? { listener: o.listener } : {}),
-  };
+  return { tlsOnSidecarIngress: o.tlsOnSidecarIngress === true, ...definedFields(o, ['redisFilter', 'mongoFilter', 'listener']) };
 }
 
 /** One resource to serve: its name and, on a cache miss, how to build it with its cache key and dependencies. */
