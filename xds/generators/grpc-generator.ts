@@ -21,10 +21,13 @@ import { buildClientListener, buildServerListener, isServerListenerName } from '
 import { buildRouteConfiguration } from './grpc/route-builder.js';
 import { PROXYLESS_LDS_UNAFFECTED_KINDS } from './lds.js';
 import { PROXYLESS_RDS_UNAFFECTED_KINDS } from './rds.js';
-import type { SidecarListenerOptions } from './sidecar/listener-options.js';
+import type { SidecarBuilderOptions } from './sidecar/builder-options.js';
 
-/** Options of the generator, read once from env by the caller. */
-export interface GrpcGeneratorOptions {
+/**
+ * Options of the generators, read once from env by the caller: the proxyless generator's own and the Envoy
+ * builders' (SidecarBuilderOptions, passed on to the sidecar and router generators).
+ */
+export interface GrpcGeneratorOptions extends SidecarBuilderOptions {
   /** PILOT_ENABLE_XDS_CACHE */
   readonly enableCache: boolean;
   /** PILOT_ENABLE_CDS_CACHE (only with enableCache) */
@@ -33,24 +36,6 @@ export interface GrpcGeneratorOptions {
   readonly enableRdsCache: boolean;
   /** PILOT_SEND_UNHEALTHY_ENDPOINTS */
   readonly sendUnhealthyEndpoints: boolean;
-  /**
-   * PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES (default false): Envoy sidecars get an EDS cluster for a
-   * headless orchestrator Service instead of ORIGINAL_DST (the sidecar generator's option; proxyless
-   * clients always get EDS).
-   */
-  readonly edsForHeadless?: boolean;
-  /** ENABLE_TLS_ON_SIDECAR_INGRESS (default false): Envoy sidecars terminate Sidecar `ingress[].tls` (the sidecar generator's option). */
-  readonly tlsOnSidecarIngress?: boolean;
-  /** The Envoy sidecar listener options (the sidecar generator's; see sidecar/listener-options.ts). */
-  readonly listener?: SidecarListenerOptions;
-  /** ENABLE_AUTO_SNI (default true): Envoy clusters originating SIMPLE/MUTUAL TLS without `sni` get auto SNI (sidecar and router generators). */
-  readonly autoSni?: boolean;
-  /** VERIFY_CERTIFICATE_AT_CLIENT (default true): SIMPLE/MUTUAL origination without `caCertificates` verifies against the OS trust bundle (sidecar and router generators). */
-  readonly verifyCertAtClient?: boolean;
-  /** PILOT_ENABLE_REDIS_FILTER (default false): REDIS ports get the Redis proxy and MAGLEV clusters on Envoy (sidecar and router generators). */
-  readonly redisFilter?: boolean;
-  /** PILOT_ENABLE_MONGO_FILTER (default true): MONGO ports get the Mongo proxy on Envoy sidecars. */
-  readonly mongoFilter?: boolean;
   /**
    * PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION (default true): virtual hosts with the same routes are merged in
    * router (gateway) route configurations (the router generator's option; istiod never collapses sidecar routes).

@@ -27,12 +27,12 @@ import { cachedOutboundListeners } from './sidecar-listener-cache.js';
 import { ENVOY, ENVOY_MESSAGE_BY_TYPE_URL, VIRTUAL_OUTBOUND } from './sidecar-names.js';
 import { encodedRouteConfiguration } from './sidecar-route-cache.js';
 import { ScopeMemo } from './scope-memo.js';
-import type { SidecarListenerOptions } from './listener-options.js';
+import type { SidecarBuilderOptions } from './builder-options.js';
 import type { NetworkFilterOptions } from './tcp-listener-builder.js';
 import { sidecarScope, type SidecarScope } from './sidecar-scope.js';
 
 /** Options of the sidecar generator, read once by the caller. */
-export interface SidecarGeneratorOptions {
+export interface SidecarGeneratorOptions extends SidecarBuilderOptions {
   /** PILOT_SEND_UNHEALTHY_ENDPOINTS */
   readonly sendUnhealthyEndpoints: boolean;
   /** When generation yields the event loop (default the process-wide `pushPathSlicer`). */
@@ -52,36 +52,16 @@ export interface SidecarGeneratorOptions {
   readonly cacheSize?: number;
   /** Where listener conflicts are counted (pilot_conflict_* gauges); none: not counted. */
   readonly conflicts?: ConflictRecorder;
-  /** PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES (default false; see OutboundClusterOptions). */
-  readonly edsForHeadless?: boolean;
-  /** ENABLE_TLS_ON_SIDECAR_INGRESS (default false; see InboundListenerOptions). */
-  readonly tlsOnSidecarIngress?: boolean;
-  /**
-   * The listener options (PILOT_SIDECAR_USE_REMOTE_ADDRESS, PILOT_HTTP10, ENABLE_HCM_INTERNAL_NETWORKS,
-   * PILOT_ENABLE_ALPN_FILTER, MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS,
-   * PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS; see listener-options.ts). Absent fields: istiod's defaults.
-   */
-  readonly listener?: SidecarListenerOptions;
-  /** ENABLE_AUTO_SNI (default true, as istiod; see OutboundClusterOptions). */
-  readonly autoSni?: boolean;
-  /** VERIFY_CERTIFICATE_AT_CLIENT (default true, as istiod; see OutboundClusterOptions). */
-  readonly verifyCertAtClient?: boolean;
-  /** PILOT_ENABLE_REDIS_FILTER (default false; see OutboundClusterOptions and NetworkFilterOptions). */
-  readonly redisFilter?: boolean;
-  /** PILOT_ENABLE_MONGO_FILTER (default true, as istiod; see NetworkFilterOptions). */
-  readonly mongoFilter?: boolean;
 }
 
-/** The process-wide options the builders read (undefined ones keep the builders' defaults). */
-type BuilderOptions = Pick<SidecarGeneratorOptions, 'edsForHeadless' | 'tlsOnSidecarIngress' | 'autoSni' | 'verifyCertAtClient' | 'redisFilter' | 'mongoFilter' | 'listener'>;
 
 /** The cluster builder's options from the generator's. */
-function clusterOptions(o: BuilderOptions): OutboundClusterOptions {
+function clusterOptions(o: SidecarBuilderOptions): OutboundClusterOptions {
   return { edsForHeadless: o.edsForHeadless === true, ...definedFields(o, ['autoSni', 'verifyCertAtClient', 'redisFilter']) };
 }
 
 /** The listener builders' options from the generator's. */
-function listenerOptions(o: BuilderOptions): InboundListenerOptions & NetworkFilterOptions {
+function listenerOptions(o: SidecarBuilderOptions): InboundListenerOptions & NetworkFilterOptions {
   return { tlsOnSidecarIngress: o.tlsOnSidecarIngress === true, ...definedFields(o, ['redisFilter', 'mongoFilter', 'listener']) };
 }
 
@@ -118,7 +98,7 @@ export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway', '
 export const SIDECAR_RDS_UNAFFECTED: ReadonlySet<string> = new Set(['DestinationRule']);
 
 /** The resources of one type a sidecar gets, as plain objects keyed by name (for tests, debugging and the consistency checker). */
-export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: Pick<SidecarGeneratorOptions, 'sendUnhealthyEndpoints' | 'conflicts'> & BuilderOptions): Map<string, Record<string, unknown>> {
+export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: Pick<SidecarGeneratorOptions, 'sendUnhealthyEndpoints' | 'conflicts'> & SidecarBuilderOptions): Map<string, Record<string, unknown>> {
   const ctx = snap.pushContext;
   const out = new Map<string, Record<string, unknown>>();
   const byName = (list: readonly Record<string, unknown>[]): void => {
@@ -321,7 +301,7 @@ const byName = (a: Item, b: Item): number => (a.name < b.name ? -1 : 1);
  * The clusters of a sidecar in buildSidecarClusters' order; outbound clusters keyed when `cached`. With
  * a memo and every cluster asked for, the outbound ones come from the memo of the proxy's scope.
  */
-function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, memo: ScopeMemo | undefined, cached: boolean, o: BuilderOptions): Item[] {
+function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, memo: ScopeMemo | undefined, cached: boolean, o: SidecarBuilderOptions): Item[] {
   const want = names && names.length > 0 ? new Set(names) : undefined;
   if (!memo || want) return [...outboundClusterItems(p, snap, want, cached, o), ...localClusterItems(p, snap, want)].sort(byName);
   // NOTE: the outbound part depends on the proxy only through its scope (see sidecarClusterKey); the
@@ -347,7 +327,7 @@ function mergeByName(a: readonly Item[], b: readonly Item[]): Item[] {
  * The outbound clusters of the proxy's scope, keyed when `cached`.
  * NOTE: the options are process-wide (read once at start), so they need no part in the cache keys.
  */
-function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, cached: boolean, o: BuilderOptions): Item[] {
+function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, cached: boolean, o: SidecarBuilderOptions): Item[] {
   const opts = clusterOptions(o);
   const ctx = snap.pushContext;
   const items: Item[] = [];
