@@ -54,7 +54,6 @@ export interface SidecarGeneratorOptions extends SidecarBuilderOptions {
   readonly conflicts?: ConflictRecorder;
 }
 
-
 /** The cluster builder's options from the generator's. */
 function clusterOptions(o: SidecarBuilderOptions): OutboundClusterOptions {
   return { edsForHeadless: o.edsForHeadless === true, ...definedFields(o, ['autoSni', 'verifyCertAtClient', 'redisFilter']) };
@@ -153,10 +152,13 @@ export class SidecarGenerator {
   readonly #opts: SidecarGeneratorOptions;
   readonly cache: XdsCache;
   readonly #memo = new ScopeMemo();
+  /** The listener builders' options, made once (they are read for every sidecar's LDS). */
+  readonly #listenerOpts: InboundListenerOptions & NetworkFilterOptions;
 
   constructor(opts: SidecarGeneratorOptions) {
     this.#opts = opts;
     this.cache = opts.cache ?? new XdsCache({ maxSize: opts.cacheSize ?? 60000 });
+    this.#listenerOpts = listenerOptions(opts);
   }
 
   /** The node type these generators serve. */
@@ -261,9 +263,9 @@ export class SidecarGenerator {
     // IPv6-only (with MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS); virtualInbound is the proxy's own.
     const vo = virtualOutboundIpv4Extra(p, listener) ? 'lds-virtualOutbound|ipv6' : 'lds-virtualOutbound';
     const outboundBody = this.#memo.of(snap, scope, vo, () => encode(typeName, buildVirtualOutbound(ctx, p, listener)));
-    const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, listenerOptions(this.#opts));
+    const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, this.#listenerOpts);
     const own = [{ name: VIRTUAL_OUTBOUND, body: outboundBody }, { name: String(inbound['name']), body: encode(typeName, inbound) }];
-    const outbound = cachedOutboundListeners(this.cache, ctx, p, scope, snap, (l) => encode(typeName, l), sink, listenerOptions(this.#opts));
+    const outbound = cachedOutboundListeners(this.cache, ctx, p, scope, snap, (l) => encode(typeName, l), sink, this.#listenerOpts);
     const want = names && names.length > 0 ? new Set(names) : undefined;
     const byName = new Map<string, Uint8Array>();
     for (const l of [...own, ...outbound].sort((a, b) => (a.name < b.name ? -1 : 1))) if (!want || want.has(l.name)) byName.set(l.name, l.body);
