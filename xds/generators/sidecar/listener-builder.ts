@@ -411,11 +411,6 @@ export interface OutboundListenerOptions extends NetworkFilterOptions {
   readonly endpoints?: EndpointView;
 }
 
-/** The Redis/Mongo proxy options of listener options, as given (absent ones keep the builders' defaults). */
-export function networkFilters(o: NetworkFilterOptions): NetworkFilterOptions {
-  return definedFields(o, ['redisFilter', 'mongoFilter']);
-}
-
 /** A TCP service port's listener `<bind>_<port>`. */
 function tcpListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number, bind: string, filters: NetworkFilterOptions): Record<string, unknown> {
   const name = `${bind}_${port}`;
@@ -530,7 +525,7 @@ export function podListenerNames(ctx: PushContext, proxy: Proxy, opts: OutboundL
 
 /** Every listener of a sidecar, sorted by name. */
 export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener[] {
-  const outOpts: OutboundListenerOptions = { endpoints, ...networkFilters(opts), ...(opts.listener ? { listener: opts.listener } : {}) };
+  const outOpts: OutboundListenerOptions = { endpoints, ...definedFields(opts, ['redisFilter', 'mongoFilter', 'listener']) };
   const outbound = withoutOwnPodListeners(buildOutboundListeners(ctx, proxy, onConflict, outOpts) as (Listener & { name: string })[], podListenerNames(ctx, proxy, outOpts), proxy);
   const all = [buildVirtualOutbound(ctx, proxy, opts.listener), buildVirtualInbound(ctx, proxy, endpoints, onConflict, opts), ...outbound];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));

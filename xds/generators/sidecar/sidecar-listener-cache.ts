@@ -19,11 +19,11 @@
  * `ServiceEntry/<ns>/<host>` dependency) and the proxy's own pod listener is dropped per proxy, after the cache.
  */
 import { createHash } from 'node:crypto';
-import { resolveShortName, type PushContext, type PushSnapshot, type Proxy } from '../../../core/index.js';
+import { definedFields, resolveShortName, type PushContext, type PushSnapshot, type Proxy } from '../../../core/index.js';
 import type { VirtualServiceSpec } from '../../../crds/index.js';
 import type { XdsCache } from '../../cache/xds-cache.js';
 import type { ConflictMetric, ConflictSink } from './conflict-recorder.js';
-import { buildOutboundListeners, networkFilters, podListenerNames, withoutOwnPodListeners } from './listener-builder.js';
+import { buildOutboundListeners, podListenerNames, withoutOwnPodListeners } from './listener-builder.js';
 import { proxyWantsHttp10, resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
 import type { NetworkFilterOptions } from './tcp-listener-builder.js';
 import type { SidecarScope } from './sidecar-scope.js';
@@ -118,7 +118,7 @@ export function cachedOutboundListeners(
     }
   }
   const conflicts: [ConflictMetric, string][] = [];
-  const build = { endpoints: snap.endpoints, ...networkFilters(opts), ...(listener ? { listener } : {}) };
+  const build = { endpoints: snap.endpoints, ...definedFields(opts, ['redisFilter', 'mongoFilter', 'listener']) };
   const listeners = buildOutboundListeners(
     ctx,
     proxy,
