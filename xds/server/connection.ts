@@ -16,6 +16,8 @@ export interface NackInfo {
 export class WatchState implements WatchedResource {
   names = new Set<string>();
   wildcard = false;
+  /** See WatchedResource.delta: set by the delta handler when it sends deltas. */
+  delta = false;
   nonceSent = '';
   versionSent = '';
   sentAt: Date | undefined;

@@ -20,6 +20,11 @@ export interface WatchedResource {
   /** Names subscribed to. Empty with `wildcard` means everything. */
   readonly names: ReadonlySet<string>;
   readonly wildcard: boolean;
+  /**
+   * True when the transport sends deltas (delta xDS with MESH_DELTA_XDS): a push's result may then hold only
+   * what changed (`incremental`, with `removed`) for every type, the full-state LDS and CDS included.
+   */
+  readonly delta?: boolean;
 }
 
 /** One encoded resource. `body` is the encoded message itself (not wrapped in Any). */
@@ -45,7 +50,8 @@ export interface GenerateResult {
    * load assignments of the changed services, as istiod's incremental EDS does): the proxy keeps what it
    * holds of the others. SotW honours it only for types that are not full-state (EDS, RDS; never the
    * wildcard LDS/CDS, where a left-out resource means removed) and only on pushes, not on answers to a
-   * request; an incremental push with nothing in it sends nothing. Delta removes only `removed`.
+   * request; an incremental push with nothing in it sends nothing. Delta removes only `removed`, and a
+   * generator returns an incremental LDS or CDS only to a watch marked `delta`.
    */
   readonly incremental?: boolean;
 }

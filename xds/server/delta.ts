@@ -46,6 +46,7 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
     // NOTE: a plain ACK (no subscription change, no error) changes nothing that is sent; it is not recorded.
     if (first || req.errorDetail || req.resourceNamesSubscribe.length > 0 || req.resourceNamesUnsubscribe.length > 0) this.#emitRequest(conn, req);
     const w = conn.watch(typeUrl);
+    w.delta = this.host.deltaXds;
     if (req.errorDetail) {
       recordNack(this.host, conn, w, req.responseNonce, req.errorDetail.code, req.errorDetail.message, this.log);
       return;

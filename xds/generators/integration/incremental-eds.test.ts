@@ -1,8 +1,8 @@
 /**
  * Incremental EDS over real ADS streams: an endpoint-only change of one service sends only that
  * service's ClusterLoadAssignments (SotW: a response with a subset of the watched names, which EDS
- * allows; delta: only the changed resources, nothing removed), a config change that touches clusters
- * still sends every watched assignment, a new EDS subscription is answered with the new names alone
+ * allows; delta: only the changed resources, nothing removed), a DestinationRule change sends a sidecar its
+ * services' assignments (a proxyless client every watched one), a new EDS subscription is answered with the new names alone
  * (SotW too: EDS is not full-state), and afterwards the proxy holds exactly what a fresh meshd serves
  * for the final config. Envoy sidecars (LDS/CDS wildcard, then the RDS and EDS names they reference)
  * and proxyless gRPC nodes (EDS by name), on both protocols.
@@ -205,7 +205,7 @@ describe('incremental EDS over real ADS streams', function () {
   });
 
   for (const c of CASES) {
-    it(`given ${c.kind.name} on ${c.protocol} and an endpoint change of one service should send only that service's assignments, a new service's alone, all of them on a cluster change, a new subscription alone, and end as a fresh meshd`, async () => {
+    it(`given ${c.kind.name} on ${c.protocol} and an endpoint change of one service should send only that service's assignments, a new service's alone, a rule's services' (proxyless: all) on a rule change, a new subscription alone, and end as a fresh meshd`, async () => {
       const mesh = await MeshHarness.start();
       meshes.push(mesh);
       mesh.apply(SIDECAR_MESH);
@@ -238,13 +238,18 @@ describe('incremental EDS over real ADS streams', function () {
       const edsNames = p.responses().slice(serviceFrom).filter((r) => r.typeUrl === TYPE_URL.endpoint).flatMap((r) => r.names);
       assert.deepEqual(edsNames.filter((n) => !n.endsWith(`|${RATINGS}`) && !DB_CLAS.includes(n)), [], 'a new service pushes no other service\'s assignments');
 
-      // 3. A DestinationRule change (full push): a new subset cluster, and every watched assignment again.
+      // 3. A DestinationRule change (full push): a new subset cluster; a sidecar gets the rule's service's assignments,
+      //    a proxyless client every watched one again.
       const fullFrom = p.responses().length;
       mesh.apply(DR_WITH_V3);
       const withV3 = (eds: readonly string[]): boolean => eds.includes(`outbound|9080|v3|${REVIEWS}`) && (c.kind !== SIDECAR || eds.includes(`outbound|9080||${RATINGS}`));
       await c.kind.converge(p, withV3);
       const afterFull = p.responses().slice(fullFrom).filter((r) => r.typeUrl === TYPE_URL.endpoint);
-      if (c.protocol === 'sotw') {
+      if (c.kind === SIDECAR) {
+        // NOTE: a sidecar's EDS follows the rule to its services (changedServiceHosts); a proxyless client's resends all.
+        assert.ok(afterFull[0], 'the full push carries EDS');
+        assert.deepEqual(afterFull.flatMap((r) => r.names).filter((n) => !n.endsWith(`|${REVIEWS}`)), [], 'the rule\'s push sends its service\'s assignments alone');
+      } else if (c.protocol === 'sotw') {
         assert.ok(afterFull[0], 'the full push carries EDS');
         assert.ok(watchedBefore.every((n) => afterFull[0]!.names.includes(n)), `the full push resends every watched assignment (got ${afterFull[0]!.names.join(', ')})`);
       }

@@ -12,7 +12,7 @@
 import { definedFields, nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../../core/index.js';
 import { XdsCache } from '../../cache/xds-cache.js';
 import { encode } from '../../protos/codec.js';
-import { TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../../server/contracts.js';
+import { TYPE_URL, xdsType, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../../server/contracts.js';
 import { defaultNeedsPush, type GeneratorRegistry } from '../../server/generator-registry.js';
 import { incrementalEdsHosts } from '../eds.js';
 import { snapshotOf } from '../grpc-generator.js';
@@ -27,6 +27,7 @@ import { cachedOutboundListeners } from './sidecar-listener-cache.js';
 import { ENVOY, ENVOY_MESSAGE_BY_TYPE_URL, VIRTUAL_OUTBOUND } from './sidecar-names.js';
 import { encodedRouteConfiguration } from './sidecar-route-cache.js';
 import { ScopeMemo } from './scope-memo.js';
+import { BuiltSnapshots, changedServiceHosts, outboundClusterNamesOf } from './changed-services.js';
 import type { SidecarBuilderOptions } from './builder-options.js';
 import type { NetworkFilterOptions } from './tcp-listener-builder.js';
 import { sidecarScope, type SidecarScope } from './sidecar-scope.js';
@@ -95,6 +96,10 @@ export const SIDECAR_EDS_UNAFFECTED: ReadonlySet<string> = new Set(['VirtualServ
 export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway', 'DestinationRule']);
 /** See SIDECAR_CDS_UNAFFECTED. */
 export const SIDECAR_RDS_UNAFFECTED: ReadonlySet<string> = new Set(['DestinationRule']);
+/** Kinds that cannot change a sidecar's clusters: the CDS descriptor's and the sidecar's own (see changedServiceHosts). */
+const CDS_UNAFFECTED: ReadonlySet<string> = new Set([...(xdsType(TYPE_URL.cluster)?.unaffectedKinds ?? []), ...SIDECAR_CDS_UNAFFECTED]);
+/** Kinds that cannot change a sidecar's load assignments: the EDS descriptor's and the sidecar's own. */
+const EDS_UNAFFECTED: ReadonlySet<string> = new Set([...(xdsType(TYPE_URL.endpoint)?.unaffectedKinds ?? []), ...SIDECAR_EDS_UNAFFECTED]);
 
 /** The resources of one type a sidecar gets, as plain objects keyed by name (for tests, debugging and the consistency checker). */
 export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnapshot, names: readonly string[] | undefined, opts: Pick<SidecarGeneratorOptions, 'sendUnhealthyEndpoints' | 'conflicts'> & SidecarBuilderOptions): Map<string, Record<string, unknown>> {
@@ -152,6 +157,8 @@ export class SidecarGenerator {
   readonly #opts: SidecarGeneratorOptions;
   readonly cache: XdsCache;
   readonly #memo = new ScopeMemo();
+  /** The snapshot each proxy's resources of each type were last built from (see changedServiceHosts). */
+  readonly #built = new BuiltSnapshots();
   /** The listener builders' options, made once (they are read for every sidecar's LDS). */
   readonly #listenerOpts: InboundListenerOptions & NetworkFilterOptions;
 
@@ -197,19 +204,29 @@ export class SidecarGenerator {
     const snap = snapshotOf(push);
     const typeName = MESSAGE[watched.typeUrl];
     if (!typeName) return { resources: [] };
-    // NOTE: an endpoint-only push sends the assignments of the changed services only (see incrementalEdsHosts).
-    const changedHosts = watched.typeUrl === TYPE_URL.endpoint ? incrementalEdsHosts(push, SIDECAR_EDS_UNAFFECTED) : undefined;
+    const prev = this.#built.get(p, watched.typeUrl);
+    // NOTE: what the proxy holds of this type now reflects `snap`, except after an answer to new EDS names alone.
+    if (watched.wildcard || !push.reasons.has('proxyrequest')) this.#built.record(p, watched.typeUrl, snap);
+    // NOTE: an endpoint-only push, or one changing services and DestinationRules only, sends the assignments of
+    // the changed services only (see incrementalEdsHosts and changedServiceHosts).
+    const changedHosts = watched.typeUrl === TYPE_URL.endpoint ? (incrementalEdsHosts(push, SIDECAR_EDS_UNAFFECTED) ?? changedServiceHosts(push, snap, prev, p, EDS_UNAFFECTED)) : undefined;
     const names = changedHosts ? watchedOfHosts(snap, p, watched, changedHosts) : watched.wildcard && watched.names.size === 0 ? undefined : [...watched.names].sort();
     const o = this.#opts;
     const cached = o.enableCache === true;
     let items: readonly Item[] | undefined;
     const memo = cached ? this.#memo : undefined;
-    if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cached && o.enableCdsCache === true ? memo : undefined, cached && o.enableCdsCache === true, o);
+    const cdsMemo = cached && o.enableCdsCache === true ? memo : undefined;
+    // NOTE: over delta, a push changing services and DestinationRules only sends those services' clusters (istiod's delta CDS).
+    if (watched.typeUrl === TYPE_URL.cluster && cdsMemo && !names && watched.delta === true && prev) {
+      const delta = changedClusterItems(p, snap, prev, push, cdsMemo, o);
+      if (delta) return { resources: await this.#resolve(delta.items, snap, typeName), removed: delta.removed, incremental: true };
+    }
+    if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cdsMemo, cdsMemo !== undefined, o);
     else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, names ?? [], memo, o);
     else if (watched.typeUrl === TYPE_URL.route) items = routeItems(p, snap, names ?? [], cached && o.enableRdsCache === true ? this.cache : undefined);
     if (watched.typeUrl === TYPE_URL.listener && cached) return { resources: this.#cachedListeners(p, snap, names, typeName) };
-    const resources: GeneratedResource[] = [];
     if (!items) {
+      const resources: GeneratedResource[] = [];
       for (const [name, r] of buildSidecarResources(p, watched.typeUrl, snap, names, o)) {
         // NOTE: keep the event loop responsive between resources (see TurnSlicer).
         if ((o.slicer ?? pushPathSlicer).overBudget()) await nextTurn();
@@ -217,6 +234,14 @@ export class SidecarGenerator {
       }
       return { resources };
     }
+    const resources = await this.#resolve(items, snap, typeName);
+    return changedHosts ? { resources, incremental: true } : { resources };
+  }
+
+  /** The encoded resources of `items` (sorted by name): bytes already known, cache hits, else built, encoded and cached. */
+  async #resolve(items: readonly Item[], snap: PushSnapshot, typeName: string): Promise<GeneratedResource[]> {
+    const o = this.#opts;
+    const resources: GeneratedResource[] = [];
     // NOTE: items come sorted by name, so a repeated name is adjacent: as a Map by name (buildSidecarResources),
     // it keeps the first position and the last bytes. The same names and bytes with the cache on or off.
     const put = (it: Item, body: Uint8Array): void => {
@@ -247,7 +272,7 @@ export class SidecarGenerator {
       }
       put(it, body);
     }
-    return changedHosts ? { resources, incremental: true } : { resources };
+    return resources;
   }
 
   /** LDS with the outbound listeners from the cache (sidecar-listener-cache.ts); the same names, order and bytes as uncached. */
@@ -314,6 +339,23 @@ function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | u
   return mergeByName(shared, localClusterItems(p, snap, undefined, memo).sort(byName));
 }
 
+/**
+ * Over delta, the clusters a push changing services and DestinationRules only may have changed for p, whose
+ * clusters were last built from `prev`: those of the changed services and p's own (inbound and special, always
+ * rebuilt, as istiod), and as removed every name those services and p's own had in `prev` (the transport drops
+ * from it what is sent again). Undefined when the push may have changed any cluster.
+ */
+function changedClusterItems(p: Proxy, snap: PushSnapshot, prev: PushSnapshot, push: PushRequest, memo: ScopeMemo, o: SidecarBuilderOptions): { items: Item[]; removed: string[] } | undefined {
+  const hosts = changedServiceHosts(push, snap, prev, p, CDS_UNAFFECTED);
+  if (!hosts) return undefined;
+  const loc = p.locality;
+  const scope = sidecarScope(snap.pushContext, p);
+  const part = `cds-changed\n${loc.region}/${loc.zone}/${loc.subZone}\n${[...hosts].sort().join('\n')}`;
+  const changed = memo.of(snap, scope, part, () => outboundClusterItems(p, snap, undefined, true, o, hosts).sort(byName));
+  const removed = [...outboundClusterNamesOf(prev, p, hosts), ...localClusterItems(p, prev, undefined, memo).map((it) => it.name)];
+  return { items: mergeByName(changed, localClusterItems(p, snap, undefined, memo).sort(byName)), removed };
+}
+
 /** Two lists sorted by name as one (what sorting their concatenation gives for distinct names). */
 function mergeByName(a: readonly Item[], b: readonly Item[]): Item[] {
   const out: Item[] = [];
@@ -326,14 +368,15 @@ function mergeByName(a: readonly Item[], b: readonly Item[]): Item[] {
 }
 
 /**
- * The outbound clusters of the proxy's scope, keyed when `cached`.
+ * The outbound clusters of the proxy's scope (of `hosts` only, when given), keyed when `cached`.
  * NOTE: the options are process-wide (read once at start), so they need no part in the cache keys.
  */
-function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, cached: boolean, o: SidecarBuilderOptions): Item[] {
+function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, cached: boolean, o: SidecarBuilderOptions, hosts?: ReadonlySet<string>): Item[] {
   const opts = clusterOptions(o);
   const ctx = snap.pushContext;
   const items: Item[] = [];
   for (const svc of sidecarScope(ctx, p).services) {
+    if (hosts && !hosts.has(svc.hostname)) continue;
     const dr = ctx.destinationRule(svc.hostname, p.namespace);
     const subsets = ['', ...subsetsOf(dr).map((s) => s.name)];
     for (const port of svc.ports) {

@@ -143,12 +143,12 @@ export class MeshHarness {
   readonly #applied = new Map<string, Config>();
   xdsAddress = '';
 
-  private constructor(generator: Partial<GrpcGeneratorOptions>) {
+  private constructor(generator: Partial<GrpcGeneratorOptions>, transport: { readonly deltaXds?: boolean }) {
     const log = pino({ level: 'silent' });
     this.discovery = new MeshDiscovery({
       model: { domain: 'cluster.local', drainingLabel: 'mesh.io/draining', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true },
       generator: { enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false, cacheSize: 1000, ...generator },
-      transport: { pushThrottle: 10, maxRequestsPerSecond: 1000, sendTimeoutMs: 0, deltaXds: false },
+      transport: { pushThrottle: 10, maxRequestsPerSecond: 1000, sendTimeoutMs: 0, deltaXds: transport.deltaXds ?? false },
       metrics: createMetrics('pilot-discovery', { processMetrics: false }),
       loggers: { ads: log, delta: log },
     });
@@ -162,8 +162,8 @@ export class MeshHarness {
   }
 
   /** Starts the harness on 127.0.0.1:0; `generator` overrides generator options (e.g. a test slicer). */
-  static async start(generator: Partial<GrpcGeneratorOptions> = {}): Promise<MeshHarness> {
-    const h = new MeshHarness(generator);
+  static async start(generator: Partial<GrpcGeneratorOptions> = {}, transport: { readonly deltaXds?: boolean } = {}): Promise<MeshHarness> {
+    const h = new MeshHarness(generator, transport);
     const port = await new Promise<number>((resolve, reject) =>
       h.#server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
     );
