@@ -22,7 +22,7 @@ import { effectivePushThrottle, effectiveRequestLimit, type TransportOptions } f
 import { serveSotw, SotwHandler } from './sotw.js';
 import { streamLimits, type StreamLimits } from './stream-limits.js';
 import type { AdsEvent, ConnectionPusher, RecordedRequest, StreamHost } from './stream-host.js';
-import type { DeltaDiscoveryRequest, DiscoveryRequest } from './wire.js';
+import type { DeltaDiscoveryRequest, DiscoveryRequest, EncodedResponse } from './wire.js';
 import { StreamError } from './stream-session.js';
 import * as grpc from '@grpc/grpc-js';
 
@@ -250,8 +250,8 @@ export class AdsServer<P = unknown> {
     const proxy = await this.#opts.generator.initProxy(node);
     const conn = new Connection<P>(connectionId ?? `${node.id}-${++this.#connectionCounter}`, node, proxy, 'local', protocol);
     const serial = new Serial();
-    const write = (c: Connection<P>, typeUrl: string, message: Buffer, push: PushRequest): Promise<void> => {
-      onResponse({ connectionId: c.id, typeUrl, message, push });
+    const write = (c: Connection<P>, typeUrl: string, message: EncodedResponse, push: PushRequest): Promise<void> => {
+      onResponse({ connectionId: c.id, typeUrl, message: message.toBuffer(), push });
       return Promise.resolve();
     };
     const log = protocol === 'sotw' ? this.#opts.loggers.ads : this.#opts.loggers.delta;

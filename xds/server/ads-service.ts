@@ -4,9 +4,25 @@
  * INVALID_ARGUMENT), responses are encoded by `wire.ts` from already-encoded resources.
  */
 import type { ServiceDefinition } from '@grpc/grpc-js';
+import type { EncodedResponse } from './wire.js';
 
 const identity = (b: Buffer): Buffer => b;
 const bytesIn = (b: Buffer): Uint8Array => b;
+
+/** Reused by every response: grpc-js copies what `serializeResponse` returns into its frame before it returns. */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * Lays a response out in the scratch buffer and returns a view of it. NOTE: grpc-js's `serializeMessage`
+ * copies the serialized bytes into the message frame synchronously (server-interceptors.js), so the view is
+ * read before the next response reuses the buffer; wire.test.ts holds a real stream of back-to-back
+ * responses to it.
+ */
+export function serializeResponse(r: EncodedResponse): Buffer {
+  if (scratch.length < r.length) scratch = Buffer.allocUnsafe(Math.max(r.length, 2 * scratch.length));
+  r.writeInto(scratch);
+  return scratch.subarray(0, r.length);
+}
 
 /** Full method paths, for clients and tests. */
 export const ADS_METHODS = {
@@ -22,7 +38,7 @@ export const ADS_SERVICE: ServiceDefinition = {
     responseStream: true,
     requestSerialize: identity,
     requestDeserialize: bytesIn,
-    responseSerialize: identity,
+    responseSerialize: serializeResponse,
     responseDeserialize: identity,
   },
   DeltaAggregatedResources: {
@@ -31,7 +47,7 @@ export const ADS_SERVICE: ServiceDefinition = {
     responseStream: true,
     requestSerialize: identity,
     requestDeserialize: bytesIn,
-    responseSerialize: identity,
+    responseSerialize: serializeResponse,
     responseDeserialize: identity,
   },
 };

@@ -3,6 +3,7 @@
  * closing a stream with a status.
  */
 import * as grpc from '@grpc/grpc-js';
+import type { EncodedResponse } from './wire.js';
 
 /** A write did not complete within the send timeout. */
 export class SendTimeoutError extends Error {
@@ -24,7 +25,7 @@ export class SendError extends Error {
 }
 
 /** The server stream surface the transport uses (grpc-js ServerDuplexStream). */
-export type AdsCall = grpc.ServerDuplexStream<Uint8Array, Buffer>;
+export type AdsCall = grpc.ServerDuplexStream<Uint8Array, EncodedResponse>;
 
 /** Queued messages (one per type of a full push) below which a write resolves without waiting for its flush. */
 const EARLY_RESOLVE_MAX_QUEUED = 4;
@@ -53,7 +54,7 @@ export interface WriteTracking {
  * NOTE: grpc-js never calls a write's callback once the call is cancelled; `tracking.signal` (aborted
  * when the connection closes) is what ends such a wait.
  */
-export function writeWithTimeout(call: AdsCall, message: Buffer, timeoutMs: number, onLateError?: (e: SendError) => void, tracking: WriteTracking = {}): Promise<void> {
+export function writeWithTimeout(call: AdsCall, message: EncodedResponse, timeoutMs: number, onLateError?: (e: SendError) => void, tracking: WriteTracking = {}): Promise<void> {
   const { onSettled, signal } = tracking;
   if (signal?.aborted) {
     onSettled?.();

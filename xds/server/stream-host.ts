@@ -8,6 +8,7 @@ import type { ProxyNode, ResourceGenerator } from './contracts.js';
 import type { Connection } from './connection.js';
 import type { AdsMetrics } from './metrics.js';
 import type { AdsCall } from './send.js';
+import type { EncodedResponse } from './wire.js';
 import type { StreamLimits } from './stream-limits.js';
 
 /** What happened on a stream, for subscribers of `AdsServer.events`. */
@@ -49,7 +50,7 @@ export type RecordedRequest =
     };
 
 /** Writes one encoded response of `push` to a connection (the gRPC call, or a local stream's sink). */
-export type ResponseWriter<P> = (conn: Connection<P>, typeUrl: string, message: Buffer, push: PushRequest) => Promise<void>;
+export type ResponseWriter<P> = (conn: Connection<P>, typeUrl: string, message: EncodedResponse, push: PushRequest) => Promise<void>;
 
 /** Pushes one PushRequest to one connection (protocol specific). */
 export type ConnectionPusher = (request: PushRequest) => Promise<void>;
@@ -77,6 +78,6 @@ export interface StreamHost<P> {
   /** The version string of a push (stable for one PushRequest object). */
   version(push: PushRequest): string;
   /** Writes one response of `push` (for the push's trace), counting it; throws SendTimeoutError / SendError. */
-  send(conn: Connection<P>, call: AdsCall, typeUrl: string, message: Buffer, push?: PushRequest): Promise<void>;
+  send(conn: Connection<P>, call: AdsCall, typeUrl: string, message: EncodedResponse, push?: PushRequest): Promise<void>;
   emit(event: AdsEvent): void;
 }

@@ -14,7 +14,7 @@ describe('wire encoding of discovery responses', () => {
   const big = encode(TYPE_URL.cluster, { ...edsCluster('big'), altStatName: 'y'.repeat(70_000) });
 
   it('given encoded clusters, should write a DiscoveryResponse protobufjs decodes to the same fields', () => {
-    const buf = encodeDiscoveryResponse({ versionInfo: 'v1', typeUrl: TYPE_URL.cluster, nonce: 'n1', resources: [c1, big], controlPlane: 'meshd-0' });
+    const buf = encodeDiscoveryResponse({ versionInfo: 'v1', typeUrl: TYPE_URL.cluster, nonce: 'n1', resources: [c1, big], controlPlane: 'meshd-0' }).toBuffer();
     const m = lookupType('envoy.service.discovery.v3.DiscoveryResponse').decode(buf) as unknown as {
       versionInfo: string; typeUrl: string; nonce: string; resources: AnyMsg[]; controlPlane: { identifier: string };
     };
@@ -29,7 +29,7 @@ describe('wire encoding of discovery responses', () => {
   });
 
   it('given no resources and no nonce, should still carry the type URL', () => {
-    const buf = encodeDiscoveryResponse({ versionInfo: '', typeUrl: TYPE_URL.route, nonce: '', resources: [] });
+    const buf = encodeDiscoveryResponse({ versionInfo: '', typeUrl: TYPE_URL.route, nonce: '', resources: [] }).toBuffer();
     const m = lookupType('envoy.service.discovery.v3.DiscoveryResponse').decode(buf) as unknown as { typeUrl: string; resources: unknown[] };
     assert.equal(m.typeUrl, TYPE_URL.route);
     assert.equal(m.resources.length, 0);
@@ -42,7 +42,7 @@ describe('wire encoding of discovery responses', () => {
       nonce: 'n2',
       resources: [{ name: 'c1', version: 'abc', body: c1 }, { name: 'big', version: '', body: big }],
       removedResources: ['gone', 'also-gone'],
-    });
+    }).toBuffer();
     const m = lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse').decode(buf) as unknown as {
       systemVersionInfo: string; typeUrl: string; nonce: string; removedResources: string[];
       resources: { name: string; version: string; resource: AnyMsg }[];

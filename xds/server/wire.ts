@@ -65,11 +65,8 @@ function ldSize(len: number): number {
 }
 
 class Writer {
-  readonly buf: Buffer;
   pos = 0;
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
-  }
+  constructor(readonly buf: Buffer) {}
   varint(n: number): void {
     while (n >= 0x80) {
       this.buf[this.pos++] = (n & 0x7f) | 0x80;
@@ -119,8 +116,36 @@ export interface DiscoveryResponseFields {
   readonly controlPlane?: string;
 }
 
+/**
+ * An encoded discovery response whose bytes are laid out only when they are needed: grpc-js serializes a
+ * response (ads-service.ts) into a scratch buffer it copies into its frame at once, so a response to
+ * hundreds of proxies costs one copy of its resources per proxy (grpc-js's frame), not two.
+ */
+export class EncodedResponse {
+  constructor(
+    /** The message's size in bytes. */
+    readonly length: number,
+    private readonly fill: (w: Writer) => void,
+  ) {}
+
+  /** Writes the message at the start of `buf` (at least `length` bytes long). */
+  writeInto(buf: Buffer): void {
+    if (buf.length < this.length) throw new RangeError(`a ${this.length}-byte response does not fit in ${buf.length} bytes`);
+    const w = new Writer(buf);
+    this.fill(w);
+    if (w.pos !== this.length) throw new Error(`encoded ${w.pos} bytes of a ${this.length}-byte response`);
+  }
+
+  /** The message in a Buffer of its own (tests, replay, debugging). */
+  toBuffer(): Buffer {
+    const buf = Buffer.allocUnsafe(this.length);
+    this.writeInto(buf);
+    return buf;
+  }
+}
+
 /** Encodes a DiscoveryResponse. */
-export function encodeDiscoveryResponse(r: DiscoveryResponseFields): Buffer {
+export function encodeDiscoveryResponse(r: DiscoveryResponseFields): EncodedResponse {
   const version = utf8(r.versionInfo);
   const typeUrl = utf8(r.typeUrl);
   const nonce = utf8(r.nonce);
@@ -131,16 +156,17 @@ export function encodeDiscoveryResponse(r: DiscoveryResponseFields): Buffer {
   size += ldSize(typeUrl.length);
   if (nonce.length) size += ldSize(nonce.length);
   if (cp) size += ldSize(ldSize(cp.length));
-  const w = new Writer(size);
-  if (version.length) w.str(1, version);
-  for (const b of r.resources) writeAny(w, 2, typeUrl, b);
-  w.str(4, typeUrl);
-  if (nonce.length) w.str(5, nonce);
-  if (cp) {
-    w.header(6, ldSize(cp.length));
-    w.str(1, cp);
-  }
-  return w.buf;
+  const resources = r.resources;
+  return new EncodedResponse(size, (w) => {
+    if (version.length) w.str(1, version);
+    for (const b of resources) writeAny(w, 2, typeUrl, b);
+    w.str(4, typeUrl);
+    if (nonce.length) w.str(5, nonce);
+    if (cp) {
+      w.header(6, ldSize(cp.length));
+      w.str(1, cp);
+    }
+  });
 }
 
 /** One resource of a delta response. */
@@ -161,7 +187,7 @@ export interface DeltaDiscoveryResponseFields {
 }
 
 /** Encodes a DeltaDiscoveryResponse. */
-export function encodeDeltaDiscoveryResponse(r: DeltaDiscoveryResponseFields): Buffer {
+export function encodeDeltaDiscoveryResponse(r: DeltaDiscoveryResponseFields): EncodedResponse {
   const version = utf8(r.systemVersionInfo);
   const typeUrl = utf8(r.typeUrl);
   const nonce = utf8(r.nonce);
@@ -180,20 +206,20 @@ export function encodeDeltaDiscoveryResponse(r: DeltaDiscoveryResponseFields): B
   if (nonce.length) size += ldSize(nonce.length);
   for (const x of removed) size += ldSize(x.length);
   if (cp) size += ldSize(ldSize(cp.length));
-  const w = new Writer(size);
-  if (version.length) w.str(1, version);
-  for (const x of res) {
-    w.header(2, x.inner);
-    if (x.ver.length) w.str(1, x.ver);
-    writeAny(w, 2, typeUrl, x.body);
-    w.str(3, x.name);
-  }
-  w.str(4, typeUrl);
-  if (nonce.length) w.str(5, nonce);
-  for (const x of removed) w.str(6, x);
-  if (cp) {
-    w.header(7, ldSize(cp.length));
-    w.str(1, cp);
-  }
-  return w.buf;
+  return new EncodedResponse(size, (w) => {
+    if (version.length) w.str(1, version);
+    for (const x of res) {
+      w.header(2, x.inner);
+      if (x.ver.length) w.str(1, x.ver);
+      writeAny(w, 2, typeUrl, x.body);
+      w.str(3, x.name);
+    }
+    w.str(4, typeUrl);
+    if (nonce.length) w.str(5, nonce);
+    for (const x of removed) w.str(6, x);
+    if (cp) {
+      w.header(7, ldSize(cp.length));
+      w.str(1, cp);
+    }
+  });
 }
