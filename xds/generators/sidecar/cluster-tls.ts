@@ -3,12 +3,12 @@
  * SIMPLE, MUTUAL and MESH_MUTUAL, and auto mTLS (transport socket matches on the endpoints' tlsMode
  * metadata). MESH_MUTUAL and auto mTLS read the workload certificate (`default`) and the root of trust
  * (`ROOTCA`) over SDS from the agent; SIMPLE/MUTUAL with `credentialName` read that secret over SDS;
- * with file paths they read files.
+ * with file paths they read the files over SDS too (`file-cert:` / `file-root:`, served by the agent).
  */
 import type { PushContext, Service } from '../../../core/index.js';
 import type { ClientTLSSettings } from '../../../crds/index.js';
 import { any } from '../grpc/envoy.js';
-import { ENVOY, MESH_ALPN, SDS_SECRET, sdsSecret, struct, TLS_MODE_MESH } from './sidecar-names.js';
+import { ENVOY, fileCertSecret, fileRootSecret, MESH_ALPN, SDS_SECRET, sdsSecret, struct, TLS_MODE_MESH } from './sidecar-names.js';
 
 /** The SNI Istio sets for mesh mTLS: `outbound_.<port>_.<subset>_.<host>`. */
 export function meshSni(port: number, subset: string, host: string): string {
@@ -56,7 +56,9 @@ export interface OriginationOptions {
  * the DestinationRule's `sni` only: as istiod, none is set without it (with ENABLE_AUTO_SNI, Envoy then
  * takes it from each request's host; see autoSniOptions). Without `caCertificates` (and no
  * `insecureSkipVerify`), `verifyAtClient` (VERIFY_CERTIFICATE_AT_CLIENT, default true) verifies the server
- * against the operating system's trust bundle, as istiod; off, the server is not verified. An HTTP/2
+ * against the operating system's trust bundle, as istiod; off, the server is not verified. File paths
+ * (`clientCertificate`/`privateKey`, `caCertificates`) become SDS names the agent serves from the files
+ * (`file-cert:<chain>~<key>`, `file-root:<ca>`), as istiod for sidecars and gateways alike. An HTTP/2
  * cluster advertises `h2`, as istiod's buildUpstreamTLSContext.
  */
 export function originationSocket(tls: ClientTLSSettings, o: OriginationOptions = {}): Record<string, unknown> {
@@ -72,13 +74,16 @@ export function originationSocket(tls: ClientTLSSettings, o: OriginationOptions 
       };
     }
   } else {
+    // NOTE: as istiod (constructUpstreamTLS), file paths on the proxy are served over SDS by the agent, which
+    // reads and watches them (rotation without a new CDS push): `file-cert:<chain>~<key>`, `file-root:<ca>`.
     if (tls.mode === 'MUTUAL' && tls.clientCertificate && tls.privateKey) {
-      common['tlsCertificates'] = [{ certificateChain: { filename: tls.clientCertificate }, privateKey: { filename: tls.privateKey } }];
+      common['tlsCertificateSdsSecretConfigs'] = [sdsSecret(fileCertSecret(tls.clientCertificate, tls.privateKey))];
     }
-    if (!tls.insecureSkipVerify && tls.caCertificates) {
-      common['validationContext'] = { trustedCa: { filename: tls.caCertificates }, ...sanMatchers(sans) };
-    } else if (!tls.insecureSkipVerify && o.verifyAtClient !== false) {
-      common['combinedValidationContext'] = { defaultValidationContext: sanMatchers(sans), validationContextSdsSecretConfig: sdsSecret(SYSTEM_ROOT_SECRET) };
+    const root = tls.caCertificates ? fileRootSecret(tls.caCertificates) : o.verifyAtClient !== false ? SYSTEM_ROOT_SECRET : undefined;
+    if (!tls.insecureSkipVerify && root) {
+      // NOTE: as istiod, a `caCrl` path is read by Envoy itself (a filename, not an SDS secret).
+      const crl = tls.caCrl ? { crl: { filename: tls.caCrl } } : {};
+      common['combinedValidationContext'] = { defaultValidationContext: { ...sanMatchers(sans), ...crl }, validationContextSdsSecretConfig: sdsSecret(root) };
     }
   }
   if (o.h2 === true) common['alpnProtocols'] = ['h2'];
