@@ -43,7 +43,8 @@ import {
   VIRTUAL_OUTBOUND_PORT,
 } from './sidecar-names.js';
 import type { Listener } from '../../envoy-types/index.js';
-import { alpnFilter, hcmFields, ipv6OnlyProxy, plaintextHttpAlpn, resolveListenerOptions, sidecarHcmOptions, type HcmOptions, type SidecarListenerOptions } from './listener-options.js';
+import { additionalAddresses, ipMode, socketAddress, wildcards, type IpMode } from './listener-address.js';
+import { alpnFilter, hcmFields, plaintextHttpAlpn, resolveListenerOptions, sidecarHcmOptions, type HcmOptions, type SidecarListenerOptions } from './listener-options.js';
 
 /** The ALPN values http_inspector sets on plaintext HTTP (with PILOT_HTTP10 sniffing chains match them all; see plaintextHttpAlpn). */
 export const HTTP_ALPN = ['http/1.1', 'http/1.0', 'h2c'] as const;
@@ -58,9 +59,7 @@ export function sniffingListenerFilters(): Record<string, unknown>[] {
   ];
 }
 
-function address(ip: string, port: number): Record<string, unknown> {
-  return { socketAddress: { address: ip, portValue: port } };
-}
+const address = socketAddress;
 
 /** A tcp_proxy network filter to a cluster. */
 export function tcpProxy(cluster: string, statPrefix = cluster): Record<string, unknown> {
@@ -94,12 +93,12 @@ export function outboundHcm(statPrefix: string, routeName: string, h: HcmOptions
 }
 
 /** The inbound HCM with its inline route configuration `inbound|<port>||` to the inbound cluster. */
-function inboundHcm(p: InboundPort, h: HcmOptions): Record<string, unknown> {
+function inboundHcm(p: InboundPort, h: HcmOptions, bind: string): Record<string, unknown> {
   const cluster = inboundClusterName(p.targetPort);
   return {
     name: 'envoy.filters.network.http_connection_manager',
     typedConfig: any(ENVOY.hcm, {
-      statPrefix: `inbound_0.0.0.0_${p.targetPort}`,
+      statPrefix: `inbound_${bind}_${p.targetPort}`,
       routeConfig: {
         name: cluster,
         virtualHosts: [
@@ -143,7 +142,7 @@ export function inboundMtlsSocket(http: boolean): Record<string, unknown> {
 function sniffedInboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): Record<string, unknown>[] {
   const cluster = inboundClusterName(p.targetPort);
   const tcp = [tcpProxy(cluster, `inbound|${p.targetPort}||`)];
-  const http = [inboundHcm(p, b.hcm)];
+  const http = [inboundHcm(p, b.hcm, b.bind)];
   const port = { destinationPort: { value: p.targetPort } };
   const chains: Record<string, unknown>[] = [];
   if (mode !== 'DISABLE') {
@@ -169,7 +168,7 @@ function sniffedInboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): 
 function inboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): Record<string, unknown>[] {
   if (isSniffedPort(p)) return sniffedInboundChains(p, mode, b);
   const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
-  const filters = http ? [inboundHcm(p, b.hcm)] : protocolFilters(p.protocol, tcpProxy(inboundClusterName(p.targetPort), `inbound|${p.targetPort}||`), b.filters);
+  const filters = http ? [inboundHcm(p, b.hcm, b.bind)] : protocolFilters(p.protocol, tcpProxy(inboundClusterName(p.targetPort), `inbound|${p.targetPort}||`), b.filters);
   const chains: Record<string, unknown>[] = [];
   if (mode !== 'DISABLE') {
     chains.push({
@@ -203,6 +202,8 @@ interface InboundBuild {
   readonly httpAlpn: readonly string[];
   /** PILOT_ENABLE_REDIS_FILTER / PILOT_ENABLE_MONGO_FILTER on the proxy's own TCP chains. */
   readonly filters: NetworkFilterOptions;
+  /** The proxy's primary wildcard (`0.0.0.0`, or `::` for an IPv6-only proxy), in inbound stat prefixes. */
+  readonly bind: string;
 }
 
 /** The protocol a port speaks once its TLS is terminated (Istio's AfterTLSTermination): HTTPS is HTTP, TLS is TCP. */
@@ -222,7 +223,7 @@ function tlsIngressChain(p: InboundPort, tls: NonNullable<InboundPort['tls']>, b
   return {
     name: `${cluster}-tls`,
     filterChainMatch: { destinationPort: { value: p.targetPort }, transportProtocol: 'tls' },
-    filters: http ? [inboundHcm(p, b.hcm)] : [tcpProxy(cluster, `inbound|${p.targetPort}||`)],
+    filters: http ? [inboundHcm(p, b.hcm, b.bind)] : [tcpProxy(cluster, `inbound|${p.targetPort}||`)],
     transportSocket: serverTlsSocket(tls, SERVER_TLS_HTTP_ALPN),
   };
 }
@@ -249,11 +250,14 @@ function inboundPortChains(ctx: PushContext, proxy: Proxy, port: InboundPort, op
 export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener {
   const ports = proxyInboundPorts(ctx, proxy, endpoints, (port) => onConflict?.('pilot_conflict_inbound_listener', `${proxy.id}:${port}`));
   const o = resolveListenerOptions(opts.listener);
-  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts };
+  const mode = ipMode(proxy);
+  // NOTE: as istiod (buildInboundListener), the second family of a dual-stack proxy only with MESH_DUAL_STACK.
+  const [bind, ...extra] = o.dualStack ? wildcards(mode) : wildcards(mode).slice(0, 1);
+  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts, bind: bind! };
   const chains: Record<string, unknown>[] = [];
   for (const p of ports) chains.push(...inboundPortChains(ctx, proxy, p, opts, b));
-  const mode = ctx.mtlsMode(proxy.namespace, proxy.labels);
-  if (mode !== 'DISABLE') {
+  const mtls = ctx.mtlsMode(proxy.namespace, proxy.labels);
+  if (mtls !== 'DISABLE') {
     chains.push({
       name: 'virtualInbound-mtls',
       filterChainMatch: { transportProtocol: 'tls', applicationProtocols: [...MESH_ALPN] },
@@ -261,12 +265,13 @@ export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: E
       transportSocket: inboundMtlsSocket(false),
     });
   }
-  if (mode !== 'STRICT') {
-    chains.push({ name: 'virtualInbound', filterChainMatch: mode === 'DISABLE' ? {} : { transportProtocol: 'raw_buffer' }, filters: [tcpProxy(INBOUND_PASSTHROUGH_CLUSTER)] });
+  if (mtls !== 'STRICT') {
+    chains.push({ name: 'virtualInbound', filterChainMatch: mtls === 'DISABLE' ? {} : { transportProtocol: 'raw_buffer' }, filters: [tcpProxy(INBOUND_PASSTHROUGH_CLUSTER)] });
   }
   const listener: Record<string, unknown> = {
     name: VIRTUAL_INBOUND,
-    address: address('0.0.0.0', VIRTUAL_INBOUND_PORT),
+    address: address(b.bind, VIRTUAL_INBOUND_PORT),
+    ...additionalAddresses(extra, VIRTUAL_INBOUND_PORT),
     trafficDirection: 'INBOUND',
     listenerFilters: [
       { name: 'envoy.filters.listener.original_dst', typedConfig: any(ENVOY.originalDst, {}) },
@@ -285,26 +290,34 @@ export function passthroughFilterChain(mode: 'ALLOW_ANY' | 'REGISTRY_ONLY'): Rec
   return { name: 'PassthroughFilterChain', filters: [tcpProxy(mode === 'ALLOW_ANY' ? PASSTHROUGH_CLUSTER : BLACKHOLE_CLUSTER)] };
 }
 
-/** Whether an IPv6-only proxy's `virtualOutbound` also listens on 0.0.0.0 (MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS). */
-export function virtualOutboundIpv4Extra(proxy: Proxy, listener: SidecarListenerOptions | undefined): boolean {
-  return resolveListenerOptions(listener).ipv4OutboundForIpv6 && ipv6OnlyProxy(proxy);
+/**
+ * The addresses `virtualOutbound` binds, the primary first (istiod's buildVirtualOutboundListener): the
+ * proxy's first wildcard (`::` for an IPv6-only proxy); a dual-stack proxy adds `::` with MESH_DUAL_STACK;
+ * an IPv6-only one adds 0.0.0.0 with MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS (EKS-style IPv6
+ * clusters NAT outbound IPv4).
+ */
+export function virtualOutboundBinds(proxy: Proxy, listener: SidecarListenerOptions | undefined): readonly string[] {
+  const o = resolveListenerOptions(listener);
+  const mode = ipMode(proxy);
+  if (mode === 'Dual' && o.dualStack) return wildcards(mode);
+  if (mode === 'IPv6' && o.ipv4OutboundForIpv6) return [...wildcards('IPv6'), ...wildcards('IPv4')];
+  return wildcards(mode).slice(0, 1);
 }
 
 /**
  * `virtualOutbound`: original destination, the catch-all chain per outboundTrafficPolicy (the Sidecar's, else
- * the mesh's). As istiod, it binds `::` for an IPv6-only proxy, plus 0.0.0.0 as an additional address with
- * MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS (EKS-style IPv6 clusters NAT outbound IPv4).
+ * the mesh's), on the addresses of virtualOutboundBinds.
  */
 export function buildVirtualOutbound(ctx: PushContext, proxy: Proxy, listener?: SidecarListenerOptions): Listener {
   const scope = sidecarScope(ctx, proxy);
   const allowAny = scope.outboundMode === 'ALLOW_ANY';
   const meta = provenance([scope.sidecar]);
-  const ipv4Extra = virtualOutboundIpv4Extra(proxy, listener);
+  const [bind, ...extra] = virtualOutboundBinds(proxy, listener);
   return {
     ...(meta ? { metadata: meta } : {}),
     name: VIRTUAL_OUTBOUND,
-    address: address(ipv4Extra ? '::' : '0.0.0.0', VIRTUAL_OUTBOUND_PORT),
-    ...(ipv4Extra ? { additionalAddresses: [{ address: address('0.0.0.0', VIRTUAL_OUTBOUND_PORT) }] } : {}),
+    address: address(bind!, VIRTUAL_OUTBOUND_PORT),
+    ...additionalAddresses(extra, VIRTUAL_OUTBOUND_PORT),
     useOriginalDst: { value: true },
     trafficDirection: 'OUTBOUND',
     filterChains: [
@@ -313,6 +326,15 @@ export function buildVirtualOutbound(ctx: PushContext, proxy: Proxy, listener?: 
         : { name: 'virtualOutbound-blackhole', filters: [tcpProxy(BLACKHOLE_CLUSTER)] },
     ],
   };
+}
+
+/**
+ * Where a TCP, TLS or sniffed port of a service without a VIP listens (istiod's buildSidecarOutboundListener):
+ * `0.0.0.0`, but for a ServiceEntry `::` on an IPv6-only proxy and `0.0.0.0` plus `::` on a dual-stack one
+ * (istiod's override applies to ServiceEntries only: an orchestrator Service without a VIP stays on 0.0.0.0).
+ */
+function noVipBinds(svc: Service, mode: IpMode): readonly string[] {
+  return orchServiceOf(svc) ? wildcards('IPv4') : wildcards(mode);
 }
 
 /** The VIP of a service for listeners (its first address), or undefined for a headless one. */
@@ -334,6 +356,10 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
   const o = resolveListenerOptions(opts.listener);
   const hcm = sidecarHcmOptions(ctx, proxy, o, true);
   const httpAlpn = plaintextHttpAlpn(o);
+  const mode = ipMode(proxy);
+  // NOTE: as istiod (buildListenerFromEntry), HTTP ports bind every wildcard of the proxy, the second family
+  // of a dual-stack proxy as an additional address (not gated by MESH_DUAL_STACK).
+  const [wild, ...wildExtra] = wildcards(mode);
   for (const svc of scope.listenerServices) {
     for (const p of svc.ports) {
       const pods = !isHttpPort(p) && o.headlessPodListeners && opts.endpoints ? headlessPodBinds(ctx, svc, p, opts.endpoints) : undefined;
@@ -342,14 +368,15 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
         continue;
       }
       if (isHttpPort(p)) {
-        const name = `0.0.0.0_${p.port}`;
+        const name = `${wild!}_${p.port}`;
         if (byName.has(name)) continue;
         kinds.set(name, 'http');
         // NOTE: as istiod, http_inspector picks the HTTP chain; anything else on the port (raw TCP or TLS
         // to an address no service owns) falls through to the outbound traffic policy's cluster.
         byName.set(name, {
           name,
-          address: address('0.0.0.0', p.port),
+          address: address(wild!, p.port),
+          ...additionalAddresses(wildExtra, p.port),
           bindToPort: { value: false },
           trafficDirection: 'OUTBOUND',
           listenerFilters: [{ name: 'envoy.filters.listener.http_inspector', typedConfig: any(ENVOY.httpInspector, {}) }],
@@ -357,9 +384,9 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
           continueOnListenerFiltersTimeout: true,
           filterChains: [
             {
-              name: `0.0.0.0_${p.port}-http`,
+              name: `${name}-http`,
               filterChainMatch: { transportProtocol: 'raw_buffer', applicationProtocols: [...httpAlpn] },
-              filters: [outboundHcm(`outbound_0.0.0.0_${p.port}`, String(p.port), hcm)],
+              filters: [outboundHcm(`outbound_${name}`, String(p.port), hcm)],
             },
           ],
           defaultFilterChain: fallthrough,
@@ -367,20 +394,22 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
         continue;
       }
       const ip = vip(svc);
+      const [unbound, ...unboundExtra] = noVipBinds(svc, mode);
       if (isSniffedPort(p)) {
-        const name = `${ip ?? '0.0.0.0'}_${p.port}`;
+        const name = `${ip ?? unbound!}_${p.port}`;
         if (byName.has(name)) continue;
         kinds.set(name, 'sniffed');
-        byName.set(name, sniffedListener(ctx, proxy, svc, p.port, ip, hcm, httpAlpn, opts));
+        byName.set(name, { ...sniffedListener(ctx, proxy, svc, p.port, ip, hcm, httpAlpn, opts, unbound), ...(ip ? {} : additionalAddresses(unboundExtra, p.port)) });
         continue;
       }
       if (isTlsPort(p)) {
         // NOTE: SNI routing: services on one TLS port share the listener, one chain per SNI.
-        const name = `${ip ?? '0.0.0.0'}_${p.port}`;
+        const name = `${ip ?? unbound!}_${p.port}`;
         if (byName.has(name) && kinds.get(name) !== 'tls') continue; // an HTTP or TCP listener holds the port
         kinds.set(name, 'tls');
         // NOTE: as istiod, a TLS connection with an SNI no chain names follows the outbound traffic policy.
-        const l = byName.get(name) ?? { name, address: address(ip ?? '0.0.0.0', p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', listenerFilters: tlsListenerFilters(), filterChains: [], defaultFilterChain: fallthrough };
+        const extra = ip ? {} : additionalAddresses(unboundExtra, p.port);
+        const l = byName.get(name) ?? { name, address: address(ip ?? unbound!, p.port), ...extra, bindToPort: { value: false }, trafficDirection: 'OUTBOUND', listenerFilters: tlsListenerFilters(), filterChains: [], defaultFilterChain: fallthrough };
         const taken = new Set((l['filterChains'] as Record<string, unknown>[]).flatMap((c) => ((c['filterChainMatch'] as { serverNames?: string[] } | undefined)?.serverNames ?? [])));
         const chains = tlsChains(ctx, proxy, svc, p.port).filter((c) => !((c['filterChainMatch'] as { serverNames: string[] }).serverNames.some((n) => taken.has(n))));
         (l['filterChains'] as Record<string, unknown>[]).push(...chains);
@@ -390,7 +419,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
       // NOTE: as istiod, a headless TCP service (resolution NONE, no VIP) gets `0.0.0.0_<port>` to its
       // ORIGINAL_DST cluster, so REGISTRY_ONLY does not black-hole it; other services need a VIP.
       if (!ip && svc.resolution !== 'NONE') continue;
-      const bind = ip ?? '0.0.0.0';
+      const bind = ip ?? unbound!;
       const name = `${bind}_${p.port}`;
       if (byName.has(name)) {
         // NOTE: as istiod, the first service (by host) keeps the listener; the other is counted.
@@ -398,7 +427,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
         continue;
       }
       kinds.set(name, 'tcp');
-      byName.set(name, tcpListener(ctx, proxy, svc, p.port, bind, opts));
+      byName.set(name, { ...tcpListener(ctx, proxy, svc, p.port, bind, opts), ...(ip ? {} : additionalAddresses(unboundExtra, p.port)) });
     }
   }
   return [...byName.values()];
@@ -421,11 +450,11 @@ function tcpListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number,
  * A sniffed port's listener `<ip>_<port>` (or `0.0.0.0_<port>`): the HTTP chain (RDS `<host>:<port>` on a
  * specific address, as istiod, else `<port>`) and the TCP chain.
  */
-function sniffedListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number, ip: string | undefined, hcm: HcmOptions, httpAlpn: readonly string[], filters: NetworkFilterOptions): Record<string, unknown> {
-  const name = `${ip ?? '0.0.0.0'}_${port}`;
+function sniffedListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number, ip: string | undefined, hcm: HcmOptions, httpAlpn: readonly string[], filters: NetworkFilterOptions, unbound = '0.0.0.0'): Record<string, unknown> {
+  const name = `${ip ?? unbound}_${port}`;
   return {
     name,
-    address: address(ip ?? '0.0.0.0', port),
+    address: address(ip ?? unbound, port),
     bindToPort: { value: false },
     trafficDirection: 'OUTBOUND',
     listenerFilters: sniffingListenerFilters(),
