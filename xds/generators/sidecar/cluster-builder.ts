@@ -10,7 +10,7 @@ import { orchServiceOf, parseProtocol, type Config, type EndpointView, type Push
 import type { ClientTLSSettings, DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
-import { autoSniOptions, clusterTls, type AutoSni } from './cluster-tls.js';
+import { autoSniOptions, clusterTls, type AutoSni, type PassthroughTarget } from './cluster-tls.js';
 import { usesLocalityWeights } from './locality-lb.js';
 import { defaultEndpointAddress, dnsLookupFamily, inboundUpstreamBind, ipMode, LOCALHOST_V4, LOCALHOST_V6, passthroughUpstreamBind, type IpMode } from './listener-address.js';
 import { resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
@@ -319,7 +319,7 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   if (usesLocalityWeights(policy, ctx.meshConfig)) (c['commonLbConfig'] as Record<string, unknown>)['localityWeightedLbConfig'] = {};
   const tls = sidecarSkipsCredential(proxy, dr, policy.tls)
     ? ({ kind: 'none' } as const)
-    : clusterTls(ctx, svc, policy.tls, { port: port.port, subset }, instances.map((i) => i.serviceAccount), { verifyAtClient: opts.verifyCertAtClient !== false, h2: isHttp2Cluster(c) });
+    : clusterTls(ctx, svc, policy.tls, { port: port.port, subset, ...passthroughTarget(svc, policy, instances, c) }, instances.map((i) => i.serviceAccount), { verifyAtClient: opts.verifyCertAtClient !== false, h2: isHttp2Cluster(c) });
   if (tls.kind === 'socket') c['transportSocket'] = tls.transportSocket;
   const auto = tls.kind === 'socket' && policy.tls ? autoSniOptions(policy.tls, opts.autoSni !== false) : undefined;
   if (auto) applyUpstreamHttpOptions(c, auto);
@@ -327,6 +327,12 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   const meta = provenance([dr], { services: [{ host: svc.hostname, name: svc.hostname.split('.')[0] ?? svc.hostname, namespace: svc.namespace }], default_original_port: port.port, ...(subset ? { subset } : {}) });
   if (meta) c['metadata'] = meta;
   return c;
+}
+
+/** The passthrough target of a service with resolution NONE or a PASSTHROUGH load balancer (see clusterTls); none otherwise. */
+function passthroughTarget(svc: Service, policy: TrafficPolicy, instances: readonly ServiceInstance[], c: Record<string, unknown>): { passthrough?: PassthroughTarget } {
+  if (svc.resolution !== 'NONE' && policy.loadBalancer?.simple !== 'PASSTHROUGH') return {};
+  return { passthrough: { instances, originalDst: c['type'] === 'ORIGINAL_DST' } };
 }
 
 /**

@@ -7,7 +7,7 @@ import { encode } from '../../protos/codec.js';
 import { validate } from '../../protos/validate.js';
 import { ENVOY } from './sidecar-names.js';
 import type { ClientTLSSettings } from '../../../crds/index.js';
-import { sidecarAt, sidecarModel, SIDECAR_MESH } from './testing/sidecar-mesh.js';
+import { HEADLESS_SERVICES, sidecarAt, sidecarModel, SIDECAR_MESH } from './testing/sidecar-mesh.js';
 
 type Obj = Record<string, any>;
 const common = (tls: ClientTLSSettings, verifyAtClient?: boolean): Obj => (originationSocket(tls, verifyAtClient === undefined ? {} : { verifyAtClient }) as Obj)['typedConfig'].commonTlsContext;
@@ -68,4 +68,39 @@ spec:
     assert.deepEqual(checkConsistency({ listeners: [], routes: [], clusters: [c], endpoints: [] }), []);
     assert.deepEqual(validate(ENVOY.cluster, encode(ENVOY.cluster, c)), []);
   });
+});
+
+describe('auto mTLS to passthrough targets (istiod BestEffortInferServiceMTLSMode)', () => {
+  const yaml = `${SIDECAR_MESH}
+---
+${HEADLESS_SERVICES}
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: meshed-none, namespace: default }
+spec:
+  hosts: [meshed-none.default.svc.cluster.local]
+  location: MESH_INTERNAL
+  ports: [{ number: 7073, name: tcp, protocol: TCP }]
+  resolution: NONE
+  workloadSelector: { labels: { app: meshed-none } }
+---
+apiVersion: networking.mesh.io/v1
+kind: WorkloadEntry
+metadata: { name: meshed-none-0, namespace: default }
+spec: { address: 10.1.0.9, labels: { app: meshed-none, security.mesh.io/tlsMode: mesh }, serviceAccount: meshed }
+`;
+  const { proxy, snap } = sidecarAt(sidecarModel(yaml));
+  const byName = new Map((buildSidecarClusters(snap.pushContext, proxy, { endpoints: snap.endpoints }) as Obj[]).map((c) => [c['name'] as string, c]));
+  const shape = (name: string): unknown => {
+    const c = byName.get(name)!;
+    return [c['type'], c['transportSocket'] ? rootName(c['transportSocket'].typedConfig.commonTlsContext) : undefined, c['transportSocketMatches']?.length];
+  };
+  const cases = [
+    { name: 'given a headless service whose endpoints all take mesh mTLS should send mTLS as a plain transport socket on its ORIGINAL_DST cluster', cluster: 'outbound|7073||meshed-none.default.svc.cluster.local', want: ['ORIGINAL_DST', 'ROOTCA', undefined] },
+    { name: 'given a headless service with an endpoint without a sidecar should send no TLS', cluster: 'outbound|9042||cassandra.default.svc.cluster.local', want: ['ORIGINAL_DST', undefined, undefined] },
+    { name: 'given a headless service without endpoints should send no TLS', cluster: 'outbound|7072||legacy-none.default.svc.cluster.local', want: ['ORIGINAL_DST', undefined, undefined] },
+    { name: 'given a service with a VIP should keep the auto mTLS socket matches', cluster: 'outbound|5432||db.data.svc.cluster.local', want: ['EDS', undefined, 2] },
+  ];
+  for (const c of cases) it(c.name, () => assert.deepEqual(shape(c.cluster), c.want));
 });

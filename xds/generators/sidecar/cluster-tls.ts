@@ -5,9 +5,10 @@
  * (`ROOTCA`) over SDS from the agent; SIMPLE/MUTUAL with `credentialName` read that secret over SDS;
  * with file paths they read the files over SDS too (`file-cert:` / `file-root:`, served by the agent).
  */
-import type { PushContext, Service } from '../../../core/index.js';
+import type { PushContext, Service, ServiceInstance } from '../../../core/index.js';
 import type { ClientTLSSettings } from '../../../crds/index.js';
 import { any } from '../grpc/envoy.js';
+import { takesMeshMtls } from './endpoint-builder.js';
 import { ENVOY, fileCertSecret, fileRootSecret, MESH_ALPN, SDS_SECRET, sdsSecret, struct, TLS_MODE_MESH } from './sidecar-names.js';
 
 /** The SNI Istio sets for mesh mTLS: `outbound_.<port>_.<subset>_.<host>`. */
@@ -122,6 +123,16 @@ export function expectedSans(ctx: PushContext, svc: Service, serviceAccounts: It
   return [...sans].sort();
 }
 
+/**
+ * The endpoints of a passthrough target (a service with resolution NONE, or a DestinationRule load balancer
+ * PASSTHROUGH) on the cluster's port, and whether its cluster is ORIGINAL_DST (auto mTLS infers the mode
+ * from them: see clusterTls).
+ */
+export interface PassthroughTarget {
+  readonly instances: readonly ServiceInstance[];
+  readonly originalDst: boolean;
+}
+
 /** What TLS a cluster gets: a fixed transport socket, auto mTLS socket matches, or none. */
 export type ClusterTls =
   | { readonly kind: 'none' }
@@ -131,13 +142,15 @@ export type ClusterTls =
 /**
  * The TLS of an outbound cluster. With a DestinationRule `tls.mode`, that mode; without one and with
  * auto mTLS on, a MESH_INTERNAL service whose namespace does not DISABLE mTLS gets socket matches:
- * mesh mTLS for endpoints labelled tlsMode `mesh` (they run a sidecar), plaintext for the others.
+ * mesh mTLS for endpoints labelled tlsMode `mesh` (they run a sidecar), plaintext for the others. A
+ * passthrough target gets auto mTLS only when all its endpoints on the port take mesh mTLS, as a plain
+ * socket on an ORIGINAL_DST cluster (istiod).
  */
 export function clusterTls(
   ctx: PushContext,
   svc: Service,
   tls: ClientTLSSettings | undefined,
-  at: { port: number; subset: string },
+  at: { port: number; subset: string; passthrough?: PassthroughTarget },
   serviceAccounts: Iterable<string>,
   origination: OriginationOptions = {},
 ): ClusterTls {
@@ -155,6 +168,11 @@ export function clusterTls(
   }
   if (!ctx.meshConfig.enableAutoMtls || svc.location !== 'MESH_INTERNAL') return { kind: 'none' };
   if (ctx.mtlsMode(svc.namespace, {}, at.port) === 'DISABLE') return { kind: 'none' };
+  const pt = at.passthrough;
+  // NOTE: as istiod's BestEffortInferServiceMTLSMode, passthrough traffic gets mTLS only when every endpoint
+  // on the port takes it; on an ORIGINAL_DST cluster istiod keeps it a plain transport socket (no matches).
+  if (pt && (pt.instances.length === 0 || !pt.instances.every(takesMeshMtls))) return { kind: 'none' };
+  if (pt?.originalDst) return { kind: 'socket', transportSocket: meshMtlsSocket(expectedSans(ctx, svc, serviceAccounts, tls), sni) };
   return {
     kind: 'auto',
     transportSocketMatches: [
