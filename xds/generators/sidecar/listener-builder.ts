@@ -16,7 +16,6 @@
  * `<vip>_<port>` another TCP service already holds, two inbound ports on one target port with different
  * protocols.
  */
-import { isIP } from 'node:net';
 import { definedFields, orchServiceOf, type EndpointView, type MtlsMode, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
@@ -44,6 +43,7 @@ import {
 } from './sidecar-names.js';
 import type { Listener } from '../../envoy-types/index.js';
 import { additionalAddresses, ipMode, socketAddress, wildcards, type IpMode } from './listener-address.js';
+import { headlessPodBinds, podListenerNames, vip, withoutOwnPodListeners } from './headless-pod-listeners.js';
 import { alpnFilter, hcmFields, plaintextHttpAlpn, resolveListenerOptions, sidecarHcmOptions, type HcmOptions, type SidecarListenerOptions } from './listener-options.js';
 
 /** The ALPN values http_inspector sets on plaintext HTTP (with PILOT_HTTP10 sniffing chains match them all; see plaintextHttpAlpn). */
@@ -337,12 +337,6 @@ function noVipBinds(svc: Service, mode: IpMode): readonly string[] {
   return orchServiceOf(svc) ? wildcards('IPv4') : wildcards(mode);
 }
 
-/** The VIP of a service for listeners (its first address), or undefined for a headless one. */
-function vip(svc: Service): string | undefined {
-  const a = svc.addresses.find((x) => x !== '' && x !== '0.0.0.0');
-  return a;
-}
-
 /**
  * Outbound service listeners: `0.0.0.0_<port>` per port with an HTTP service (RDS `<port>`),
  * `<vip>_<port>` per TCP service port with a VIP, and SNI-routed listeners for TLS ports (services on
@@ -465,24 +459,6 @@ function sniffedListener(ctx: PushContext, proxy: Proxy, svc: Service, port: num
   };
 }
 
-/**
- * The pod addresses a headless service's TCP, TLS or sniffed port gets listeners on (istiod's per-instance
- * listeners, PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS): undefined when the service is not headless
- * (resolution NONE without a VIP) or is a plain ServiceEntry (no workloadSelector) with no endpoints on
- * the port, which keeps `0.0.0.0_<port>`; else the distinct IP addresses of its endpoints on the port,
- * none for an orchestrator Service or selector ServiceEntry without endpoints (as istiod: "traffic will
- * never work", and a wildcard listener could conflict on a scale down). The proxy's own address is kept
- * here and dropped per proxy (see {@link withoutOwnPodListeners}), so that the set is shared.
- */
-export function headlessPodBinds(ctx: PushContext, svc: Service, p: ServicePort, endpoints: EndpointView): readonly string[] | undefined {
-  if (svc.resolution !== 'NONE' || vip(svc) !== undefined) return undefined;
-  const ips = [...new Set(endpoints.instances(svc.hostname).filter((i) => i.servicePort === p.port && isIP(i.address) !== 0).map((i) => i.address))];
-  if (ips.length > 0) return ips;
-  if (orchServiceOf(svc)) return [];
-  const spec = ctx.configs.get(svc.source)?.spec as { workloadSelector?: unknown } | undefined;
-  return spec?.workloadSelector !== undefined ? [] : undefined;
-}
-
 /** The shared state of one outbound build (see buildOutboundListeners). */
 interface OutboundBuild {
   readonly byName: Map<string, Record<string, unknown>>;
@@ -525,31 +501,6 @@ function podTlsListener(ctx: PushContext, proxy: Proxy, svc: Service, port: numb
   if (routed.length > 0) return { ...base, listenerFilters: tlsListenerFilters(), filterChains: routed, defaultFilterChain: fallthrough };
   const { filterChainMatch: _sni, ...anySni } = chains.find((c) => c['name'] === own)!;
   return { ...base, filterChains: [anySni] };
-}
-
-/**
- * The outbound listeners without the proxy's own headless pod listeners (istiod skips an instance at the
- * proxy's first IP: the app reaching itself by pod IP does not pass the outbound listener). `podListeners`
- * names the listeners built from pod addresses.
- */
-export function withoutOwnPodListeners<T extends { name: string }>(listeners: readonly T[], podListeners: ReadonlySet<string>, proxy: Proxy): T[] {
-  const own = proxy.ipAddresses[0];
-  if (own === undefined || podListeners.size === 0) return [...listeners];
-  return listeners.filter((l) => !(podListeners.has(l.name) && l.name.startsWith(`${own}_`) && !l.name.slice(own.length + 1).includes('_')));
-}
-
-/** Names of listeners that are headless pod listeners (their address is not the service's). */
-export function podListenerNames(ctx: PushContext, proxy: Proxy, opts: OutboundListenerOptions): Set<string> {
-  const out = new Set<string>();
-  const o = resolveListenerOptions(opts.listener);
-  if (!o.headlessPodListeners || !opts.endpoints) return out;
-  for (const svc of sidecarScope(ctx, proxy).listenerServices) {
-    for (const p of svc.ports) {
-      if (isHttpPort(p)) continue;
-      for (const ip of headlessPodBinds(ctx, svc, p, opts.endpoints) ?? []) out.add(`${ip}_${p.port}`);
-    }
-  }
-  return out;
 }
 
 /** Every listener of a sidecar, sorted by name. */

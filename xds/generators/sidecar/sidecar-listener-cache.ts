@@ -23,7 +23,8 @@ import { definedFields, resolveShortName, type PushContext, type PushSnapshot, t
 import type { VirtualServiceSpec } from '../../../crds/index.js';
 import type { XdsCache } from '../../cache/xds-cache.js';
 import type { ConflictMetric, ConflictSink } from './conflict-recorder.js';
-import { buildOutboundListeners, podListenerNames, withoutOwnPodListeners } from './listener-builder.js';
+import { podListenerNames, withoutOwnPodListeners } from './headless-pod-listeners.js';
+import { buildOutboundListeners } from './listener-builder.js';
 import { ipModeKey } from './listener-address.js';
 import { proxyWantsHttp10, resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
 import type { NetworkFilterOptions } from './tcp-listener-builder.js';
