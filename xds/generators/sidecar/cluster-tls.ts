@@ -5,11 +5,10 @@
  * (`ROOTCA`) over SDS from the agent; SIMPLE/MUTUAL with `credentialName` read that secret over SDS;
  * with file paths they read the files over SDS too (`file-cert:` / `file-root:`, served by the agent).
  */
-import type { PushContext, Service, ServiceInstance } from '../../../core/index.js';
+import { ORCH_NAME_PREFIX, type PushContext, type Service, type ServiceInstance } from '../../../core/index.js';
 import type { ClientTLSSettings } from '../../../crds/index.js';
 import { any } from '../grpc/envoy.js';
-import { takesMeshMtls } from './endpoint-builder.js';
-import { ENVOY, fileCertSecret, fileRootSecret, MESH_ALPN, SDS_SECRET, sdsSecret, struct, TLS_MODE_MESH } from './sidecar-names.js';
+import { ENVOY, fileCertSecret, fileRootSecret, MESH_ALPN, SDS_SECRET, sdsSecret, struct, TLS_MODE_LABEL, TLS_MODE_MESH } from './sidecar-names.js';
 
 /** The SNI Istio sets for mesh mTLS: `outbound_.<port>_.<subset>_.<host>`. */
 export function meshSni(port: number, subset: string, host: string): string {
@@ -131,6 +130,18 @@ export function expectedSans(ctx: PushContext, svc: Service, serviceAccounts: It
 export interface PassthroughTarget {
   readonly instances: readonly ServiceInstance[];
   readonly originalDst: boolean;
+}
+
+/**
+ * Whether an endpoint takes mesh mTLS (Istio's endpoint TLSMode): its `security.mesh.io/tlsMode` label
+ * says so; without the label, a WorkloadEntry or ServiceEntry endpoint with a service account does (as
+ * Istio's getTLSModeFromWorkloadEntry), while an orchestrator pod needs the label (the injector sets it).
+ */
+export function takesMeshMtls(i: ServiceInstance): boolean {
+  const label = i.labels[TLS_MODE_LABEL];
+  if (label !== undefined) return label === TLS_MODE_MESH;
+  const name = i.source.split('/')[2] ?? '';
+  return i.serviceAccount !== '' && !name.startsWith(ORCH_NAME_PREFIX);
 }
 
 /** What TLS a cluster gets: a fixed transport socket, auto mTLS socket matches, or none. */
