@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { encode, toJson, type ProxyConfig } from '../../xds/index.js';
-import { allSidecarResources, sidecarAt, sidecarModel, SIDECAR_MESH } from '../../xds/generators/sidecar/testing/sidecar-mesh.js';
-import { compareProxyConfigs, explain, hcmShape, istioRequest, outcomeLine } from './compare-configs.js';
+import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode, SIDECAR_MESH } from '../../xds/generators/sidecar/testing/sidecar-mesh.js';
+import { clusterLbShape, clusterTlsShape, compareProxyConfigs, explain, hcmShape, istioRequest, listenerAddressShape, outcomeLine } from './compare-configs.js';
 import { edsNames, rdsNames } from './fetch-proxy-config.js';
 import { simulateRequest } from '../../xds/index.js';
 
@@ -87,5 +87,21 @@ describe('compareProxyConfigs (the differential check against istiod)', () => {
     const c = compareProxyConfigs(a, b, []);
     assert.deepEqual(c.hcm.differ.map((d) => d.name), ['0.0.0.0_9080', 'virtualInbound']);
     assert.equal(compareProxyConfigs(a, a, []).hcm.differ.length, 0);
+  });
+
+  it('given the wire form, should compare the upstream TLS secrets, the DNS lookup family and the listener addresses (file certificates and IPv6 by structure)', () => {
+    const { proxy, snap } = sidecarAt(sidecarModel(SIDECAR_MESH));
+    const a = wire(allSidecarResources(proxy, snap));
+    const b = wire(allSidecarResources(proxy, snap, { listener: { dualStack: true, ipv4OutboundForIpv6: true } }));
+    const reviews = a.clusters.find((c) => c['name'] === 'outbound|9080||reviews.default.svc.cluster.local')!;
+    assert.equal(clusterTlsShape(reviews), 'ROOTCA,default');
+    assert.match(clusterLbShape(a.clusters.find((c) => c['name'] === 'outbound|443||api.example.com')!), /^type=STRICT_DNS\/V4_ONLY /);
+    assert.equal(listenerAddressShape(a.listeners.find((l) => l['name'] === 'virtualOutbound')!), '0.0.0.0:15001');
+    assert.equal(listenerAddressShape({ address: { socketAddress: { address: '::', portValue: 15001 } }, additionalAddresses: [{ address: { socketAddress: { address: '0.0.0.0', portValue: 15001 } } }] }), ':::15001 0.0.0.0:15001');
+    const v6 = sidecarAt(sidecarModel(SIDECAR_MESH), { ...sidecarNode(), ipAddresses: ['fd00::1'] });
+    const c = compareProxyConfigs(a, wire(allSidecarResources(v6.proxy, v6.snap)), []);
+    assert.ok(c.clusterLb.differ.some((d) => d.name === 'outbound|443||api.example.com' && d.istiod.startsWith('type=STRICT_DNS/V6_ONLY')));
+    assert.ok(c.listenerAddresses.differ.some((d) => d.name === 'virtualOutbound' && d.istiod === ':::15001'));
+    assert.deepEqual(compareProxyConfigs(a, b, []).clusterTls.differ, []);
   });
 });

@@ -2,8 +2,8 @@
  * compareProxyConfigs: two servers' configurations for the same sidecar, compared by what matters to a
  * user: the routing outcome of each request through the request simulator (outcome, clusters with their
  * weights, the endpoints each cluster would pick from) and the name sets of listeners, clusters and route
- * configurations, the shapes of the load assignments (localities, priorities, weights, endpoints) and
- * of the clusters' load balancing both send. Names a difference may be explained by are reported apart.
+ * configurations, the shapes of the load assignments (localities, priorities, weights, endpoints), of
+ * the clusters' load balancing and upstream TLS secrets, and the addresses of the listeners both send. Names a difference may be explained by are reported apart.
  * Pure functions.
  */
 import { simulateRequest, type ProxyConfig, type SimulatedRequest, type SimulationResult } from '../../xds/index.js';
@@ -48,6 +48,10 @@ export interface ProxyComparison {
   readonly clusterLb: { readonly same: number; readonly differ: readonly ShapeDiff[] };
   /** Listeners both send with HCMs on both sides: how many have the same {@link hcmShape}, and those that differ. */
   readonly hcm: { readonly same: number; readonly differ: readonly ShapeDiff[] };
+  /** Clusters both send: how many have the same {@link clusterTlsShape}, and those that differ. */
+  readonly clusterTls: { readonly same: number; readonly differ: readonly ShapeDiff[] };
+  /** Listeners both send: how many bind the same {@link listenerAddressShape}, and those that differ. */
+  readonly listenerAddresses: { readonly same: number; readonly differ: readonly ShapeDiff[] };
 }
 
 type Obj = Record<string, unknown>;
@@ -75,11 +79,15 @@ export function assignmentShape(la: Obj): string {
   return groups.sort().join(' ');
 }
 
-/** A cluster's load-balancing shape: discovery type, policy, locality-weighted LB, outlier detection (its JSON), panic threshold. */
+/**
+ * A cluster's load-balancing shape: discovery type (with the DNS lookup family of a DNS cluster), policy,
+ * locality-weighted LB, outlier detection (its JSON), panic threshold.
+ */
 export function clusterLbShape(c: Obj): string {
   const common = (c['commonLbConfig'] as Obj | undefined) ?? {};
+  const type = String(c['type'] ?? 'STATIC');
   return [
-    `type=${String(c['type'] ?? 'STATIC')}`,
+    `type=${type}${type.endsWith('_DNS') ? `/${String(c['dnsLookupFamily'] ?? 'AUTO')}` : ''}`,
     `lb=${String(c['lbPolicy'] ?? 'ROUND_ROBIN')}`,
     `localityWeighted=${common['localityWeightedLbConfig'] !== undefined}`,
     `outlierDetection=${c['outlierDetection'] !== undefined ? JSON.stringify(c['outlierDetection']) : 'none'}`,
@@ -114,6 +122,36 @@ export function hcmShape(l: Obj): string {
     }
   }
   return [...out].sort().join(' | ');
+}
+
+/** The SDS secret names under `v` (objects with `name` and `sdsConfig`), in document order. */
+function sdsNames(v: unknown, out: string[] = []): string[] {
+  if (Array.isArray(v)) {
+    for (const x of v) sdsNames(x, out);
+  } else if (v !== null && typeof v === 'object') {
+    const o = v as Obj;
+    if (typeof o['name'] === 'string' && o['sdsConfig'] !== undefined) out.push(o['name']);
+    for (const x of Object.values(o)) if (x !== null && typeof x === 'object') sdsNames(x, out);
+  }
+  return out;
+}
+
+/**
+ * The SDS secrets a cluster's upstream TLS reads (transport socket and socket matches), distinct, sorted:
+ * a file certificate's `file-cert:`/`file-root:` names compare without the files existing. Empty without TLS.
+ */
+export function clusterTlsShape(c: Obj): string {
+  return [...new Set(sdsNames([c['transportSocket'], c['transportSocketMatches']]))].sort().join(',');
+}
+
+/** The addresses a listener binds, `ip:port`: its address, then its additional addresses, sorted. */
+export function listenerAddressShape(l: Obj): string {
+  const one = (a: unknown): string => {
+    const s = ((a as Obj | undefined)?.['socketAddress'] as Obj | undefined) ?? {};
+    return `${String(s['address'] ?? '')}:${wrappedNumber(s['portValue'])}`;
+  };
+  const extra = ((l['additionalAddresses'] as Obj[] | undefined) ?? []).map((x) => one(x['address'])).sort();
+  return [one(l['address']), ...extra].join(' ');
 }
 
 function shapes(meshd: readonly Obj[], istiod: readonly Obj[], key: string, shape: (o: Obj) => string, skipEmpty = false): { same: number; differ: ShapeDiff[] } {
@@ -196,6 +234,8 @@ export function compareProxyConfigs(meshd: ProxyConfig, istiod: ProxyConfig, req
     // NOTE: only listeners with HCMs on both sides: istiod's virtualInbound has catch-all HTTP chains even
     // without inbound ports (meshd's catch-all is TCP only), a shape difference the options do not make.
     hcm: shapes(meshd.listeners, istiod.listeners, 'name', hcmShape, true),
+    clusterTls: shapes(meshd.clusters, istiod.clusters, 'name', clusterTlsShape),
+    listenerAddresses: shapes(meshd.listeners, istiod.listeners, 'name', listenerAddressShape),
   };
 }
 

@@ -24,6 +24,7 @@ export const CONFIG_FILES = [
   'hack/diff-istiod/testdata/more.yaml',
   'hack/diff-istiod/testdata/ingress-tls.yaml',
   'hack/diff-istiod/testdata/shared-port.yaml',
+  'hack/diff-istiod/testdata/ipv6.yaml',
 ] as const;
 
 /**
@@ -47,7 +48,7 @@ export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -71,10 +72,11 @@ export interface DiffProxy {
   readonly requests: readonly LabelledRequest[];
 }
 
+/** A sidecar node; `ip` may list several addresses, comma-separated (INSTANCE_IPS), the first in the node id. */
 function sidecarNode(o: { ns: string; pod: string; ip: string; app: string; sa: string; ports: number[]; locality?: TestNode['locality']; labels?: Record<string, string>; type?: 'sidecar' | 'router' }): TestNode {
   return {
     ...(o.locality ? { locality: o.locality } : {}),
-    id: `${o.type ?? 'sidecar'}~${o.ip}~${o.pod}.${o.ns}~${o.ns}.svc.cluster.local`,
+    id: `${o.type ?? 'sidecar'}~${o.ip.split(',')[0]!}~${o.pod}.${o.ns}~${o.ns}.svc.cluster.local`,
     cluster: `${o.app}.${o.ns}`,
     metadata: {
       NAME: o.pod,
@@ -160,6 +162,7 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       http('TLS origination without sni (auto SNI)', '203.0.113.22', 80, 'auto-sni.example.org', '/'),
       http('DNS ServiceEntry with endpoints', '203.0.113.20', 8081, 'legacy.example.org:8081', '/'),
       http('TLS origination by DestinationRule (plain HTTP in)', '203.0.113.21', 80, 'secure.example.org', '/'),
+      http('TLS origination with certificate files (file-cert/file-root over SDS)', '203.0.113.23', 80, 'files-mtls.example.org', '/'),
       http('shared port 7080: the HTTP service', '10.96.7.1', 7080, 'web7080.diff-ports:7080', '/'),
       tcp('shared port 7080: the TCP service by its VIP', '10.96.7.2', 7080),
       http("shared port 7080: HTTP with the TCP service's Host to an unknown address", '93.184.216.34', 7080, 'db7080.diff-ports:7080', '/'),
@@ -193,6 +196,29 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       inbound('inbound 9090 over mesh mTLS (STRICT)', '10.10.4.1', 9090, MTLS),
       inbound('inbound 9090 plaintext (STRICT)', '10.10.4.1', 9090, {}),
       inbound('inbound 9091 plaintext TCP (port DISABLE)', '10.10.4.1', 9091, { protocol: 'tcp' }),
+    ],
+  },
+  {
+    name: 'diff-v6/client6-0 (IPv6-only sidecar)',
+    node: sidecarNode({ ns: 'diff-v6', pod: 'client6-0', ip: 'fd00:10::1', app: 'client6', sa: 'client6', ports: [8000] }),
+    requests: [
+      http('IPv6 service by its VIP', 'fd00:10:96::20', 8080, 'web6:8080', '/'),
+      http('IPv6 service by FQDN', 'fd00:10:96::20', 8080, 'web6.diff-v6.svc.cluster.local:8080', '/'),
+      tcp('unknown IPv6 address (ALLOW_ANY)', '2001:db8::1', 9999),
+      tcp('ServiceEntry without a VIP (NONE) to an IPv6 address', '2001:db8::7', 7090),
+      { label: 'DNS ServiceEntry TLS by SNI', request: { direction: 'outbound', protocol: 'tls', address: '2001:db8::8', port: 8443, sni: 'ext6.example.org' } },
+      inbound('inbound 8000 over mesh mTLS', 'fd00:10::1', 8000, MTLS),
+      inbound('inbound to a port without a service', 'fd00:10::1', 7777, { protocol: 'tcp' }),
+    ],
+  },
+  {
+    name: 'diff-v6/dual-0 (dual-stack sidecar, MESH_DUAL_STACK unset)',
+    node: sidecarNode({ ns: 'diff-v6', pod: 'dual-0', ip: '10.90.0.1,fd00:10::3', app: 'dual', sa: 'dual', ports: [8000] }),
+    requests: [
+      http('IPv6 service by its VIP', 'fd00:10:96::20', 8080, 'web6:8080', '/'),
+      http('IPv4 service by its VIP', '10.96.9.22', 8000, 'dual:8000', '/'),
+      tcp('unknown IPv6 address (ALLOW_ANY)', '2001:db8::1', 9999),
+      inbound('inbound 8000 over mesh mTLS', '10.90.0.1', 8000, MTLS),
     ],
   },
   {

@@ -34,7 +34,14 @@ export function formatDiffReport(comparisons: readonly { proxy: string; comparis
       if (i.unexplained.length) lines.push(`    only istiod: ${i.unexplained.join(', ')}`);
       for (const e of [...m.explained.map((x) => `meshd ${x}`), ...i.explained.map((x) => `istiod ${x}`)]) lines.push(`    by design: only ${e}`);
     }
-    for (const [what, r] of [['load assignments', comparison.assignments], ['cluster load balancing', comparison.clusterLb], ['listener HCM options', comparison.hcm]] as const) {
+    const parts = [
+      ['load assignments', comparison.assignments],
+      ['cluster load balancing', comparison.clusterLb],
+      ['listener HCM options', comparison.hcm],
+      ['cluster TLS secrets', comparison.clusterTls],
+      ['listener addresses', comparison.listenerAddresses],
+    ] as const;
+    for (const [what, r] of parts) {
       lines.push(`  ${what}: ${r.same} the same, ${r.differ.length} differ`);
       for (const d of r.differ) lines.push(`    DIFF ${d.name}:`, `          meshd:  ${d.meshd}`, `          istiod: ${d.istiod}`);
     }

@@ -39,7 +39,7 @@ describe('generatorOptionsFromEnv', () => {
 });
 
 describe('generatorOptionsFromEnv: the sidecar listener options', () => {
-  const DEFAULTS = { useRemoteAddress: false, http10: false, hcmInternalNetworks: false, alpnFilter: true, ipv4OutboundForIpv6: false, headlessPodListeners: true };
+  const DEFAULTS = { useRemoteAddress: false, http10: false, hcmInternalNetworks: false, alpnFilter: true, ipv4OutboundForIpv6: false, headlessPodListeners: true, dualStack: false };
   const cases: { name: string; env: Record<string, string>; want: Partial<typeof DEFAULTS> }[] = [
     { name: 'given none should take the spec defaults (istiod defaults)', env: {}, want: {} },
     { name: 'given PILOT_SIDECAR_USE_REMOTE_ADDRESS=true should set useRemoteAddress', env: { PILOT_SIDECAR_USE_REMOTE_ADDRESS: 'true' }, want: { useRemoteAddress: true } },
@@ -48,6 +48,7 @@ describe('generatorOptionsFromEnv: the sidecar listener options', () => {
     { name: 'given PILOT_ENABLE_ALPN_FILTER=false should clear alpnFilter', env: { PILOT_ENABLE_ALPN_FILTER: 'false' }, want: { alpnFilter: false } },
     { name: 'given MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS=true should set ipv4OutboundForIpv6', env: { MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS: 'true' }, want: { ipv4OutboundForIpv6: true } },
     { name: 'given PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS=false should clear headlessPodListeners', env: { PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS: 'false' }, want: { headlessPodListeners: false } },
+    { name: 'given MESH_DUAL_STACK=true should set dualStack', env: { MESH_DUAL_STACK: 'true' }, want: { dualStack: true } },
   ];
   for (const c of cases) {
     it(c.name, () => {

@@ -69,6 +69,7 @@ export function generatorOptionsFromEnv(env: Env): GrpcGeneratorOptions {
       alpnFilter: env.bool('PILOT_ENABLE_ALPN_FILTER'),
       ipv4OutboundForIpv6: env.bool('MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS'),
       headlessPodListeners: env.bool('PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS'),
+      dualStack: env.bool('MESH_DUAL_STACK'),
     },
     autoSni: env.bool('ENABLE_AUTO_SNI'),
     verifyCertAtClient: env.bool('VERIFY_CERTIFICATE_AT_CLIENT'),

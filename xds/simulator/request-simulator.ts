@@ -1,7 +1,8 @@
 /**
  * simulateRequest: walks one request through the configuration an Envoy proxy holds, as Envoy does:
  * listener (outbound traffic arrives on `virtualOutbound` and is handed to the listener of its original
- * destination, exact address first, then 0.0.0.0 on the port; inbound traffic arrives on
+ * destination, exact address first (or an additional address), then the wildcard of its family on the port
+ * (`0.0.0.0`, `::`); inbound traffic arrives on
  * `virtualInbound`) -> filter chain (Envoy's filter chain match order: destination port, destination IP,
  * server name, transport protocol, application protocols; most specific wins at each step) -> for HTTP
  * the route configuration (RDS or inline) -> virtual host (exact domain, then longest suffix wildcard,
@@ -100,25 +101,54 @@ function sourcesOf(r: Obj | undefined): string[] {
   return values.map((v) => String(v['stringValue']));
 }
 
-function socket(l: Obj): { address: string; port: number } {
-  const s = obj(obj(l['address'])?.['socketAddress']);
+function socketOf(a: unknown): { address: string; port: number } {
+  const s = obj(obj(a)?.['socketAddress']);
   return { address: String(s?.['address'] ?? ''), port: Number(s?.['portValue'] ?? 0) };
 }
 
+/** Every address a listener binds: its address, then its `additional_addresses`. */
+function sockets(l: Obj): { address: string; port: number }[] {
+  return [socketOf(l['address']), ...arr(l['additionalAddresses']).map((a) => socketOf(a['address']))];
+}
+
+/** `ip:port`, the IPv6 address in brackets. */
+function hostPort(ip: string, port: number | string): string {
+  return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
+}
+
+/**
+ * The listener an outbound connection is handed to (Envoy's original_dst): one bound to the destination
+ * address and port (its address or an additional address), else one bound to the wildcard of the
+ * destination's family on the port (`0.0.0.0` for IPv4, `::` for IPv6; either without an address), else
+ * `virtualOutbound` itself.
+ */
 function pickListener(cfg: ProxyConfig, req: SimulatedRequest): Obj | undefined {
   const byName = (n: string): Obj | undefined => cfg.listeners.find((l) => l['name'] === n);
   if (req.direction === 'inbound') return byName('virtualInbound');
-  const exact = req.address ? cfg.listeners.find((l) => socket(l).address === req.address && socket(l).port === req.port) : undefined;
-  const wildcard = cfg.listeners.find((l) => socket(l).address === '0.0.0.0' && socket(l).port === req.port && l['name'] !== 'virtualOutbound' && l['name'] !== 'virtualInbound');
-  return exact ?? wildcard ?? byName('virtualOutbound');
+  const binds = (l: Obj, address: (a: string) => boolean): boolean => l['name'] !== 'virtualOutbound' && l['name'] !== 'virtualInbound' && sockets(l).some((s) => address(s.address) && s.port === req.port);
+  const exact = req.address ? cfg.listeners.find((l) => binds(l, (a) => a === req.address)) : undefined;
+  const v6 = req.address?.includes(':');
+  const wild = (a: string): boolean => (v6 === undefined ? a === '0.0.0.0' || a === '::' : a === (v6 ? '::' : '0.0.0.0'));
+  return exact ?? cfg.listeners.find((l) => binds(l, wild)) ?? byName('virtualOutbound');
+}
+
+/** The bits of an IPv4 or IPv6 address, or undefined when it is neither. */
+function ipBits(ip: string): string | undefined {
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(ip)) return ip.split('.').map((x) => Number(x).toString(2).padStart(8, '0')).join('');
+  if (!ip.includes(':') || !/^[0-9a-fA-F:]+$/.test(ip)) return undefined;
+  const [head, tail] = ip.includes('::') ? ip.split('::') : [ip, undefined];
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? h : [...h, ...new Array<string>(Math.max(0, 8 - h.length - t.length)).fill('0'), ...t];
+  return groups.length === 8 ? groups.map((g) => Number.parseInt(g || '0', 16).toString(2).padStart(16, '0')).join('') : undefined;
 }
 
 function ipInRange(ip: string, range: Obj): boolean {
   const prefix = String(range['addressPrefix'] ?? '');
-  const len = Number(wrapped(range['prefixLen']) ?? 32);
-  const toBits = (a: string): string => a.split('.').map((x) => Number(x).toString(2).padStart(8, '0')).join('');
-  if (!/^\d+\.\d+\.\d+\.\d+$/.test(ip) || !/^\d+\.\d+\.\d+\.\d+$/.test(prefix)) return ip === prefix;
-  return toBits(ip).slice(0, len) === toBits(prefix).slice(0, len);
+  const [a, p] = [ipBits(ip), ipBits(prefix)];
+  if (a === undefined || p === undefined || a.length !== p.length) return ip === prefix;
+  const len = Number(wrapped(range['prefixLen']) ?? a.length);
+  return a.slice(0, len) === p.slice(0, len);
 }
 
 /**
@@ -222,7 +252,7 @@ function endpointsOf(cfg: ProxyConfig, name: string, req: SimulatedRequest): str
       : obj(cluster['loadAssignment']);
   if (cluster['type'] === 'ORIGINAL_DST') {
     const override = wrapped(obj(cluster['originalDstLbConfig'])?.['upstreamPortOverride']);
-    return req.address ? [`${req.address}:${override !== undefined ? Number(override) : req.port}`] : [];
+    return req.address ? [hostPort(req.address, override !== undefined ? Number(override) : req.port)] : [];
   }
   // NOTE: as Envoy with every endpoint healthy, all traffic goes to the first priority level (0 first)
   // that has endpoints; lower levels take over only when it has none (locality failover).
@@ -232,7 +262,7 @@ function endpointsOf(cfg: ProxyConfig, name: string, req: SimulatedRequest): str
     for (const e of arr(loc['lbEndpoints'])) {
       if (e['healthStatus'] === 'UNHEALTHY') continue;
       const s = obj(obj(obj(e['endpoint'])?.['address'])?.['socketAddress']);
-      if (s) byPriority.set(priority, [...(byPriority.get(priority) ?? []), `${String(s['address'])}:${String(s['portValue'])}`]);
+      if (s) byPriority.set(priority, [...(byPriority.get(priority) ?? []), hostPort(String(s['address']), String(s['portValue']))]);
     }
   }
   const first = [...byPriority.keys()].sort((a, b) => a - b)[0];
@@ -290,7 +320,7 @@ export function simulateRequest(cfg: ProxyConfig, req: SimulatedRequest): Simula
     const rc = typeof rdsName === 'string' ? cfg.routes.find((r) => r['name'] === rdsName) : obj(tc['routeConfig']);
     if (!rc) return { outcome: 'no-route-config', ...at, ...(typeof rdsName === 'string' ? { routeConfig: rdsName } : {}), sources };
     const withRc = { ...at, routeConfig: String(rc['name'] ?? '') };
-    const authority = req.host ?? `${req.address ?? ''}:${req.port}`;
+    const authority = req.host ?? hostPort(req.address ?? '', req.port);
     // NOTE: Envoy's ignore_port_in_host_matching (gateways set it): `host:port` matches domain `host`.
     const host = wrapped(rc['ignorePortInHostMatching']) === true ? authority.replace(/:\d+$/, '') : authority;
     const vh = pickVirtualHost(rc, host);

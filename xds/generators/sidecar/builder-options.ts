@@ -12,7 +12,8 @@ export interface SidecarBuilderOptions {
   /**
    * The listener options (PILOT_SIDECAR_USE_REMOTE_ADDRESS, PILOT_HTTP10, ENABLE_HCM_INTERNAL_NETWORKS,
    * PILOT_ENABLE_ALPN_FILTER, MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS,
-   * PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS; see listener-options.ts).
+   * PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS, MESH_DUAL_STACK; see listener-options.ts). The cluster
+   * builders read MESH_DUAL_STACK and MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS from it too.
    */
   readonly listener?: SidecarListenerOptions;
   /** ENABLE_AUTO_SNI (default true; see OutboundClusterOptions). */

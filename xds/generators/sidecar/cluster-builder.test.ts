@@ -340,7 +340,7 @@ spec:
         assert.equal(common('{ mode: SIMPLE }', false).combinedValidationContext, undefined);
         assert.equal(common('{ mode: SIMPLE, insecureSkipVerify: true }', true).combinedValidationContext, undefined);
         const files = common('{ mode: SIMPLE, caCertificates: /etc/certs/ca.pem }', true);
-        assert.deepEqual([files.combinedValidationContext, files.validationContext.trustedCa], [undefined, { filename: '/etc/certs/ca.pem' }]);
+        assert.deepEqual([files.validationContext, files.combinedValidationContext.validationContextSdsSecretConfig.name], [undefined, 'file-root:/etc/certs/ca.pem']);
       });
     });
   });

@@ -10,14 +10,15 @@ import { orchServiceOf, parseProtocol, type Config, type EndpointView, type Push
 import type { ClientTLSSettings, DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
-import { autoSniOptions, clusterTls, type AutoSni } from './cluster-tls.js';
+import { autoSniOptions, clusterTls, type AutoSni, type PassthroughTarget } from './cluster-tls.js';
 import { usesLocalityWeights } from './locality-lb.js';
+import { defaultEndpointAddress, dnsLookupFamily, inboundUpstreamBind, ipMode, LOCALHOST_V4, LOCALHOST_V6, passthroughUpstreamBind, type IpMode } from './listener-address.js';
+import { resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
 import { sidecarScope } from './sidecar-scope.js';
 import {
   ADS,
   BLACKHOLE_CLUSTER,
   ENVOY,
-  INBOUND_BIND_ADDRESS,
   INBOUND_PASSTHROUGH_CLUSTER,
   inboundClusterName,
   PASSTHROUGH_CLUSTER,
@@ -252,6 +253,11 @@ export interface OutboundClusterOptions {
    * Redis proxy's client-side sharding), whatever the DestinationRule's load balancer says.
    */
   readonly redisFilter?: boolean;
+  /**
+   * The listener options: MESH_DUAL_STACK and MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS shape
+   * the DNS lookup family of DNS clusters and the inbound clusters' bind addresses (listener-address.ts).
+   */
+  readonly listener?: SidecarListenerOptions;
 }
 
 /** Options of the cluster builder. */
@@ -283,7 +289,7 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   const type = outboundDiscoveryType(proxy, svc, opts);
   if (type === 'STRICT_DNS' || type === 'LOGICAL_DNS') {
     c['type'] = type;
-    c['dnsLookupFamily'] = 'V4_ONLY';
+    c['dnsLookupFamily'] = dnsLookupFamily(ipMode(proxy), resolveListenerOptions(opts.listener));
     c['dnsRefreshRate'] = duration(ctx.meshConfig.dnsRefreshRate);
     c['respectDnsTtl'] = true;
     // NOTE: without endpoints the host itself is resolved, on the port's targetPort when it has one (as istiod).
@@ -313,7 +319,7 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   if (usesLocalityWeights(policy, ctx.meshConfig)) (c['commonLbConfig'] as Record<string, unknown>)['localityWeightedLbConfig'] = {};
   const tls = sidecarSkipsCredential(proxy, dr, policy.tls)
     ? ({ kind: 'none' } as const)
-    : clusterTls(ctx, svc, policy.tls, { port: port.port, subset }, instances.map((i) => i.serviceAccount), { verifyAtClient: opts.verifyCertAtClient !== false, h2: isHttp2Cluster(c) });
+    : clusterTls(ctx, svc, policy.tls, { port: port.port, subset, ...passthroughTarget(svc, policy, instances, c) }, instances.map((i) => i.serviceAccount), { verifyAtClient: opts.verifyCertAtClient !== false, h2: isHttp2Cluster(c) });
   if (tls.kind === 'socket') c['transportSocket'] = tls.transportSocket;
   const auto = tls.kind === 'socket' && policy.tls ? autoSniOptions(policy.tls, opts.autoSni !== false) : undefined;
   if (auto) applyUpstreamHttpOptions(c, auto);
@@ -321,6 +327,12 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   const meta = provenance([dr], { services: [{ host: svc.hostname, name: svc.hostname.split('.')[0] ?? svc.hostname, namespace: svc.namespace }], default_original_port: port.port, ...(subset ? { subset } : {}) });
   if (meta) c['metadata'] = meta;
   return c;
+}
+
+/** The passthrough target of a service with resolution NONE or a PASSTHROUGH load balancer (see clusterTls); none otherwise. */
+function passthroughTarget(svc: Service, policy: TrafficPolicy, instances: readonly ServiceInstance[], c: Record<string, unknown>): { passthrough?: PassthroughTarget } {
+  if (svc.resolution !== 'NONE' && policy.loadBalancer?.simple !== 'PASSTHROUGH') return {};
+  return { passthrough: { instances, originalDst: c['type'] === 'ORIGINAL_DST' } };
 }
 
 /**
@@ -412,31 +424,14 @@ export function proxyInboundPorts(ctx: PushContext, proxy: Proxy, endpoints: End
 }
 
 /**
- * Where a Sidecar ingress listener's default endpoint sends traffic (istiod's buildInboundClustersFromSidecar):
- * `127.0.0.1` / `[::1]` localhost, `0.0.0.0` / `[::]` the proxy's first IPv4 / IPv6 address (else
- * localhost), `unix://<path>` a socket; undefined without one (the original destination).
- */
-function defaultEndpointAddress(proxy: Proxy, defaultEndpoint: string | undefined): Record<string, unknown> | undefined {
-  if (!defaultEndpoint) return undefined;
-  if (defaultEndpoint.startsWith('unix://')) return { pipe: { path: defaultEndpoint.slice('unix://'.length) } };
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(defaultEndpoint);
-  if (!m) return undefined;
-  const host = m[1] ?? m[2] ?? '';
-  const port = Number(m[3]);
-  const v6 = m[1] !== undefined;
-  const own = proxy.ipAddresses.find((ip) => (v6 ? ip.includes(':') : !ip.includes(':')));
-  const address = host === '0.0.0.0' || host === '::' ? (own ?? (v6 ? '::1' : '127.0.0.1')) : host;
-  return { socketAddress: { address, portValue: port } };
-}
-
-/**
  * The inbound cluster of an inbound port: `inbound|<port>||` to the original destination (buildInboundCluster)
  * or, for a Sidecar ingress listener with a default endpoint, STATIC to that endpoint (bound to 127.0.0.6
  * unless it is localhost or a socket, so that iptables lets the proxy's own connection through, as istiod).
  */
-export function buildProxyInboundCluster(ctx: PushContext, proxy: Proxy, p: InboundPort): Cluster {
+export function buildProxyInboundCluster(ctx: PushContext, proxy: Proxy, p: InboundPort, listener?: SidecarListenerOptions): Cluster {
   const address = defaultEndpointAddress(proxy, p.defaultEndpoint);
-  if (!address) return buildInboundCluster(ctx, p.targetPort);
+  const bind = inboundUpstreamBind(ipMode(proxy), resolveListenerOptions(listener).dualStack);
+  if (!address) return buildInboundCluster(ctx, p.targetPort, bind);
   const ip = (address['socketAddress'] as { address?: string } | undefined)?.address;
   const name = inboundClusterName(p.targetPort);
   return {
@@ -446,12 +441,15 @@ export function buildProxyInboundCluster(ctx: PushContext, proxy: Proxy, p: Inbo
     circuitBreakers: { thresholds: [defaultThresholds()] },
     commonLbConfig: {},
     loadAssignment: { clusterName: name, endpoints: [{ lbEndpoints: [{ endpoint: { address } }] }] },
-    ...(ip !== undefined && ip !== '127.0.0.1' && ip !== '::1' ? { upstreamBindConfig: { sourceAddress: { address: INBOUND_BIND_ADDRESS, portValue: 0 } } } : {}),
+    ...(ip !== undefined && ip !== LOCALHOST_V4 && ip !== LOCALHOST_V6 ? { upstreamBindConfig: bind } : {}),
   };
 }
 
-/** `inbound|<port>||`: ORIGINAL_DST to the application's port, bound to 127.0.0.6 (as Istio). */
-export function buildInboundCluster(ctx: PushContext, targetPort: number): Cluster {
+/**
+ * `inbound|<port>||`: ORIGINAL_DST to the application's port, bound to `bind` (default 127.0.0.6; see
+ * inboundUpstreamBind: `::6` for an IPv6-only proxy), as Istio.
+ */
+export function buildInboundCluster(ctx: PushContext, targetPort: number, bind: Record<string, unknown> = inboundUpstreamBind('IPv4', false)): Cluster {
   return {
     name: inboundClusterName(targetPort),
     type: 'ORIGINAL_DST',
@@ -459,13 +457,13 @@ export function buildInboundCluster(ctx: PushContext, targetPort: number): Clust
     connectTimeout: duration(ctx.meshConfig.connectTimeout),
     circuitBreakers: { thresholds: [defaultThresholds()] },
     commonLbConfig: {},
-    upstreamBindConfig: { sourceAddress: { address: INBOUND_BIND_ADDRESS, portValue: 0 } },
+    upstreamBindConfig: bind,
     originalDstLbConfig: { upstreamPortOverride: { value: targetPort } },
   };
 }
 
-/** PassthroughCluster, BlackHoleCluster and InboundPassthroughCluster. */
-export function buildSpecialClusters(ctx: PushContext): Cluster[] {
+/** PassthroughCluster, BlackHoleCluster and InboundPassthroughCluster (bound per the proxy's IP mode, default IPv4; see passthroughUpstreamBind). */
+export function buildSpecialClusters(ctx: PushContext, mode: IpMode = 'IPv4'): Cluster[] {
   const connectTimeout = duration(ctx.meshConfig.connectTimeout);
   return [
     { name: BLACKHOLE_CLUSTER, type: 'STATIC', connectTimeout },
@@ -475,7 +473,7 @@ export function buildSpecialClusters(ctx: PushContext): Cluster[] {
       lbPolicy: 'CLUSTER_PROVIDED',
       connectTimeout,
       circuitBreakers: { thresholds: [defaultThresholds()] },
-      upstreamBindConfig: { sourceAddress: { address: INBOUND_BIND_ADDRESS, portValue: 0 } },
+      upstreamBindConfig: passthroughUpstreamBind(mode),
     },
     {
       name: PASSTHROUGH_CLUSTER,
@@ -492,7 +490,7 @@ export function buildSpecialClusters(ctx: PushContext): Cluster[] {
 
 /** Every cluster of a sidecar, sorted by name (names are unique: outbound, inbound and special names do not overlap). */
 export function buildSidecarClusters(ctx: PushContext, proxy: Proxy, opts: SidecarClusterOptions): Cluster[] {
-  const inbound = proxyInboundPorts(ctx, proxy, opts.endpoints).map((p) => buildProxyInboundCluster(ctx, proxy, p));
-  const all = [...buildOutboundClusters(ctx, proxy, opts.endpoints, opts), ...inbound, ...buildSpecialClusters(ctx)];
+  const inbound = proxyInboundPorts(ctx, proxy, opts.endpoints).map((p) => buildProxyInboundCluster(ctx, proxy, p, opts.listener));
+  const all = [...buildOutboundClusters(ctx, proxy, opts.endpoints, opts), ...inbound, ...buildSpecialClusters(ctx, ipMode(proxy))];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
 }

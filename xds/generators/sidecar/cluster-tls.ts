@@ -3,12 +3,12 @@
  * SIMPLE, MUTUAL and MESH_MUTUAL, and auto mTLS (transport socket matches on the endpoints' tlsMode
  * metadata). MESH_MUTUAL and auto mTLS read the workload certificate (`default`) and the root of trust
  * (`ROOTCA`) over SDS from the agent; SIMPLE/MUTUAL with `credentialName` read that secret over SDS;
- * with file paths they read files.
+ * with file paths they read the files over SDS too (`file-cert:` / `file-root:`, served by the agent).
  */
-import type { PushContext, Service } from '../../../core/index.js';
+import { ORCH_NAME_PREFIX, type PushContext, type Service, type ServiceInstance } from '../../../core/index.js';
 import type { ClientTLSSettings } from '../../../crds/index.js';
 import { any } from '../grpc/envoy.js';
-import { ENVOY, MESH_ALPN, SDS_SECRET, sdsSecret, struct, TLS_MODE_MESH } from './sidecar-names.js';
+import { ENVOY, fileCertSecret, fileRootSecret, MESH_ALPN, SDS_SECRET, sdsSecret, struct, TLS_MODE_LABEL, TLS_MODE_MESH } from './sidecar-names.js';
 
 /** The SNI Istio sets for mesh mTLS: `outbound_.<port>_.<subset>_.<host>`. */
 export function meshSni(port: number, subset: string, host: string): string {
@@ -56,7 +56,9 @@ export interface OriginationOptions {
  * the DestinationRule's `sni` only: as istiod, none is set without it (with ENABLE_AUTO_SNI, Envoy then
  * takes it from each request's host; see autoSniOptions). Without `caCertificates` (and no
  * `insecureSkipVerify`), `verifyAtClient` (VERIFY_CERTIFICATE_AT_CLIENT, default true) verifies the server
- * against the operating system's trust bundle, as istiod; off, the server is not verified. An HTTP/2
+ * against the operating system's trust bundle, as istiod; off, the server is not verified. File paths
+ * (`clientCertificate`/`privateKey`, `caCertificates`) become SDS names the agent serves from the files
+ * (`file-cert:<chain>~<key>`, `file-root:<ca>`), as istiod for sidecars and gateways alike. An HTTP/2
  * cluster advertises `h2`, as istiod's buildUpstreamTLSContext.
  */
 export function originationSocket(tls: ClientTLSSettings, o: OriginationOptions = {}): Record<string, unknown> {
@@ -72,13 +74,16 @@ export function originationSocket(tls: ClientTLSSettings, o: OriginationOptions 
       };
     }
   } else {
+    // NOTE: as istiod (constructUpstreamTLS), file paths on the proxy are served over SDS by the agent, which
+    // reads and watches them (rotation without a new CDS push): `file-cert:<chain>~<key>`, `file-root:<ca>`.
     if (tls.mode === 'MUTUAL' && tls.clientCertificate && tls.privateKey) {
-      common['tlsCertificates'] = [{ certificateChain: { filename: tls.clientCertificate }, privateKey: { filename: tls.privateKey } }];
+      common['tlsCertificateSdsSecretConfigs'] = [sdsSecret(fileCertSecret(tls.clientCertificate, tls.privateKey))];
     }
-    if (!tls.insecureSkipVerify && tls.caCertificates) {
-      common['validationContext'] = { trustedCa: { filename: tls.caCertificates }, ...sanMatchers(sans) };
-    } else if (!tls.insecureSkipVerify && o.verifyAtClient !== false) {
-      common['combinedValidationContext'] = { defaultValidationContext: sanMatchers(sans), validationContextSdsSecretConfig: sdsSecret(SYSTEM_ROOT_SECRET) };
+    const root = tls.caCertificates ? fileRootSecret(tls.caCertificates) : o.verifyAtClient !== false ? SYSTEM_ROOT_SECRET : undefined;
+    if (!tls.insecureSkipVerify && root) {
+      // NOTE: as istiod, a `caCrl` path is read by Envoy itself (a filename, not an SDS secret).
+      const crl = tls.caCrl ? { crl: { filename: tls.caCrl } } : {};
+      common['combinedValidationContext'] = { defaultValidationContext: { ...sanMatchers(sans), ...crl }, validationContextSdsSecretConfig: sdsSecret(root) };
     }
   }
   if (o.h2 === true) common['alpnProtocols'] = ['h2'];
@@ -117,6 +122,28 @@ export function expectedSans(ctx: PushContext, svc: Service, serviceAccounts: It
   return [...sans].sort();
 }
 
+/**
+ * The endpoints of a passthrough target (a service with resolution NONE, or a DestinationRule load balancer
+ * PASSTHROUGH) on the cluster's port, and whether its cluster is ORIGINAL_DST (auto mTLS infers the mode
+ * from them: see clusterTls).
+ */
+export interface PassthroughTarget {
+  readonly instances: readonly ServiceInstance[];
+  readonly originalDst: boolean;
+}
+
+/**
+ * Whether an endpoint takes mesh mTLS (Istio's endpoint TLSMode): its `security.mesh.io/tlsMode` label
+ * says so; without the label, a WorkloadEntry or ServiceEntry endpoint with a service account does (as
+ * Istio's getTLSModeFromWorkloadEntry), while an orchestrator pod needs the label (the injector sets it).
+ */
+export function takesMeshMtls(i: ServiceInstance): boolean {
+  const label = i.labels[TLS_MODE_LABEL];
+  if (label !== undefined) return label === TLS_MODE_MESH;
+  const name = i.source.split('/')[2] ?? '';
+  return i.serviceAccount !== '' && !name.startsWith(ORCH_NAME_PREFIX);
+}
+
 /** What TLS a cluster gets: a fixed transport socket, auto mTLS socket matches, or none. */
 export type ClusterTls =
   | { readonly kind: 'none' }
@@ -126,13 +153,15 @@ export type ClusterTls =
 /**
  * The TLS of an outbound cluster. With a DestinationRule `tls.mode`, that mode; without one and with
  * auto mTLS on, a MESH_INTERNAL service whose namespace does not DISABLE mTLS gets socket matches:
- * mesh mTLS for endpoints labelled tlsMode `mesh` (they run a sidecar), plaintext for the others.
+ * mesh mTLS for endpoints labelled tlsMode `mesh` (they run a sidecar), plaintext for the others. A
+ * passthrough target gets auto mTLS only when all its endpoints on the port take mesh mTLS, as a plain
+ * socket on an ORIGINAL_DST cluster (istiod).
  */
 export function clusterTls(
   ctx: PushContext,
   svc: Service,
   tls: ClientTLSSettings | undefined,
-  at: { port: number; subset: string },
+  at: { port: number; subset: string; passthrough?: PassthroughTarget },
   serviceAccounts: Iterable<string>,
   origination: OriginationOptions = {},
 ): ClusterTls {
@@ -150,6 +179,11 @@ export function clusterTls(
   }
   if (!ctx.meshConfig.enableAutoMtls || svc.location !== 'MESH_INTERNAL') return { kind: 'none' };
   if (ctx.mtlsMode(svc.namespace, {}, at.port) === 'DISABLE') return { kind: 'none' };
+  const pt = at.passthrough;
+  // NOTE: as istiod's BestEffortInferServiceMTLSMode, passthrough traffic gets mTLS only when every endpoint
+  // on the port takes it; on an ORIGINAL_DST cluster istiod keeps it a plain transport socket (no matches).
+  if (pt && (pt.instances.length === 0 || !pt.instances.every(takesMeshMtls))) return { kind: 'none' };
+  if (pt?.originalDst) return { kind: 'socket', transportSocket: meshMtlsSocket(expectedSans(ctx, svc, serviceAccounts, tls), sni) };
   return {
     kind: 'auto',
     transportSocketMatches: [

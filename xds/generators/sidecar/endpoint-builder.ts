@@ -6,31 +6,20 @@
  * metadata auto mTLS matches on (`envoy.transport_socket_match: {tlsMode: mesh}`, see takesMeshMtls).
  */
 import { isIP } from 'node:net';
-import { labelsMatch, localityString, ORCH_NAME_PREFIX, type EndpointView, type Locality, type PushContext, type Proxy, type ServiceInstance } from '../../../core/index.js';
+import { labelsMatch, localityString, type EndpointView, type Locality, type PushContext, type Proxy, type ServiceInstance } from '../../../core/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { parseOutboundClusterName } from '../grpc/envoy.js';
 import { subsetsOf } from './cluster-builder.js';
 import { applyLocalityLb, type LocalityGroup } from './locality-lb.js';
 import { sidecarScope } from './sidecar-scope.js';
-import { struct, TLS_MODE_LABEL, TLS_MODE_MESH, TRANSPORT_SOCKET_MATCH } from './sidecar-names.js';
+import { takesMeshMtls } from './cluster-tls.js';
+import { struct, TLS_MODE_MESH, TRANSPORT_SOCKET_MATCH } from './sidecar-names.js';
 import type { ClusterLoadAssignment } from '../../envoy-types/index.js';
 
 /** Options of the endpoint builder. */
 export interface SidecarEndpointOptions {
   /** PILOT_SEND_UNHEALTHY_ENDPOINTS */
   readonly sendUnhealthyEndpoints: boolean;
-}
-
-/**
- * Whether an endpoint takes mesh mTLS (Istio's endpoint TLSMode): its `security.mesh.io/tlsMode` label
- * says so; without the label, a WorkloadEntry or ServiceEntry endpoint with a service account does (as
- * Istio's getTLSModeFromWorkloadEntry), while an orchestrator pod needs the label (the injector sets it).
- */
-export function takesMeshMtls(i: ServiceInstance): boolean {
-  const label = i.labels[TLS_MODE_LABEL];
-  if (label !== undefined) return label === TLS_MODE_MESH;
-  const name = i.source.split('/')[2] ?? '';
-  return i.serviceAccount !== '' && !name.startsWith(ORCH_NAME_PREFIX);
 }
 
 /**

@@ -16,7 +16,6 @@
  * `<vip>_<port>` another TCP service already holds, two inbound ports on one target port with different
  * protocols.
  */
-import { isIP } from 'node:net';
 import { definedFields, orchServiceOf, type EndpointView, type MtlsMode, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
@@ -43,7 +42,9 @@ import {
   VIRTUAL_OUTBOUND_PORT,
 } from './sidecar-names.js';
 import type { Listener } from '../../envoy-types/index.js';
-import { alpnFilter, hcmFields, ipv6OnlyProxy, plaintextHttpAlpn, resolveListenerOptions, sidecarHcmOptions, type HcmOptions, type SidecarListenerOptions } from './listener-options.js';
+import { additionalAddresses, ipMode, socketAddress, wildcards, type IpMode } from './listener-address.js';
+import { headlessPodBinds, podListenerNames, vip, withoutOwnPodListeners } from './headless-pod-listeners.js';
+import { alpnFilter, hcmFields, plaintextHttpAlpn, resolveListenerOptions, sidecarHcmOptions, type HcmOptions, type SidecarListenerOptions } from './listener-options.js';
 
 /** The ALPN values http_inspector sets on plaintext HTTP (with PILOT_HTTP10 sniffing chains match them all; see plaintextHttpAlpn). */
 export const HTTP_ALPN = ['http/1.1', 'http/1.0', 'h2c'] as const;
@@ -58,9 +59,7 @@ export function sniffingListenerFilters(): Record<string, unknown>[] {
   ];
 }
 
-function address(ip: string, port: number): Record<string, unknown> {
-  return { socketAddress: { address: ip, portValue: port } };
-}
+const address = socketAddress;
 
 /** A tcp_proxy network filter to a cluster. */
 export function tcpProxy(cluster: string, statPrefix = cluster): Record<string, unknown> {
@@ -94,12 +93,12 @@ export function outboundHcm(statPrefix: string, routeName: string, h: HcmOptions
 }
 
 /** The inbound HCM with its inline route configuration `inbound|<port>||` to the inbound cluster. */
-function inboundHcm(p: InboundPort, h: HcmOptions): Record<string, unknown> {
+function inboundHcm(p: InboundPort, h: HcmOptions, bind: string): Record<string, unknown> {
   const cluster = inboundClusterName(p.targetPort);
   return {
     name: 'envoy.filters.network.http_connection_manager',
     typedConfig: any(ENVOY.hcm, {
-      statPrefix: `inbound_0.0.0.0_${p.targetPort}`,
+      statPrefix: `inbound_${bind}_${p.targetPort}`,
       routeConfig: {
         name: cluster,
         virtualHosts: [
@@ -143,7 +142,7 @@ export function inboundMtlsSocket(http: boolean): Record<string, unknown> {
 function sniffedInboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): Record<string, unknown>[] {
   const cluster = inboundClusterName(p.targetPort);
   const tcp = [tcpProxy(cluster, `inbound|${p.targetPort}||`)];
-  const http = [inboundHcm(p, b.hcm)];
+  const http = [inboundHcm(p, b.hcm, b.bind)];
   const port = { destinationPort: { value: p.targetPort } };
   const chains: Record<string, unknown>[] = [];
   if (mode !== 'DISABLE') {
@@ -169,7 +168,7 @@ function sniffedInboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): 
 function inboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): Record<string, unknown>[] {
   if (isSniffedPort(p)) return sniffedInboundChains(p, mode, b);
   const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
-  const filters = http ? [inboundHcm(p, b.hcm)] : protocolFilters(p.protocol, tcpProxy(inboundClusterName(p.targetPort), `inbound|${p.targetPort}||`), b.filters);
+  const filters = http ? [inboundHcm(p, b.hcm, b.bind)] : protocolFilters(p.protocol, tcpProxy(inboundClusterName(p.targetPort), `inbound|${p.targetPort}||`), b.filters);
   const chains: Record<string, unknown>[] = [];
   if (mode !== 'DISABLE') {
     chains.push({
@@ -203,6 +202,8 @@ interface InboundBuild {
   readonly httpAlpn: readonly string[];
   /** PILOT_ENABLE_REDIS_FILTER / PILOT_ENABLE_MONGO_FILTER on the proxy's own TCP chains. */
   readonly filters: NetworkFilterOptions;
+  /** The proxy's primary wildcard (`0.0.0.0`, or `::` for an IPv6-only proxy), in inbound stat prefixes. */
+  readonly bind: string;
 }
 
 /** The protocol a port speaks once its TLS is terminated (Istio's AfterTLSTermination): HTTPS is HTTP, TLS is TCP. */
@@ -222,7 +223,7 @@ function tlsIngressChain(p: InboundPort, tls: NonNullable<InboundPort['tls']>, b
   return {
     name: `${cluster}-tls`,
     filterChainMatch: { destinationPort: { value: p.targetPort }, transportProtocol: 'tls' },
-    filters: http ? [inboundHcm(p, b.hcm)] : [tcpProxy(cluster, `inbound|${p.targetPort}||`)],
+    filters: http ? [inboundHcm(p, b.hcm, b.bind)] : [tcpProxy(cluster, `inbound|${p.targetPort}||`)],
     transportSocket: serverTlsSocket(tls, SERVER_TLS_HTTP_ALPN),
   };
 }
@@ -249,11 +250,14 @@ function inboundPortChains(ctx: PushContext, proxy: Proxy, port: InboundPort, op
 export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener {
   const ports = proxyInboundPorts(ctx, proxy, endpoints, (port) => onConflict?.('pilot_conflict_inbound_listener', `${proxy.id}:${port}`));
   const o = resolveListenerOptions(opts.listener);
-  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts };
+  const mode = ipMode(proxy);
+  // NOTE: as istiod (buildInboundListener), the second family of a dual-stack proxy only with MESH_DUAL_STACK.
+  const [bind, ...extra] = o.dualStack ? wildcards(mode) : wildcards(mode).slice(0, 1);
+  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts, bind: bind! };
   const chains: Record<string, unknown>[] = [];
   for (const p of ports) chains.push(...inboundPortChains(ctx, proxy, p, opts, b));
-  const mode = ctx.mtlsMode(proxy.namespace, proxy.labels);
-  if (mode !== 'DISABLE') {
+  const mtls = ctx.mtlsMode(proxy.namespace, proxy.labels);
+  if (mtls !== 'DISABLE') {
     chains.push({
       name: 'virtualInbound-mtls',
       filterChainMatch: { transportProtocol: 'tls', applicationProtocols: [...MESH_ALPN] },
@@ -261,12 +265,13 @@ export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: E
       transportSocket: inboundMtlsSocket(false),
     });
   }
-  if (mode !== 'STRICT') {
-    chains.push({ name: 'virtualInbound', filterChainMatch: mode === 'DISABLE' ? {} : { transportProtocol: 'raw_buffer' }, filters: [tcpProxy(INBOUND_PASSTHROUGH_CLUSTER)] });
+  if (mtls !== 'STRICT') {
+    chains.push({ name: 'virtualInbound', filterChainMatch: mtls === 'DISABLE' ? {} : { transportProtocol: 'raw_buffer' }, filters: [tcpProxy(INBOUND_PASSTHROUGH_CLUSTER)] });
   }
   const listener: Record<string, unknown> = {
     name: VIRTUAL_INBOUND,
-    address: address('0.0.0.0', VIRTUAL_INBOUND_PORT),
+    address: address(b.bind, VIRTUAL_INBOUND_PORT),
+    ...additionalAddresses(extra, VIRTUAL_INBOUND_PORT),
     trafficDirection: 'INBOUND',
     listenerFilters: [
       { name: 'envoy.filters.listener.original_dst', typedConfig: any(ENVOY.originalDst, {}) },
@@ -285,26 +290,34 @@ export function passthroughFilterChain(mode: 'ALLOW_ANY' | 'REGISTRY_ONLY'): Rec
   return { name: 'PassthroughFilterChain', filters: [tcpProxy(mode === 'ALLOW_ANY' ? PASSTHROUGH_CLUSTER : BLACKHOLE_CLUSTER)] };
 }
 
-/** Whether an IPv6-only proxy's `virtualOutbound` also listens on 0.0.0.0 (MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS). */
-export function virtualOutboundIpv4Extra(proxy: Proxy, listener: SidecarListenerOptions | undefined): boolean {
-  return resolveListenerOptions(listener).ipv4OutboundForIpv6 && ipv6OnlyProxy(proxy);
+/**
+ * The addresses `virtualOutbound` binds, the primary first (istiod's buildVirtualOutboundListener): the
+ * proxy's first wildcard (`::` for an IPv6-only proxy); a dual-stack proxy adds `::` with MESH_DUAL_STACK;
+ * an IPv6-only one adds 0.0.0.0 with MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS (EKS-style IPv6
+ * clusters NAT outbound IPv4).
+ */
+export function virtualOutboundBinds(proxy: Proxy, listener: SidecarListenerOptions | undefined): readonly string[] {
+  const o = resolveListenerOptions(listener);
+  const mode = ipMode(proxy);
+  if (mode === 'Dual' && o.dualStack) return wildcards(mode);
+  if (mode === 'IPv6' && o.ipv4OutboundForIpv6) return [...wildcards('IPv6'), ...wildcards('IPv4')];
+  return wildcards(mode).slice(0, 1);
 }
 
 /**
  * `virtualOutbound`: original destination, the catch-all chain per outboundTrafficPolicy (the Sidecar's, else
- * the mesh's). As istiod, it binds `::` for an IPv6-only proxy, plus 0.0.0.0 as an additional address with
- * MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS (EKS-style IPv6 clusters NAT outbound IPv4).
+ * the mesh's), on the addresses of virtualOutboundBinds.
  */
 export function buildVirtualOutbound(ctx: PushContext, proxy: Proxy, listener?: SidecarListenerOptions): Listener {
   const scope = sidecarScope(ctx, proxy);
   const allowAny = scope.outboundMode === 'ALLOW_ANY';
   const meta = provenance([scope.sidecar]);
-  const ipv4Extra = virtualOutboundIpv4Extra(proxy, listener);
+  const [bind, ...extra] = virtualOutboundBinds(proxy, listener);
   return {
     ...(meta ? { metadata: meta } : {}),
     name: VIRTUAL_OUTBOUND,
-    address: address(ipv4Extra ? '::' : '0.0.0.0', VIRTUAL_OUTBOUND_PORT),
-    ...(ipv4Extra ? { additionalAddresses: [{ address: address('0.0.0.0', VIRTUAL_OUTBOUND_PORT) }] } : {}),
+    address: address(bind!, VIRTUAL_OUTBOUND_PORT),
+    ...additionalAddresses(extra, VIRTUAL_OUTBOUND_PORT),
     useOriginalDst: { value: true },
     trafficDirection: 'OUTBOUND',
     filterChains: [
@@ -315,10 +328,13 @@ export function buildVirtualOutbound(ctx: PushContext, proxy: Proxy, listener?: 
   };
 }
 
-/** The VIP of a service for listeners (its first address), or undefined for a headless one. */
-function vip(svc: Service): string | undefined {
-  const a = svc.addresses.find((x) => x !== '' && x !== '0.0.0.0');
-  return a;
+/**
+ * Where a TCP, TLS or sniffed port of a service without a VIP listens (istiod's buildSidecarOutboundListener):
+ * `0.0.0.0`, but for a ServiceEntry `::` on an IPv6-only proxy and `0.0.0.0` plus `::` on a dual-stack one
+ * (istiod's override applies to ServiceEntries only: an orchestrator Service without a VIP stays on 0.0.0.0).
+ */
+function noVipBinds(svc: Service, mode: IpMode): readonly string[] {
+  return orchServiceOf(svc) ? wildcards('IPv4') : wildcards(mode);
 }
 
 /**
@@ -334,6 +350,10 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
   const o = resolveListenerOptions(opts.listener);
   const hcm = sidecarHcmOptions(ctx, proxy, o, true);
   const httpAlpn = plaintextHttpAlpn(o);
+  const mode = ipMode(proxy);
+  // NOTE: as istiod (buildListenerFromEntry), HTTP ports bind every wildcard of the proxy, the second family
+  // of a dual-stack proxy as an additional address (not gated by MESH_DUAL_STACK).
+  const [wild, ...wildExtra] = wildcards(mode);
   for (const svc of scope.listenerServices) {
     for (const p of svc.ports) {
       const pods = !isHttpPort(p) && o.headlessPodListeners && opts.endpoints ? headlessPodBinds(ctx, svc, p, opts.endpoints) : undefined;
@@ -342,14 +362,15 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
         continue;
       }
       if (isHttpPort(p)) {
-        const name = `0.0.0.0_${p.port}`;
+        const name = `${wild!}_${p.port}`;
         if (byName.has(name)) continue;
         kinds.set(name, 'http');
         // NOTE: as istiod, http_inspector picks the HTTP chain; anything else on the port (raw TCP or TLS
         // to an address no service owns) falls through to the outbound traffic policy's cluster.
         byName.set(name, {
           name,
-          address: address('0.0.0.0', p.port),
+          address: address(wild!, p.port),
+          ...additionalAddresses(wildExtra, p.port),
           bindToPort: { value: false },
           trafficDirection: 'OUTBOUND',
           listenerFilters: [{ name: 'envoy.filters.listener.http_inspector', typedConfig: any(ENVOY.httpInspector, {}) }],
@@ -357,9 +378,9 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
           continueOnListenerFiltersTimeout: true,
           filterChains: [
             {
-              name: `0.0.0.0_${p.port}-http`,
+              name: `${name}-http`,
               filterChainMatch: { transportProtocol: 'raw_buffer', applicationProtocols: [...httpAlpn] },
-              filters: [outboundHcm(`outbound_0.0.0.0_${p.port}`, String(p.port), hcm)],
+              filters: [outboundHcm(`outbound_${name}`, String(p.port), hcm)],
             },
           ],
           defaultFilterChain: fallthrough,
@@ -367,20 +388,22 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
         continue;
       }
       const ip = vip(svc);
+      const [unbound, ...unboundExtra] = noVipBinds(svc, mode);
       if (isSniffedPort(p)) {
-        const name = `${ip ?? '0.0.0.0'}_${p.port}`;
+        const name = `${ip ?? unbound!}_${p.port}`;
         if (byName.has(name)) continue;
         kinds.set(name, 'sniffed');
-        byName.set(name, sniffedListener(ctx, proxy, svc, p.port, ip, hcm, httpAlpn, opts));
+        byName.set(name, { ...sniffedListener(ctx, proxy, svc, p.port, ip, hcm, httpAlpn, opts, unbound), ...(ip ? {} : additionalAddresses(unboundExtra, p.port)) });
         continue;
       }
       if (isTlsPort(p)) {
         // NOTE: SNI routing: services on one TLS port share the listener, one chain per SNI.
-        const name = `${ip ?? '0.0.0.0'}_${p.port}`;
+        const name = `${ip ?? unbound!}_${p.port}`;
         if (byName.has(name) && kinds.get(name) !== 'tls') continue; // an HTTP or TCP listener holds the port
         kinds.set(name, 'tls');
         // NOTE: as istiod, a TLS connection with an SNI no chain names follows the outbound traffic policy.
-        const l = byName.get(name) ?? { name, address: address(ip ?? '0.0.0.0', p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', listenerFilters: tlsListenerFilters(), filterChains: [], defaultFilterChain: fallthrough };
+        const extra = ip ? {} : additionalAddresses(unboundExtra, p.port);
+        const l = byName.get(name) ?? { name, address: address(ip ?? unbound!, p.port), ...extra, bindToPort: { value: false }, trafficDirection: 'OUTBOUND', listenerFilters: tlsListenerFilters(), filterChains: [], defaultFilterChain: fallthrough };
         const taken = new Set((l['filterChains'] as Record<string, unknown>[]).flatMap((c) => ((c['filterChainMatch'] as { serverNames?: string[] } | undefined)?.serverNames ?? [])));
         const chains = tlsChains(ctx, proxy, svc, p.port).filter((c) => !((c['filterChainMatch'] as { serverNames: string[] }).serverNames.some((n) => taken.has(n))));
         (l['filterChains'] as Record<string, unknown>[]).push(...chains);
@@ -390,7 +413,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
       // NOTE: as istiod, a headless TCP service (resolution NONE, no VIP) gets `0.0.0.0_<port>` to its
       // ORIGINAL_DST cluster, so REGISTRY_ONLY does not black-hole it; other services need a VIP.
       if (!ip && svc.resolution !== 'NONE') continue;
-      const bind = ip ?? '0.0.0.0';
+      const bind = ip ?? unbound!;
       const name = `${bind}_${p.port}`;
       if (byName.has(name)) {
         // NOTE: as istiod, the first service (by host) keeps the listener; the other is counted.
@@ -398,7 +421,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
         continue;
       }
       kinds.set(name, 'tcp');
-      byName.set(name, tcpListener(ctx, proxy, svc, p.port, bind, opts));
+      byName.set(name, { ...tcpListener(ctx, proxy, svc, p.port, bind, opts), ...(ip ? {} : additionalAddresses(unboundExtra, p.port)) });
     }
   }
   return [...byName.values()];
@@ -421,11 +444,11 @@ function tcpListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number,
  * A sniffed port's listener `<ip>_<port>` (or `0.0.0.0_<port>`): the HTTP chain (RDS `<host>:<port>` on a
  * specific address, as istiod, else `<port>`) and the TCP chain.
  */
-function sniffedListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number, ip: string | undefined, hcm: HcmOptions, httpAlpn: readonly string[], filters: NetworkFilterOptions): Record<string, unknown> {
-  const name = `${ip ?? '0.0.0.0'}_${port}`;
+function sniffedListener(ctx: PushContext, proxy: Proxy, svc: Service, port: number, ip: string | undefined, hcm: HcmOptions, httpAlpn: readonly string[], filters: NetworkFilterOptions, unbound = '0.0.0.0'): Record<string, unknown> {
+  const name = `${ip ?? unbound}_${port}`;
   return {
     name,
-    address: address(ip ?? '0.0.0.0', port),
+    address: address(ip ?? unbound, port),
     bindToPort: { value: false },
     trafficDirection: 'OUTBOUND',
     listenerFilters: sniffingListenerFilters(),
@@ -434,24 +457,6 @@ function sniffedListener(ctx: PushContext, proxy: Proxy, svc: Service, port: num
       tcpChain(ctx, proxy, svc, port, name, filters),
     ],
   };
-}
-
-/**
- * The pod addresses a headless service's TCP, TLS or sniffed port gets listeners on (istiod's per-instance
- * listeners, PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS): undefined when the service is not headless
- * (resolution NONE without a VIP) or is a plain ServiceEntry (no workloadSelector) with no endpoints on
- * the port, which keeps `0.0.0.0_<port>`; else the distinct IP addresses of its endpoints on the port,
- * none for an orchestrator Service or selector ServiceEntry without endpoints (as istiod: "traffic will
- * never work", and a wildcard listener could conflict on a scale down). The proxy's own address is kept
- * here and dropped per proxy (see {@link withoutOwnPodListeners}), so that the set is shared.
- */
-export function headlessPodBinds(ctx: PushContext, svc: Service, p: ServicePort, endpoints: EndpointView): readonly string[] | undefined {
-  if (svc.resolution !== 'NONE' || vip(svc) !== undefined) return undefined;
-  const ips = [...new Set(endpoints.instances(svc.hostname).filter((i) => i.servicePort === p.port && isIP(i.address) !== 0).map((i) => i.address))];
-  if (ips.length > 0) return ips;
-  if (orchServiceOf(svc)) return [];
-  const spec = ctx.configs.get(svc.source)?.spec as { workloadSelector?: unknown } | undefined;
-  return spec?.workloadSelector !== undefined ? [] : undefined;
 }
 
 /** The shared state of one outbound build (see buildOutboundListeners). */
@@ -496,31 +501,6 @@ function podTlsListener(ctx: PushContext, proxy: Proxy, svc: Service, port: numb
   if (routed.length > 0) return { ...base, listenerFilters: tlsListenerFilters(), filterChains: routed, defaultFilterChain: fallthrough };
   const { filterChainMatch: _sni, ...anySni } = chains.find((c) => c['name'] === own)!;
   return { ...base, filterChains: [anySni] };
-}
-
-/**
- * The outbound listeners without the proxy's own headless pod listeners (istiod skips an instance at the
- * proxy's first IP: the app reaching itself by pod IP does not pass the outbound listener). `podListeners`
- * names the listeners built from pod addresses.
- */
-export function withoutOwnPodListeners<T extends { name: string }>(listeners: readonly T[], podListeners: ReadonlySet<string>, proxy: Proxy): T[] {
-  const own = proxy.ipAddresses[0];
-  if (own === undefined || podListeners.size === 0) return [...listeners];
-  return listeners.filter((l) => !(podListeners.has(l.name) && l.name.startsWith(`${own}_`) && !l.name.slice(own.length + 1).includes('_')));
-}
-
-/** Names of listeners that are headless pod listeners (their address is not the service's). */
-export function podListenerNames(ctx: PushContext, proxy: Proxy, opts: OutboundListenerOptions): Set<string> {
-  const out = new Set<string>();
-  const o = resolveListenerOptions(opts.listener);
-  if (!o.headlessPodListeners || !opts.endpoints) return out;
-  for (const svc of sidecarScope(ctx, proxy).listenerServices) {
-    for (const p of svc.ports) {
-      if (isHttpPort(p)) continue;
-      for (const ip of headlessPodBinds(ctx, svc, p, opts.endpoints) ?? []) out.add(`${ip}_${p.port}`);
-    }
-  }
-  return out;
 }
 
 /** Every listener of a sidecar, sorted by name. */

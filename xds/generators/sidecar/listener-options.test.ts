@@ -157,7 +157,7 @@ describe('sidecar listener options (issue 13, LDS)', () => {
   describe('MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS', () => {
     const v6 = { id: 'sidecar~fd00::1~productpage-1.default~default.svc.cluster.local', ipAddresses: ['fd00::1'] };
     const cases = [
-      { name: 'given it unset and an IPv6-only proxy should bind virtualOutbound as before, with no additional address', opts: undefined, node: v6, address: '0.0.0.0', extra: undefined },
+      { name: 'given it unset and an IPv6-only proxy should bind virtualOutbound on :: only (istiod actualWildcards), with no additional address', opts: undefined, node: v6, address: '::', extra: undefined },
       { name: 'given it and an IPv6-only proxy should bind :: and 0.0.0.0 as an additional address', opts: { ipv4OutboundForIpv6: true }, node: v6, address: '::', extra: [{ address: { socketAddress: { address: '0.0.0.0', portValue: 15001 } } }] },
       { name: 'given it and an IPv4 proxy should change nothing', opts: { ipv4OutboundForIpv6: true }, node: {}, address: '0.0.0.0', extra: undefined },
     ];

@@ -12,7 +12,9 @@
  * - PILOT_ENABLE_ALPN_FILTER: the `mesh.alpn` HTTP filter (Istio's `istio.alpn`, renamed) on outbound HCMs,
  *   which makes the upstream mTLS offer `mesh-http/1.0|1.1`, `mesh-h2` (plus `mesh`) by the downstream protocol;
  * - MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS: an IPv6-only proxy's `virtualOutbound` also
- *   listens on 0.0.0.0 (an `additional_addresses` entry);
+ *   listens on 0.0.0.0 (an `additional_addresses` entry) and its DNS clusters resolve both families;
+ * - MESH_DUAL_STACK: a dual-stack proxy's virtual listeners and inbound clusters take both families (see
+ *   listener-address.ts);
  * - PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS: see listener-builder.ts (headless pod listeners).
  */
 import { isIP } from 'node:net';
@@ -33,6 +35,8 @@ export interface SidecarListenerOptions {
   readonly ipv4OutboundForIpv6?: boolean;
   /** PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS (default true). */
   readonly headlessPodListeners?: boolean;
+  /** MESH_DUAL_STACK (default false; istiod's ISTIO_DUAL_STACK). */
+  readonly dualStack?: boolean;
 }
 
 /** istiod's defaults of the options (the spec's env var defaults). */
@@ -43,6 +47,7 @@ export const DEFAULT_LISTENER_OPTIONS: Required<SidecarListenerOptions> = Object
   alpnFilter: true,
   ipv4OutboundForIpv6: false,
   headlessPodListeners: true,
+  dualStack: false,
 });
 
 /** The options with istiod's defaults filled in. */
@@ -122,11 +127,6 @@ export function internalAddressConfig(networks: MeshNetworks): { cidrRanges: Cid
     return a.prefixLen.value - b.prefixLen.value;
   };
   return { cidrRanges: ranges.sort(cmp).map((r) => ({ addressPrefix: r.addressPrefix, prefixLen: { value: r.prefixLen.value } })) };
-}
-
-/** Whether every IP of the proxy is IPv6 (istiod's IPMode IPv6). */
-export function ipv6OnlyProxy(proxy: Pick<Proxy, 'ipAddresses'>): boolean {
-  return proxy.ipAddresses.length > 0 && proxy.ipAddresses.every((ip) => isIP(ip) === 6);
 }
 
 /** The `mesh.alpn` HTTP filter's name and config message (Istio's `istio.alpn`, renamed; proto in xds/protos/mesh-protos.ts). */

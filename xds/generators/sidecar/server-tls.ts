@@ -7,7 +7,7 @@
  */
 import type { ServerTLSSettings } from '../../../crds/index.js';
 import { any } from '../grpc/envoy.js';
-import { ENVOY, SDS_SECRET, sdsSecret } from './sidecar-names.js';
+import { ENVOY, fileCertSecret, fileRootSecret, SDS_SECRET, sdsSecret } from './sidecar-names.js';
 
 type Obj = Record<string, unknown>;
 
@@ -21,10 +21,10 @@ export function serverSecrets(tls: ServerTLSSettings): { certs: string[]; ca?: s
   if (names.length > 0) return { certs: names.map((n) => `kubernetes://${n}`), ...(tls.mode === 'MUTUAL' || tls.mode === 'OPTIONAL_MUTUAL' ? { ca: `kubernetes://${names[0]!}-cacert` } : {}) };
   // NOTE: as istiod, `tlsCertificates` (up to an RSA and an ECDSA pair) are file certificates over SDS, one secret each.
   const files = tls.tlsCertificates && tls.tlsCertificates.length > 0 ? tls.tlsCertificates : tls.serverCertificate ? [{ serverCertificate: tls.serverCertificate, privateKey: tls.privateKey }] : [];
-  const certs = files.map((f) => `file-cert:${f.serverCertificate ?? ''}~${f.privateKey ?? ''}`);
+  const certs = files.map((f) => fileCertSecret(f.serverCertificate ?? '', f.privateKey ?? ''));
   // NOTE: as istiod, clients are verified for MUTUAL and OPTIONAL_MUTUAL only, with the mesh root when no CA file is given.
   const verifies = tls.mode === 'MUTUAL' || tls.mode === 'OPTIONAL_MUTUAL';
-  return { certs, ...(verifies ? { ca: tls.caCertificates ? `file-root:${tls.caCertificates}` : SDS_SECRET.root } : {}) };
+  return { certs, ...(verifies ? { ca: tls.caCertificates ? fileRootSecret(tls.caCertificates) : SDS_SECRET.root } : {}) };
 }
 
 /**

@@ -30,6 +30,7 @@ import { keyStringOf, type Config, type MeshConfig, type PushContext, type Proxy
 import type { VirtualServiceSpec } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { routesHttp } from './cluster-builder.js';
+import { ipModeKey } from './listener-address.js';
 import { localityLbMode } from './locality-lb.js';
 import type { SidecarScope } from './sidecar-scope.js';
 
@@ -40,9 +41,13 @@ export function clusterDependencies(svc: Service, dr: Config | undefined): strin
   return deps;
 }
 
-/** The key of outbound cluster `name` of `svc` with DestinationRule `dr` (see the file comment). */
-export function sidecarClusterKey(name: string, svc: Service, dr: Config | undefined): string {
-  return `scds|${name}|${svc.namespace}|${dr ? keyStringOf(dr) : '-'}`;
+/**
+ * The key of outbound cluster `name` of `svc` with DestinationRule `dr` (see the file comment); for a DNS
+ * service the IP mode of `proxy` joins it (the DNS lookup family follows it; listener-address.ts).
+ */
+export function sidecarClusterKey(name: string, svc: Service, dr: Config | undefined, proxy?: Pick<Proxy, 'ipAddresses'>): string {
+  const dns = proxy && (svc.resolution === 'DNS' || svc.resolution === 'DNS_ROUND_ROBIN') ? ipModeKey(proxy) : '';
+  return `scds|${name}|${svc.namespace}|${dr ? keyStringOf(dr) : '-'}${dns}`;
 }
 
 /**

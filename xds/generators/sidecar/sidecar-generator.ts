@@ -20,7 +20,9 @@ import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js'
 import { buildInboundCluster, buildOutboundCluster, buildProxyInboundCluster, buildSidecarClusters, buildSpecialClusters, proxyInboundPorts, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
 import type { ConflictRecorder } from './conflict-recorder.js';
-import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound, virtualOutboundIpv4Extra, type InboundListenerOptions } from './listener-builder.js';
+import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound, virtualOutboundBinds, type InboundListenerOptions } from './listener-builder.js';
+import { inboundUpstreamBind, ipMode, ipModeKey } from './listener-address.js';
+import { resolveListenerOptions } from './listener-options.js';
 import { buildSidecarRouteConfiguration, parseRouteConfigurationName } from './route-builder.js';
 import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKeyOf, sidecarRouteKey } from './sidecar-cache-keys.js';
 import { cachedOutboundListeners } from './sidecar-listener-cache.js';
@@ -57,7 +59,7 @@ export interface SidecarGeneratorOptions extends SidecarBuilderOptions {
 
 /** The cluster builder's options from the generator's. */
 function clusterOptions(o: SidecarBuilderOptions): OutboundClusterOptions {
-  return { edsForHeadless: o.edsForHeadless === true, ...definedFields(o, ['autoSni', 'verifyCertAtClient', 'redisFilter']) };
+  return { edsForHeadless: o.edsForHeadless === true, ...definedFields(o, ['autoSni', 'verifyCertAtClient', 'redisFilter', 'listener']) };
 }
 
 /** The listener builders' options from the generator's. */
@@ -284,9 +286,10 @@ export class SidecarGenerator {
     const sink = conflicts?.sink(snap.token);
     const scope = sidecarScope(ctx, p);
     const listener = this.#opts.listener;
-    // NOTE: virtualOutbound reads only the scope (its outbound mode and Sidecar) and whether the proxy is
-    // IPv6-only (with MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS); virtualInbound is the proxy's own.
-    const vo = virtualOutboundIpv4Extra(p, listener) ? 'lds-virtualOutbound|ipv6' : 'lds-virtualOutbound';
+    // NOTE: virtualOutbound reads only the scope (its outbound mode and Sidecar) and the addresses it binds
+    // (the proxy's IP mode with MESH_DUAL_STACK / MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS);
+    // virtualInbound is the proxy's own.
+    const vo = `lds-virtualOutbound|${virtualOutboundBinds(p, listener).join(',')}`;
     const outboundBody = this.#memo.of(snap, scope, vo, () => encode(typeName, buildVirtualOutbound(ctx, p, listener)));
     const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, this.#listenerOpts);
     const own = [{ name: VIRTUAL_OUTBOUND, body: outboundBody }, { name: String(inbound['name']), body: encode(typeName, inbound) }];
@@ -330,13 +333,14 @@ const byName = (a: Item, b: Item): number => (a.name < b.name ? -1 : 1);
  */
 function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, memo: ScopeMemo | undefined, cached: boolean, o: SidecarBuilderOptions): Item[] {
   const want = names && names.length > 0 ? new Set(names) : undefined;
-  if (!memo || want) return [...outboundClusterItems(p, snap, want, cached, o), ...localClusterItems(p, snap, want)].sort(byName);
+  if (!memo || want) return [...outboundClusterItems(p, snap, want, cached, o), ...localClusterItems(p, snap, want, o)].sort(byName);
   // NOTE: the outbound part depends on the proxy only through its scope (see sidecarClusterKey); the
   // locality joins the memo key so that a locality-dependent cluster field would not be shared across zones.
   const loc = p.locality;
-  const part = `cds\n${loc.region}/${loc.zone}/${loc.subZone}`;
+  // NOTE: so does the proxy's IP mode (the DNS lookup family of DNS clusters; see listener-address.ts).
+  const part = `cds\n${loc.region}/${loc.zone}/${loc.subZone}${ipModeKey(p)}`;
   const shared = memo.of(snap, sidecarScope(snap.pushContext, p), part, () => outboundClusterItems(p, snap, undefined, true, o).sort(byName));
-  return mergeByName(shared, localClusterItems(p, snap, undefined, memo).sort(byName));
+  return mergeByName(shared, localClusterItems(p, snap, undefined, o, memo).sort(byName));
 }
 
 /**
@@ -385,7 +389,7 @@ function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<st
         if (want && !want.has(name)) continue;
         items.push({
           name,
-          key: cached ? sidecarClusterKey(name, svc, dr) : undefined,
+          key: cached ? sidecarClusterKey(name, svc, dr, p) : undefined,
           build: () => ({ resource: buildOutboundCluster(ctx, p, svc, port, subset, snap.endpoints, opts), dependencies: clusterDependencies(svc, dr) }),
         });
       }
@@ -399,19 +403,23 @@ function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<st
  * a memo, each is built and encoded once per snapshot and scope (they read only the port and the mesh
  * config), not once per proxy.
  */
-function localClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, memo?: ScopeMemo): Item[] {
+function localClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, o: SidecarBuilderOptions, memo?: ScopeMemo): Item[] {
   const ctx = snap.pushContext;
   const ports = proxyInboundPorts(ctx, p, snap.endpoints);
   const item = (c: Record<string, unknown>): Item => ({ name: c['name'] as string, key: undefined, build: () => ({ resource: c, dependencies: [] }) });
+  const mode = ipMode(p);
   let local: Item[];
-  if (!memo) local = [...ports.map((ip) => buildProxyInboundCluster(ctx, p, ip)), ...buildSpecialClusters(ctx)].map(item);
+  if (!memo) local = [...ports.map((ip) => buildProxyInboundCluster(ctx, p, ip, o.listener)), ...buildSpecialClusters(ctx, mode)].map(item);
   else {
     const scope = sidecarScope(ctx, p);
     const shared = (c: Record<string, unknown>): Item => ({ ...item(c), body: encode(ENVOY.cluster, c) });
+    // NOTE: the bind addresses of inbound and passthrough clusters follow the proxy's IP mode (in the memo key).
+    const bind = inboundUpstreamBind(mode, resolveListenerOptions(o.listener).dualStack);
+    const m = ipModeKey(p);
     // NOTE: a Sidecar ingress default endpoint may name the proxy's own address: that cluster is the proxy's.
     local = [
-      ...ports.map((ip) => (ip.defaultEndpoint ? item(buildProxyInboundCluster(ctx, p, ip)) : memo.of(snap, scope, `cds-inbound|${ip.targetPort}`, () => shared(buildInboundCluster(ctx, ip.targetPort))))),
-      ...memo.of(snap, scope, 'cds-special', () => buildSpecialClusters(ctx).map(shared)),
+      ...ports.map((ip) => (ip.defaultEndpoint ? item(buildProxyInboundCluster(ctx, p, ip, o.listener)) : memo.of(snap, scope, `cds-inbound|${ip.targetPort}${m}`, () => shared(buildInboundCluster(ctx, ip.targetPort, bind))))),
+      ...memo.of(snap, scope, `cds-special${m}`, () => buildSpecialClusters(ctx, mode).map(shared)),
     ];
   }
   return want ? local.filter((it) => want.has(it.name)) : local;

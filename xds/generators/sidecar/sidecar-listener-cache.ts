@@ -23,7 +23,9 @@ import { definedFields, resolveShortName, type PushContext, type PushSnapshot, t
 import type { VirtualServiceSpec } from '../../../crds/index.js';
 import type { XdsCache } from '../../cache/xds-cache.js';
 import type { ConflictMetric, ConflictSink } from './conflict-recorder.js';
-import { buildOutboundListeners, podListenerNames, withoutOwnPodListeners } from './listener-builder.js';
+import { podListenerNames, withoutOwnPodListeners } from './headless-pod-listeners.js';
+import { buildOutboundListeners } from './listener-builder.js';
+import { ipModeKey } from './listener-address.js';
 import { proxyWantsHttp10, resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
 import type { NetworkFilterOptions } from './tcp-listener-builder.js';
 import type { SidecarScope } from './sidecar-scope.js';
@@ -69,7 +71,8 @@ function scopeDigest(scope: SidecarScope): string {
 export function sidecarListenerKey(ctx: PushContext, proxy: Proxy, scope: SidecarScope, listener?: SidecarListenerOptions): string {
   // NOTE: the proxy's HTTP10 metadata changes the HCMs only when PILOT_HTTP10 does not already.
   const http10 = proxyWantsHttp10(proxy) && !resolveListenerOptions(listener).http10 ? '|h10' : '';
-  const base = `slds|${proxy.namespace}|${scopeDigest(scope)}${http10}`;
+  // NOTE: the proxy's IP mode picks the wildcard addresses (listener-address.ts).
+  const base = `slds|${proxy.namespace}|${scopeDigest(scope)}${http10}${ipModeKey(proxy)}`;
   if (!anyL4SourceLabels(ctx)) return base;
   return `${base}|${Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',')}`;
 }

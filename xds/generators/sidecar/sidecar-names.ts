@@ -85,6 +85,16 @@ export function sdsSecret(name: string): Record<string, unknown> {
   return { name, sdsConfig: SDS_SOURCE };
 }
 
+/** The SDS name of a key pair read from files on the proxy (istiod's SdsCertificateConfig.GetResourceName). */
+export function fileCertSecret(chain: string, key: string): string {
+  return `file-cert:${chain}~${key}`;
+}
+
+/** The SDS name of a trust bundle read from a file on the proxy (istiod's GetRootResourceName). */
+export function fileRootSecret(ca: string): string {
+  return `file-root:${ca}`;
+}
+
 /** `inbound|<port>||`, the Istio inbound cluster name. */
 export function inboundClusterName(port: number): string {
   return `inbound|${port}||`;
