@@ -354,10 +354,10 @@ function changedClusterItems(p: Proxy, snap: PushSnapshot, prev: PushSnapshot, p
   if (!hosts) return undefined;
   const loc = p.locality;
   const scope = sidecarScope(snap.pushContext, p);
-  const part = `cds-changed\n${loc.region}/${loc.zone}/${loc.subZone}\n${[...hosts].sort().join('\n')}`;
+  const part = `cds-changed\n${loc.region}/${loc.zone}/${loc.subZone}${ipModeKey(p)}\n${[...hosts].sort().join('\n')}`;
   const changed = memo.of(snap, scope, part, () => outboundClusterItems(p, snap, undefined, true, o, hosts).sort(byName));
-  const removed = [...outboundClusterNamesOf(prev, p, hosts), ...localClusterItems(p, prev, undefined, memo).map((it) => it.name)];
-  return { items: mergeByName(changed, localClusterItems(p, snap, undefined, memo).sort(byName)), removed };
+  const removed = [...outboundClusterNamesOf(prev, p, hosts), ...localClusterItems(p, prev, undefined, o, memo).map((it) => it.name)];
+  return { items: mergeByName(changed, localClusterItems(p, snap, undefined, o, memo).sort(byName)), removed };
 }
 
 /** Two lists sorted by name as one (what sorting their concatenation gives for distinct names). */
