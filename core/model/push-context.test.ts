@@ -33,10 +33,98 @@ describe('PushContext', () => {
         cfg('DestinationRule', 'client', 'dr', { host: HOST }),
         cfg('DestinationRule', 'mesh-system', 'dr', { host: HOST }),
       ]);
-      const dr = ctx.destinationRule(HOST, c.from)!;
+      const dr = ctx.destinationRule(HOST, { namespace: c.from, labels: {} })!;
       assert.equal(`${dr.metadata.namespace}/${dr.metadata.name}`, c.want);
     });
   }
+
+  const sel = (app: string): Record<string, unknown> => ({ host: HOST, workloadSelector: { matchLabels: { app } } });
+  const selectorCases: { name: string; configs: Config[]; from: string; labels: Record<string, string>; want: string | undefined }[] = [
+    {
+      name: 'given a selector rule matching the proxy and an older rule without selector should pick the selector rule',
+      configs: [cfg('DestinationRule', 'client', 'all', { host: HOST }, '2020-01-01T00:00:00Z'), cfg('DestinationRule', 'client', 'picked', sel('a'))],
+      from: 'client',
+      labels: { app: 'a', version: 'v1' },
+      want: 'client/picked',
+    },
+    {
+      name: 'given a selector rule not matching the proxy should fall back to the rule without selector',
+      configs: [cfg('DestinationRule', 'client', 'all', { host: HOST }, '2026-02-01T00:00:00Z'), cfg('DestinationRule', 'client', 'picked', sel('a'), '2020-01-01T00:00:00Z')],
+      from: 'client',
+      labels: { app: 'b' },
+      want: 'client/all',
+    },
+    {
+      name: 'given two selector rules matching the proxy and an older rule without selector should pick the oldest selector rule',
+      configs: [
+        cfg('DestinationRule', 'client', 'base', { host: HOST }, '2020-01-01T00:00:00Z'),
+        cfg('DestinationRule', 'client', 'newer', sel('a'), '2026-02-01T00:00:00Z'),
+        cfg('DestinationRule', 'client', 'older', sel('a'), '2026-01-01T00:00:00Z'),
+      ],
+      from: 'client',
+      labels: { app: 'a' },
+      want: 'client/older',
+    },
+    {
+      name: 'given a selector rule in the service namespace should not apply it to a proxy of another namespace',
+      configs: [cfg('DestinationRule', 'qs', 'picked', sel('a'))],
+      from: 'client',
+      labels: { app: 'a' },
+      want: undefined,
+    },
+    {
+      name: 'given only a selector rule not matching in the proxy namespace should not fall back to the service namespace (as istiod)',
+      configs: [cfg('DestinationRule', 'client', 'picked', sel('a')), cfg('DestinationRule', 'qs', 'dr', { host: HOST })],
+      from: 'client',
+      labels: { app: 'b' },
+      want: undefined,
+    },
+    {
+      name: 'given a selector rule with empty matchLabels should select every proxy of its namespace',
+      configs: [cfg('DestinationRule', 'client', 'all', { host: HOST }, '2020-01-01T00:00:00Z'), cfg('DestinationRule', 'client', 'every', { host: HOST, workloadSelector: {} })],
+      from: 'client',
+      labels: { app: 'z' },
+      want: 'client/every',
+    },
+    {
+      name: 'given a root-namespace proxy should pick a root selector rule that matches it over an older private root rule',
+      configs: [
+        cfg('DestinationRule', 'mesh-system', 'base', { host: HOST, exportTo: ['.'] }, '2020-01-01T00:00:00Z'),
+        cfg('DestinationRule', 'mesh-system', 'picked', sel('gw')),
+        cfg('DestinationRule', 'qs', 'dr', { host: HOST }),
+      ],
+      from: 'mesh-system',
+      labels: { app: 'gw' },
+      want: 'mesh-system/picked',
+    },
+    {
+      name: 'given a root-namespace proxy and a public root rule should prefer the service namespace rule (as istiod)',
+      configs: [cfg('DestinationRule', 'mesh-system', 'root', { host: HOST }, '2020-01-01T00:00:00Z'), cfg('DestinationRule', 'qs', 'dr', { host: HOST })],
+      from: 'mesh-system',
+      labels: {},
+      want: 'qs/dr',
+    },
+    {
+      name: 'given a rule in a third namespace exported everywhere should not apply it (istiod looks in the proxy, service and root namespaces only)',
+      configs: [cfg('DestinationRule', 'third', 'dr', { host: HOST, exportTo: ['*'] })],
+      from: 'client',
+      labels: {},
+      want: undefined,
+    },
+  ];
+  for (const c of selectorCases) {
+    it(c.name, () => {
+      const dr = build([SE, ...c.configs]).destinationRule(HOST, { namespace: c.from, labels: c.labels });
+      assert.equal(dr ? `${dr.metadata.namespace}/${dr.metadata.name}` : undefined, c.want);
+    });
+  }
+
+  it('given selector rules should name the ones picking a proxy in its selection, and none for others', () => {
+    const ctx = build([SE, cfg('DestinationRule', 'client', 'a', sel('a')), cfg('DestinationRule', 'client', 'all', { host: HOST })]);
+    assert.equal(ctx.destinationRuleSelection({ namespace: 'client', labels: { app: 'a' } }), 'DestinationRule/client/a');
+    assert.equal(ctx.destinationRuleSelection({ namespace: 'client', labels: { app: 'b' } }), '');
+    assert.equal(ctx.destinationRuleSelection({ namespace: 'other', labels: { app: 'a' } }), '');
+  });
 
   it('given a VirtualService exported only to its namespace should hide it from other namespaces', () => {
     const ctx = build([SE, cfg('VirtualService', 'qs', 'vs', { hosts: ['echo'], exportTo: ['.'] })]);

@@ -54,6 +54,68 @@ export function visibleTo(exportTo: readonly string[] | undefined, defaults: rea
   return false;
 }
 
+/** Who asks for a DestinationRule: a proxy's namespace and its workload's labels. */
+export interface DestinationRuleClient {
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+interface DrSpec {
+  exportTo?: string[];
+  workloadSelector?: { matchLabels?: Record<string, string> };
+}
+
+/** A DestinationRule with a workloadSelector and its labels. */
+interface DrSelecting {
+  readonly rule: Config;
+  readonly matchLabels: Readonly<Record<string, string>>;
+}
+
+/** The rules a proxy namespace may get for one host: those with a selector first, then the catch-all. */
+interface DrCandidates {
+  /** Rules of the proxy's namespace with a workloadSelector, oldest first. */
+  readonly selecting: readonly DrSelecting[];
+  /** The oldest rule without a selector, for proxies no selector picks. */
+  readonly catchAll: Config | undefined;
+}
+
+const NO_DR: DrCandidates = Object.freeze({ selecting: [], catchAll: undefined });
+
+function drSelector(c: Config): DrSpec['workloadSelector'] {
+  return (c.spec as DrSpec).workloadSelector;
+}
+
+/** istiod's export set of a rule: a rule with a selector is private to its namespace. */
+function drExportTo(c: Config): ReadonlySet<string> {
+  return drSelector(c) !== undefined ? new Set(['.']) : new Set((c.spec as DrSpec).exportTo ?? []);
+}
+
+/** Whether a rule serves proxies of its own namespace (istiod's namespace-local index). */
+function drLocal(c: Config): boolean {
+  const to = drExportTo(c);
+  return to.size === 0 || to.has('*') || to.has('.') || to.has(c.metadata.namespace);
+}
+
+/** Whether a rule is exported to its own namespace only (with the mesh's default when it names none). */
+function drPrivateOnly(c: Config, defaults: readonly string[]): boolean {
+  const to = drExportTo(c);
+  if (to.size === 0) return defaults.includes('.');
+  return to.size === 1 && (to.has('.') || to.has(c.metadata.namespace));
+}
+
+/** Whether an exported rule is exported to namespace `from`. */
+function drExportedTo(c: Config, from: string): boolean {
+  const to = drExportTo(c);
+  return to.size === 0 || to.has('*') || to.has(from);
+}
+
+function drCandidates(rules: readonly Config[], from: string): DrCandidates {
+  const sorted = [...rules].sort(byAge);
+  // NOTE: as istiod, a selector applies only within its namespace (the proxy's).
+  const selecting = sorted.filter((c) => drSelector(c) !== undefined && c.metadata.namespace === from).map((rule) => ({ rule, matchLabels: drSelector(rule)!.matchLabels ?? {} }));
+  return { selecting, catchAll: sorted.find((c) => drSelector(c) === undefined) };
+}
+
 /** The snapshot; see the file comment. Every method is a pure read. */
 export class PushContext {
   readonly version: string;
@@ -69,7 +131,9 @@ export class PushContext {
   // NOTE: memos of pure lookups (the context never changes), keyed `<from>\n<hostname>`; the push path
   // asks the same questions for every proxy of a namespace.
   readonly #vsMemo = new Map<string, Config | undefined>();
-  readonly #drMemo = new Map<string, Config | undefined>();
+  readonly #drMemo = new Map<string, DrCandidates>();
+  // NOTE: per namespace, its DestinationRules with a workloadSelector (oldest first); empty for most.
+  readonly #drSelectorsByNs = new Map<string, readonly DrSelecting[]>();
 
   constructor(input: PushContextInput) {
     this.version = input.version;
@@ -155,31 +219,62 @@ export class PushContext {
   }
 
   /**
-   * The DestinationRule for `hostname` as seen from namespace `from`: one in `from`, else one in the
-   * service's namespace, else one in the root namespace, else any other visible one (oldest first).
+   * The DestinationRule for `hostname` as a proxy sees it (istiod's `destinationRule` and the Sidecar
+   * scope's `DestinationRule` for outbound traffic). Candidates come from the first of: the proxy's
+   * namespace (every rule there but those exported only elsewhere; for a proxy of the root namespace
+   * only its private rules), the service's namespace (rules exported to the proxy's), the root namespace
+   * (likewise). Among the candidates, the oldest rule of the proxy's namespace whose `workloadSelector`
+   * matches the proxy's labels wins, else the oldest rule without a selector, else none: as istiod, a
+   * proxy that no selector picks does not fall back to another namespace's rule when its own namespace
+   * holds a rule for the host.
+   * NOTE: istiod also merges the rules of one namespace and host (subsets concatenated, the first top-level
+   * policy kept); meshd takes the oldest whole.
    */
-  destinationRule(hostname: string, from: string): Config | undefined {
-    const key = `${from}\n${hostname}`;
-    if (this.#drMemo.has(key)) return this.#drMemo.get(key);
-    const dr = this.#findDestinationRule(hostname, from);
-    this.#drMemo.set(key, dr);
-    return dr;
+  destinationRule(hostname: string, client: DestinationRuleClient): Config | undefined {
+    const key = `${client.namespace}\n${hostname}`;
+    let candidates = this.#drMemo.get(key);
+    if (!candidates) this.#drMemo.set(key, (candidates = this.#destinationRuleCandidates(hostname, client.namespace)));
+    for (const s of candidates.selecting) if (labelsMatch(s.matchLabels, client.labels)) return s.rule;
+    return candidates.catchAll;
   }
 
-  #findDestinationRule(hostname: string, from: string): Config | undefined {
-    const visible = this.#configs
-      .byIndex('host', `DestinationRule/${hostname}`)
-      .filter((c) =>
-        visibleTo((c.spec as { exportTo?: string[] }).exportTo, this.meshConfig.defaultDestinationRuleExportTo, c.metadata.namespace, from),
-      );
-    if (visible.length === 0) return undefined;
-    const svcNs = this.service(hostname)?.namespace;
-    const order = [from, svcNs, this.meshConfig.rootNamespace];
-    for (const ns of order) {
-      const hit = visible.filter((c) => c.metadata.namespace === ns).sort(byAge)[0];
-      if (hit) return hit;
+  /**
+   * A key naming the DestinationRules with a `workloadSelector` that pick a proxy ('' for most proxies):
+   * two proxies of one namespace with the same key get the same rule for every host, so what is built
+   * from rules (clusters, load assignments, proxyless routes) may be shared between them.
+   */
+  destinationRuleSelection(client: DestinationRuleClient): string {
+    let selecting = this.#drSelectorsByNs.get(client.namespace);
+    if (!selecting) {
+      selecting = this.#configs
+        .byIndex('kindNamespace', `DestinationRule/${client.namespace}`)
+        .filter((c) => drSelector(c) !== undefined)
+        .sort(byAge)
+        .map((rule) => ({ rule, matchLabels: drSelector(rule)!.matchLabels ?? {} }));
+      this.#drSelectorsByNs.set(client.namespace, selecting);
     }
-    return [...visible].sort(byAge)[0];
+    if (selecting.length === 0) return '';
+    return selecting
+      .filter((s) => labelsMatch(s.matchLabels, client.labels))
+      .map((s) => keyStringOf(s.rule))
+      .join(',');
+  }
+
+  #destinationRuleCandidates(hostname: string, from: string): DrCandidates {
+    const all = this.#configs.byIndex('host', `DestinationRule/${hostname}`);
+    if (all.length === 0) return NO_DR;
+    const root = this.meshConfig.rootNamespace;
+    const defaults = this.meshConfig.defaultDestinationRuleExportTo;
+    // NOTE: istiod's index of a namespace's own rules holds those exported to it (empty exportTo included,
+    // whatever the default); a root-namespace proxy looks first at the root's private rules only.
+    const local = all.filter((c) => c.metadata.namespace === from && (from === root ? drPrivateOnly(c, defaults) : drLocal(c)));
+    if (local.length > 0) return drCandidates(local, from);
+    const svcNs = this.service(hostname)?.namespace;
+    for (const ns of svcNs !== undefined && svcNs !== root ? [svcNs, root] : [root]) {
+      const exported = all.filter((c) => c.metadata.namespace === ns && !drPrivateOnly(c, defaults) && drExportedTo(c, from));
+      if (exported.length > 0) return drCandidates(exported, from);
+    }
+    return NO_DR;
   }
 
   /** AuthorizationPolicies that apply to a workload: root-namespace ones and its namespace's, selector matched. */

@@ -5,8 +5,9 @@
  * Outbound cluster (`buildOutboundCluster`) reads: the cluster name (port, subset, host); the service
  * (resolution, ports, location, namespace, service accounts: dependency `ServiceEntry/<ns>/<host>`,
  * plus its namespace in the key as two namespaces may define one host); the DestinationRule that
- * applies for the proxy's namespace (its identity in the key, so a DestinationRule that starts or stops
- * applying changes the key; its own key a dependency, so an edit clears); the endpoints of the host
+ * applies to the proxy (by its namespace and, for a rule with a workloadSelector, its labels: its
+ * identity in the key, so a DestinationRule that starts or stops applying changes the key; its own key a
+ * dependency, so an edit clears); the endpoints of the host
  * (DNS targets and SANs: endpoint pushes name `ServiceEntry/<ns>/<host>`); PeerAuthentication through
  * `mtlsMode` (dependency `kind:PeerAuthentication`); the mesh config (connect timeout, DNS refresh,
  * auto mTLS, trust domain: a mesh config change is a full push naming nothing, which clears all). The
