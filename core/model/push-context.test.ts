@@ -3,6 +3,7 @@ import { ConfigStore } from '../collections/config-store.js';
 import { ServiceEntryView } from '../collections/service-entry-view.js';
 import type { Config } from './config.js';
 import { defaultMeshConfig, defaultMeshNetworks } from './mesh-config.js';
+import { destinationRuleKey, destinationRuleSources } from './destination-rules.js';
 import { PushContext } from './push-context.js';
 
 function cfg(kind: string, namespace: string, name: string, spec: Record<string, unknown>, created = '2026-01-01T00:00:00Z'): Config {
@@ -118,6 +119,75 @@ describe('PushContext', () => {
       assert.equal(dr ? `${dr.metadata.namespace}/${dr.metadata.name}` : undefined, c.want);
     });
   }
+
+  const subsetsOf = (c: Config | undefined): string[] => ((c?.spec as { subsets?: { name: string }[] } | undefined)?.subsets ?? []).map((x) => x.name);
+  const policyOf = (c: Config | undefined): unknown => (c?.spec as { trafficPolicy?: unknown } | undefined)?.trafficPolicy;
+  const at = (ctx: PushContext, labels: Record<string, string> = {}): Config | undefined => ctx.destinationRule(HOST, { namespace: 'client', labels });
+
+  it('given two rules without selector for one host in one namespace should merge them as istiod: subsets appended, the older top-level policy kept', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'client', 'older', { host: HOST, trafficPolicy: { loadBalancer: { simple: 'RANDOM' } }, subsets: [{ name: 'v1', labels: { v: '1' } }] }, '2020-01-01T00:00:00Z'),
+      cfg('DestinationRule', 'client', 'newer', { host: HOST, trafficPolicy: { loadBalancer: { simple: 'LEAST_REQUEST' } }, subsets: [{ name: 'v1', labels: { v: 'x' } }, { name: 'v2', labels: { v: '2' } }] }, '2026-01-01T00:00:00Z'),
+    ]);
+    const dr = at(ctx);
+    assert.equal(dr?.metadata.name, 'older');
+    assert.deepEqual(subsetsOf(dr), ['v1', 'v2']);
+    assert.deepEqual(policyOf(dr), { loadBalancer: { simple: 'RANDOM' } });
+    assert.deepEqual(destinationRuleSources(dr!), ['DestinationRule/client/older', 'DestinationRule/client/newer']);
+    assert.equal(destinationRuleKey(dr!), 'DestinationRule/client/older+DestinationRule/client/newer');
+  });
+
+  it('given an older rule without a top-level policy should take the newer rule\'s when merging', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'client', 'older', { host: HOST, subsets: [{ name: 'v1' }] }, '2020-01-01T00:00:00Z'),
+      cfg('DestinationRule', 'client', 'newer', { host: HOST, trafficPolicy: { tls: { mode: 'DISABLE' } } }, '2026-01-01T00:00:00Z'),
+    ]);
+    assert.deepEqual(policyOf(at(ctx)), { tls: { mode: 'DISABLE' } });
+    assert.deepEqual(subsetsOf(at(ctx)), ['v1']);
+  });
+
+  it('given two selector rules with the same selector should merge them, and one with another selector stays apart', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'client', 'a1', { ...sel('a'), subsets: [{ name: 's1' }] }, '2020-01-01T00:00:00Z'),
+      cfg('DestinationRule', 'client', 'a2', { ...sel('a'), subsets: [{ name: 's2' }] }, '2021-01-01T00:00:00Z'),
+      cfg('DestinationRule', 'client', 'b', { ...sel('b'), subsets: [{ name: 's3' }] }, '2022-01-01T00:00:00Z'),
+    ]);
+    assert.deepEqual(subsetsOf(at(ctx, { app: 'a' })), ['s1', 's2']);
+    assert.deepEqual(subsetsOf(at(ctx, { app: 'b' })), ['s3']);
+  });
+
+  it('given a selector rule and a rule without selector exported to "." should merge the latter into the former and leave unpicked proxies without a rule (as istiod)', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'client', 'picked', { ...sel('a'), subsets: [{ name: 's1' }] }, '2026-01-01T00:00:00Z'),
+      cfg('DestinationRule', 'client', 'private', { host: HOST, exportTo: ['.'], subsets: [{ name: 'p1' }] }, '2020-01-01T00:00:00Z'),
+    ]);
+    assert.deepEqual(subsetsOf(at(ctx, { app: 'a' })), ['s1', 'p1']);
+    assert.equal(at(ctx, { app: 'b' }), undefined);
+  });
+
+  it('given a selector rule and a rule without selector exported by default should keep them apart', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'client', 'picked', { ...sel('a'), subsets: [{ name: 's1' }] }),
+      cfg('DestinationRule', 'client', 'all', { host: HOST, subsets: [{ name: 'p1' }] }),
+    ]);
+    assert.deepEqual(subsetsOf(at(ctx, { app: 'a' })), ['s1']);
+    assert.deepEqual(subsetsOf(at(ctx, { app: 'b' })), ['p1']);
+  });
+
+  it('given exported rules of the service namespace merged should filter them by the merged export set', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'qs', 'first', { host: HOST, exportTo: ['client'], subsets: [{ name: 'f' }] }, '2020-01-01T00:00:00Z'),
+      cfg('DestinationRule', 'qs', 'second', { host: HOST, exportTo: ['client'], subsets: [{ name: 's' }] }, '2026-01-01T00:00:00Z'),
+    ]);
+    assert.deepEqual(subsetsOf(at(ctx)), ['f', 's']);
+    assert.equal(ctx.destinationRule(HOST, { namespace: 'other', labels: {} }), undefined);
+  });
 
   it('given selector rules should name the ones picking a proxy in its selection, and none for others', () => {
     const ctx = build([SE, cfg('DestinationRule', 'client', 'a', sel('a')), cfg('DestinationRule', 'client', 'all', { host: HOST })]);

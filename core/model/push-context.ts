@@ -7,6 +7,7 @@ import type { ConfigSnapshot } from '../collections/config-store.js';
 import type { ServiceRegistrySnapshot } from '../collections/service-entry-view.js';
 import type { Config } from './config.js';
 import { keyStringOf } from './config.js';
+import { consolidateDestinationRules, destinationRuleExportTo, selectDestinationRule, type ConsolidatedDestinationRule } from './destination-rules.js';
 import type { MeshConfig, MeshNetworks } from './mesh-config.js';
 import { hostMatches, labelsMatch, resolveShortName, type Service } from './service.js';
 
@@ -71,49 +72,28 @@ interface DrSelecting {
   readonly matchLabels: Readonly<Record<string, string>>;
 }
 
-/** The rules a proxy namespace may get for one host: those with a selector first, then the catch-all. */
-interface DrCandidates {
-  /** Rules of the proxy's namespace with a workloadSelector, oldest first. */
-  readonly selecting: readonly DrSelecting[];
-  /** The oldest rule without a selector, for proxies no selector picks. */
-  readonly catchAll: Config | undefined;
-}
-
-const NO_DR: DrCandidates = Object.freeze({ selecting: [], catchAll: undefined });
+const NO_DR: readonly ConsolidatedDestinationRule[] = Object.freeze([]);
 
 function drSelector(c: Config): DrSpec['workloadSelector'] {
   return (c.spec as DrSpec).workloadSelector;
 }
 
-/** istiod's export set of a rule: a rule with a selector is private to its namespace. */
-function drExportTo(c: Config): ReadonlySet<string> {
-  return drSelector(c) !== undefined ? new Set(['.']) : new Set((c.spec as DrSpec).exportTo ?? []);
-}
-
 /** Whether a rule serves proxies of its own namespace (istiod's namespace-local index). */
 function drLocal(c: Config): boolean {
-  const to = drExportTo(c);
+  const to = destinationRuleExportTo(c);
   return to.size === 0 || to.has('*') || to.has('.') || to.has(c.metadata.namespace);
 }
 
 /** Whether a rule is exported to its own namespace only (with the mesh's default when it names none). */
 function drPrivateOnly(c: Config, defaults: readonly string[]): boolean {
-  const to = drExportTo(c);
+  const to = destinationRuleExportTo(c);
   if (to.size === 0) return defaults.includes('.');
   return to.size === 1 && (to.has('.') || to.has(c.metadata.namespace));
 }
 
-/** Whether an exported rule is exported to namespace `from`. */
-function drExportedTo(c: Config, from: string): boolean {
-  const to = drExportTo(c);
-  return to.size === 0 || to.has('*') || to.has(from);
-}
-
-function drCandidates(rules: readonly Config[], from: string): DrCandidates {
-  const sorted = [...rules].sort(byAge);
-  // NOTE: as istiod, a selector applies only within its namespace (the proxy's).
-  const selecting = sorted.filter((c) => drSelector(c) !== undefined && c.metadata.namespace === from).map((rule) => ({ rule, matchLabels: drSelector(rule)!.matchLabels ?? {} }));
-  return { selecting, catchAll: sorted.find((c) => drSelector(c) === undefined) };
+/** Whether a consolidated exported rule is exported to namespace `from`. */
+function drExportedTo(e: ConsolidatedDestinationRule, from: string): boolean {
+  return e.exportTo.size === 0 || e.exportTo.has('*') || e.exportTo.has(from);
 }
 
 /** The snapshot; see the file comment. Every method is a pure read. */
@@ -131,7 +111,7 @@ export class PushContext {
   // NOTE: memos of pure lookups (the context never changes), keyed `<from>\n<hostname>`; the push path
   // asks the same questions for every proxy of a namespace.
   readonly #vsMemo = new Map<string, Config | undefined>();
-  readonly #drMemo = new Map<string, DrCandidates>();
+  readonly #drMemo = new Map<string, readonly ConsolidatedDestinationRule[]>();
   // NOTE: per namespace, its DestinationRules with a workloadSelector (oldest first); empty for most.
   readonly #drSelectorsByNs = new Map<string, readonly DrSelecting[]>();
 
@@ -220,22 +200,20 @@ export class PushContext {
 
   /**
    * The DestinationRule for `hostname` as a proxy sees it (istiod's `destinationRule` and the Sidecar
-   * scope's `DestinationRule` for outbound traffic). Candidates come from the first of: the proxy's
-   * namespace (every rule there but those exported only elsewhere; for a proxy of the root namespace
-   * only its private rules), the service's namespace (rules exported to the proxy's), the root namespace
-   * (likewise). Among the candidates, the oldest rule of the proxy's namespace whose `workloadSelector`
-   * matches the proxy's labels wins, else the oldest rule without a selector, else none: as istiod, a
-   * proxy that no selector picks does not fall back to another namespace's rule when its own namespace
-   * holds a rule for the host.
-   * NOTE: istiod also merges the rules of one namespace and host (subsets concatenated, the first top-level
-   * policy kept); meshd takes the oldest whole.
+   * scope's `DestinationRule` for outbound traffic; destination-rules.ts). The rules come from the first
+   * of: the proxy's namespace (every rule there but those exported only elsewhere; for a proxy of the
+   * root namespace only its private rules), the service's namespace (rules exported to the proxy's), the
+   * root namespace (likewise), consolidated per namespace as istiod merges them. Of those, the first rule
+   * of the proxy's namespace whose `workloadSelector` matches the proxy's labels wins, else the last
+   * without a selector, else none: as istiod, a proxy that no selector picks does not fall back to
+   * another namespace's rule when its own namespace holds a rule for the host. A merged rule is a copy
+   * (`destinationRuleSources` names what it was made of).
    */
   destinationRule(hostname: string, client: DestinationRuleClient): Config | undefined {
     const key = `${client.namespace}\n${hostname}`;
     let candidates = this.#drMemo.get(key);
     if (!candidates) this.#drMemo.set(key, (candidates = this.#destinationRuleCandidates(hostname, client.namespace)));
-    for (const s of candidates.selecting) if (labelsMatch(s.matchLabels, client.labels)) return s.rule;
-    return candidates.catchAll;
+    return candidates.length === 0 ? undefined : selectDestinationRule(candidates, client.namespace, client.labels);
   }
 
   /**
@@ -260,7 +238,7 @@ export class PushContext {
       .join(',');
   }
 
-  #destinationRuleCandidates(hostname: string, from: string): DrCandidates {
+  #destinationRuleCandidates(hostname: string, from: string): readonly ConsolidatedDestinationRule[] {
     const all = this.#configs.byIndex('host', `DestinationRule/${hostname}`);
     if (all.length === 0) return NO_DR;
     const root = this.meshConfig.rootNamespace;
@@ -268,11 +246,13 @@ export class PushContext {
     // NOTE: istiod's index of a namespace's own rules holds those exported to it (empty exportTo included,
     // whatever the default); a root-namespace proxy looks first at the root's private rules only.
     const local = all.filter((c) => c.metadata.namespace === from && (from === root ? drPrivateOnly(c, defaults) : drLocal(c)));
-    if (local.length > 0) return drCandidates(local, from);
+    if (local.length > 0) return consolidateDestinationRules(local);
     const svcNs = this.service(hostname)?.namespace;
     for (const ns of svcNs !== undefined && svcNs !== root ? [svcNs, root] : [root]) {
-      const exported = all.filter((c) => c.metadata.namespace === ns && !drPrivateOnly(c, defaults) && drExportedTo(c, from));
-      if (exported.length > 0) return drCandidates(exported, from);
+      const exported = all.filter((c) => c.metadata.namespace === ns && !drPrivateOnly(c, defaults));
+      // NOTE: as istiod, consolidated first (over every rule the namespace exports), then filtered by the consolidated export set.
+      const visible = consolidateDestinationRules(exported).filter((e) => drExportedTo(e, from));
+      if (visible.length > 0) return visible;
     }
     return NO_DR;
   }

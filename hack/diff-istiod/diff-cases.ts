@@ -204,7 +204,11 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
   ...(['picked', 'plain'] as const).map((app, i) => ({
     name: `diff-drsel/${app}-0 (a DestinationRule workloadSelector ${app === 'picked' ? 'picks' : 'does not pick'} it)`,
     node: sidecarNode({ ns: 'diff-drsel', pod: `${app}-0`, ip: `10.70.1.${i + 1}`, app, sa: app, ports: [8000] }),
-    requests: [http('backend subset pinned: v2 when picked, v1 otherwise', '10.96.8.1', 8080, 'backend:8080', '/')],
+    requests: [
+      http('backend subset pinned: v2 when picked, v1 otherwise', '10.96.8.1', 8080, 'backend:8080', '/'),
+      http('backend2 subset pinned: the private rule merged into the selector rule (no rule when not picked)', '10.96.8.2', 8080, 'backend2:8080', '/'),
+      http('backend3 subset two: defined by the second of two merged rules', '10.96.8.3', 8080, 'backend3:8080', '/'),
+    ],
   })),
   {
     name: 'diff-gw/eastwest-0 (router: AUTO_PASSTHROUGH on 15443, PASSTHROUGH on 8443)',

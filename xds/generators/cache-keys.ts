@@ -7,7 +7,7 @@
  * pick them (`PushContext.destinationRuleSelection`, '' for most), which joins the route key too
  * (routes read the rule's consistent-hash policy).
  */
-import { keyStringOf, type PushContext, type Proxy } from '../../core/index.js';
+import { destinationRuleKey, type PushContext, type Proxy } from '../../core/index.js';
 import { effectivePolicy } from './grpc/cluster-builder.js';
 import { parseOutboundClusterName } from './grpc/envoy.js';
 
@@ -39,7 +39,7 @@ function clusterKeyParts(ctx: PushContext, p: Proxy, type: 'cds' | 'eds', name: 
   const svc = ctx.service(parsed.host);
   if (!svc || !ctx.serviceVisible(svc, p.namespace)) return { key: undefined, perProxy: false };
   const dr = ctx.destinationRule(parsed.host, p);
-  const key = `${type}|${name}|${dr ? keyStringOf(dr) : '-'}`;
+  const key = `${type}|${name}|${dr ? destinationRuleKey(dr) : '-'}`;
   return { key, perProxy: withLocality && Boolean(effectivePolicy(dr, parsed.subset, parsed.port).outlierDetection) };
 }
 

@@ -70,7 +70,7 @@ function change(model: MeshModel, yaml: string): PushRequest {
   return withSnapshot(req, model.snapshot);
 }
 
-describe('SidecarGenerator with a DestinationRule workloadSelector', function () {
+describe('SidecarGenerator with DestinationRule workloadSelector and merged rules', function () {
   this.timeout(120_000);
   before(() => protoRoot());
 
@@ -113,6 +113,28 @@ describe('SidecarGenerator with a DestinationRule workloadSelector', function ()
     const p2 = await cds(gen, proxyOf('10.0.0.2', { app: 'productpage', version: 'v2' }), push);
     assert.equal(reads.miss, outbound.length + ofReviews.length, 'the second picked sidecar builds nothing');
     for (const n of pickedOutbound) assert.equal(p2.get(n), p1.get(n), `${n}: the same bytes object among picked sidecars`);
+  });
+
+  it('given two rules for one host merged should serve the second rule\'s subset and refresh it from a warm cache when only the second rule changes', async () => {
+    const second = (max: number, generation: number): string => `apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: reviews-more, namespace: default, generation: ${generation} }
+spec:
+  host: reviews.default.svc.cluster.local
+  subsets:
+  - { name: v9, labels: { version: v9 }, trafficPolicy: { connectionPool: { tcp: { maxConnections: ${max} } } } }
+`;
+    const model = sidecarModel(`${SIDECAR_MESH}\n---\n${second(11, 1)}`);
+    const gen = generator(countingCache().cache);
+    const p = proxyOf('10.0.0.9', { app: 'ratings' });
+    const v9 = `outbound|9080|v9|${REVIEWS}`;
+    const maxOf = (bytes: Map<string, Uint8Array>): unknown => (decode(ENVOY.cluster, bytes.get(v9)!) as any).circuitBreakers?.thresholds?.[0]?.maxConnections?.value;
+    const first = await cds(gen, p, proxyRequestPush(model.snapshot));
+    assert.ok(first.has(`outbound|9080|v1|${REVIEWS}`) && first.has(v9), 'the subsets of both rules');
+    assert.equal(maxOf(first), 11);
+    const edit = change(model, second(12, 2));
+    gen.invalidate(edit);
+    assert.equal(maxOf(await cds(gen, proxyOf('10.0.0.8', { app: 'details' }), edit)), 12);
   });
 
   it('given an edit of the selector rule should push CDS to picked and unpicked sidecars and serve the picked ones the new policy from a warm cache', async () => {
