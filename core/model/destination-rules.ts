@@ -82,19 +82,23 @@ interface Entry {
   readonly matchLabels: Readonly<Record<string, string>> | undefined;
 }
 
-/** `into` with `incoming`'s new subsets and, when it has none, its top-level traffic policy. */
-function merged(into: Config, incoming: Config): Config {
+/** `into` with `incoming`'s new subsets and, when it has none, its top-level traffic policy; `onDuplicate` hears each subset name both have. */
+function merged(into: Config, incoming: Config, onDuplicate: ((subset: string) => void) | undefined): Config {
   const a = specOf(into);
   const b = specOf(incoming);
   const names = new Set((a.subsets ?? []).map((s) => s.name));
+  for (const s of b.subsets ?? []) if (names.has(s.name)) onDuplicate?.(s.name);
   const subsets = [...(a.subsets ?? []), ...(b.subsets ?? []).filter((s) => !names.has(s.name))];
   const trafficPolicy = a.trafficPolicy ?? b.trafficPolicy;
   const spec = { ...a, ...(subsets.length > 0 ? { subsets } : {}), ...(trafficPolicy !== undefined ? { trafficPolicy } : {}) };
   return Object.freeze({ ...into, spec: Object.freeze(spec) as Config['spec'] });
 }
 
-/** The rules of one index and host consolidated as istiod does (see the file comment). */
-export function consolidateDestinationRules(rules: readonly Config[]): ConsolidatedDestinationRule[] {
+/**
+ * The rules of one index and host consolidated as istiod does (see the file comment); `onDuplicate`
+ * hears each subset name a merge meets twice (istiod's pilot_destrule_subsets).
+ */
+export function consolidateDestinationRules(rules: readonly Config[], onDuplicate?: (subset: string) => void): ConsolidatedDestinationRule[] {
   const list: Entry[] = [];
   for (const c of [...rules].sort(byIstiodOrder)) {
     const exportTo = destinationRuleExportTo(c);
@@ -117,7 +121,7 @@ export function consolidateDestinationRules(rules: readonly Config[]): Consolida
       if (bothWithout || bothWith) appendSeparately = false;
       // NOTE: as istiod, a rule also merges into an earlier one it is kept apart from (a rule without a
       // selector into one with a selector and the same export set, or a narrower one).
-      e.rule = merged(e.rule, c);
+      e.rule = merged(e.rule, c, onDuplicate);
       e.from.push(keyStringOf(c));
       mergedSources.set(e.rule, [...e.from]);
     }

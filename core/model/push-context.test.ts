@@ -189,6 +189,18 @@ describe('PushContext', () => {
     assert.equal(ctx.destinationRule(HOST, { namespace: 'other', labels: {} }), undefined);
   });
 
+  it('given rules of one namespace and host repeating a subset name should count the host once (pilot_destrule_subsets)', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'client', 'a', { host: HOST, subsets: [{ name: 'v1' }] }),
+      cfg('DestinationRule', 'client', 'b', { host: HOST, subsets: [{ name: 'v1' }, { name: 'v2' }] }),
+      cfg('DestinationRule', 'qs', 'c', { host: 'echo', subsets: [{ name: 'v1' }] }),
+      cfg('DestinationRule', 'qs', 'd', { host: 'other', subsets: [{ name: 'v1' }] }),
+      cfg('DestinationRule', 'qs', 'e', { host: 'other', workloadSelector: { matchLabels: { app: 'x' } }, subsets: [{ name: 'v1' }] }),
+    ]);
+    assert.equal(ctx.duplicateSubsetHosts(), 1);
+  });
+
   it('given selector rules should name the ones picking a proxy in its selection, and none for others', () => {
     const ctx = build([SE, cfg('DestinationRule', 'client', 'a', sel('a')), cfg('DestinationRule', 'client', 'all', { host: HOST })]);
     assert.equal(ctx.destinationRuleSelection({ namespace: 'client', labels: { app: 'a' } }), 'DestinationRule/client/a');

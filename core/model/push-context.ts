@@ -238,6 +238,35 @@ export class PushContext {
       .join(',');
   }
 
+  /**
+   * pilot_destrule_subsets: the hosts whose DestinationRules, merged as istiod merges them (per namespace:
+   * the rules it serves itself, the rules it exports, the root namespace's private rules), repeat a subset
+   * name; a repeated subset keeps the first rule's definition.
+   */
+  duplicateSubsetHosts(): number {
+    const groups = new Map<string, Config[]>();
+    for (const c of this.#configs.byIndex('kind', 'DestinationRule')) {
+      const key = `${c.metadata.namespace}\n${resolveShortName((c.spec as { host?: string }).host ?? '', c.metadata.namespace, this.domain)}`;
+      const g = groups.get(key);
+      if (g) g.push(c);
+      else groups.set(key, [c]);
+    }
+    const root = this.meshConfig.rootNamespace;
+    const defaults = this.meshConfig.defaultDestinationRuleExportTo;
+    const hosts = new Set<string>();
+    for (const [key, rules] of groups) {
+      // NOTE: a subset repeats only where two rules of one namespace and host merge.
+      if (rules.length < 2) continue;
+      const host = key.slice(key.indexOf('\n') + 1);
+      const ns = rules[0]!.metadata.namespace;
+      const seen = (): void => void hosts.add(host);
+      consolidateDestinationRules(rules.filter(drLocal), seen);
+      consolidateDestinationRules(rules.filter((c) => !drPrivateOnly(c, defaults)), seen);
+      if (ns === root) consolidateDestinationRules(rules.filter((c) => drPrivateOnly(c, defaults)), seen);
+    }
+    return hosts.size;
+  }
+
   #destinationRuleCandidates(hostname: string, from: string): readonly ConsolidatedDestinationRule[] {
     const all = this.#configs.byIndex('host', `DestinationRule/${hostname}`);
     if (all.length === 0) return NO_DR;
