@@ -74,6 +74,9 @@ interface DrSelecting {
 
 const NO_DR: readonly ConsolidatedDestinationRule[] = Object.freeze([]);
 
+/** A memoized lookup: the candidates, and the answer when it does not depend on the proxy's labels. */
+type DrMemo = { readonly list: readonly ConsolidatedDestinationRule[] } | { readonly list: readonly ConsolidatedDestinationRule[]; readonly rule: Config | undefined };
+
 function drSelector(c: Config): DrSpec['workloadSelector'] {
   return (c.spec as DrSpec).workloadSelector;
 }
@@ -111,7 +114,7 @@ export class PushContext {
   // NOTE: memos of pure lookups (the context never changes), keyed `<from>\n<hostname>`; the push path
   // asks the same questions for every proxy of a namespace.
   readonly #vsMemo = new Map<string, Config | undefined>();
-  readonly #drMemo = new Map<string, readonly ConsolidatedDestinationRule[]>();
+  readonly #drMemo = new Map<string, DrMemo>();
   // NOTE: per namespace, its DestinationRules with a workloadSelector (oldest first); empty for most.
   readonly #drSelectorsByNs = new Map<string, readonly DrSelecting[]>();
 
@@ -211,9 +214,15 @@ export class PushContext {
    */
   destinationRule(hostname: string, client: DestinationRuleClient): Config | undefined {
     const key = `${client.namespace}\n${hostname}`;
-    let candidates = this.#drMemo.get(key);
-    if (!candidates) this.#drMemo.set(key, (candidates = this.#destinationRuleCandidates(hostname, client.namespace)));
-    return candidates.length === 0 ? undefined : selectDestinationRule(candidates, client.namespace, client.labels);
+    let m = this.#drMemo.get(key);
+    if (!m) {
+      const list = this.#destinationRuleCandidates(hostname, client.namespace);
+      // NOTE: most hosts have no rule with a selector: their answer does not depend on the labels.
+      const bySelector = list.some((e) => e.matchLabels !== undefined);
+      m = bySelector ? { list } : { list, rule: selectDestinationRule(list, client.namespace, {}) };
+      this.#drMemo.set(key, m);
+    }
+    return 'rule' in m ? m.rule : selectDestinationRule(m.list, client.namespace, client.labels);
   }
 
   /**
