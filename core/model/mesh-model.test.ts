@@ -139,6 +139,20 @@ describe('MeshModel', () => {
     sub.unsubscribe();
   });
 
+  it('given DestinationRules of one namespace and host that repeat a subset should count the host in pilot_destrule_subsets', async () => {
+    const metrics = createMetrics('pilot-discovery', { processMetrics: false });
+    const m = new MeshModel({ domain: 'cluster.local', drainingLabel: '', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, metrics: modelMetricsFrom(metrics) });
+    const inputs = new Subject<ModelInput[]>();
+    const sub = m.pushes(inputs).subscribe();
+    const gauge = async (): Promise<string | undefined> => /^pilot_destrule_subsets (\d+)$/m.exec(await metrics.text())?.[1];
+    const dr = (name: string, subset: string): Config => cfg('DestinationRule', name, { host: 'echo', subsets: [{ name: subset }] });
+    inputs.next([ev(SE), ev(dr('a', 'v1')), ev(dr('b', 'v1'))]);
+    assert.equal(await gauge(), '1');
+    inputs.next([ev(dr('b', 'v2'), 'updated')]);
+    assert.equal(await gauge(), '0');
+    sub.unsubscribe();
+  });
+
   for (const optimized of [true, false]) {
     it(`given MESH_ENABLE_OPTIMIZED_SERVICE_PUSH=${optimized} and a ServiceEntry update that changes no service should ${optimized ? 'not push' : 'push'}`, () => {
       const m = new MeshModel({ domain: 'cluster.local', drainingLabel: '', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, optimizedServicePush: optimized });

@@ -49,6 +49,8 @@ export interface ModelMetrics {
   counts?(services: number, virtualServices: number): void;
   /** pilot_eds_no_instances: services of the latest PushContext with no instance, after each change to either. */
   servicesWithoutInstances?(count: number): void;
+  /** pilot_destrule_subsets: hosts whose merged DestinationRules repeat a subset name, after each rebuild. */
+  duplicateSubsets?(hosts: number): void;
 }
 
 /** Options of MeshModel. Durations in milliseconds. */
@@ -336,6 +338,7 @@ export class MeshModel {
     });
     this.#opts.metrics?.pushContextInit?.((performance.now() - t0) / 1000);
     this.#opts.metrics?.counts?.(ctx.services.length, ctx.virtualServiceCount);
+    this.#opts.metrics?.duplicateSubsets?.(ctx.duplicateSubsetHosts());
     return ctx;
   }
 }

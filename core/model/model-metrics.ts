@@ -4,7 +4,7 @@
 import type { Metrics } from '../metrics/index.js';
 import type { ModelMetrics } from './mesh-model.js';
 
-/** ModelMetrics recording into `metrics`: pilot_inbound_updates, pilot_push_triggers, pilot_debounce_time, pilot_pushcontext_init_seconds, pilot_services, pilot_virt_services, pilot_eds_no_instances. */
+/** ModelMetrics recording into `metrics`: pilot_inbound_updates, pilot_push_triggers, pilot_debounce_time, pilot_pushcontext_init_seconds, pilot_services, pilot_virt_services, pilot_eds_no_instances, pilot_destrule_subsets. */
 export function modelMetricsFrom(metrics: Metrics): ModelMetrics {
   const inbound = metrics.counter('pilot_inbound_updates');
   const triggers = metrics.counter('pilot_push_triggers');
@@ -13,6 +13,7 @@ export function modelMetricsFrom(metrics: Metrics): ModelMetrics {
   const services = metrics.gauge('pilot_services');
   const vs = metrics.gauge('pilot_virt_services');
   const noInstances = metrics.gauge('pilot_eds_no_instances');
+  const dupSubsets = metrics.gauge('pilot_destrule_subsets');
   return {
     inboundUpdate: (type) => inbound.inc({ type }),
     pushTrigger: (reason, n) => triggers.inc({ type: reason }, n),
@@ -23,5 +24,6 @@ export function modelMetricsFrom(metrics: Metrics): ModelMetrics {
       vs.set(v);
     },
     servicesWithoutInstances: (n) => noInstances.set(n),
+    duplicateSubsets: (n) => dupSubsets.set(n),
   };
 }

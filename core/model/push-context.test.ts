@@ -3,6 +3,7 @@ import { ConfigStore } from '../collections/config-store.js';
 import { ServiceEntryView } from '../collections/service-entry-view.js';
 import type { Config } from './config.js';
 import { defaultMeshConfig, defaultMeshNetworks } from './mesh-config.js';
+import { destinationRuleKey, destinationRuleSources } from './destination-rules.js';
 import { PushContext } from './push-context.js';
 
 function cfg(kind: string, namespace: string, name: string, spec: Record<string, unknown>, created = '2026-01-01T00:00:00Z'): Config {
@@ -33,10 +34,179 @@ describe('PushContext', () => {
         cfg('DestinationRule', 'client', 'dr', { host: HOST }),
         cfg('DestinationRule', 'mesh-system', 'dr', { host: HOST }),
       ]);
-      const dr = ctx.destinationRule(HOST, c.from)!;
+      const dr = ctx.destinationRule(HOST, { namespace: c.from, labels: {} })!;
       assert.equal(`${dr.metadata.namespace}/${dr.metadata.name}`, c.want);
     });
   }
+
+  const sel = (app: string): Record<string, unknown> => ({ host: HOST, workloadSelector: { matchLabels: { app } } });
+  const selectorCases: { name: string; configs: Config[]; from: string; labels: Record<string, string>; want: string | undefined }[] = [
+    {
+      name: 'given a selector rule matching the proxy and an older rule without selector should pick the selector rule',
+      configs: [cfg('DestinationRule', 'client', 'all', { host: HOST }, '2020-01-01T00:00:00Z'), cfg('DestinationRule', 'client', 'picked', sel('a'))],
+      from: 'client',
+      labels: { app: 'a', version: 'v1' },
+      want: 'client/picked',
+    },
+    {
+      name: 'given a selector rule not matching the proxy should fall back to the rule without selector',
+      configs: [cfg('DestinationRule', 'client', 'all', { host: HOST }, '2026-02-01T00:00:00Z'), cfg('DestinationRule', 'client', 'picked', sel('a'), '2020-01-01T00:00:00Z')],
+      from: 'client',
+      labels: { app: 'b' },
+      want: 'client/all',
+    },
+    {
+      name: 'given two selector rules matching the proxy and an older rule without selector should pick the oldest selector rule',
+      configs: [
+        cfg('DestinationRule', 'client', 'base', { host: HOST }, '2020-01-01T00:00:00Z'),
+        cfg('DestinationRule', 'client', 'newer', sel('a'), '2026-02-01T00:00:00Z'),
+        cfg('DestinationRule', 'client', 'older', sel('a'), '2026-01-01T00:00:00Z'),
+      ],
+      from: 'client',
+      labels: { app: 'a' },
+      want: 'client/older',
+    },
+    {
+      name: 'given a selector rule in the service namespace should not apply it to a proxy of another namespace',
+      configs: [cfg('DestinationRule', 'qs', 'picked', sel('a'))],
+      from: 'client',
+      labels: { app: 'a' },
+      want: undefined,
+    },
+    {
+      name: 'given only a selector rule not matching in the proxy namespace should not fall back to the service namespace (as istiod)',
+      configs: [cfg('DestinationRule', 'client', 'picked', sel('a')), cfg('DestinationRule', 'qs', 'dr', { host: HOST })],
+      from: 'client',
+      labels: { app: 'b' },
+      want: undefined,
+    },
+    {
+      name: 'given a selector rule with empty matchLabels should select every proxy of its namespace',
+      configs: [cfg('DestinationRule', 'client', 'all', { host: HOST }, '2020-01-01T00:00:00Z'), cfg('DestinationRule', 'client', 'every', { host: HOST, workloadSelector: {} })],
+      from: 'client',
+      labels: { app: 'z' },
+      want: 'client/every',
+    },
+    {
+      name: 'given a root-namespace proxy should pick a root selector rule that matches it over an older private root rule',
+      configs: [
+        cfg('DestinationRule', 'mesh-system', 'base', { host: HOST, exportTo: ['.'] }, '2020-01-01T00:00:00Z'),
+        cfg('DestinationRule', 'mesh-system', 'picked', sel('gw')),
+        cfg('DestinationRule', 'qs', 'dr', { host: HOST }),
+      ],
+      from: 'mesh-system',
+      labels: { app: 'gw' },
+      want: 'mesh-system/picked',
+    },
+    {
+      name: 'given a root-namespace proxy and a public root rule should prefer the service namespace rule (as istiod)',
+      configs: [cfg('DestinationRule', 'mesh-system', 'root', { host: HOST }, '2020-01-01T00:00:00Z'), cfg('DestinationRule', 'qs', 'dr', { host: HOST })],
+      from: 'mesh-system',
+      labels: {},
+      want: 'qs/dr',
+    },
+    {
+      name: 'given a rule in a third namespace exported everywhere should not apply it (istiod looks in the proxy, service and root namespaces only)',
+      configs: [cfg('DestinationRule', 'third', 'dr', { host: HOST, exportTo: ['*'] })],
+      from: 'client',
+      labels: {},
+      want: undefined,
+    },
+  ];
+  for (const c of selectorCases) {
+    it(c.name, () => {
+      const dr = build([SE, ...c.configs]).destinationRule(HOST, { namespace: c.from, labels: c.labels });
+      assert.equal(dr ? `${dr.metadata.namespace}/${dr.metadata.name}` : undefined, c.want);
+    });
+  }
+
+  const subsetsOf = (c: Config | undefined): string[] => ((c?.spec as { subsets?: { name: string }[] } | undefined)?.subsets ?? []).map((x) => x.name);
+  const policyOf = (c: Config | undefined): unknown => (c?.spec as { trafficPolicy?: unknown } | undefined)?.trafficPolicy;
+  const at = (ctx: PushContext, labels: Record<string, string> = {}): Config | undefined => ctx.destinationRule(HOST, { namespace: 'client', labels });
+
+  it('given two rules without selector for one host in one namespace should merge them as istiod: subsets appended, the older top-level policy kept', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'client', 'older', { host: HOST, trafficPolicy: { loadBalancer: { simple: 'RANDOM' } }, subsets: [{ name: 'v1', labels: { v: '1' } }] }, '2020-01-01T00:00:00Z'),
+      cfg('DestinationRule', 'client', 'newer', { host: HOST, trafficPolicy: { loadBalancer: { simple: 'LEAST_REQUEST' } }, subsets: [{ name: 'v1', labels: { v: 'x' } }, { name: 'v2', labels: { v: '2' } }] }, '2026-01-01T00:00:00Z'),
+    ]);
+    const dr = at(ctx);
+    assert.equal(dr?.metadata.name, 'older');
+    assert.deepEqual(subsetsOf(dr), ['v1', 'v2']);
+    assert.deepEqual(policyOf(dr), { loadBalancer: { simple: 'RANDOM' } });
+    assert.deepEqual(destinationRuleSources(dr!), ['DestinationRule/client/older', 'DestinationRule/client/newer']);
+    assert.equal(destinationRuleKey(dr!), 'DestinationRule/client/older+DestinationRule/client/newer');
+  });
+
+  it('given an older rule without a top-level policy should take the newer rule\'s when merging', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'client', 'older', { host: HOST, subsets: [{ name: 'v1' }] }, '2020-01-01T00:00:00Z'),
+      cfg('DestinationRule', 'client', 'newer', { host: HOST, trafficPolicy: { tls: { mode: 'DISABLE' } } }, '2026-01-01T00:00:00Z'),
+    ]);
+    assert.deepEqual(policyOf(at(ctx)), { tls: { mode: 'DISABLE' } });
+    assert.deepEqual(subsetsOf(at(ctx)), ['v1']);
+  });
+
+  it('given two selector rules with the same selector should merge them, and one with another selector stays apart', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'client', 'a1', { ...sel('a'), subsets: [{ name: 's1' }] }, '2020-01-01T00:00:00Z'),
+      cfg('DestinationRule', 'client', 'a2', { ...sel('a'), subsets: [{ name: 's2' }] }, '2021-01-01T00:00:00Z'),
+      cfg('DestinationRule', 'client', 'b', { ...sel('b'), subsets: [{ name: 's3' }] }, '2022-01-01T00:00:00Z'),
+    ]);
+    assert.deepEqual(subsetsOf(at(ctx, { app: 'a' })), ['s1', 's2']);
+    assert.deepEqual(subsetsOf(at(ctx, { app: 'b' })), ['s3']);
+  });
+
+  it('given a selector rule and a rule without selector exported to "." should merge the latter into the former and leave unpicked proxies without a rule (as istiod)', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'client', 'picked', { ...sel('a'), subsets: [{ name: 's1' }] }, '2026-01-01T00:00:00Z'),
+      cfg('DestinationRule', 'client', 'private', { host: HOST, exportTo: ['.'], subsets: [{ name: 'p1' }] }, '2020-01-01T00:00:00Z'),
+    ]);
+    assert.deepEqual(subsetsOf(at(ctx, { app: 'a' })), ['s1', 'p1']);
+    assert.equal(at(ctx, { app: 'b' }), undefined);
+  });
+
+  it('given a selector rule and a rule without selector exported by default should keep them apart', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'client', 'picked', { ...sel('a'), subsets: [{ name: 's1' }] }),
+      cfg('DestinationRule', 'client', 'all', { host: HOST, subsets: [{ name: 'p1' }] }),
+    ]);
+    assert.deepEqual(subsetsOf(at(ctx, { app: 'a' })), ['s1']);
+    assert.deepEqual(subsetsOf(at(ctx, { app: 'b' })), ['p1']);
+  });
+
+  it('given exported rules of the service namespace merged should filter them by the merged export set', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'qs', 'first', { host: HOST, exportTo: ['client'], subsets: [{ name: 'f' }] }, '2020-01-01T00:00:00Z'),
+      cfg('DestinationRule', 'qs', 'second', { host: HOST, exportTo: ['client'], subsets: [{ name: 's' }] }, '2026-01-01T00:00:00Z'),
+    ]);
+    assert.deepEqual(subsetsOf(at(ctx)), ['f', 's']);
+    assert.equal(ctx.destinationRule(HOST, { namespace: 'other', labels: {} }), undefined);
+  });
+
+  it('given rules of one namespace and host repeating a subset name should count the host once (pilot_destrule_subsets)', () => {
+    const ctx = build([
+      SE,
+      cfg('DestinationRule', 'client', 'a', { host: HOST, subsets: [{ name: 'v1' }] }),
+      cfg('DestinationRule', 'client', 'b', { host: HOST, subsets: [{ name: 'v1' }, { name: 'v2' }] }),
+      cfg('DestinationRule', 'qs', 'c', { host: 'echo', subsets: [{ name: 'v1' }] }),
+      cfg('DestinationRule', 'qs', 'd', { host: 'other', subsets: [{ name: 'v1' }] }),
+      cfg('DestinationRule', 'qs', 'e', { host: 'other', workloadSelector: { matchLabels: { app: 'x' } }, subsets: [{ name: 'v1' }] }),
+    ]);
+    assert.equal(ctx.duplicateSubsetHosts(), 1);
+  });
+
+  it('given selector rules should name the ones picking a proxy in its selection, and none for others', () => {
+    const ctx = build([SE, cfg('DestinationRule', 'client', 'a', sel('a')), cfg('DestinationRule', 'client', 'all', { host: HOST })]);
+    assert.equal(ctx.destinationRuleSelection({ namespace: 'client', labels: { app: 'a' } }), 'DestinationRule/client/a');
+    assert.equal(ctx.destinationRuleSelection({ namespace: 'client', labels: { app: 'b' } }), '');
+    assert.equal(ctx.destinationRuleSelection({ namespace: 'other', labels: { app: 'a' } }), '');
+  });
 
   it('given a VirtualService exported only to its namespace should hide it from other namespaces', () => {
     const ctx = build([SE, cfg('VirtualService', 'qs', 'vs', { hosts: ['echo'], exportTo: ['.'] })]);

@@ -7,6 +7,7 @@ import type { ConfigSnapshot } from '../collections/config-store.js';
 import type { ServiceRegistrySnapshot } from '../collections/service-entry-view.js';
 import type { Config } from './config.js';
 import { keyStringOf } from './config.js';
+import { consolidateDestinationRules, destinationRuleExportTo, selectDestinationRule, type ConsolidatedDestinationRule } from './destination-rules.js';
 import type { MeshConfig, MeshNetworks } from './mesh-config.js';
 import { hostMatches, labelsMatch, resolveShortName, type Service } from './service.js';
 
@@ -54,6 +55,50 @@ export function visibleTo(exportTo: readonly string[] | undefined, defaults: rea
   return false;
 }
 
+/** Who asks for a DestinationRule: a proxy's namespace and its workload's labels. */
+export interface DestinationRuleClient {
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+interface DrSpec {
+  exportTo?: string[];
+  workloadSelector?: { matchLabels?: Record<string, string> };
+}
+
+/** A DestinationRule with a workloadSelector and its labels. */
+interface DrSelecting {
+  readonly rule: Config;
+  readonly matchLabels: Readonly<Record<string, string>>;
+}
+
+const NO_DR: readonly ConsolidatedDestinationRule[] = Object.freeze([]);
+
+/** A memoized lookup: the candidates, and the answer when it does not depend on the proxy's labels. */
+type DrMemo = { readonly list: readonly ConsolidatedDestinationRule[] } | { readonly list: readonly ConsolidatedDestinationRule[]; readonly rule: Config | undefined };
+
+function drSelector(c: Config): DrSpec['workloadSelector'] {
+  return (c.spec as DrSpec).workloadSelector;
+}
+
+/** Whether a rule serves proxies of its own namespace (istiod's namespace-local index). */
+function drLocal(c: Config): boolean {
+  const to = destinationRuleExportTo(c);
+  return to.size === 0 || to.has('*') || to.has('.') || to.has(c.metadata.namespace);
+}
+
+/** Whether a rule is exported to its own namespace only (with the mesh's default when it names none). */
+function drPrivateOnly(c: Config, defaults: readonly string[]): boolean {
+  const to = destinationRuleExportTo(c);
+  if (to.size === 0) return defaults.includes('.');
+  return to.size === 1 && (to.has('.') || to.has(c.metadata.namespace));
+}
+
+/** Whether a consolidated exported rule is exported to namespace `from`. */
+function drExportedTo(e: ConsolidatedDestinationRule, from: string): boolean {
+  return e.exportTo.size === 0 || e.exportTo.has('*') || e.exportTo.has(from);
+}
+
 /** The snapshot; see the file comment. Every method is a pure read. */
 export class PushContext {
   readonly version: string;
@@ -69,7 +114,9 @@ export class PushContext {
   // NOTE: memos of pure lookups (the context never changes), keyed `<from>\n<hostname>`; the push path
   // asks the same questions for every proxy of a namespace.
   readonly #vsMemo = new Map<string, Config | undefined>();
-  readonly #drMemo = new Map<string, Config | undefined>();
+  readonly #drMemo = new Map<string, DrMemo>();
+  // NOTE: per namespace, its DestinationRules with a workloadSelector (oldest first); empty for most.
+  readonly #drSelectorsByNs = new Map<string, readonly DrSelecting[]>();
 
   constructor(input: PushContextInput) {
     this.version = input.version;
@@ -155,31 +202,97 @@ export class PushContext {
   }
 
   /**
-   * The DestinationRule for `hostname` as seen from namespace `from`: one in `from`, else one in the
-   * service's namespace, else one in the root namespace, else any other visible one (oldest first).
+   * The DestinationRule for `hostname` as a proxy sees it (istiod's `destinationRule` and the Sidecar
+   * scope's `DestinationRule` for outbound traffic; destination-rules.ts). The rules come from the first
+   * of: the proxy's namespace (every rule there but those exported only elsewhere; for a proxy of the
+   * root namespace only its private rules), the service's namespace (rules exported to the proxy's), the
+   * root namespace (likewise), consolidated per namespace as istiod merges them. Of those, the first rule
+   * of the proxy's namespace whose `workloadSelector` matches the proxy's labels wins, else the last
+   * without a selector, else none: as istiod, a proxy that no selector picks does not fall back to
+   * another namespace's rule when its own namespace holds a rule for the host. A merged rule is a copy
+   * (`destinationRuleSources` names what it was made of).
    */
-  destinationRule(hostname: string, from: string): Config | undefined {
-    const key = `${from}\n${hostname}`;
-    if (this.#drMemo.has(key)) return this.#drMemo.get(key);
-    const dr = this.#findDestinationRule(hostname, from);
-    this.#drMemo.set(key, dr);
-    return dr;
+  destinationRule(hostname: string, client: DestinationRuleClient): Config | undefined {
+    const key = `${client.namespace}\n${hostname}`;
+    let m = this.#drMemo.get(key);
+    if (!m) {
+      const list = this.#destinationRuleCandidates(hostname, client.namespace);
+      // NOTE: most hosts have no rule with a selector: their answer does not depend on the labels.
+      const bySelector = list.some((e) => e.matchLabels !== undefined);
+      m = bySelector ? { list } : { list, rule: selectDestinationRule(list, client.namespace, {}) };
+      this.#drMemo.set(key, m);
+    }
+    return 'rule' in m ? m.rule : selectDestinationRule(m.list, client.namespace, client.labels);
   }
 
-  #findDestinationRule(hostname: string, from: string): Config | undefined {
-    const visible = this.#configs
-      .byIndex('host', `DestinationRule/${hostname}`)
-      .filter((c) =>
-        visibleTo((c.spec as { exportTo?: string[] }).exportTo, this.meshConfig.defaultDestinationRuleExportTo, c.metadata.namespace, from),
-      );
-    if (visible.length === 0) return undefined;
-    const svcNs = this.service(hostname)?.namespace;
-    const order = [from, svcNs, this.meshConfig.rootNamespace];
-    for (const ns of order) {
-      const hit = visible.filter((c) => c.metadata.namespace === ns).sort(byAge)[0];
-      if (hit) return hit;
+  /**
+   * A key naming the DestinationRules with a `workloadSelector` that pick a proxy ('' for most proxies):
+   * two proxies of one namespace with the same key get the same rule for every host, so what is built
+   * from rules (clusters, load assignments, proxyless routes) may be shared between them.
+   */
+  destinationRuleSelection(client: DestinationRuleClient): string {
+    let selecting = this.#drSelectorsByNs.get(client.namespace);
+    if (!selecting) {
+      selecting = this.#configs
+        .byIndex('kindNamespace', `DestinationRule/${client.namespace}`)
+        .filter((c) => drSelector(c) !== undefined)
+        .sort(byAge)
+        .map((rule) => ({ rule, matchLabels: drSelector(rule)!.matchLabels ?? {} }));
+      this.#drSelectorsByNs.set(client.namespace, selecting);
     }
-    return [...visible].sort(byAge)[0];
+    if (selecting.length === 0) return '';
+    return selecting
+      .filter((s) => labelsMatch(s.matchLabels, client.labels))
+      .map((s) => keyStringOf(s.rule))
+      .join(',');
+  }
+
+  /**
+   * pilot_destrule_subsets: the hosts whose DestinationRules, merged as istiod merges them (per namespace:
+   * the rules it serves itself, the rules it exports, the root namespace's private rules), repeat a subset
+   * name; a repeated subset keeps the first rule's definition.
+   */
+  duplicateSubsetHosts(): number {
+    const groups = new Map<string, Config[]>();
+    for (const c of this.#configs.byIndex('kind', 'DestinationRule')) {
+      const key = `${c.metadata.namespace}\n${resolveShortName((c.spec as { host?: string }).host ?? '', c.metadata.namespace, this.domain)}`;
+      const g = groups.get(key);
+      if (g) g.push(c);
+      else groups.set(key, [c]);
+    }
+    const root = this.meshConfig.rootNamespace;
+    const defaults = this.meshConfig.defaultDestinationRuleExportTo;
+    const hosts = new Set<string>();
+    for (const [key, rules] of groups) {
+      // NOTE: a subset repeats only where two rules of one namespace and host merge.
+      if (rules.length < 2) continue;
+      const host = key.slice(key.indexOf('\n') + 1);
+      const ns = rules[0]!.metadata.namespace;
+      const seen = (): void => void hosts.add(host);
+      consolidateDestinationRules(rules.filter(drLocal), seen);
+      consolidateDestinationRules(rules.filter((c) => !drPrivateOnly(c, defaults)), seen);
+      if (ns === root) consolidateDestinationRules(rules.filter((c) => drPrivateOnly(c, defaults)), seen);
+    }
+    return hosts.size;
+  }
+
+  #destinationRuleCandidates(hostname: string, from: string): readonly ConsolidatedDestinationRule[] {
+    const all = this.#configs.byIndex('host', `DestinationRule/${hostname}`);
+    if (all.length === 0) return NO_DR;
+    const root = this.meshConfig.rootNamespace;
+    const defaults = this.meshConfig.defaultDestinationRuleExportTo;
+    // NOTE: istiod's index of a namespace's own rules holds those exported to it (empty exportTo included,
+    // whatever the default); a root-namespace proxy looks first at the root's private rules only.
+    const local = all.filter((c) => c.metadata.namespace === from && (from === root ? drPrivateOnly(c, defaults) : drLocal(c)));
+    if (local.length > 0) return consolidateDestinationRules(local);
+    const svcNs = this.service(hostname)?.namespace;
+    for (const ns of svcNs !== undefined && svcNs !== root ? [svcNs, root] : [root]) {
+      const exported = all.filter((c) => c.metadata.namespace === ns && !drPrivateOnly(c, defaults));
+      // NOTE: as istiod, consolidated first (over every rule the namespace exports), then filtered by the consolidated export set.
+      const visible = consolidateDestinationRules(exported).filter((e) => drExportedTo(e, from));
+      if (visible.length > 0) return visible;
+    }
+    return NO_DR;
   }
 
   /** AuthorizationPolicies that apply to a workload: root-namespace ones and its namespace's, selector matched. */

@@ -17,13 +17,13 @@ import { validateTelemetry } from './semantic/telemetry.js';
 import { validateWasmPlugin } from './semantic/wasm-plugin.js';
 import { validateMeshOperator } from './semantic/mesh-operator.js';
 
-/** A kind's semantic checks: run on a spec that already passed the schema. */
-export type SemanticValidator<K extends KindName> = (spec: SpecOf<K>, issues: IssueCollector, path: string) => void;
+/** A kind's semantic checks: run on a spec that already passed the schema; `namespace` is the object's, when it has one. */
+export type SemanticValidator<K extends KindName> = (spec: SpecOf<K>, issues: IssueCollector, path: string, namespace?: string) => void;
 
 /** The semantic checks of every kind (beyond the generic `x-mesh-check` ones). */
 export const SEMANTIC_VALIDATORS: { readonly [K in KindName]: SemanticValidator<K> } = {
   VirtualService: validateVirtualService,
-  DestinationRule: validateDestinationRule,
+  DestinationRule: (spec, issues, path, namespace) => validateDestinationRule(spec, issues, path, namespace),
   ServiceEntry: validateServiceEntry,
   WorkloadEntry: (spec, issues, path) => validateWorkloadEntry(spec, issues, path),
   Gateway: validateGateway,

@@ -91,7 +91,7 @@ export function validateConfig(obj: unknown): ValidationResult {
     // adds nothing (its schema errors already say why).
     try {
       runSchemaChecks(resolved.definition.spec, config.spec, 'spec', issues);
-      runSemantic(resolved.name, config.spec, issues);
+      runSemantic(resolved.name, config.spec, issues, namespaceOf(config));
     } catch {
       return fail(errors);
     }
@@ -105,12 +105,18 @@ export function validateConfig(obj: unknown): ValidationResult {
     return fail([...errors, ...issues.errors.filter((e) => !seen.has(`${e.path}\n${e.message}`) && kept(e))], issues.warnings.filter(kept));
   }
   runSchemaChecks(resolved.definition.spec, config.spec, 'spec', issues);
-  runSemantic(resolved.name, config.spec, issues);
+  runSemantic(resolved.name, config.spec, issues, namespaceOf(config));
   if (issues.errors.length > 0) return fail(issues.errors, issues.warnings);
   return { ok: true, config, warnings: capped([...issues.warnings]) };
 }
 
-function runSemantic<K extends KindName>(kind: K, spec: unknown, issues: IssueCollector): void {
+function runSemantic<K extends KindName>(kind: K, spec: unknown, issues: IssueCollector, namespace: string | undefined): void {
   const validator = SEMANTIC_VALIDATORS[kind];
-  validator(spec as SpecOf<K>, issues, 'spec');
+  validator(spec as SpecOf<K>, issues, 'spec', namespace);
+}
+
+/** The object's namespace when it names one (a file may leave it to the reader's default). */
+function namespaceOf(config: AnyMeshConfig): string | undefined {
+  const ns = (config.metadata as { namespace?: unknown } | undefined)?.namespace;
+  return typeof ns === 'string' && ns !== '' ? ns : undefined;
 }

@@ -25,6 +25,7 @@ export const CONFIG_FILES = [
   'hack/diff-istiod/testdata/ingress-tls.yaml',
   'hack/diff-istiod/testdata/shared-port.yaml',
   'hack/diff-istiod/testdata/ipv6.yaml',
+  'hack/diff-istiod/testdata/dr-selector.yaml',
 ] as const;
 
 /**
@@ -48,7 +49,7 @@ export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -226,6 +227,15 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
     node: sidecarNode({ ns: 'diff-locality', pod: 'client-0', ip: '10.30.1.1', app: 'client', sa: 'client', ports: [8000], locality: { region: 'r1', zone: 'z1', subZone: 's1' }, labels: { track: 'canary' } }),
     requests: ['od', 'failover', 'fp', 'dist', 'off', 'plain'].map((n, i) => http(`${n}: endpoints of the first priority`, `10.96.3.${i + 1}`, 8080, `${n}:8080`, '/')),
   },
+  ...(['picked', 'plain'] as const).map((app, i) => ({
+    name: `diff-drsel/${app}-0 (a DestinationRule workloadSelector ${app === 'picked' ? 'picks' : 'does not pick'} it)`,
+    node: sidecarNode({ ns: 'diff-drsel', pod: `${app}-0`, ip: `10.70.1.${i + 1}`, app, sa: app, ports: [8000] }),
+    requests: [
+      http('backend subset pinned: v2 when picked, v1 otherwise', '10.96.8.1', 8080, 'backend:8080', '/'),
+      http('backend2 subset pinned: the private rule merged into the selector rule (no rule when not picked)', '10.96.8.2', 8080, 'backend2:8080', '/'),
+      http('backend3 subset two: defined by the second of two merged rules', '10.96.8.3', 8080, 'backend3:8080', '/'),
+    ],
+  })),
   {
     name: 'diff-gw/eastwest-0 (router: AUTO_PASSTHROUGH on 15443, PASSTHROUGH on 8443)',
     node: sidecarNode({ ns: 'diff-gw', pod: 'eastwest-0', ip: '10.40.0.1', app: 'eastwest', sa: 'eastwest', ports: [15443, 8443], type: 'router' }),

@@ -103,7 +103,7 @@ function podServicesLines(cluster: DescribeCluster, pod: DescribedPod, services:
     const host = serviceHost(svc, cluster.domain);
     for (const p of ports) {
       if (ports.length > 1) out.push(`${p.port}:`);
-      const dr = pc.destinationRule(host, from);
+      const dr = pc.destinationRule(host, { namespace: from, labels: pod.metadata.labels ?? {} });
       const sub = subsetsOf(dr, podsLabels);
       if (dr) out.push(...destinationRuleLines(indent, dr, podsLabels, cluster.namespace));
       const vs = pc.virtualService(host, from);
@@ -169,7 +169,7 @@ function ingressLines(cluster: DescribeCluster, services: readonly ServiceObject
   for (const svc of services) {
     const host = serviceHost(svc, cluster.domain);
     const from = svc.metadata.namespace ?? cluster.namespace;
-    const dr = pc.destinationRule(host, from);
+    const dr = pc.destinationRule(host, { namespace: from, labels: {} });
     const sub = subsetsOf(dr, podsLabels);
     const bound = cluster.configs.filter((c) => c.kind === 'VirtualService' && ((c.spec as { gateways?: string[] }).gateways ?? []).some((g) => g !== 'mesh') && routesTo(c, host, cluster.domain));
     for (const vs of bound.sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))) {

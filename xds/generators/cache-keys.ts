@@ -2,9 +2,12 @@
  * XdsCache keys of the proxyless generator, and a per-PushContext memo of them: every proxy of a
  * namespace asks the same questions (is the service visible, which DestinationRule or VirtualService
  * applies), so the answer is computed once per context, namespace and resource name. Reusing the same
- * key string also lets the cache's map skip re-hashing it.
+ * key string also lets the cache's map skip re-hashing it. A DestinationRule with a workloadSelector
+ * splits a namespace: its proxies ask under the namespace and the selection naming the rules that
+ * pick them (`PushContext.destinationRuleSelection`, '' for most), which joins the route key too
+ * (routes read the rule's consistent-hash policy).
  */
-import { keyStringOf, type PushContext, type Proxy } from '../../core/index.js';
+import { destinationRuleKey, type PushContext, type Proxy } from '../../core/index.js';
 import { effectivePolicy } from './grpc/cluster-builder.js';
 import { parseOutboundClusterName } from './grpc/envoy.js';
 
@@ -15,12 +18,13 @@ interface KeyParts {
   readonly perProxy: boolean;
 }
 
-function routeKeyParts(ctx: PushContext, namespace: string, name: string): KeyParts {
+function routeKeyParts(ctx: PushContext, p: Proxy, name: string): KeyParts {
   const parsed = parseOutboundClusterName(name);
-  const vs = parsed ? ctx.virtualService(parsed.host, namespace) : undefined;
+  const vs = parsed ? ctx.virtualService(parsed.host, p.namespace) : undefined;
   const http = (vs?.spec as { http?: { match?: { sourceLabels?: unknown }[] }[] } | undefined)?.http ?? [];
   const bySource = http.some((r) => (r.match ?? []).some((m) => m.sourceLabels !== undefined));
-  return { key: `rds|${name}|${namespace}`, perProxy: bySource };
+  const selection = ctx.destinationRuleSelection(p);
+  return { key: `rds|${name}|${p.namespace}${selection ? `|dr=${selection}` : ''}`, perProxy: bySource };
 }
 
 function routeKeyOf(parts: KeyParts, p: Proxy): string {
@@ -29,13 +33,13 @@ function routeKeyOf(parts: KeyParts, p: Proxy): string {
   return `${parts.key!}|${labels}`;
 }
 
-function clusterKeyParts(ctx: PushContext, namespace: string, type: 'cds' | 'eds', name: string, withLocality: boolean): KeyParts {
+function clusterKeyParts(ctx: PushContext, p: Proxy, type: 'cds' | 'eds', name: string, withLocality: boolean): KeyParts {
   const parsed = parseOutboundClusterName(name);
   if (!parsed) return { key: undefined, perProxy: false };
   const svc = ctx.service(parsed.host);
-  if (!svc || !ctx.serviceVisible(svc, namespace)) return { key: undefined, perProxy: false };
-  const dr = ctx.destinationRule(parsed.host, namespace);
-  const key = `${type}|${name}|${dr ? keyStringOf(dr) : '-'}`;
+  if (!svc || !ctx.serviceVisible(svc, p.namespace)) return { key: undefined, perProxy: false };
+  const dr = ctx.destinationRule(parsed.host, p);
+  const key = `${type}|${name}|${dr ? destinationRuleKey(dr) : '-'}`;
   return { key, perProxy: withLocality && Boolean(effectivePolicy(dr, parsed.subset, parsed.port).outlierDetection) };
 }
 
@@ -49,7 +53,7 @@ function clusterKeyOf(parts: KeyParts, p: Proxy): string | undefined {
  * visibility), plus the proxy's labels when the VirtualService matches on source labels.
  */
 export function routeKey(ctx: PushContext, p: Proxy, name: string): string {
-  return routeKeyOf(routeKeyParts(ctx, p.namespace, name), p);
+  return routeKeyOf(routeKeyParts(ctx, p, name), p);
 }
 
 /**
@@ -59,18 +63,23 @@ export function routeKey(ctx: PushContext, p: Proxy, name: string): string {
  * when locality failover makes priorities depend on it.
  */
 export function sharedClusterKey(ctx: PushContext, p: Proxy, type: 'cds' | 'eds', name: string, withLocality: boolean): string | undefined {
-  return clusterKeyOf(clusterKeyParts(ctx, p.namespace, type, name, withLocality), p);
+  return clusterKeyOf(clusterKeyParts(ctx, p, type, name, withLocality), p);
 }
 
-/** Key parts per context (dropped with it), then per namespace, then per resource name. */
+/**
+ * Key parts per context (dropped with it), then per namespace and DestinationRule selection (what the
+ * parts depend on of the proxy), then per resource name.
+ */
 class PartsMemo {
   readonly #byContext = new WeakMap<PushContext, Map<string, Map<string, KeyParts>>>();
 
-  get(ctx: PushContext, namespace: string, name: string, compute: () => KeyParts): KeyParts {
+  get(ctx: PushContext, p: Proxy, name: string, compute: () => KeyParts): KeyParts {
     let byNs = this.#byContext.get(ctx);
     if (!byNs) this.#byContext.set(ctx, (byNs = new Map()));
-    let byName = byNs.get(namespace);
-    if (!byName) byNs.set(namespace, (byName = new Map()));
+    const selection = ctx.destinationRuleSelection(p);
+    const group = selection ? `${p.namespace}\n${selection}` : p.namespace;
+    let byName = byNs.get(group);
+    if (!byName) byNs.set(group, (byName = new Map()));
     let parts = byName.get(name);
     if (!parts) byName.set(name, (parts = compute()));
     return parts;
@@ -84,14 +93,14 @@ export class CacheKeys {
   readonly #eds = new PartsMemo();
 
   route(ctx: PushContext, p: Proxy, name: string): string {
-    return routeKeyOf(this.#rds.get(ctx, p.namespace, name, () => routeKeyParts(ctx, p.namespace, name)), p);
+    return routeKeyOf(this.#rds.get(ctx, p, name, () => routeKeyParts(ctx, p, name)), p);
   }
 
   cluster(ctx: PushContext, p: Proxy, name: string): string | undefined {
-    return clusterKeyOf(this.#cds.get(ctx, p.namespace, name, () => clusterKeyParts(ctx, p.namespace, 'cds', name, false)), p);
+    return clusterKeyOf(this.#cds.get(ctx, p, name, () => clusterKeyParts(ctx, p, 'cds', name, false)), p);
   }
 
   endpoints(ctx: PushContext, p: Proxy, name: string): string | undefined {
-    return clusterKeyOf(this.#eds.get(ctx, p.namespace, name, () => clusterKeyParts(ctx, p.namespace, 'eds', name, true)), p);
+    return clusterKeyOf(this.#eds.get(ctx, p, name, () => clusterKeyParts(ctx, p, 'eds', name, true)), p);
   }
 }

@@ -283,4 +283,43 @@ spec:
     assert.deepEqual(second.virtualHosts[0].routes.map((r: any) => r.name), ['rest']);
   });
 
+  it('given a DestinationRule with a workloadSelector should give the picked proxyless client its policy and hash, and keep sharing the rest', async () => {
+    const model = testModel();
+    model.apply(
+      configsFromYaml(`${YAML}---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: echo-for-canary, namespace: qs }
+spec:
+  host: echo.qs.svc.cluster.local
+  workloadSelector: { matchLabels: { track: canary } }
+  trafficPolicy:
+    connectionPool: { http: { http2MaxRequests: 3 } }
+    loadBalancer: { consistentHash: { httpHeaderName: x-session } }
+  subsets:
+  - { name: v1, labels: { version: v1 } }
+`).map((c) => configEvent(c, 'updated')),
+    );
+    model.rebuild();
+    push = proxyRequestPush(model.snapshot);
+    const gen = new ProxylessGrpcGenerator({ enableCache: true, enableCdsCache: true, enableRdsCache: true, sendUnhealthyEndpoints: false });
+    const node = (track: string): Proxy => proxyFromNode(grpcNode('qs', { metadata: { GENERATOR: 'grpc', LABELS: { track } } }));
+    const [canary, stable, stable2] = [node('canary'), node('stable'), node('stable')];
+    const cluster = 'outbound|50051|v1|echo.qs.svc.cluster.local';
+    const route = 'outbound|50051||echo.qs.svc.cluster.local';
+    // NOTE: the picked client first, so that a key shared with the others would serve them its bytes.
+    const picked = (await one(gen, canary, TYPE_URL.cluster, cluster)) as any;
+    const pickedRoute = (await one(gen, canary, TYPE_URL.route, route)) as any;
+    const plain = (await one(gen, stable, TYPE_URL.cluster, cluster)) as any;
+    const plainRoute = (await one(gen, stable, TYPE_URL.route, route)) as any;
+    assert.equal(picked.circuitBreakers.thresholds[0].maxRequests.value, 3);
+    assert.equal(plain.circuitBreakers.thresholds[0].maxRequests.value, 7);
+    const hashOf = (rc: any): unknown[] => rc.virtualHosts[0].routes.map((r: any) => r.route.hashPolicy?.[0]?.header?.headerName);
+    assert.ok(hashOf(pickedRoute).includes('x-session'), JSON.stringify(hashOf(pickedRoute)));
+    assert.ok(!hashOf(plainRoute).includes('x-session'), JSON.stringify(hashOf(plainRoute)));
+    const a = (await gen.generate(stable, watch(TYPE_URL.cluster, cluster), push))!.resources[0]!.body;
+    const b = (await gen.generate(stable2, watch(TYPE_URL.cluster, cluster), push))!.resources[0]!.body;
+    assert.equal(a, b, 'unpicked clients share one encoding');
+  });
+
 });

@@ -113,8 +113,26 @@ function checkTrafficPolicy(policy: TrafficPolicy, path: string, issues: IssueCo
   if (policy.tunnel) report(issues, childPath(childPath(path, 'tunnel'), 'targetPort'), checkPort(policy.tunnel.targetPort));
 }
 
-/** Semantic checks of a DestinationRule spec, after Istio's validation. */
-export function validateDestinationRule(spec: DestinationRuleSpec, issues: IssueCollector, path = 'spec'): void {
+/**
+ * Istio's rules on `exportTo` with a `workloadSelector` (validateExportTo): such a rule stays in its
+ * namespace (`.` or the namespace's name, once); `.` and the namespace's name together are duplicates.
+ * Without the object's namespace only `.` counts as its own.
+ */
+function checkSelectorExportTo(spec: DestinationRuleSpec, namespace: string | undefined, path: string, issues: IssueCollector): void {
+  const exportTo = spec.exportTo ?? [];
+  if (exportTo.length === 0 || !exportTo.every((e) => typeof e === 'string')) return;
+  const own = (e: string): boolean => e === '.' || (namespace !== undefined && e === namespace);
+  if (namespace !== undefined && exportTo.includes('.') && exportTo.includes(namespace)) {
+    issues.error(path, `duplicate entries in exportTo: . and current namespace ${namespace}`);
+  }
+  if (spec.workloadSelector === undefined) return;
+  const set = new Set(exportTo.map((e) => (own(e) ? '.' : e)));
+  if (!set.has('.')) issues.error(path, 'destination rule with workload selector cannot have exportTo beyond current namespace');
+  else if (set.size > 1) issues.error(path, 'destination rule with workload selector cannot have multiple entries in exportTo');
+}
+
+/** Semantic checks of a DestinationRule spec, after Istio's validation; `namespace` is the object's, when known. */
+export function validateDestinationRule(spec: DestinationRuleSpec, issues: IssueCollector, path = 'spec', namespace?: string): void {
   report(issues, childPath(path, 'host'), checkWildcardHost(spec.host));
   if (spec.trafficPolicy) checkTrafficPolicy(spec.trafficPolicy, childPath(path, 'trafficPolicy'), issues);
   const names = new Set<string>();
@@ -131,7 +149,9 @@ export function validateDestinationRule(spec: DestinationRuleSpec, issues: Issue
   });
   checkExportToField(spec.exportTo, childPath(path, 'exportTo'), issues);
   checkMatchLabels(spec.workloadSelector?.matchLabels, childPath(childPath(path, 'workloadSelector'), 'matchLabels'), issues);
-  if (spec.workloadSelector && spec.exportTo?.some((e) => e !== '.')) {
-    issues.error(childPath(path, 'exportTo'), 'a DestinationRule with workloadSelector may only be exported to its own namespace (".")');
+  checkSelectorExportTo(spec, namespace, childPath(path, 'exportTo'), issues);
+  if (spec.workloadSelector && Object.keys(spec.workloadSelector.matchLabels ?? {}).length === 0) {
+    // NOTE: as Istio, a warning: a selector without labels picks every workload of the namespace.
+    issues.warn(childPath(path, 'workloadSelector'), 'workload selector specified without labels');
   }
 }

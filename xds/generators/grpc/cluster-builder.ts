@@ -76,7 +76,7 @@ export function buildCluster(ctx: PushContext, proxy: Proxy, name: string, opts:
   const svc = ctx.service(parsed.host);
   if (!svc || !ctx.serviceVisible(svc, proxy.namespace)) return undefined;
   if (!svc.ports.some((p) => p.port === parsed.port)) return undefined;
-  const dr = ctx.destinationRule(parsed.host, proxy.namespace);
+  const dr = ctx.destinationRule(parsed.host, proxy);
   if (!hasSubset(dr, parsed.subset)) return undefined;
   const policy = effectivePolicy(dr, parsed.subset, parsed.port);
   const cluster: Cluster = {
@@ -158,7 +158,7 @@ export function allClusterNames(ctx: PushContext, proxy: Proxy): string[] {
   const names: string[] = [];
   for (const svc of ctx.services) {
     if (!ctx.serviceVisible(svc, proxy.namespace)) continue;
-    const dr = ctx.destinationRule(svc.hostname, proxy.namespace);
+    const dr = ctx.destinationRule(svc.hostname, proxy);
     const subsets = ((dr?.spec as unknown as DestinationRuleSpec | undefined)?.subsets ?? []).map((s) => s.name);
     for (const p of svc.ports) {
       names.push(outboundClusterName(p.port, '', svc.hostname));

@@ -49,7 +49,7 @@ export function buildLoadAssignment(
   if (!parsed) return undefined;
   const svc = ctx.service(parsed.host);
   if (!svc || !ctx.serviceVisible(svc, proxy.namespace)) return undefined;
-  const dr = ctx.destinationRule(parsed.host, proxy.namespace);
+  const dr = ctx.destinationRule(parsed.host, proxy);
   let selector: Readonly<Record<string, string>> | undefined;
   if (parsed.subset) {
     const sub = ((dr?.spec as unknown as DestinationRuleSpec | undefined)?.subsets ?? []).find((s) => s.name === parsed.subset);

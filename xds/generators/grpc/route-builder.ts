@@ -121,7 +121,7 @@ export function buildRouteConfiguration(ctx: PushContext, proxy: Proxy, name: st
   const defaultRoute = (): Route => ({
     name: 'default',
     match: { prefix: '/' },
-    route: { cluster: outboundClusterName(parsed.port, '', parsed.host), ...withHash(hashPolicy(ctx.destinationRule(parsed.host, proxy.namespace), '')) },
+    route: { cluster: outboundClusterName(parsed.port, '', parsed.host), ...withHash(hashPolicy(ctx.destinationRule(parsed.host, proxy), '')) },
   });
   const routes: Route[] = [];
   if (!vs) {
@@ -183,7 +183,7 @@ function routeAction(
     const use = positive.length > 0 ? positive : clusters.map((c) => ({ ...c, weight: 1 }));
     action.weightedClusters = { clusters: use.map((c) => ({ name: c.name, weight: { value: c.weight } })) };
   }
-  Object.assign(action, withHash(hashPolicy(ctx.destinationRule(first.host, proxy.namespace), first.subset)));
+  Object.assign(action, withHash(hashPolicy(ctx.destinationRule(first.host, proxy), first.subset)));
   if (r.timeout) {
     const d = duration(r.timeout);
     if (d.seconds > 0 || d.nanos > 0) action.maxStreamDuration = { maxStreamDuration: d };

@@ -326,6 +326,30 @@ spec: { address: 10.50.0.9, labels: { app: headless } }
     assert.deepEqual([side?.['type'], side?.['lbPolicy']], ['ORIGINAL_DST', 'CLUSTER_PROVIDED']);
   });
 
+  it('given a DestinationRule with a workloadSelector in the gateway namespace should shape the clusters of the router it picks only (as istiod)', () => {
+    const m = sidecarModel(`${ROUTER_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: reviews-at-ingress, namespace: mesh-system }
+spec:
+  host: reviews.default.svc.cluster.local
+  workloadSelector: { matchLabels: { app: ingress } }
+  trafficPolicy: { connectionPool: { tcp: { maxConnections: 5 } } }
+  subsets:
+  - { name: canary, labels: { version: v3 } }
+`);
+    const picked = routerAt(m);
+    const other = routerAt(m, routerNode({ id: 'router~10.0.9.8~egress-1.mesh-system~mesh-system.svc.cluster.local', ipAddresses: ['10.0.9.8'], podName: 'egress-1', metadata: { LABELS: { app: 'egress' }, NAMESPACE: 'mesh-system' } }));
+    const clustersOf = (at: ReturnType<typeof routerAt>): Map<string, any> => new Map([...buildRouterResources(at.proxy, TYPE_URL.cluster, at.snap, undefined, { sendUnhealthyEndpoints: false })].map(([k, v]) => [k, v as any]));
+    const a = clustersOf(picked);
+    const b = clustersOf(other);
+    assert.ok(a.has(`outbound|9080|canary|${REVIEWS}`), [...a.keys()].join(' '));
+    assert.equal(a.get(`outbound|9080||${REVIEWS}`).circuitBreakers.thresholds[0].maxConnections.value, 5);
+    assert.ok(!b.has(`outbound|9080|canary|${REVIEWS}`));
+    assert.notEqual(b.get(`outbound|9080||${REVIEWS}`).circuitBreakers.thresholds[0].maxConnections?.value, 5);
+  });
+
   it('given a registry with both generators should serve routers and sidecars each with their own', async () => {
     const registry = new GeneratorRegistry();
     new SidecarGenerator({ sendUnhealthyEndpoints: false }).register(registry);

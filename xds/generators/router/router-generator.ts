@@ -15,7 +15,7 @@ import { buildOutboundClusters, buildSpecialClusters, proxyInstances } from '../
 import { buildSidecarLoadAssignment } from '../sidecar/endpoint-builder.js';
 import { BLACKHOLE_CLUSTER, ENVOY_MESSAGE_BY_TYPE_URL } from '../sidecar/sidecar-names.js';
 import { mergeGateways } from './merged-gateway.js';
-import { buildRouterListeners, routerScopeProxy } from './router-listener-builder.js';
+import { buildRouterListeners } from './router-listener-builder.js';
 import { buildRouterRouteConfiguration, emptyRouteConfiguration } from './router-route-builder.js';
 import { buildSniDnatClusters, buildSniDnatLoadAssignment } from './sni-dnat.js';
 
@@ -49,15 +49,14 @@ export function buildRouterResources(p: Proxy, typeUrl: string, snap: PushSnapsh
   const byName = (list: readonly Record<string, unknown>[]): void => {
     for (const r of list) if (!want || want.has(r['name'] as string)) out.set(r['name'] as string, r);
   };
-  const scoped = routerScopeProxy(p);
   switch (typeUrl) {
     case TYPE_URL.listener:
       byName(buildRouterListeners(ctx, p, mergeGateways(ctx, p, snap.endpoints)));
       break;
     case TYPE_URL.cluster: {
       const clusters = [
-        ...buildOutboundClusters(ctx, scoped, snap.endpoints, definedFields(opts, ['autoSni', 'verifyCertAtClient', 'redisFilter'])),
-        ...buildSniDnatClusters(ctx, scoped, mergeGateways(ctx, p, snap.endpoints), snap.endpoints, definedFields(opts, ['redisFilter'])),
+        ...buildOutboundClusters(ctx, p, snap.endpoints, definedFields(opts, ['autoSni', 'verifyCertAtClient', 'redisFilter'])),
+        ...buildSniDnatClusters(ctx, p, mergeGateways(ctx, p, snap.endpoints), snap.endpoints, definedFields(opts, ['redisFilter'])),
         ...buildSpecialClusters(ctx).filter((c) => c['name'] === BLACKHOLE_CLUSTER),
       ];
       byName(clusters.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1)));
@@ -70,7 +69,7 @@ export function buildRouterResources(p: Proxy, typeUrl: string, snap: PushSnapsh
     }
     case TYPE_URL.endpoint:
       for (const n of names ?? []) {
-        const r = buildSidecarLoadAssignment(ctx, scoped, n, snap.endpoints, opts) ?? buildSniDnatLoadAssignment(ctx, scoped, n, snap.endpoints, opts);
+        const r = buildSidecarLoadAssignment(ctx, p, n, snap.endpoints, opts) ?? buildSniDnatLoadAssignment(ctx, p, n, snap.endpoints, opts);
         if (r) out.set(n, r);
       }
       break;

@@ -37,11 +37,6 @@ type Obj = Record<string, unknown>;
 type RouteDestination = { destination: { host: string; subset?: string; port?: { number?: number } }; weight?: number };
 type L4Match = { port?: number; gateways?: string[]; sniHosts?: string[] };
 
-/** The scope a router sees: istiod gives gateways the namespace's default Sidecar scope (no workload selector). */
-export function routerScopeProxy(proxy: Proxy): Proxy {
-  return { ...proxy, labels: {} };
-}
-
 /** The gateway HCM: the sidecar's outbound HCM with istiod's gateway settings (the remote address is the client's; client certs sanitized). */
 function gatewayHcm(statPrefix: string, routeName: string): Obj {
   const hcm = outboundHcm(statPrefix, routeName);
@@ -109,7 +104,7 @@ function passthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, list
  */
 function autoPassthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, _listenerName: string, taken: Set<string>): Obj[] {
   const chains: Obj[] = [];
-  for (const t of sniDnatTargets(ctx, routerScopeProxy(proxy), [s])) {
+  for (const t of sniDnatTargets(ctx, proxy, [s])) {
     if (taken.has(t.name)) continue;
     taken.add(t.name);
     chains.push(

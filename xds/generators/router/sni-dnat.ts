@@ -54,7 +54,7 @@ export function sniDnatTargets(ctx: PushContext, scoped: Proxy, servers: readonl
   const seen = new Set<string>();
   for (const svc of sidecarScope(ctx, scoped).services) {
     if (!auto.some((s) => serverAdmits(s, svc))) continue;
-    const subsets = ['', ...subsetsOf(ctx.destinationRule(svc.hostname, scoped.namespace)).map((x) => x.name)];
+    const subsets = ['', ...subsetsOf(ctx.destinationRule(svc.hostname, scoped)).map((x) => x.name)];
     for (const p of svc.ports) {
       for (const subset of subsets) {
         const name = sniDnatClusterName(p.port, subset, svc.hostname);

@@ -7,7 +7,7 @@
  * resources were last built from (a rule whose host changed or that was deleted shaped other services
  * before). Anything else changed, or no earlier snapshot known: undefined (build everything).
  */
-import type { Proxy, PushRequest, PushSnapshot } from '../../../core/index.js';
+import { configKeyString, destinationRuleSources, type Proxy, type PushRequest, type PushSnapshot } from '../../../core/index.js';
 import { outboundClusterName } from '../grpc/envoy.js';
 import { subsetsOf } from './cluster-builder.js';
 import { sidecarScope } from './sidecar-scope.js';
@@ -48,15 +48,16 @@ function ruleHosts(push: PushRequest, snap: PushSnapshot, rules: readonly { name
   if (!byScope) bySnap.set(snap, (byScope = new Map()));
   const ctx = snap.pushContext;
   const scope = sidecarScope(ctx, p);
-  // NOTE: the rule a proxy sees depends on its namespace (and the scope on its Sidecar).
-  const key = `${p.namespace}\n${scope.sidecar ? `${scope.sidecar.metadata.namespace}/${scope.sidecar.metadata.name}` : '-'}`;
+  // NOTE: the rule a proxy sees depends on its namespace and the selector rules that pick it (the scope on its Sidecar).
+  const key = `${p.namespace}\n${ctx.destinationRuleSelection(p)}\n${scope.sidecar ? `${scope.sidecar.metadata.namespace}/${scope.sidecar.metadata.name}` : '-'}`;
   const known = byScope.get(key);
   if (known) return known;
-  const wanted = new Set(rules.map((r) => `${r.namespace}/${r.name}`));
+  const wanted = new Set(rules.map((r) => configKeyString({ kind: 'DestinationRule', namespace: r.namespace, name: r.name })));
   const out: string[] = [];
   for (const svc of scope.services) {
-    const dr = ctx.destinationRule(svc.hostname, p.namespace);
-    if (dr && wanted.has(`${dr.metadata.namespace}/${dr.metadata.name}`)) out.push(svc.hostname);
+    const dr = ctx.destinationRule(svc.hostname, p);
+    // NOTE: a merged rule (istiod's merge of one namespace's rules for a host) names every rule in it.
+    if (dr && destinationRuleSources(dr).some((k) => wanted.has(k))) out.push(svc.hostname);
   }
   byScope.set(key, out);
   return out;
@@ -70,7 +71,7 @@ export function outboundClusterNamesOf(snap: PushSnapshot, p: Proxy, hosts: Read
   for (const host of hosts) {
     const svc = ctx.service(host);
     if (!svc || !scope.includes(svc)) continue;
-    const subsets = ['', ...subsetsOf(ctx.destinationRule(host, p.namespace)).map((s) => s.name)];
+    const subsets = ['', ...subsetsOf(ctx.destinationRule(host, p)).map((s) => s.name)];
     for (const port of svc.ports) for (const subset of subsets) out.push(outboundClusterName(port.port, subset, host));
   }
   return out;

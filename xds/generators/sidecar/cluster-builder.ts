@@ -282,7 +282,7 @@ export function outboundDiscoveryType(proxy: Proxy, svc: Service, opts: Outbound
 /** One outbound cluster for a service port and subset (subset '' for the service itself). */
 export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Service, port: ServicePort, subset: string, endpoints: EndpointView, opts: OutboundClusterOptions = {}): Cluster {
   const name = outboundClusterName(port.port, subset, svc.hostname);
-  const dr = ctx.destinationRule(svc.hostname, proxy.namespace);
+  const dr = ctx.destinationRule(svc.hostname, proxy);
   const policy = effectivePolicy(dr, subset, port.port);
   const c: Record<string, unknown> = { name, connectTimeout: duration(ctx.meshConfig.connectTimeout) };
   const instances = endpoints.instances(svc.hostname).filter((i) => i.servicePort === port.port);
@@ -350,7 +350,7 @@ function applyUpstreamHttpOptions(c: Record<string, unknown>, upstream: AutoSni)
 export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, opts: OutboundClusterOptions = {}): Cluster[] {
   const out: Record<string, unknown>[] = [];
   for (const svc of sidecarScope(ctx, proxy).services) {
-    const subsets = subsetsOf(ctx.destinationRule(svc.hostname, proxy.namespace));
+    const subsets = subsetsOf(ctx.destinationRule(svc.hostname, proxy));
     for (const p of svc.ports) {
       out.push(buildOutboundCluster(ctx, proxy, svc, p, '', endpoints, opts));
       for (const s of subsets) out.push(buildOutboundCluster(ctx, proxy, svc, p, s.name, endpoints, opts));

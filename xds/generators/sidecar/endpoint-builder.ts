@@ -47,7 +47,7 @@ export function buildSidecarLoadAssignment(ctx: PushContext, proxy: Proxy, name:
   if (!parsed) return undefined;
   const svc = ctx.service(parsed.host);
   if (!svc || !sidecarScope(ctx, proxy).includes(svc) || !svc.ports.some((p) => p.port === parsed.port)) return undefined;
-  const dr = ctx.destinationRule(parsed.host, proxy.namespace);
+  const dr = ctx.destinationRule(parsed.host, proxy);
   let selector: Readonly<Record<string, string>> | undefined;
   if (parsed.subset) {
     const sub = subsetsOf(dr).find((s) => s.name === parsed.subset);

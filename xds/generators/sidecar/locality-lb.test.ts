@@ -177,7 +177,7 @@ describe('sidecar locality load balancing (localityLbSetting, as istiod)', () =>
     const key = (tp: string, node: Parameters<typeof sidecarNode>[0]): string => {
       const { proxy, snap } = sidecarAt(sidecarModel(withDr(tp)), sidecarNode(node));
       const ctx = snap.pushContext;
-      return sidecarEndpointsKey(CLUSTER, ctx.service(HOST)!, ctx.destinationRule(HOST, 'default'), '', 8080, proxy, ctx.meshConfig);
+      return sidecarEndpointsKey(CLUSTER, ctx.service(HOST)!, ctx.destinationRule(HOST, proxy), '', 8080, proxy, ctx.meshConfig);
     };
     const at = (region: string, labels: Record<string, string> = { app: 'x' }): Parameters<typeof sidecarNode>[0] => ({ locality: { region, zone: 'z1' }, metadata: { LABELS: labels, NAMESPACE: 'default' } });
     const distribute = '{ loadBalancer: { localityLbSetting: { distribute: [{ from: r1/*, to: { "r1/*": 100 } }] } } }';

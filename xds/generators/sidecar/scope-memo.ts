@@ -3,6 +3,8 @@
  * CDS and EDS per SidecarScope: the list of outbound cluster items (names and cache keys) and the load
  * assignment items by name, each with the encoded bytes once the first proxy of the scope resolved them
  * (cache hit or build). Without it every sidecar recomputes the same names, keys and cache lookups.
+ * A part's name carries whatever else of the proxy its value depends on (its locality, and the
+ * DestinationRules whose workloadSelector picks it: `PushContext.destinationRuleSelection`).
  *
  * Bound to the snapshot: entries live in a WeakMap keyed by the PushSnapshot the push carries, so an
  * entry is read only by pushes of the snapshot it was built from (never stale after a change, which

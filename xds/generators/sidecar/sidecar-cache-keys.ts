@@ -5,8 +5,9 @@
  * Outbound cluster (`buildOutboundCluster`) reads: the cluster name (port, subset, host); the service
  * (resolution, ports, location, namespace, service accounts: dependency `ServiceEntry/<ns>/<host>`,
  * plus its namespace in the key as two namespaces may define one host); the DestinationRule that
- * applies for the proxy's namespace (its identity in the key, so a DestinationRule that starts or stops
- * applying changes the key; its own key a dependency, so an edit clears); the endpoints of the host
+ * applies to the proxy (by its namespace and, for a rule with a workloadSelector, its labels: its
+ * identity in the key, so a DestinationRule that starts or stops applying changes the key; its own key a
+ * dependency, so an edit clears; a rule merged from several names them all); the endpoints of the host
  * (DNS targets and SANs: endpoint pushes name `ServiceEntry/<ns>/<host>`); PeerAuthentication through
  * `mtlsMode` (dependency `kind:PeerAuthentication`); the mesh config (connect timeout, DNS refresh,
  * auto mTLS, trust domain: a mesh config change is a full push naming nothing, which clears all). The
@@ -26,7 +27,7 @@
  * whether it exists or not). Its virtual hosts are cached one by one too (sidecar-route-cache.ts).
  */
 import { createHash } from 'node:crypto';
-import { keyStringOf, type Config, type MeshConfig, type PushContext, type Proxy, type Service } from '../../../core/index.js';
+import { destinationRuleKey, destinationRuleSources, type Config, type MeshConfig, type PushContext, type Proxy, type Service } from '../../../core/index.js';
 import type { VirtualServiceSpec } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { routesHttp } from './cluster-builder.js';
@@ -37,7 +38,7 @@ import type { SidecarScope } from './sidecar-scope.js';
 /** The dependencies of an outbound cluster of `svc` built with DestinationRule `dr`. */
 export function clusterDependencies(svc: Service, dr: Config | undefined): string[] {
   const deps = [`ServiceEntry/${svc.namespace}/${svc.hostname}`, 'kind:PeerAuthentication'];
-  if (dr) deps.push(keyStringOf(dr));
+  if (dr) deps.push(...destinationRuleSources(dr));
   return deps;
 }
 
@@ -47,7 +48,7 @@ export function clusterDependencies(svc: Service, dr: Config | undefined): strin
  */
 export function sidecarClusterKey(name: string, svc: Service, dr: Config | undefined, proxy?: Pick<Proxy, 'ipAddresses'>): string {
   const dns = proxy && (svc.resolution === 'DNS' || svc.resolution === 'DNS_ROUND_ROBIN') ? ipModeKey(proxy) : '';
-  return `scds|${name}|${svc.namespace}|${dr ? keyStringOf(dr) : '-'}${dns}`;
+  return `scds|${name}|${svc.namespace}|${dr ? destinationRuleKey(dr) : '-'}${dns}`;
 }
 
 /**
@@ -60,7 +61,7 @@ export function sidecarEndpointsKey(name: string, svc: Service, dr: Config | und
 
 /** {@link sidecarEndpointsKey}, and whether it reads the proxy's labels (failoverPriority on labels). */
 export function sidecarEndpointsKeyOf(name: string, svc: Service, dr: Config | undefined, subset: string, port: number, proxy: Proxy, mesh: MeshConfig): { key: string; usesLabels: boolean } {
-  const base = `seds|${name}|${svc.namespace}|${dr ? keyStringOf(dr) : '-'}`;
+  const base = `seds|${name}|${svc.namespace}|${dr ? destinationRuleKey(dr) : '-'}`;
   const { mode, usesLabels } = localityLbMode(effectivePolicy(dr, subset, port), mesh, proxy);
   if (mode === 'none') return { key: base, usesLabels: false };
   const withLocality = `${base}|${proxy.locality.region}/${proxy.locality.zone}/${proxy.locality.subZone}`;
@@ -72,7 +73,7 @@ export function sidecarEndpointsKeyOf(name: string, svc: Service, dr: Config | u
 export function endpointsDependencies(svc: Service, dr: Config | undefined): string[] {
   // NOTE: PeerAuthentication decides which endpoints carry the auto mTLS metadata (a DISABLE port does not).
   const deps = [`ServiceEntry/${svc.namespace}/${svc.hostname}`, 'kind:PeerAuthentication'];
-  if (dr) deps.push(keyStringOf(dr));
+  if (dr) deps.push(...destinationRuleSources(dr));
   return deps;
 }
 

@@ -314,7 +314,7 @@ function watchedOfHosts(snap: PushSnapshot, p: Proxy, watched: WatchedResource, 
   for (const host of hosts) {
     const svc = ctx.service(host);
     if (!svc) continue;
-    const subsets = ['', ...subsetsOf(ctx.destinationRule(host, p.namespace)).map((s) => s.name)];
+    const subsets = ['', ...subsetsOf(ctx.destinationRule(host, p)).map((s) => s.name)];
     for (const port of svc.ports) {
       for (const subset of subsets) {
         const name = outboundClusterName(port.port, subset, host);
@@ -334,11 +334,12 @@ const byName = (a: Item, b: Item): number => (a.name < b.name ? -1 : 1);
 function clusterItems(p: Proxy, snap: PushSnapshot, names: readonly string[] | undefined, memo: ScopeMemo | undefined, cached: boolean, o: SidecarBuilderOptions): Item[] {
   const want = names && names.length > 0 ? new Set(names) : undefined;
   if (!memo || want) return [...outboundClusterItems(p, snap, want, cached, o), ...localClusterItems(p, snap, want, o)].sort(byName);
-  // NOTE: the outbound part depends on the proxy only through its scope (see sidecarClusterKey); the
-  // locality joins the memo key so that a locality-dependent cluster field would not be shared across zones.
+  // NOTE: the outbound part depends on the proxy only through its scope and the DestinationRules whose
+  // workloadSelector picks it (see sidecarClusterKey); the locality joins the memo key so that a
+  // locality-dependent cluster field would not be shared across zones.
   const loc = p.locality;
   // NOTE: so does the proxy's IP mode (the DNS lookup family of DNS clusters; see listener-address.ts).
-  const part = `cds\n${loc.region}/${loc.zone}/${loc.subZone}${ipModeKey(p)}`;
+  const part = `cds\n${loc.region}/${loc.zone}/${loc.subZone}${ipModeKey(p)}\n${snap.pushContext.destinationRuleSelection(p)}`;
   const shared = memo.of(snap, sidecarScope(snap.pushContext, p), part, () => outboundClusterItems(p, snap, undefined, true, o).sort(byName));
   return mergeByName(shared, localClusterItems(p, snap, undefined, o, memo).sort(byName));
 }
@@ -354,7 +355,7 @@ function changedClusterItems(p: Proxy, snap: PushSnapshot, prev: PushSnapshot, p
   if (!hosts) return undefined;
   const loc = p.locality;
   const scope = sidecarScope(snap.pushContext, p);
-  const part = `cds-changed\n${loc.region}/${loc.zone}/${loc.subZone}${ipModeKey(p)}\n${[...hosts].sort().join('\n')}`;
+  const part = `cds-changed\n${loc.region}/${loc.zone}/${loc.subZone}${ipModeKey(p)}\n${snap.pushContext.destinationRuleSelection(p)}\n${[...hosts].sort().join('\n')}`;
   const changed = memo.of(snap, scope, part, () => outboundClusterItems(p, snap, undefined, true, o, hosts).sort(byName));
   const removed = [...outboundClusterNamesOf(prev, p, hosts), ...localClusterItems(p, prev, undefined, o, memo).map((it) => it.name)];
   return { items: mergeByName(changed, localClusterItems(p, snap, undefined, o, memo).sort(byName)), removed };
@@ -381,7 +382,7 @@ function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<st
   const items: Item[] = [];
   for (const svc of sidecarScope(ctx, p).services) {
     if (hosts && !hosts.has(svc.hostname)) continue;
-    const dr = ctx.destinationRule(svc.hostname, p.namespace);
+    const dr = ctx.destinationRule(svc.hostname, p);
     const subsets = ['', ...subsetsOf(dr).map((s) => s.name)];
     for (const port of svc.ports) {
       for (const subset of subsets) {
@@ -428,13 +429,15 @@ function localClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<strin
 /**
  * The load assignments asked for, keyed when cached (a memo is given) and the name is an outbound cluster
  * in the proxy's scope. Keyed items are shared through the memo by the proxies of the scope in the same
- * locality (the key's only other input but the labels, whose items are not shared; see sidecarEndpointsKey).
+ * locality picked by the same selector DestinationRules (the key's other inputs but the labels, whose
+ * items are not shared; see sidecarEndpointsKey).
  */
 function endpointItems(p: Proxy, snap: PushSnapshot, names: readonly string[], memo: ScopeMemo | undefined, o: SidecarGeneratorOptions): Item[] {
   const scope = sidecarScope(snap.pushContext, p);
   if (!memo) return names.map((name) => endpointItem(p, snap, scope, name, false, o).item);
   const loc = p.locality;
-  const shared = memo.of(snap, scope, `eds\n${loc.region}/${loc.zone}/${loc.subZone}`, () => new Map<string, Item>());
+  const part = `eds\n${loc.region}/${loc.zone}/${loc.subZone}\n${snap.pushContext.destinationRuleSelection(p)}`;
+  const shared = memo.of(snap, scope, part, () => new Map<string, Item>());
   return names.map((name) => {
     const known = shared.get(name);
     if (known) return known;
@@ -452,13 +455,13 @@ function endpointItem(p: Proxy, snap: PushSnapshot, scope: SidecarScope, name: s
     const resource = buildSidecarLoadAssignment(ctx, p, name, snap.endpoints, o);
     const parsed = parseOutboundClusterName(name);
     const svc = parsed ? ctx.service(parsed.host) : undefined;
-    return resource && svc ? { resource, dependencies: endpointsDependencies(svc, ctx.destinationRule(svc.hostname, p.namespace)) } : undefined;
+    return resource && svc ? { resource, dependencies: endpointsDependencies(svc, ctx.destinationRule(svc.hostname, p)) } : undefined;
   };
   const parsed = cached ? parseOutboundClusterName(name) : undefined;
   const svc = parsed ? ctx.service(parsed.host) : undefined;
   // NOTE: only names the builder serves get a key (the scope decides which proxies may read it).
   if (!parsed || !svc || !scope.includes(svc)) return { item: { name, key: undefined, build }, usesLabels: false };
-  const dr = ctx.destinationRule(svc.hostname, p.namespace);
+  const dr = ctx.destinationRule(svc.hostname, p);
   const { key, usesLabels } = sidecarEndpointsKeyOf(name, svc, dr, parsed.subset, parsed.port, p, ctx.meshConfig);
   return { item: { name, key, build }, usesLabels };
 }

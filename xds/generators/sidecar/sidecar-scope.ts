@@ -44,9 +44,11 @@ function byAge(a: Config, b: Config): number {
 export function sidecarFor(ctx: PushContext, proxy: Proxy): Config | undefined {
   const selectorOf = (c: Config): Readonly<Record<string, string>> | undefined => (c.spec as SidecarSpec).workloadSelector?.labels;
   const inNs = [...ctx.configs.byIndex('kindNamespace', `Sidecar/${proxy.namespace}`)].sort(byAge);
+  // NOTE: istiod gives a gateway (router) its namespace's default scope: no Sidecar selects it by labels.
+  const labels = proxy.type === 'router' ? {} : proxy.labels;
   const selected = inNs.find((c) => {
     const sel = selectorOf(c);
-    return sel !== undefined && Object.keys(sel).length > 0 && labelsMatch(sel, proxy.labels);
+    return sel !== undefined && Object.keys(sel).length > 0 && labelsMatch(sel, labels);
   });
   if (selected) return selected;
   const nsWide = inNs.find((c) => !selectorOf(c) || Object.keys(selectorOf(c)!).length === 0);
