@@ -86,4 +86,28 @@ describe('changedServiceHosts: CDS over delta and EDS follow ServiceEntry and De
     assert.equal(r.incremental, true);
     assert.deepEqual(r.resources.map((x) => x.name), [`outbound|9080|v1|${REVIEWS}`, `outbound|9080||${REVIEWS}`]);
   });
+
+  it('given a selector DestinationRule edit over delta should rebuild the host for the proxy it picks and nothing for one it does not', async () => {
+    const { model, gen, p } = setup();
+    const other = proxyFromNode(sidecarNode({ id: 'sidecar~10.0.0.8~ratings-1.default~default.svc.cluster.local', ipAddresses: ['10.0.0.8'], podName: 'ratings-1', metadata: { LABELS: { app: 'ratings' }, NAMESPACE: 'default' } }));
+    const selectorRule = (subset: string, generation: number): string => `apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: reviews-for-productpage, namespace: default, generation: ${generation} }
+spec:
+  host: ${REVIEWS}
+  workloadSelector: { matchLabels: { app: productpage } }
+  subsets: [{ name: ${subset}, labels: { version: v1 } }]
+`;
+    const start = change(model, selectorRule('v8', 1));
+    await gen.generate(p, CDS, start);
+    await gen.generate(other, CDS, start);
+    const push = change(model, selectorRule('v9', 2));
+    const picked = await gen.generate(p, CDS, push);
+    assert.equal(picked.incremental, true);
+    assert.deepEqual(picked.resources.map((x) => x.name).filter((n) => n.startsWith('outbound|')), [`outbound|9080|v9|${REVIEWS}`, `outbound|9080||${REVIEWS}`]);
+    assert.ok(picked.removed?.includes(`outbound|9080|v8|${REVIEWS}`));
+    const unpicked = await gen.generate(other, CDS, push);
+    assert.equal(unpicked.incremental, true);
+    assert.deepEqual(unpicked.resources.map((x) => x.name).filter((n) => n.startsWith('outbound|')), []);
+  });
 });
