@@ -34,12 +34,10 @@ function checkIngressTls(tls: ServerTLSSettings, protocol: string | undefined, p
  */
 function warnUnbuilt(spec: SidecarSpec, path: string, issues: IssueCollector): void {
   const unbuilt = (at: string, what: string): void => issues.warn(at, `not implemented yet: meshd does not build Sidecar ${what}; the sidecar gets the configuration without it`);
-  if (spec.inboundConnectionPool !== undefined) unbuilt(childPath(path, 'inboundConnectionPool'), 'inboundConnectionPool');
   spec.ingress?.forEach((l, i) => {
     const at = childPath(childPath(path, 'ingress'), i);
     if ((l.bind ?? '') !== '') unbuilt(childPath(at, 'bind'), 'ingress bind');
     if (l.captureMode !== undefined && l.captureMode !== 'DEFAULT') unbuilt(childPath(at, 'captureMode'), `ingress captureMode ${l.captureMode}`);
-    if (l.connectionPool !== undefined) unbuilt(childPath(at, 'connectionPool'), 'ingress connectionPool');
   });
   spec.egress?.forEach((l, i) => {
     const at = childPath(childPath(path, 'egress'), i);

@@ -7,10 +7,11 @@
  * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS.
  */
 import { orchServiceOf, parseProtocol, type Config, type EndpointView, type PushContext, type Proxy, type Service, type ServiceInstance, type ServicePort } from '../../../core/index.js';
-import type { ClientTLSSettings, DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';
+import type { ClientTLSSettings, ConnectionPoolSettings, DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
 import { autoSniOptions, clusterTls, type AutoSni } from './cluster-tls.js';
+import { applyInboundConnectionPool, inboundConnectionPoolFor } from './inbound-connection-pool.js';
 import { usesLocalityWeights } from './locality-lb.js';
 import { sidecarScope } from './sidecar-scope.js';
 import {
@@ -362,6 +363,8 @@ export interface InboundPort {
   readonly defaultEndpoint?: string;
   /** The Sidecar whose ingress listener this is. */
   readonly sidecar?: Config;
+  /** The Sidecar's connection pool for the port (`ingress[].connectionPool`, else `inboundConnectionPool`) and that Sidecar. */
+  readonly connectionPool?: { readonly settings: ConnectionPoolSettings; readonly sidecar: Config };
 }
 
 /**
@@ -392,8 +395,17 @@ export function inboundPorts(ctx: PushContext, instances: readonly ServiceInstan
  */
 export function proxyInboundPorts(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: (port: number) => void): InboundPort[] {
   const sidecar = sidecarScope(ctx, proxy).sidecar;
-  const ingress = (sidecar?.spec as SidecarSpec | undefined)?.ingress ?? [];
-  if (!sidecar || ingress.length === 0) return inboundPorts(ctx, proxyInstances(ctx, proxy, endpoints), onConflict);
+  const spec = sidecar?.spec as SidecarSpec | undefined;
+  const ingress = spec?.ingress ?? [];
+  // NOTE: as istiod, the Sidecar's connection pool applies to every inbound cluster, of ingress listeners or service ports.
+  const pooled = (p: InboundPort): InboundPort => {
+    const settings = inboundConnectionPoolFor(spec, p.targetPort);
+    return settings && sidecar ? { ...p, connectionPool: { settings, sidecar } } : p;
+  };
+  if (!sidecar || ingress.length === 0) {
+    const ports = inboundPorts(ctx, proxyInstances(ctx, proxy, endpoints), onConflict);
+    return spec?.inboundConnectionPool ? ports.map(pooled) : ports;
+  }
   const seen = new Map<number, InboundPort>();
   for (const l of ingress) {
     const n = l.port.number;
@@ -408,7 +420,7 @@ export function proxyInboundPorts(ctx: PushContext, proxy: Proxy, endpoints: End
       sidecar,
     });
   }
-  return [...seen.values()].sort((a, b) => a.targetPort - b.targetPort);
+  return [...seen.values()].sort((a, b) => a.targetPort - b.targetPort).map(pooled);
 }
 
 /**
@@ -436,10 +448,10 @@ function defaultEndpointAddress(proxy: Proxy, defaultEndpoint: string | undefine
  */
 export function buildProxyInboundCluster(ctx: PushContext, proxy: Proxy, p: InboundPort): Cluster {
   const address = defaultEndpointAddress(proxy, p.defaultEndpoint);
-  if (!address) return buildInboundCluster(ctx, p.targetPort);
+  if (!address) return buildInboundCluster(ctx, p.targetPort, p.connectionPool);
   const ip = (address['socketAddress'] as { address?: string } | undefined)?.address;
   const name = inboundClusterName(p.targetPort);
-  return {
+  return withConnectionPool(p.connectionPool, {
     name,
     type: 'STATIC',
     connectTimeout: duration(ctx.meshConfig.connectTimeout),
@@ -447,12 +459,23 @@ export function buildProxyInboundCluster(ctx: PushContext, proxy: Proxy, p: Inbo
     commonLbConfig: {},
     loadAssignment: { clusterName: name, endpoints: [{ lbEndpoints: [{ endpoint: { address } }] }] },
     ...(ip !== undefined && ip !== '127.0.0.1' && ip !== '::1' ? { upstreamBindConfig: { sourceAddress: { address: INBOUND_BIND_ADDRESS, portValue: 0 } } } : {}),
-  };
+  });
 }
 
-/** `inbound|<port>||`: ORIGINAL_DST to the application's port, bound to 127.0.0.6 (as Istio). */
-export function buildInboundCluster(ctx: PushContext, targetPort: number): Cluster {
-  return {
+/** A cluster with the Sidecar's inbound connection pool applied (istiod's applyConnectionPool) and naming that Sidecar; as is without one. */
+function withConnectionPool(pool: InboundPort['connectionPool'], c: Cluster): Cluster {
+  if (!pool) return c;
+  const out: Record<string, unknown> = { metadata: provenance([pool.sidecar]), ...c };
+  applyInboundConnectionPool(out, pool.settings);
+  return out as Cluster;
+}
+
+/**
+ * `inbound|<port>||`: ORIGINAL_DST to the application's port, bound to 127.0.0.6 (as Istio), with the Sidecar's
+ * inbound connection pool for the port when there is one (see inbound-connection-pool.ts).
+ */
+export function buildInboundCluster(ctx: PushContext, targetPort: number, pool?: InboundPort['connectionPool']): Cluster {
+  return withConnectionPool(pool, {
     name: inboundClusterName(targetPort),
     type: 'ORIGINAL_DST',
     lbPolicy: 'CLUSTER_PROVIDED',
@@ -461,7 +484,7 @@ export function buildInboundCluster(ctx: PushContext, targetPort: number): Clust
     commonLbConfig: {},
     upstreamBindConfig: { sourceAddress: { address: INBOUND_BIND_ADDRESS, portValue: 0 } },
     originalDstLbConfig: { upstreamPortOverride: { value: targetPort } },
-  };
+  });
 }
 
 /** PassthroughCluster, BlackHoleCluster and InboundPassthroughCluster. */

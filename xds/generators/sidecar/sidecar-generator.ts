@@ -367,7 +367,7 @@ function localClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<strin
     const shared = (c: Record<string, unknown>): Item => ({ ...item(c), body: encode(ENVOY.cluster, c) });
     // NOTE: a Sidecar ingress default endpoint may name the proxy's own address: that cluster is the proxy's.
     local = [
-      ...ports.map((ip) => (ip.defaultEndpoint ? item(buildProxyInboundCluster(ctx, p, ip)) : memo.of(snap, scope, `cds-inbound|${ip.targetPort}`, () => shared(buildInboundCluster(ctx, ip.targetPort))))),
+      ...ports.map((ip) => (ip.defaultEndpoint ? item(buildProxyInboundCluster(ctx, p, ip)) : memo.of(snap, scope, `cds-inbound|${ip.targetPort}`, () => shared(buildInboundCluster(ctx, ip.targetPort, ip.connectionPool))))),
       ...memo.of(snap, scope, 'cds-special', () => buildSpecialClusters(ctx).map(shared)),
     ];
   }
