@@ -105,12 +105,19 @@ function socket(l: Obj): { address: string; port: number } {
   return { address: String(s?.['address'] ?? ''), port: Number(s?.['portValue'] ?? 0) };
 }
 
+/**
+ * The listener a connection reaches. Inbound: a listener bound to the destination address (or the wildcard)
+ * and port (a Sidecar ingress port with captureMode NONE), else `virtualInbound` (iptables redirects the
+ * rest). Outbound: the listener of the destination address and port, else of the wildcard on the port, else
+ * `virtualOutbound`.
+ */
 function pickListener(cfg: ProxyConfig, req: SimulatedRequest): Obj | undefined {
   const byName = (n: string): Obj | undefined => cfg.listeners.find((l) => l['name'] === n);
-  if (req.direction === 'inbound') return byName('virtualInbound');
-  const exact = req.address ? cfg.listeners.find((l) => socket(l).address === req.address && socket(l).port === req.port) : undefined;
-  const wildcard = cfg.listeners.find((l) => socket(l).address === '0.0.0.0' && socket(l).port === req.port && l['name'] !== 'virtualOutbound' && l['name'] !== 'virtualInbound');
-  return exact ?? wildcard ?? byName('virtualOutbound');
+  const inbound = req.direction === 'inbound';
+  const candidates = cfg.listeners.filter((l) => l['name'] !== 'virtualOutbound' && l['name'] !== 'virtualInbound' && (l['trafficDirection'] === 'INBOUND') === inbound);
+  const exact = req.address ? candidates.find((l) => socket(l).address === req.address && socket(l).port === req.port) : undefined;
+  const wildcard = candidates.find((l) => socket(l).address === '0.0.0.0' && socket(l).port === req.port);
+  return exact ?? wildcard ?? byName(inbound ? 'virtualInbound' : 'virtualOutbound');
 }
 
 function ipInRange(ip: string, range: Obj): boolean {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { ServerTLSSettings, SidecarPort, SidecarSpec } from '../../types.js';
 import { childPath, type IssueCollector } from '../issue.js';
 import { checkPort } from '../values.js';
@@ -34,11 +35,6 @@ function checkIngressTls(tls: ServerTLSSettings, protocol: string | undefined, p
  */
 function warnUnbuilt(spec: SidecarSpec, path: string, issues: IssueCollector): void {
   const unbuilt = (at: string, what: string): void => issues.warn(at, `not implemented yet: meshd does not build Sidecar ${what}; the sidecar gets the configuration without it`);
-  spec.ingress?.forEach((l, i) => {
-    const at = childPath(childPath(path, 'ingress'), i);
-    if ((l.bind ?? '') !== '') unbuilt(childPath(at, 'bind'), 'ingress bind');
-    if (l.captureMode !== undefined && l.captureMode !== 'DEFAULT') unbuilt(childPath(at, 'captureMode'), `ingress captureMode ${l.captureMode}`);
-  });
   spec.egress?.forEach((l, i) => {
     const at = childPath(childPath(path, 'egress'), i);
     if ((l.bind ?? '') !== '') unbuilt(childPath(at, 'bind'), 'egress bind');
@@ -59,6 +55,8 @@ export function validateSidecar(spec: SidecarSpec, issues: IssueCollector, path 
   spec.ingress?.forEach((listener, i) => {
     const at = childPath(childPath(path, 'ingress'), i);
     checkSidecarPort(listener.port, childPath(at, 'port'), issues);
+    // NOTE: as Istio's validateSidecarIngressPortAndBind: an ingress bind is an IP (no unix sockets inbound).
+    if ((listener.bind ?? '') !== '' && !isIP(listener.bind!)) issues.error(childPath(at, 'bind'), `${listener.bind} is not a valid IP`);
     if (listener.port.number !== undefined) {
       if (ingressPorts.has(listener.port.number)) issues.error(childPath(childPath(at, 'port'), 'number'), `sidecar: ports on IP bound listeners must be unique`);
       ingressPorts.add(listener.port.number);

@@ -363,6 +363,10 @@ export interface InboundPort {
   readonly defaultEndpoint?: string;
   /** The Sidecar whose ingress listener this is. */
   readonly sidecar?: Config;
+  /** Sidecar `ingress[].bind`: the IP a bound ingress listener listens on (empty: the proxy's address; see bound-inbound-listener.ts). */
+  readonly bind?: string;
+  /** Sidecar `ingress[].captureMode: NONE`: the port gets a listener of its own bound at bind:port, not a `virtualInbound` chain. */
+  readonly bindToPort?: boolean;
   /** The Sidecar's connection pool for the port (`ingress[].connectionPool`, else `inboundConnectionPool`) and that Sidecar. */
   readonly connectionPool?: { readonly settings: ConnectionPoolSettings; readonly sidecar: Config };
 }
@@ -417,6 +421,9 @@ export function proxyInboundPorts(ctx: PushContext, proxy: Proxy, endpoints: End
       protocol: parseProtocol(l.port.protocol),
       ...(l.tls ? { tls: l.tls } : {}),
       ...(l.defaultEndpoint ? { defaultEndpoint: l.defaultEndpoint } : {}),
+      ...(l.bind ? { bind: l.bind } : {}),
+      // NOTE: as istiod's getBindToPort for a redirecting proxy: only NONE binds (DEFAULT, IPTABLES: a virtualInbound chain).
+      ...(l.captureMode === 'NONE' ? { bindToPort: true } : {}),
       sidecar,
     });
   }

@@ -6,6 +6,8 @@
  *   proxy's service ports, or its Sidecar's `ingress` listeners) a mesh mTLS chain and/or a plaintext chain
  *   by the PeerAuthentication mode, or, for Sidecar `ingress[].tls` on a port whose mode is DISABLE (with
  *   ENABLE_TLS_ON_SIDECAR_INGRESS), one chain terminating the user's TLS; then passthrough chains;
+ * - per Sidecar ingress port with `captureMode: NONE`, its chains on a listener of its own bound at
+ *   `<bind>:<port>` instead (bound-inbound-listener.ts);
  * - outbound listeners per service port (bind_to_port false): HTTP ports share `0.0.0.0_<port>` (HCM
  *   with RDS route configuration `<port>`); TCP and TLS ports: see tcp-listener-builder.ts; ports of
  *   unknown protocol are sniffed (Istio's protocol sniffing): `<vip>_<port>` (or `0.0.0.0_<port>`
@@ -23,6 +25,7 @@ import { sidecarScope } from './sidecar-scope.js';
 import { isTlsPort, protocolFilters, tcpChain, tlsChains, tlsListenerFilters, type NetworkFilterOptions } from './tcp-listener-builder.js';
 import { isHttpPort, isSniffedPort, proxyInboundPorts, type InboundPort } from './cluster-builder.js';
 import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from './server-tls.js';
+import { boundInboundListener, canBindIngressPort, inboundBindAddress } from './bound-inbound-listener.js';
 import type { ConflictSink } from './conflict-recorder.js';
 import { sniffedRouteConfigurationName } from './route-builder.js';
 import {
@@ -251,7 +254,8 @@ export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: E
   const o = resolveListenerOptions(opts.listener);
   const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts };
   const chains: Record<string, unknown>[] = [];
-  for (const p of ports) chains.push(...inboundPortChains(ctx, proxy, p, opts, b));
+  // NOTE: a Sidecar ingress port with captureMode NONE has a listener of its own (buildBoundInboundListeners).
+  for (const p of ports) if (p.bindToPort !== true) chains.push(...inboundPortChains(ctx, proxy, p, opts, b));
   const mode = ctx.mtlsMode(proxy.namespace, proxy.labels);
   if (mode !== 'DISABLE') {
     chains.push({
@@ -278,6 +282,25 @@ export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: E
     filterChains: chains,
   };
   return listener;
+}
+
+/**
+ * The listeners of the Sidecar ingress ports with captureMode NONE (see bound-inbound-listener.ts): each binds
+ * `<bind>:<port>` with the chains the port would have had in `virtualInbound`; a port the proxy cannot bind
+ * is left out (its cluster stays, as istiod).
+ */
+export function buildBoundInboundListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, opts: InboundListenerOptions = {}): Listener[] {
+  const ports = proxyInboundPorts(ctx, proxy, endpoints).filter((p) => p.bindToPort === true);
+  if (ports.length === 0) return [];
+  const o = resolveListenerOptions(opts.listener);
+  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts };
+  const out: Listener[] = [];
+  for (const p of ports) {
+    const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
+    if (!canBindIngressPort(proxy, p.targetPort, true, p.bind ?? '', http)) continue;
+    out.push(boundInboundListener(p.bind ?? inboundBindAddress(proxy), p.targetPort, inboundPortChains(ctx, proxy, p, opts, b), ctx.meshConfig.protocolDetectionTimeout));
+  }
+  return out;
 }
 
 /** istiod's `PassthroughFilterChain`: tcp_proxy to PassthroughCluster (ALLOW_ANY) or BlackHoleCluster (REGISTRY_ONLY). */
@@ -527,6 +550,6 @@ export function podListenerNames(ctx: PushContext, proxy: Proxy, opts: OutboundL
 export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener[] {
   const outOpts: OutboundListenerOptions = { endpoints, ...definedFields(opts, ['redisFilter', 'mongoFilter', 'listener']) };
   const outbound = withoutOwnPodListeners(buildOutboundListeners(ctx, proxy, onConflict, outOpts) as (Listener & { name: string })[], podListenerNames(ctx, proxy, outOpts), proxy);
-  const all = [buildVirtualOutbound(ctx, proxy, opts.listener), buildVirtualInbound(ctx, proxy, endpoints, onConflict, opts), ...outbound];
+  const all = [buildVirtualOutbound(ctx, proxy, opts.listener), buildVirtualInbound(ctx, proxy, endpoints, onConflict, opts), ...buildBoundInboundListeners(ctx, proxy, endpoints, opts), ...outbound];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
 }

@@ -20,7 +20,7 @@ import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js'
 import { buildInboundCluster, buildOutboundCluster, buildProxyInboundCluster, buildSidecarClusters, buildSpecialClusters, proxyInboundPorts, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
 import type { ConflictRecorder } from './conflict-recorder.js';
-import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound, virtualOutboundIpv4Extra, type InboundListenerOptions } from './listener-builder.js';
+import { buildBoundInboundListeners, buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound, virtualOutboundIpv4Extra, type InboundListenerOptions } from './listener-builder.js';
 import { buildSidecarRouteConfiguration, parseRouteConfigurationName } from './route-builder.js';
 import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKeyOf, sidecarRouteKey } from './sidecar-cache-keys.js';
 import { cachedOutboundListeners } from './sidecar-listener-cache.js';
@@ -265,6 +265,8 @@ export class SidecarGenerator {
     const outboundBody = this.#memo.of(snap, scope, vo, () => encode(typeName, buildVirtualOutbound(ctx, p, listener)));
     const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, this.#listenerOpts);
     const own = [{ name: VIRTUAL_OUTBOUND, body: outboundBody }, { name: String(inbound['name']), body: encode(typeName, inbound) }];
+    // NOTE: Sidecar ingress ports with captureMode NONE: listeners of the proxy's own, like virtualInbound.
+    for (const l of buildBoundInboundListeners(ctx, p, snap.endpoints, this.#listenerOpts)) own.push({ name: String(l['name']), body: encode(typeName, l) });
     const outbound = cachedOutboundListeners(this.cache, ctx, p, scope, snap, (l) => encode(typeName, l), sink, this.#listenerOpts);
     const want = names && names.length > 0 ? new Set(names) : undefined;
     const byName = new Map<string, Uint8Array>();
