@@ -24,6 +24,7 @@ export const CONFIG_FILES = [
   'hack/diff-istiod/testdata/more.yaml',
   'hack/diff-istiod/testdata/ingress-tls.yaml',
   'hack/diff-istiod/testdata/shared-port.yaml',
+  'hack/diff-istiod/testdata/sidecar-fields.yaml',
 ] as const;
 
 /**
@@ -47,7 +48,7 @@ export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-sidecar'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -175,6 +176,16 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       inbound('9443 TLS (MUTUAL, port DISABLE) as TCP', '10.60.0.1', 9443, { protocol: 'tcp', tls: true }),
       inbound('7443 over mesh mTLS (STRICT: the user TLS is ignored)', '10.60.0.1', 7443, MTLS),
       inbound('9080 over mesh mTLS (the service port, replaced by ingress listeners)', '10.60.0.1', 9080, MTLS),
+    ],
+  },
+  {
+    name: 'diff-sidecar/fields-0 (Sidecar connection pools, ingress captureMode NONE and bind)',
+    node: sidecarNode({ ns: 'diff-sidecar', pod: 'fields-0', ip: '10.70.0.1', app: 'fields-app', sa: 'fields-app', ports: [9080, 8080, 9090] }),
+    requests: [
+      inbound('8080 (captureMode NONE) over mesh mTLS: its own listener at the proxy address', '10.70.0.1', 8080, MTLS),
+      inbound('9090 (captureMode NONE, bind 127.0.0.1) plaintext TCP: its own listener', '127.0.0.1', 9090, { protocol: 'tcp' }),
+      inbound('9080 (captured) over mesh mTLS: virtualInbound', '10.70.0.1', 9080, MTLS),
+      inbound('8080 plaintext (STRICT)', '10.70.0.1', 8080, {}),
     ],
   },
   {
