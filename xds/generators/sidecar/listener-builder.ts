@@ -13,7 +13,10 @@
  *   unknown protocol are sniffed (Istio's protocol sniffing): `<vip>_<port>` (or `0.0.0.0_<port>`
  *   without a VIP) with tls_inspector and http_inspector, a chain for the HTTP ALPNs http_inspector
  *   detects (HCM, RDS `<host>:<port>` with a VIP as istiod, else `<port>`) and the TCP chain for
- *   everything else; inbound likewise per port.
+ *   everything else; inbound likewise per port. With Sidecar egress listeners that have a port, a `bind` or
+ *   `captureMode: NONE` (see outboundEntries), each such listener's services get listeners on its port at its
+ *   bind first (NONE binds the port: the app talks to the proxy at bind:port, so virtualOutbound is not involved
+ *   and stays as it is; an HTTP listener on a specific bind has no ALPN match), then the catch-all's.
  * Conflicts are reported to an optional sink (see conflict-recorder.ts): a TCP listener whose
  * `<vip>_<port>` another TCP service already holds, two inbound ports on one target port with different
  * protocols.
@@ -22,6 +25,7 @@ import { isIP } from 'node:net';
 import { definedFields, orchServiceOf, type EndpointView, type MtlsMode, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
+import { outboundEntries } from './outbound-entries.js';
 import { isTlsPort, protocolFilters, tcpChain, tlsChains, tlsListenerFilters, type NetworkFilterOptions } from './tcp-listener-builder.js';
 import { isHttpPort, isSniffedPort, proxyInboundPorts, type InboundPort } from './cluster-builder.js';
 import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from './server-tls.js';
@@ -357,72 +361,84 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
   const o = resolveListenerOptions(opts.listener);
   const hcm = sidecarHcmOptions(ctx, proxy, o, true);
   const httpAlpn = plaintextHttpAlpn(o);
-  for (const svc of scope.listenerServices) {
-    for (const p of svc.ports) {
-      const pods = !isHttpPort(p) && o.headlessPodListeners && opts.endpoints ? headlessPodBinds(ctx, svc, p, opts.endpoints) : undefined;
-      if (pods) {
-        for (const ip of pods) addPodListener(ctx, proxy, svc, p, ip, { byName, kinds, hcm, httpAlpn, onConflict, fallthrough, filters: opts });
-        continue;
-      }
-      if (isHttpPort(p)) {
-        const name = `0.0.0.0_${p.port}`;
-        if (byName.has(name)) continue;
-        kinds.set(name, 'http');
-        // NOTE: as istiod, http_inspector picks the HTTP chain; anything else on the port (raw TCP or TLS
-        // to an address no service owns) falls through to the outbound traffic policy's cluster.
-        byName.set(name, {
-          name,
-          address: address('0.0.0.0', p.port),
-          bindToPort: { value: false },
-          trafficDirection: 'OUTBOUND',
-          listenerFilters: [{ name: 'envoy.filters.listener.http_inspector', typedConfig: any(ENVOY.httpInspector, {}) }],
-          listenerFiltersTimeout: { seconds: 0, nanos: 0 },
-          continueOnListenerFiltersTimeout: true,
-          filterChains: [
-            {
-              name: `0.0.0.0_${p.port}-http`,
-              filterChainMatch: { transportProtocol: 'raw_buffer', applicationProtocols: [...httpAlpn] },
-              filters: [outboundHcm(`outbound_0.0.0.0_${p.port}`, String(p.port), hcm)],
-            },
-          ],
-          defaultFilterChain: fallthrough,
-        });
-        continue;
-      }
-      const ip = vip(svc);
-      if (isSniffedPort(p)) {
-        const name = `${ip ?? '0.0.0.0'}_${p.port}`;
-        if (byName.has(name)) continue;
-        kinds.set(name, 'sniffed');
-        byName.set(name, sniffedListener(ctx, proxy, svc, p.port, ip, hcm, httpAlpn, opts));
-        continue;
-      }
-      if (isTlsPort(p)) {
-        // NOTE: SNI routing: services on one TLS port share the listener, one chain per SNI.
-        const name = `${ip ?? '0.0.0.0'}_${p.port}`;
-        if (byName.has(name) && kinds.get(name) !== 'tls') continue; // an HTTP or TCP listener holds the port
-        kinds.set(name, 'tls');
-        // NOTE: as istiod, a TLS connection with an SNI no chain names follows the outbound traffic policy.
-        const l = byName.get(name) ?? { name, address: address(ip ?? '0.0.0.0', p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', listenerFilters: tlsListenerFilters(), filterChains: [], defaultFilterChain: fallthrough };
-        const taken = new Set((l['filterChains'] as Record<string, unknown>[]).flatMap((c) => ((c['filterChainMatch'] as { serverNames?: string[] } | undefined)?.serverNames ?? [])));
-        const chains = tlsChains(ctx, proxy, svc, p.port).filter((c) => !((c['filterChainMatch'] as { serverNames: string[] }).serverNames.some((n) => taken.has(n))));
-        (l['filterChains'] as Record<string, unknown>[]).push(...chains);
-        byName.set(name, l);
-        continue;
-      }
-      // NOTE: as istiod, a headless TCP service (resolution NONE, no VIP) gets `0.0.0.0_<port>` to its
-      // ORIGINAL_DST cluster, so REGISTRY_ONLY does not black-hole it; other services need a VIP.
-      if (!ip && svc.resolution !== 'NONE') continue;
-      const bind = ip ?? '0.0.0.0';
-      const name = `${bind}_${p.port}`;
-      if (byName.has(name)) {
-        // NOTE: as istiod, the first service (by host) keeps the listener; the other is counted.
-        if (kinds.get(name) === 'tcp') onConflict?.('pilot_conflict_outbound_listener_tcp_over_current_tcp', `${svc.hostname}:${p.port}`);
-        continue;
-      }
-      kinds.set(name, 'tcp');
-      byName.set(name, tcpListener(ctx, proxy, svc, p.port, bind, opts));
+  for (const { svc, p, bind, bindToPort, locked } of outboundEntries(scope, byName)) {
+    // NOTE: as istiod, a listener an egress listener with a port built is not joined by the catch-all's services.
+    const taken = (name: string): boolean => locked?.has(name) === true;
+    // NOTE: a bound egress listener (captureMode NONE) binds its port: no `bindToPort: false`.
+    const put = (name: string, l: Record<string, unknown>): void => {
+      if (bindToPort) delete l['bindToPort'];
+      byName.set(name, l);
+    };
+    const pods = bind === undefined && !isHttpPort(p) && o.headlessPodListeners && opts.endpoints ? headlessPodBinds(ctx, svc, p, opts.endpoints) : undefined;
+    if (pods) {
+      for (const ip of pods) addPodListener(ctx, proxy, svc, p, ip, { byName, kinds, hcm, httpAlpn, onConflict, fallthrough, filters: opts });
+      continue;
     }
+    if (isHttpPort(p)) {
+      const at = bind ?? '0.0.0.0';
+      const name = `${at}_${p.port}`;
+      if (taken(name) || byName.has(name)) continue;
+      kinds.set(name, 'http');
+      // NOTE: as istiod, on a specific bind the HCM takes every connection (no ALPN match, no fallthrough).
+      if (at !== '0.0.0.0') {
+        put(name, { name, address: address(at, p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [{ name: `${name}-http`, filters: [outboundHcm(`outbound_${name}`, String(p.port), hcm)] }] });
+        continue;
+      }
+      // NOTE: as istiod, http_inspector picks the HTTP chain; anything else on the port (raw TCP or TLS
+      // to an address no service owns) falls through to the outbound traffic policy's cluster.
+      put(name, {
+        name,
+        address: address('0.0.0.0', p.port),
+        bindToPort: { value: false },
+        trafficDirection: 'OUTBOUND',
+        listenerFilters: [{ name: 'envoy.filters.listener.http_inspector', typedConfig: any(ENVOY.httpInspector, {}) }],
+        listenerFiltersTimeout: { seconds: 0, nanos: 0 },
+        continueOnListenerFiltersTimeout: true,
+        filterChains: [
+          {
+            name: `0.0.0.0_${p.port}-http`,
+            filterChainMatch: { transportProtocol: 'raw_buffer', applicationProtocols: [...httpAlpn] },
+            filters: [outboundHcm(`outbound_0.0.0.0_${p.port}`, String(p.port), hcm)],
+          },
+        ],
+        defaultFilterChain: fallthrough,
+      });
+      continue;
+    }
+    const ip = bind ?? vip(svc);
+    if (isSniffedPort(p)) {
+      const name = `${ip ?? '0.0.0.0'}_${p.port}`;
+      if (taken(name) || byName.has(name)) continue;
+      kinds.set(name, 'sniffed');
+      put(name, sniffedListener(ctx, proxy, svc, p.port, ip === '0.0.0.0' ? undefined : ip, hcm, httpAlpn, opts));
+      continue;
+    }
+    if (isTlsPort(p)) {
+      // NOTE: SNI routing: services on one TLS port share the listener, one chain per SNI.
+      const name = `${ip ?? '0.0.0.0'}_${p.port}`;
+      if (taken(name) || (byName.has(name) && kinds.get(name) !== 'tls')) continue; // an HTTP or TCP listener holds the port
+      kinds.set(name, 'tls');
+      // NOTE: as istiod, a TLS connection with an SNI no chain names follows the outbound traffic policy.
+      const l = byName.get(name) ?? { name, address: address(ip ?? '0.0.0.0', p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', listenerFilters: tlsListenerFilters(), filterChains: [], defaultFilterChain: fallthrough };
+      const had = new Set((l['filterChains'] as Record<string, unknown>[]).flatMap((c) => ((c['filterChainMatch'] as { serverNames?: string[] } | undefined)?.serverNames ?? [])));
+      const chains = tlsChains(ctx, proxy, svc, p.port).filter((c) => !((c['filterChainMatch'] as { serverNames: string[] }).serverNames.some((n) => had.has(n))));
+      (l['filterChains'] as Record<string, unknown>[]).push(...chains);
+      put(name, l);
+      continue;
+    }
+    // NOTE: as istiod, a headless TCP service (resolution NONE, no VIP) gets `0.0.0.0_<port>` to its
+    // ORIGINAL_DST cluster, so REGISTRY_ONLY does not black-hole it; other services need a VIP.
+    if (!ip && svc.resolution !== 'NONE') continue;
+    const at = ip ?? '0.0.0.0';
+    const name = `${at}_${p.port}`;
+    if (taken(name)) continue;
+    if (byName.has(name)) {
+      // NOTE: as istiod, the first service (by host) keeps the listener; the other is counted.
+      if (kinds.get(name) === 'tcp') onConflict?.('pilot_conflict_outbound_listener_tcp_over_current_tcp', `${svc.hostname}:${p.port}`);
+      continue;
+    }
+    kinds.set(name, 'tcp');
+    put(name, tcpListener(ctx, proxy, svc, p.port, at, opts));
   }
   return [...byName.values()];
 }

@@ -59,6 +59,8 @@ function scopeDigest(scope: SidecarScope): string {
   if (d === undefined) {
     const h = createHash('sha256').update(scope.outboundMode);
     for (const s of scope.listenerServices) h.update(`\n${s.namespace}/${s.hostname}`);
+    // NOTE: egress listeners with ports or binds shape the listeners beyond the services they select.
+    if (scope.egressDigest !== '') h.update(`\n${scope.egressDigest}`);
     d = h.digest('base64url');
     scopeDigests.set(scope, d);
   }
