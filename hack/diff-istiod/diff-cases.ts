@@ -48,7 +48,7 @@ export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-sidecar'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-sidecar', 'diff-egress'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -186,6 +186,18 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       inbound('9090 (captureMode NONE, bind 127.0.0.1) plaintext TCP: its own listener', '127.0.0.1', 9090, { protocol: 'tcp' }),
       inbound('9080 (captured) over mesh mTLS: virtualInbound', '10.70.0.1', 9080, MTLS),
       inbound('8080 plaintext (STRICT)', '10.70.0.1', 8080, {}),
+    ],
+  },
+  {
+    name: 'diff-egress/egress-0 (Sidecar egress listeners with ports, bind and captureMode NONE)',
+    node: sidecarNode({ ns: 'diff-egress', pod: 'egress-0', ip: '10.70.1.1', app: 'egress-client', sa: 'egress-client', ports: [8000] }),
+    requests: [
+      http('web on 127.0.0.1:8080 (egress bind, captureMode NONE) /v2', '127.0.0.1', 8080, 'web.diff-http:8080', '/v2/x'),
+      http('web on 127.0.0.1:8080 (egress bind, captureMode NONE)', '127.0.0.1', 8080, 'web.diff-http:8080', '/'),
+      tcp('db on 127.0.0.1:5432 (captureMode NONE, default bind)', '127.0.0.1', 5432),
+      tcp('db by its VIP (the catch-all)', '10.96.1.3', 5432),
+      http('echo by its VIP on 8080: route configuration 8080 is the 8080 egress listener\'s', '10.96.1.2', 8080, 'echo.diff-http:8080', '/'),
+      http('web by its VIP on 8080 (the catch-all listener, route configuration 8080)', '10.96.1.1', 8080, 'web.diff-http:8080', '/'),
     ],
   },
   {
