@@ -48,7 +48,7 @@ export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-sidecar', 'diff-egress'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-sidecar', 'diff-egress', 'diff-none'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -72,7 +72,7 @@ export interface DiffProxy {
   readonly requests: readonly LabelledRequest[];
 }
 
-function sidecarNode(o: { ns: string; pod: string; ip: string; app: string; sa: string; ports: number[]; locality?: TestNode['locality']; labels?: Record<string, string>; type?: 'sidecar' | 'router' }): TestNode {
+function sidecarNode(o: { ns: string; pod: string; ip: string; app: string; sa: string; ports: number[]; locality?: TestNode['locality']; labels?: Record<string, string>; type?: 'sidecar' | 'router'; interception?: string }): TestNode {
   return {
     ...(o.locality ? { locality: o.locality } : {}),
     id: `${o.type ?? 'sidecar'}~${o.ip}~${o.pod}.${o.ns}~${o.ns}.svc.cluster.local`,
@@ -86,7 +86,7 @@ function sidecarNode(o: { ns: string; pod: string; ip: string; app: string; sa: 
       SERVICE_ACCOUNT: o.sa,
       WORKLOAD_NAME: o.app,
       MESH_VERSION: '0.1.0',
-      INTERCEPTION_MODE: 'REDIRECT',
+      INTERCEPTION_MODE: o.interception ?? 'REDIRECT',
       POD_PORTS: JSON.stringify(o.ports.map((p) => ({ containerPort: p, protocol: 'TCP' }))),
     },
   };
@@ -198,6 +198,17 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       tcp('db by its VIP (the catch-all)', '10.96.1.3', 5432),
       http('echo by its VIP on 8080: route configuration 8080 is the 8080 egress listener\'s', '10.96.1.2', 8080, 'echo.diff-http:8080', '/'),
       http('web by its VIP on 8080 (the catch-all listener, route configuration 8080)', '10.96.1.1', 8080, 'web.diff-http:8080', '/'),
+    ],
+  },
+  {
+    name: 'diff-none/none-0 (INTERCEPTION_MODE NONE, no Sidecar)',
+    node: sidecarNode({ ns: 'diff-none', pod: 'none-0', ip: '10.70.2.1', app: 'none-client', sa: 'none-client', ports: [8000], interception: 'NONE' }),
+    requests: [
+      http('web on 127.0.0.1:8080 (every listener bound at localhost)', '127.0.0.1', 8080, 'web.diff-http:8080', '/v2/x'),
+      http('reviews on 127.0.0.1:9080', '127.0.0.1', 9080, 'reviews.default:9080', '/', { headers: { 'end-user': 'jason' } }),
+      tcp('mysqldb on 127.0.0.1:3306', '127.0.0.1', 3306),
+      http('web by its VIP (not intercepted: no listener)', '10.96.1.1', 8080, 'web.diff-http:8080', '/'),
+      inbound('inbound 8000 (no Sidecar ingress: no inbound listener)', '10.70.2.1', 8000, MTLS),
     ],
   },
   {

@@ -12,6 +12,7 @@ import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
 import { autoSniOptions, clusterTls, type AutoSni } from './cluster-tls.js';
 import { applyInboundConnectionPool, inboundConnectionPoolFor } from './inbound-connection-pool.js';
+import { interceptionNone } from './outbound-entries.js';
 import { usesLocalityWeights } from './locality-lb.js';
 import { sidecarScope } from './sidecar-scope.js';
 import {
@@ -406,6 +407,9 @@ export function proxyInboundPorts(ctx: PushContext, proxy: Proxy, endpoints: End
     const settings = inboundConnectionPoolFor(spec, p.targetPort);
     return settings && sidecar ? { ...p, connectionPool: { settings, sidecar } } : p;
   };
+  // NOTE: as istiod, a proxy that does not intercept gets inbound listeners and clusters for Sidecar ingress listeners only.
+  const none = interceptionNone(proxy);
+  if ((!sidecar || ingress.length === 0) && none) return [];
   if (!sidecar || ingress.length === 0) {
     const ports = inboundPorts(ctx, proxyInstances(ctx, proxy, endpoints), onConflict);
     return spec?.inboundConnectionPool ? ports.map(pooled) : ports;
@@ -422,8 +426,8 @@ export function proxyInboundPorts(ctx: PushContext, proxy: Proxy, endpoints: End
       ...(l.tls ? { tls: l.tls } : {}),
       ...(l.defaultEndpoint ? { defaultEndpoint: l.defaultEndpoint } : {}),
       ...(l.bind ? { bind: l.bind } : {}),
-      // NOTE: as istiod's getBindToPort for a redirecting proxy: only NONE binds (DEFAULT, IPTABLES: a virtualInbound chain).
-      ...(l.captureMode === 'NONE' ? { bindToPort: true } : {}),
+      // NOTE: as istiod's getBindToPort: NONE binds, and DEFAULT does on a proxy that does not intercept (IPTABLES never).
+      ...(l.captureMode === 'NONE' || ((l.captureMode ?? 'DEFAULT') === 'DEFAULT' && none) ? { bindToPort: true } : {}),
       sidecar,
     });
   }

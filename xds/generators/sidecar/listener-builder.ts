@@ -25,7 +25,7 @@ import { isIP } from 'node:net';
 import { definedFields, orchServiceOf, type EndpointView, type MtlsMode, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
-import { outboundEntries } from './outbound-entries.js';
+import { interceptionNone, outboundEntries } from './outbound-entries.js';
 import { isTlsPort, protocolFilters, tcpChain, tlsChains, tlsListenerFilters, type NetworkFilterOptions } from './tcp-listener-builder.js';
 import { isHttpPort, isSniffedPort, proxyInboundPorts, type InboundPort } from './cluster-builder.js';
 import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from './server-tls.js';
@@ -361,7 +361,7 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
   const o = resolveListenerOptions(opts.listener);
   const hcm = sidecarHcmOptions(ctx, proxy, o, true);
   const httpAlpn = plaintextHttpAlpn(o);
-  for (const { svc, p, bind, bindToPort, locked } of outboundEntries(scope, byName)) {
+  for (const { svc, p, bind, bindToPort, locked } of outboundEntries(scope, byName, interceptionNone(proxy))) {
     // NOTE: as istiod, a listener an egress listener with a port built is not joined by the catch-all's services.
     const taken = (name: string): boolean => locked?.has(name) === true;
     // NOTE: a bound egress listener (captureMode NONE) binds its port: no `bindToPort: false`.
@@ -566,6 +566,8 @@ export function podListenerNames(ctx: PushContext, proxy: Proxy, opts: OutboundL
 export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener[] {
   const outOpts: OutboundListenerOptions = { endpoints, ...definedFields(opts, ['redisFilter', 'mongoFilter', 'listener']) };
   const outbound = withoutOwnPodListeners(buildOutboundListeners(ctx, proxy, onConflict, outOpts) as (Listener & { name: string })[], podListenerNames(ctx, proxy, outOpts), proxy);
-  const all = [buildVirtualOutbound(ctx, proxy, opts.listener), buildVirtualInbound(ctx, proxy, endpoints, onConflict, opts), ...buildBoundInboundListeners(ctx, proxy, endpoints, opts), ...outbound];
+  // NOTE: as istiod, a proxy that does not intercept (INTERCEPTION_MODE NONE) gets no virtual listeners.
+  const virtual = interceptionNone(proxy) ? [] : [buildVirtualOutbound(ctx, proxy, opts.listener), buildVirtualInbound(ctx, proxy, endpoints, onConflict, opts)];
+  const all = [...virtual, ...buildBoundInboundListeners(ctx, proxy, endpoints, opts), ...outbound];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
 }

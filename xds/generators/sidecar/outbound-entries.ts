@@ -3,8 +3,18 @@
  * Sidecar scope's egress listeners (istiod's buildSidecarOutboundListeners loop over egress listeners and its
  * listener bindings). The builder is listener-builder.ts's buildOutboundListeners.
  */
-import type { Service, ServicePort } from '../../../core/index.js';
+import type { Proxy, Service, ServicePort } from '../../../core/index.js';
 import type { EgressListenerScope, SidecarScope } from './sidecar-scope.js';
+
+/**
+ * Whether the proxy does not intercept traffic (node metadata `INTERCEPTION_MODE: NONE`, istiod's
+ * GetInterceptionMode; anything else is REDIRECT or TPROXY): then istiod builds neither `virtualOutbound` nor
+ * `virtualInbound`, no inbound listener or cluster for the service ports (only Sidecar ingress listeners, bound),
+ * and every outbound listener binds its port at 127.0.0.1 (or the egress listener's bind).
+ */
+export function interceptionNone(proxy: Pick<Proxy, 'metadata'>): boolean {
+  return proxy.metadata['INTERCEPTION_MODE'] === 'NONE';
+}
 
 /** One service port the outbound listeners are built for, and where (see outboundEntries). */
 export interface OutboundEntry {
@@ -23,16 +33,20 @@ export interface OutboundEntry {
  * that have a port, a bind or captureMode NONE, every port of every listener service; with them, first each
  * egress listener with a port (its services that have that port, on it with the egress port's protocol, at its
  * bind), then the catch-all's services on all their ports at its bind, leaving alone the listener names the
- * first built. Egress listeners on unix sockets are not built (validation warns).
+ * first built. Egress listeners on unix sockets are not built (validation warns). With `none` (the proxy does
+ * not intercept, see interceptionNone) every listener binds, at its egress listener's bind or 127.0.0.1.
  * NOTE: istiod also builds a port's listener for a selected service without that port (its chains then name a
  * cluster no one serves); meshd leaves such a service out.
  */
-export function* outboundEntries(scope: SidecarScope, built: ReadonlyMap<string, unknown>): Generator<OutboundEntry> {
+export function* outboundEntries(scope: SidecarScope, built: ReadonlyMap<string, unknown>, none = false): Generator<OutboundEntry> {
   if (!scope.egressListeners) {
-    for (const svc of scope.listenerServices) for (const p of svc.ports) yield { svc, p, bindToPort: false };
+    // NOTE: as istiod, a proxy that does not intercept binds every outbound listener at localhost.
+    const at = none ? { bind: '127.0.0.1', bindToPort: true } : { bindToPort: false };
+    for (const svc of scope.listenerServices) for (const p of svc.ports) yield { svc, p, ...at };
     return;
   }
-  const withBind = (e: EgressListenerScope): { bind?: string; bindToPort: boolean } => ({ ...(e.bind !== undefined ? { bind: e.bind } : {}), bindToPort: e.bindToPort });
+  const withBind = (e: EgressListenerScope): { bind?: string; bindToPort: boolean } =>
+    none ? { bind: e.bind ?? '127.0.0.1', bindToPort: true } : { ...(e.bind !== undefined ? { bind: e.bind } : {}), bindToPort: e.bindToPort };
   for (const e of scope.egressListeners) {
     if (e.unix || !e.port) continue;
     const port = e.port;

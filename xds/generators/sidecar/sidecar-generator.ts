@@ -27,6 +27,7 @@ import { cachedOutboundListeners } from './sidecar-listener-cache.js';
 import { ENVOY, ENVOY_MESSAGE_BY_TYPE_URL, VIRTUAL_OUTBOUND } from './sidecar-names.js';
 import { encodedRouteConfiguration } from './sidecar-route-cache.js';
 import { ScopeMemo } from './scope-memo.js';
+import { interceptionNone } from './outbound-entries.js';
 import type { SidecarBuilderOptions } from './builder-options.js';
 import type { NetworkFilterOptions } from './tcp-listener-builder.js';
 import { sidecarScope, type SidecarScope } from './sidecar-scope.js';
@@ -261,10 +262,14 @@ export class SidecarGenerator {
     const listener = this.#opts.listener;
     // NOTE: virtualOutbound reads only the scope (its outbound mode and Sidecar) and whether the proxy is
     // IPv6-only (with MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS); virtualInbound is the proxy's own.
-    const vo = virtualOutboundIpv4Extra(p, listener) ? 'lds-virtualOutbound|ipv6' : 'lds-virtualOutbound';
-    const outboundBody = this.#memo.of(snap, scope, vo, () => encode(typeName, buildVirtualOutbound(ctx, p, listener)));
-    const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, this.#listenerOpts);
-    const own = [{ name: VIRTUAL_OUTBOUND, body: outboundBody }, { name: String(inbound['name']), body: encode(typeName, inbound) }];
+    const own: { name: string; body: Uint8Array }[] = [];
+    // NOTE: as istiod, a proxy that does not intercept (INTERCEPTION_MODE NONE) gets no virtual listeners.
+    if (!interceptionNone(p)) {
+      const vo = virtualOutboundIpv4Extra(p, listener) ? 'lds-virtualOutbound|ipv6' : 'lds-virtualOutbound';
+      const outboundBody = this.#memo.of(snap, scope, vo, () => encode(typeName, buildVirtualOutbound(ctx, p, listener)));
+      const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, this.#listenerOpts);
+      own.push({ name: VIRTUAL_OUTBOUND, body: outboundBody }, { name: String(inbound['name']), body: encode(typeName, inbound) });
+    }
     // NOTE: Sidecar ingress ports with captureMode NONE: listeners of the proxy's own, like virtualInbound.
     for (const l of buildBoundInboundListeners(ctx, p, snap.endpoints, this.#listenerOpts)) own.push({ name: String(l['name']), body: encode(typeName, l) });
     const outbound = cachedOutboundListeners(this.cache, ctx, p, scope, snap, (l) => encode(typeName, l), sink, this.#listenerOpts);

@@ -25,6 +25,7 @@ import type { XdsCache } from '../../cache/xds-cache.js';
 import type { ConflictMetric, ConflictSink } from './conflict-recorder.js';
 import { buildOutboundListeners, podListenerNames, withoutOwnPodListeners } from './listener-builder.js';
 import { proxyWantsHttp10, resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
+import { interceptionNone } from './outbound-entries.js';
 import type { NetworkFilterOptions } from './tcp-listener-builder.js';
 import type { SidecarScope } from './sidecar-scope.js';
 
@@ -71,7 +72,9 @@ function scopeDigest(scope: SidecarScope): string {
 export function sidecarListenerKey(ctx: PushContext, proxy: Proxy, scope: SidecarScope, listener?: SidecarListenerOptions): string {
   // NOTE: the proxy's HTTP10 metadata changes the HCMs only when PILOT_HTTP10 does not already.
   const http10 = proxyWantsHttp10(proxy) && !resolveListenerOptions(listener).http10 ? '|h10' : '';
-  const base = `slds|${proxy.namespace}|${scopeDigest(scope)}${http10}`;
+  // NOTE: a proxy that does not intercept binds every outbound listener at localhost (outbound-entries.ts).
+  const none = interceptionNone(proxy) ? '|none' : '';
+  const base = `slds|${proxy.namespace}|${scopeDigest(scope)}${http10}${none}`;
   if (!anyL4SourceLabels(ctx)) return base;
   return `${base}|${Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',')}`;
 }
