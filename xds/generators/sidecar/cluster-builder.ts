@@ -4,7 +4,8 @@
  * resolution; ORIGINAL_DST for NONE on sidecars, EDS on gateways as istiod, and EDS on sidecars too for a headless
  * orchestrator Service with PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES), `inbound|<port>||` per port of the proxy's own service instances,
  * and PassthroughCluster, BlackHoleCluster, InboundPassthroughCluster. DestinationRule traffic policy:
- * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS.
+ * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS. Inbound clusters
+ * take the Sidecar's inbound connection pool (inbound-connection-pool.ts).
  */
 import { orchServiceOf, parseProtocol, type Config, type EndpointView, type PushContext, type Proxy, type Service, type ServiceInstance, type ServicePort } from '../../../core/index.js';
 import type { ClientTLSSettings, ConnectionPoolSettings, DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';

@@ -5,6 +5,9 @@
  * (`namespace/dnsName`, namespace `*` any, `.` the Sidecar's own, `~` none; dnsName `*`, `*.suffix` or
  * exact) narrow the services the proxy gets clusters, listeners and routes for; its
  * `outboundTrafficPolicy.mode` overrides the mesh's. Without a Sidecar a proxy sees every service exported to its namespace.
+ * When an egress listener has a port, a `bind` or captureMode NONE, the scope also lists the egress listeners
+ * (`egressListeners`): listeners are then built per egress listener (outbound-entries.ts) and route configuration
+ * `<port>` takes the virtual hosts of the port's egress listener (`routeServices`), as istiod.
  */
 import { hostMatches, labelsMatch, parseProtocol, resolveShortName, type Config, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import type { SidecarSpec, VirtualServiceSpec } from '../../../crds/index.js';
