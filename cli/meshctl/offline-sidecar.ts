@@ -3,14 +3,14 @@
  * `pilot-discovery --configDir` does (same parser, validation and error messages), and Kubernetes
  * Services, EndpointSlices, Endpoints and Pods as meshd's orchestrator registry would (offline-orch.ts), folds them into a
  * MeshModel, and builds what meshd's generators would serve one proxy, a sidecar or a router (gateway)
- * (LDS and CDS, then the RDS and EDS names they reference, as Envoy asks). No network, no cluster, no
- * running meshd.
+ * (LDS and CDS, then the RDS and EDS names they reference, as Envoy asks), with the generator options meshd
+ * reads from the same environment variables (offlineOptionsFromEnv). No network, no cluster, no running meshd.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { MeshModel, defaultMeshConfig, proxyFromNode, proxyRequestPush, type Config, type MeshConfig, type ModelInput, type Proxy, type ProxyNode } from '../../core/index.js';
+import { MeshModel, defaultMeshConfig, loadEnv, modelOptionsFromEnv, proxyFromNode, proxyRequestPush, type Config, type Env, type MeshConfig, type ModelInput, type Proxy, type ProxyNode } from '../../core/index.js';
 import { MeshConfigError, readMeshConfig, scanFile } from '../../controllers/index.js';
-import { buildRouterResources, buildSidecarResources, routerListenPorts, routerServerConflicts, TYPE_URL, type ProxyConfig } from '../../xds/index.js';
+import { buildRouterResources, buildSidecarResources, generatorOptionsFromEnv, routerListenPorts, routerServerConflicts, TYPE_URL, type GrpcGeneratorOptions, type ProxyConfig } from '../../xds/index.js';
 import { parseAllDocuments } from 'yaml';
 import { CliError, type RunContext } from '../framework/index.js';
 import { inputFiles } from './analyze-run.js';
@@ -174,9 +174,29 @@ function edsNamesOf(clusters: readonly Record<string, unknown>[]): string[] {
     .sort();
 }
 
+/**
+ * The options meshd's generators and model build with, as meshd reads them from the environment at start
+ * (generatorOptionsFromEnv, modelOptionsFromEnv: the same functions, variables and errors), so that an offline
+ * build shows what a meshd started with that environment would serve.
+ */
+export interface OfflineBuildOptions {
+  /** The generator options (absent fields: istiod's defaults). */
+  readonly generator?: Partial<GrpcGeneratorOptions>;
+  /** PILOT_DRAINING_LABEL (default `mesh.io/draining`). */
+  readonly drainingLabel?: string;
+}
+
+/**
+ * The offline build's options from an environment, read with meshd's own functions: an invalid value (or one
+ * meshd refuses, such as PILOT_ENABLE_MYSQL_FILTER=true) throws the error meshd stops with.
+ */
+export function offlineOptionsFromEnv(env: Env, domain: string): OfflineBuildOptions {
+  return { generator: generatorOptionsFromEnv(env), drainingLabel: modelOptionsFromEnv(env, domain).drainingLabel };
+}
+
 /** Builds the model from `configs` and the resources the proxy would get (the generator code meshd runs for its type). */
-export function buildOffline(configs: readonly Config[], meshConfig: MeshConfig, node: ProxyNode, domain: string): OfflineMesh {
-  const model = new MeshModel({ domain, drainingLabel: 'mesh.io/draining', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, meshConfig });
+export function buildOffline(configs: readonly Config[], meshConfig: MeshConfig, node: ProxyNode, domain: string, options: OfflineBuildOptions = {}): OfflineMesh {
+  const model = new MeshModel({ domain, drainingLabel: options.drainingLabel ?? 'mesh.io/draining', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, meshConfig });
   const inputs: ModelInput[] = configs.map((c) => ({
     kind: 'config',
     event: { type: 'added', key: { kind: c.kind, namespace: c.metadata.namespace, name: c.metadata.name }, object: c, resourceVersion: c.metadata.resourceVersion ?? '1' },
@@ -186,7 +206,9 @@ export function buildOffline(configs: readonly Config[], meshConfig: MeshConfig,
   const snap = proxyRequestPush(model.snapshot).snapshot;
   if (!snap) throw new Error('the model published no snapshot');
   const proxy = proxyFromNode(node);
-  const opts = { sendUnhealthyEndpoints: false };
+  // NOTE: the cache options are left out: the offline build has no cache, and meshd's bytes are the same with it or without.
+  const { enableCache: _c, enableCdsCache: _cds, enableRdsCache: _rds, cacheSize: _size, ...built } = options.generator ?? {};
+  const opts = { ...built, sendUnhealthyEndpoints: built.sendUnhealthyEndpoints ?? false };
   const build = node.type === 'router' ? buildRouterResources : buildSidecarResources;
   const listeners = [...build(proxy, TYPE_URL.listener, snap, undefined, opts).values()];
   const clusters = [...build(proxy, TYPE_URL.cluster, snap, undefined, opts).values()];
@@ -201,6 +223,8 @@ export function buildOffline(configs: readonly Config[], meshConfig: MeshConfig,
 export async function offlineMeshFromFlags(ctx: RunContext): Promise<OfflineMesh> {
   const f = ctx.flags;
   const cwd = process.cwd();
+  // NOTE: read before any file, as meshd reads its environment before anything else.
+  const options = offlineOptionsFromEnv(loadEnv('meshctl', ctx.io.env), f.string('domain'));
   let meshConfig = defaultMeshConfig();
   const mc = f.string('meshConfigFile');
   if (mc !== '') {
@@ -217,5 +241,5 @@ export async function offlineMeshFromFlags(ctx: RunContext): Promise<OfflineMesh
   const inputs = await readInputFiles(f.strings('filename'), f.bool('recursive'), cwd, { domain, trustDomain: meshConfig.trustDomain });
   // NOTE: Pods name proxies (`--proxy ns/pod`) but are not WorkloadEntries of the model (meshd's registry does not serve them so).
   const node = proxyNodeFor(f.string('proxy'), f.string('proxy-ip'), [...inputs.configs, ...inputs.proxies], domain, f.string('proxy-type'));
-  return buildOffline(inputs.configs, meshConfig, node, domain);
+  return buildOffline(inputs.configs, meshConfig, node, domain, options);
 }

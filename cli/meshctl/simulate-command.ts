@@ -17,7 +17,8 @@ export function simulateCommand(): Command {
       'Builds, from files alone (no cluster, no running meshd), the Envoy configuration meshd would serve the sidecar named by\n' +
       '--proxy (the same parser, validation and generators as meshd), and walks one request through it as Envoy matches:\n' +
       'listener -> filter chain -> route configuration -> virtual host -> route -> clusters (with weights) -> endpoints,\n' +
-      'naming the mesh.io objects (kind/namespace/name@generation) that shaped each step.\n\n' +
+      'naming the mesh.io objects (kind/namespace/name@generation) that shaped each step. meshd\'s environment variables\n' +
+      '(PILOT_HTTP10, ENABLE_AUTO_SNI, ...) shape the build as they shape meshd\'s, read and refused as meshd reads them.\n\n' +
       'The request: [METHOD] URL [-H \'name: value\']... where URL is http://host[:port][/path][?query] (HTTP), https:// or\n' +
       'tls://host:port (TLS with SNI host, not terminated by the sidecar), or tcp://host:port. The host resolves as the app\'s\n' +
       'DNS would: a short name in the proxy\'s namespace, name.namespace, the FQDN or a ServiceEntry host, to the ServiceEntry\'s\n' +

@@ -19,7 +19,9 @@ export function translateCommand(): Command {
       'would serve the sidecar named by --proxy, and prints them as Envoy\'s config_dump JSON (or YAML). Each resource is\n' +
       "encoded and checked against the Envoy protos' validation rules, and the whole is checked for consistency (every route\n" +
       'configuration, cluster and SDS secret named is served; names are unique). Problems go to standard error, starting\n' +
-      `with CHECK FAILED, and the exit status is ${EXIT_TRANSLATE_CHECK_FAILED}; bad input files exit 1 with meshd's message.`,
+      `with CHECK FAILED, and the exit status is ${EXIT_TRANSLATE_CHECK_FAILED}; bad input files exit 1 with meshd's message.\n\n` +
+      "meshd's environment variables shape the build as they shape meshd's (PILOT_HTTP10, ENABLE_AUTO_SNI,\n" +
+      'PILOT_SIDECAR_USE_REMOTE_ADDRESS, PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES, ...), read and refused as meshd reads them.',
     example: '  meshctl x translate -f examples/bookinfo-sidecar --proxy default/productpage-v1 > productpage.json',
     flags: [...offlineFlags(), flag.string('output', 'json', 'Output format: one of json|yaml', { short: 'o' })],
     run: lazyRun(() => import('./translate-run.js'), (m) => m.runTranslate),

@@ -104,4 +104,23 @@ describe('compareProxyConfigs (the differential check against istiod)', () => {
     assert.ok(c.listenerAddresses.differ.some((d) => d.name === 'virtualOutbound' && d.istiod === ':::15001'));
     assert.deepEqual(compareProxyConfigs(a, b, []).clusterTls.differ, []);
   });
+
+  it('given a Sidecar inbound connection pool on one side, should report the inbound cluster whose limits and timeouts differ', () => {
+    const pooled = `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: Sidecar
+metadata: { name: pool, namespace: default }
+spec:
+  workloadSelector: { labels: { app: productpage } }
+  inboundConnectionPool: { tcp: { maxConnections: 50, connectTimeout: 2s }, http: { idleTimeout: 15s } }
+`;
+    const plain = wire(allSidecarResources(sidecarAt(sidecarModel(SIDECAR_MESH)).proxy, sidecarAt(sidecarModel(SIDECAR_MESH)).snap));
+    const { proxy, snap } = sidecarAt(sidecarModel(pooled));
+    const withPool = wire(allSidecarResources(proxy, snap));
+    const c = compareProxyConfigs(withPool, plain, []);
+    assert.deepEqual(c.clusterLb.differ.map((d) => d.name), ['inbound|9080||']);
+    assert.match(c.clusterLb.differ[0]!.meshd, /limits=50\/4294967295\/4294967295\/4294967295 connectTimeout=2s idle=15s$/);
+    assert.match(c.clusterLb.differ[0]!.istiod, /limits=4294967295\/4294967295\/4294967295\/4294967295 connectTimeout=10s idle=unset$/);
+  });
 });

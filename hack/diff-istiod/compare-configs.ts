@@ -81,7 +81,8 @@ export function assignmentShape(la: Obj): string {
 
 /**
  * A cluster's load-balancing shape: discovery type (with the DNS lookup family of a DNS cluster), policy,
- * locality-weighted LB, outlier detection (its JSON), panic threshold.
+ * locality-weighted LB, outlier detection (its JSON), panic threshold; for an inbound cluster also its
+ * connection pool (inboundPoolShape).
  */
 export function clusterLbShape(c: Obj): string {
   const common = (c['commonLbConfig'] as Obj | undefined) ?? {};
@@ -92,7 +93,26 @@ export function clusterLbShape(c: Obj): string {
     `localityWeighted=${common['localityWeightedLbConfig'] !== undefined}`,
     `outlierDetection=${c['outlierDetection'] !== undefined ? JSON.stringify(c['outlierDetection']) : 'none'}`,
     `panicThreshold=${common['healthyPanicThreshold'] !== undefined ? wrappedNumber(common['healthyPanicThreshold']) : 'unset'}`,
+    ...(String(c['name'] ?? '').startsWith('inbound|') ? [inboundPoolShape(c)] : []),
   ].join(' ');
+}
+
+/**
+ * What a Sidecar connection pool makes of an inbound cluster (inboundConnectionPool, ingress[].connectionPool):
+ * the circuit breaker limits (connections/pending/requests/retries), the connect timeout and the HTTP idle timeout.
+ */
+function inboundPoolShape(c: Obj): string {
+  const t = (((c['circuitBreakers'] as Obj | undefined)?.['thresholds'] as Obj[] | undefined) ?? [])[0] ?? {};
+  const limits = ['maxConnections', 'maxPendingRequests', 'maxRequests', 'maxRetries'].map((k) => (t[k] === undefined ? 'default' : String(wrappedNumber(t[k]))));
+  const seconds = (d: unknown): string => {
+    if (d === undefined || d === null) return 'unset';
+    if (typeof d === 'string') return d;
+    const o = d as { seconds?: unknown; nanos?: unknown };
+    return `${Number(o.seconds ?? 0) + Number(o.nanos ?? 0) / 1e9}s`;
+  };
+  const http = ((c['typedExtensionProtocolOptions'] as Obj | undefined)?.['envoy.extensions.upstreams.http.v3.HttpProtocolOptions'] as Obj | undefined) ?? {};
+  const idle = (http['commonHttpProtocolOptions'] as Obj | undefined)?.['idleTimeout'];
+  return `limits=${limits.join('/')} connectTimeout=${seconds(c['connectTimeout'])} idle=${seconds(idle)}`;
 }
 
 /**

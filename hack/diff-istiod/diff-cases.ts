@@ -26,6 +26,7 @@ export const CONFIG_FILES = [
   'hack/diff-istiod/testdata/shared-port.yaml',
   'hack/diff-istiod/testdata/ipv6.yaml',
   'hack/diff-istiod/testdata/dr-selector.yaml',
+  'hack/diff-istiod/testdata/sidecar-fields.yaml',
 ] as const;
 
 /**
@@ -49,7 +50,7 @@ export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -74,7 +75,7 @@ export interface DiffProxy {
 }
 
 /** A sidecar node; `ip` may list several addresses, comma-separated (INSTANCE_IPS), the first in the node id. */
-function sidecarNode(o: { ns: string; pod: string; ip: string; app: string; sa: string; ports: number[]; locality?: TestNode['locality']; labels?: Record<string, string>; type?: 'sidecar' | 'router' }): TestNode {
+function sidecarNode(o: { ns: string; pod: string; ip: string; app: string; sa: string; ports: number[]; locality?: TestNode['locality']; labels?: Record<string, string>; type?: 'sidecar' | 'router'; interception?: string }): TestNode {
   return {
     ...(o.locality ? { locality: o.locality } : {}),
     id: `${o.type ?? 'sidecar'}~${o.ip.split(',')[0]!}~${o.pod}.${o.ns}~${o.ns}.svc.cluster.local`,
@@ -88,7 +89,7 @@ function sidecarNode(o: { ns: string; pod: string; ip: string; app: string; sa: 
       SERVICE_ACCOUNT: o.sa,
       WORKLOAD_NAME: o.app,
       MESH_VERSION: '0.1.0',
-      INTERCEPTION_MODE: 'REDIRECT',
+      INTERCEPTION_MODE: o.interception ?? 'REDIRECT',
       POD_PORTS: JSON.stringify(o.ports.map((p) => ({ containerPort: p, protocol: 'TCP' }))),
     },
   };
@@ -179,6 +180,39 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       inbound('9443 TLS (MUTUAL, port DISABLE) as TCP', '10.60.0.1', 9443, { protocol: 'tcp', tls: true }),
       inbound('7443 over mesh mTLS (STRICT: the user TLS is ignored)', '10.60.0.1', 7443, MTLS),
       inbound('9080 over mesh mTLS (the service port, replaced by ingress listeners)', '10.60.0.1', 9080, MTLS),
+    ],
+  },
+  {
+    name: 'diff-sidecar/fields-0 (Sidecar connection pools, ingress captureMode NONE and bind)',
+    node: sidecarNode({ ns: 'diff-sidecar', pod: 'fields-0', ip: '10.70.0.1', app: 'fields-app', sa: 'fields-app', ports: [9080, 8080, 9090] }),
+    requests: [
+      inbound('8080 (captureMode NONE) over mesh mTLS: its own listener at the proxy address', '10.70.0.1', 8080, MTLS),
+      inbound('9090 (captureMode NONE, bind 127.0.0.1) plaintext TCP: its own listener', '127.0.0.1', 9090, { protocol: 'tcp' }),
+      inbound('9080 (captured) over mesh mTLS: virtualInbound', '10.70.0.1', 9080, MTLS),
+      inbound('8080 plaintext (STRICT)', '10.70.0.1', 8080, {}),
+    ],
+  },
+  {
+    name: 'diff-egress/egress-0 (Sidecar egress listeners with ports, bind and captureMode NONE)',
+    node: sidecarNode({ ns: 'diff-egress', pod: 'egress-0', ip: '10.70.1.1', app: 'egress-client', sa: 'egress-client', ports: [8000] }),
+    requests: [
+      http('web on 127.0.0.1:8080 (egress bind, captureMode NONE) /v2', '127.0.0.1', 8080, 'web.diff-http:8080', '/v2/x'),
+      http('web on 127.0.0.1:8080 (egress bind, captureMode NONE)', '127.0.0.1', 8080, 'web.diff-http:8080', '/'),
+      tcp('db on 127.0.0.1:5432 (captureMode NONE, default bind)', '127.0.0.1', 5432),
+      tcp('db by its VIP (the catch-all)', '10.96.1.3', 5432),
+      http('echo by its VIP on 8080: route configuration 8080 is the 8080 egress listener\'s', '10.96.1.2', 8080, 'echo.diff-http:8080', '/'),
+      http('web by its VIP on 8080 (the catch-all listener, route configuration 8080)', '10.96.1.1', 8080, 'web.diff-http:8080', '/'),
+    ],
+  },
+  {
+    name: 'diff-none/none-0 (INTERCEPTION_MODE NONE, no Sidecar)',
+    node: sidecarNode({ ns: 'diff-none', pod: 'none-0', ip: '10.70.2.1', app: 'none-client', sa: 'none-client', ports: [8000], interception: 'NONE' }),
+    requests: [
+      http('web on 127.0.0.1:8080 (every listener bound at localhost)', '127.0.0.1', 8080, 'web.diff-http:8080', '/v2/x'),
+      http('reviews on 127.0.0.1:9080', '127.0.0.1', 9080, 'reviews.default:9080', '/', { headers: { 'end-user': 'jason' } }),
+      tcp('mysqldb on 127.0.0.1:3306', '127.0.0.1', 3306),
+      http('web by its VIP (not intercepted: no listener)', '10.96.1.1', 8080, 'web.diff-http:8080', '/'),
+      inbound('inbound 8000 (no Sidecar ingress: no inbound listener)', '10.70.2.1', 8000, MTLS),
     ],
   },
   {

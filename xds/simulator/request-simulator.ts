@@ -117,19 +117,21 @@ function hostPort(ip: string, port: number | string): string {
 }
 
 /**
- * The listener an outbound connection is handed to (Envoy's original_dst): one bound to the destination
- * address and port (its address or an additional address), else one bound to the wildcard of the
- * destination's family on the port (`0.0.0.0` for IPv4, `::` for IPv6; either without an address), else
- * `virtualOutbound` itself.
+ * The listener a connection reaches. Inbound: a listener bound to the destination address (or the wildcard)
+ * and port (a Sidecar ingress port with captureMode NONE), else `virtualInbound` (iptables redirects the rest).
+ * Outbound (Envoy's original_dst): one bound to the destination address and port (its address or an additional
+ * address), else one bound to the wildcard of the destination's family on the port (`0.0.0.0` for IPv4, `::`
+ * for IPv6; either without an address), else `virtualOutbound` itself.
  */
 function pickListener(cfg: ProxyConfig, req: SimulatedRequest): Obj | undefined {
   const byName = (n: string): Obj | undefined => cfg.listeners.find((l) => l['name'] === n);
-  if (req.direction === 'inbound') return byName('virtualInbound');
-  const binds = (l: Obj, address: (a: string) => boolean): boolean => l['name'] !== 'virtualOutbound' && l['name'] !== 'virtualInbound' && sockets(l).some((s) => address(s.address) && s.port === req.port);
-  const exact = req.address ? cfg.listeners.find((l) => binds(l, (a) => a === req.address)) : undefined;
+  const inbound = req.direction === 'inbound';
+  const candidates = cfg.listeners.filter((l) => l['name'] !== 'virtualOutbound' && l['name'] !== 'virtualInbound' && (l['trafficDirection'] === 'INBOUND') === inbound);
+  const binds = (l: Obj, address: (a: string) => boolean): boolean => sockets(l).some((s) => address(s.address) && s.port === req.port);
+  const exact = req.address ? candidates.find((l) => binds(l, (a) => a === req.address)) : undefined;
   const v6 = req.address?.includes(':');
   const wild = (a: string): boolean => (v6 === undefined ? a === '0.0.0.0' || a === '::' : a === (v6 ? '::' : '0.0.0.0'));
-  return exact ?? cfg.listeners.find((l) => binds(l, wild)) ?? byName('virtualOutbound');
+  return exact ?? candidates.find((l) => binds(l, wild)) ?? byName(inbound ? 'virtualInbound' : 'virtualOutbound');
 }
 
 /** The bits of an IPv4 or IPv6 address, or undefined when it is neither. */

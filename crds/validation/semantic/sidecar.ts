@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { ServerTLSSettings, SidecarPort, SidecarSpec } from '../../types.js';
 import { childPath, type IssueCollector } from '../issue.js';
 import { checkPort } from '../values.js';
@@ -11,6 +12,28 @@ function checkSidecarPort(port: SidecarPort, path: string, issues: IssueCollecto
   if (port.number === undefined) issues.error(childPath(path, 'number'), 'port number is required');
   else report(issues, childPath(path, 'number'), checkPort(port.number));
   if (!isKnownProtocol(port.protocol)) issues.error(childPath(path, 'protocol'), `unsupported protocol "${port.protocol}"`);
+}
+
+/**
+ * An egress listener's port, bind and captureMode as Istio's validateSidecarEgressPortBindAndCaptureMode: port 0
+ * needs a unix domain socket bind (and captureMode DEFAULT or NONE); another port, a bind that is an IP.
+ */
+function checkEgressPortAndBind(listener: NonNullable<SidecarSpec['egress']>[number], at: string, issues: IssueCollector): void {
+  const port = listener.port!;
+  const portPath = childPath(at, 'port');
+  const bindPath = childPath(at, 'bind');
+  const bind = listener.bind ?? '';
+  if (port.number !== 0) {
+    checkSidecarPort(port, portPath, issues);
+    if (bind !== '' && !isIP(bind)) issues.error(bindPath, `${bind} is not a valid IP`);
+    return;
+  }
+  if (!isKnownProtocol(port.protocol)) issues.error(childPath(portPath, 'protocol'), `unsupported protocol "${port.protocol}"`);
+  if (!bind.startsWith('unix://')) issues.error(bindPath, 'sidecar: ports with 0 value must have a unix domain socket bind address');
+  else if (bind.length === 'unix://'.length) issues.error(bindPath, 'unix address must not be empty');
+  if (listener.captureMode !== undefined && listener.captureMode !== 'DEFAULT' && listener.captureMode !== 'NONE') {
+    issues.error(childPath(at, 'captureMode'), 'sidecar: captureMode must be DEFAULT/NONE for unix domain socket listeners');
+  }
 }
 
 /** What Istio refuses in a Sidecar ingress listener's `tls` (the sidecar terminates TLS with files only). */
@@ -34,17 +57,9 @@ function checkIngressTls(tls: ServerTLSSettings, protocol: string | undefined, p
  */
 function warnUnbuilt(spec: SidecarSpec, path: string, issues: IssueCollector): void {
   const unbuilt = (at: string, what: string): void => issues.warn(at, `not implemented yet: meshd does not build Sidecar ${what}; the sidecar gets the configuration without it`);
-  if (spec.inboundConnectionPool !== undefined) unbuilt(childPath(path, 'inboundConnectionPool'), 'inboundConnectionPool');
-  spec.ingress?.forEach((l, i) => {
-    const at = childPath(childPath(path, 'ingress'), i);
-    if ((l.bind ?? '') !== '') unbuilt(childPath(at, 'bind'), 'ingress bind');
-    if (l.captureMode !== undefined && l.captureMode !== 'DEFAULT') unbuilt(childPath(at, 'captureMode'), `ingress captureMode ${l.captureMode}`);
-    if (l.connectionPool !== undefined) unbuilt(childPath(at, 'connectionPool'), 'ingress connectionPool');
-  });
   spec.egress?.forEach((l, i) => {
     const at = childPath(childPath(path, 'egress'), i);
-    if ((l.bind ?? '') !== '') unbuilt(childPath(at, 'bind'), 'egress bind');
-    if (l.captureMode !== undefined && l.captureMode !== 'DEFAULT') unbuilt(childPath(at, 'captureMode'), `egress captureMode ${l.captureMode}`);
+    if ((l.bind ?? '').startsWith('unix://')) unbuilt(childPath(at, 'bind'), 'egress listeners on unix domain sockets (the egress listener is left out)');
   });
 }
 
@@ -61,6 +76,8 @@ export function validateSidecar(spec: SidecarSpec, issues: IssueCollector, path 
   spec.ingress?.forEach((listener, i) => {
     const at = childPath(childPath(path, 'ingress'), i);
     checkSidecarPort(listener.port, childPath(at, 'port'), issues);
+    // NOTE: as Istio's validateSidecarIngressPortAndBind: an ingress bind is an IP (no unix sockets inbound).
+    if ((listener.bind ?? '') !== '' && !isIP(listener.bind!)) issues.error(childPath(at, 'bind'), `${listener.bind} is not a valid IP`);
     if (listener.port.number !== undefined) {
       if (ingressPorts.has(listener.port.number)) issues.error(childPath(childPath(at, 'port'), 'number'), `sidecar: ports on IP bound listeners must be unique`);
       ingressPorts.add(listener.port.number);
@@ -75,14 +92,19 @@ export function validateSidecar(spec: SidecarSpec, issues: IssueCollector, path 
   });
   const egress = spec.egress ?? [];
   const egressPorts = new Set<number>();
+  const egressSockets = new Set<string>();
   egress.forEach((listener, i) => {
     const at = childPath(childPath(path, 'egress'), i);
     if (listener.port === undefined) {
       if (i !== egress.length - 1) issues.error(at, 'sidecar: the egress listener with empty port must be the last listener');
     } else {
-      checkSidecarPort(listener.port, childPath(at, 'port'), issues);
+      checkEgressPortAndBind(listener, at, issues);
       const n = listener.port.number;
-      if (n !== undefined) {
+      if (n === 0) {
+        // NOTE: as Istio, unix domain socket listeners (port 0) are unique by bind, not by port.
+        if (egressSockets.has(listener.bind ?? '')) issues.error(childPath(at, 'bind'), 'sidecar: unix domain socket values for listeners must be unique');
+        egressSockets.add(listener.bind ?? '');
+      } else if (n !== undefined) {
         if (egressPorts.has(n)) issues.error(childPath(childPath(at, 'port'), 'number'), `sidecar: duplicate egress port ${n}`);
         egressPorts.add(n);
       }

@@ -4,13 +4,16 @@
  * resolution; ORIGINAL_DST for NONE on sidecars, EDS on gateways as istiod, and EDS on sidecars too for a headless
  * orchestrator Service with PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES), `inbound|<port>||` per port of the proxy's own service instances,
  * and PassthroughCluster, BlackHoleCluster, InboundPassthroughCluster. DestinationRule traffic policy:
- * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS.
+ * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS. Inbound clusters
+ * take the Sidecar's inbound connection pool (inbound-connection-pool.ts).
  */
 import { orchServiceOf, parseProtocol, type Config, type EndpointView, type PushContext, type Proxy, type Service, type ServiceInstance, type ServicePort } from '../../../core/index.js';
-import type { ClientTLSSettings, DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';
+import type { ClientTLSSettings, ConnectionPoolSettings, DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
 import { autoSniOptions, clusterTls, type AutoSni, type PassthroughTarget } from './cluster-tls.js';
+import { applyInboundConnectionPool, inboundConnectionPoolFor } from './inbound-connection-pool.js';
+import { interceptionNone } from './outbound-entries.js';
 import { usesLocalityWeights } from './locality-lb.js';
 import { defaultEndpointAddress, dnsLookupFamily, inboundUpstreamBind, ipMode, LOCALHOST_V4, LOCALHOST_V6, passthroughUpstreamBind, type IpMode } from './listener-address.js';
 import { resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
@@ -374,6 +377,12 @@ export interface InboundPort {
   readonly defaultEndpoint?: string;
   /** The Sidecar whose ingress listener this is. */
   readonly sidecar?: Config;
+  /** Sidecar `ingress[].bind`: the IP a bound ingress listener listens on (empty: the proxy's address; see bound-inbound-listener.ts). */
+  readonly bind?: string;
+  /** Sidecar `ingress[].captureMode: NONE`: the port gets a listener of its own bound at bind:port, not a `virtualInbound` chain. */
+  readonly bindToPort?: boolean;
+  /** The Sidecar's connection pool for the port (`ingress[].connectionPool`, else `inboundConnectionPool`) and that Sidecar. */
+  readonly connectionPool?: { readonly settings: ConnectionPoolSettings; readonly sidecar: Config };
 }
 
 /**
@@ -404,8 +413,20 @@ export function inboundPorts(ctx: PushContext, instances: readonly ServiceInstan
  */
 export function proxyInboundPorts(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: (port: number) => void): InboundPort[] {
   const sidecar = sidecarScope(ctx, proxy).sidecar;
-  const ingress = (sidecar?.spec as SidecarSpec | undefined)?.ingress ?? [];
-  if (!sidecar || ingress.length === 0) return inboundPorts(ctx, proxyInstances(ctx, proxy, endpoints), onConflict);
+  const spec = sidecar?.spec as SidecarSpec | undefined;
+  const ingress = spec?.ingress ?? [];
+  // NOTE: as istiod, the Sidecar's connection pool applies to every inbound cluster, of ingress listeners or service ports.
+  const pooled = (p: InboundPort): InboundPort => {
+    const settings = inboundConnectionPoolFor(spec, p.targetPort);
+    return settings && sidecar ? { ...p, connectionPool: { settings, sidecar } } : p;
+  };
+  // NOTE: as istiod, a proxy that does not intercept gets inbound listeners and clusters for Sidecar ingress listeners only.
+  const none = interceptionNone(proxy);
+  if ((!sidecar || ingress.length === 0) && none) return [];
+  if (!sidecar || ingress.length === 0) {
+    const ports = inboundPorts(ctx, proxyInstances(ctx, proxy, endpoints), onConflict);
+    return spec?.inboundConnectionPool ? ports.map(pooled) : ports;
+  }
   const seen = new Map<number, InboundPort>();
   for (const l of ingress) {
     const n = l.port.number;
@@ -417,10 +438,13 @@ export function proxyInboundPorts(ctx: PushContext, proxy: Proxy, endpoints: End
       protocol: parseProtocol(l.port.protocol),
       ...(l.tls ? { tls: l.tls } : {}),
       ...(l.defaultEndpoint ? { defaultEndpoint: l.defaultEndpoint } : {}),
+      ...(l.bind ? { bind: l.bind } : {}),
+      // NOTE: as istiod's getBindToPort: NONE binds, and DEFAULT does on a proxy that does not intercept (IPTABLES never).
+      ...(l.captureMode === 'NONE' || ((l.captureMode ?? 'DEFAULT') === 'DEFAULT' && none) ? { bindToPort: true } : {}),
       sidecar,
     });
   }
-  return [...seen.values()].sort((a, b) => a.targetPort - b.targetPort);
+  return [...seen.values()].sort((a, b) => a.targetPort - b.targetPort).map(pooled);
 }
 
 /**
@@ -431,10 +455,10 @@ export function proxyInboundPorts(ctx: PushContext, proxy: Proxy, endpoints: End
 export function buildProxyInboundCluster(ctx: PushContext, proxy: Proxy, p: InboundPort, listener?: SidecarListenerOptions): Cluster {
   const address = defaultEndpointAddress(proxy, p.defaultEndpoint);
   const bind = inboundUpstreamBind(ipMode(proxy), resolveListenerOptions(listener).dualStack);
-  if (!address) return buildInboundCluster(ctx, p.targetPort, bind);
+  if (!address) return buildInboundCluster(ctx, p.targetPort, bind, p.connectionPool);
   const ip = (address['socketAddress'] as { address?: string } | undefined)?.address;
   const name = inboundClusterName(p.targetPort);
-  return {
+  return withConnectionPool(p.connectionPool, {
     name,
     type: 'STATIC',
     connectTimeout: duration(ctx.meshConfig.connectTimeout),
@@ -442,15 +466,24 @@ export function buildProxyInboundCluster(ctx: PushContext, proxy: Proxy, p: Inbo
     commonLbConfig: {},
     loadAssignment: { clusterName: name, endpoints: [{ lbEndpoints: [{ endpoint: { address } }] }] },
     ...(ip !== undefined && ip !== LOCALHOST_V4 && ip !== LOCALHOST_V6 ? { upstreamBindConfig: bind } : {}),
-  };
+  });
+}
+
+/** A cluster with the Sidecar's inbound connection pool applied (istiod's applyConnectionPool) and naming that Sidecar; as is without one. */
+function withConnectionPool(pool: InboundPort['connectionPool'], c: Cluster): Cluster {
+  if (!pool) return c;
+  const out: Record<string, unknown> = { metadata: provenance([pool.sidecar]), ...c };
+  applyInboundConnectionPool(out, pool.settings);
+  return out as Cluster;
 }
 
 /**
  * `inbound|<port>||`: ORIGINAL_DST to the application's port, bound to `bind` (default 127.0.0.6; see
- * inboundUpstreamBind: `::6` for an IPv6-only proxy), as Istio.
+ * inboundUpstreamBind: `::6` for an IPv6-only proxy), as Istio, with the Sidecar's inbound connection pool for
+ * the port when there is one (see inbound-connection-pool.ts).
  */
-export function buildInboundCluster(ctx: PushContext, targetPort: number, bind: Record<string, unknown> = inboundUpstreamBind('IPv4', false)): Cluster {
-  return {
+export function buildInboundCluster(ctx: PushContext, targetPort: number, bind: Record<string, unknown> = inboundUpstreamBind('IPv4', false), pool?: InboundPort['connectionPool']): Cluster {
+  return withConnectionPool(pool, {
     name: inboundClusterName(targetPort),
     type: 'ORIGINAL_DST',
     lbPolicy: 'CLUSTER_PROVIDED',
@@ -459,7 +492,7 @@ export function buildInboundCluster(ctx: PushContext, targetPort: number, bind: 
     commonLbConfig: {},
     upstreamBindConfig: bind,
     originalDstLbConfig: { upstreamPortOverride: { value: targetPort } },
-  };
+  });
 }
 
 /** PassthroughCluster, BlackHoleCluster and InboundPassthroughCluster (bound per the proxy's IP mode, default IPv4; see passthroughUpstreamBind). */

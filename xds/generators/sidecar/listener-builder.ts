@@ -6,12 +6,17 @@
  *   proxy's service ports, or its Sidecar's `ingress` listeners) a mesh mTLS chain and/or a plaintext chain
  *   by the PeerAuthentication mode, or, for Sidecar `ingress[].tls` on a port whose mode is DISABLE (with
  *   ENABLE_TLS_ON_SIDECAR_INGRESS), one chain terminating the user's TLS; then passthrough chains;
+ * - per Sidecar ingress port with `captureMode: NONE`, its chains on a listener of its own bound at
+ *   `<bind>:<port>` instead (bound-inbound-listener.ts);
  * - outbound listeners per service port (bind_to_port false): HTTP ports share `0.0.0.0_<port>` (HCM
  *   with RDS route configuration `<port>`); TCP and TLS ports: see tcp-listener-builder.ts; ports of
  *   unknown protocol are sniffed (Istio's protocol sniffing): `<vip>_<port>` (or `0.0.0.0_<port>`
  *   without a VIP) with tls_inspector and http_inspector, a chain for the HTTP ALPNs http_inspector
  *   detects (HCM, RDS `<host>:<port>` with a VIP as istiod, else `<port>`) and the TCP chain for
- *   everything else; inbound likewise per port.
+ *   everything else; inbound likewise per port. With Sidecar egress listeners that have a port, a `bind` or
+ *   `captureMode: NONE` (see outboundEntries), each such listener's services get listeners on its port at its
+ *   bind first (NONE binds the port: the app talks to the proxy at bind:port, so virtualOutbound is not involved
+ *   and stays as it is; an HTTP listener on a specific bind has no ALPN match), then the catch-all's.
  * Conflicts are reported to an optional sink (see conflict-recorder.ts): a TCP listener whose
  * `<vip>_<port>` another TCP service already holds, two inbound ports on one target port with different
  * protocols.
@@ -19,9 +24,11 @@
 import { definedFields, orchServiceOf, type EndpointView, type MtlsMode, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
+import { interceptionNone, outboundEntries } from './outbound-entries.js';
 import { isTlsPort, protocolFilters, tcpChain, tlsChains, tlsListenerFilters, type NetworkFilterOptions } from './tcp-listener-builder.js';
 import { isHttpPort, isSniffedPort, proxyInboundPorts, type InboundPort } from './cluster-builder.js';
 import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from './server-tls.js';
+import { boundInboundListener, canBindIngressPort, inboundBindAddress } from './bound-inbound-listener.js';
 import type { ConflictSink } from './conflict-recorder.js';
 import { sniffedRouteConfigurationName } from './route-builder.js';
 import {
@@ -255,7 +262,8 @@ export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: E
   const [bind, ...extra] = o.dualStack ? wildcards(mode) : wildcards(mode).slice(0, 1);
   const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts, bind: bind! };
   const chains: Record<string, unknown>[] = [];
-  for (const p of ports) chains.push(...inboundPortChains(ctx, proxy, p, opts, b));
+  // NOTE: a Sidecar ingress port with captureMode NONE has a listener of its own (buildBoundInboundListeners).
+  for (const p of ports) if (p.bindToPort !== true) chains.push(...inboundPortChains(ctx, proxy, p, opts, b));
   const mtls = ctx.mtlsMode(proxy.namespace, proxy.labels);
   if (mtls !== 'DISABLE') {
     chains.push({
@@ -283,6 +291,27 @@ export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: E
     filterChains: chains,
   };
   return listener;
+}
+
+/**
+ * The listeners of the Sidecar ingress ports with captureMode NONE (see bound-inbound-listener.ts): each binds
+ * `<bind>:<port>` with the chains the port would have had in `virtualInbound`; a port the proxy cannot bind
+ * is left out (its cluster stays, as istiod).
+ */
+export function buildBoundInboundListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, opts: InboundListenerOptions = {}): Listener[] {
+  const ports = proxyInboundPorts(ctx, proxy, endpoints).filter((p) => p.bindToPort === true);
+  if (ports.length === 0) return [];
+  const o = resolveListenerOptions(opts.listener);
+  // NOTE: the chains' stat prefixes name the proxy's wildcard, as in virtualInbound.
+  const [wild] = wildcards(ipMode(proxy));
+  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts, bind: wild! };
+  const out: Listener[] = [];
+  for (const p of ports) {
+    const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
+    if (!canBindIngressPort(proxy, p.targetPort, true, p.bind ?? '', http)) continue;
+    out.push(boundInboundListener(p.bind ?? inboundBindAddress(proxy), p.targetPort, inboundPortChains(ctx, proxy, p, opts, b), ctx.meshConfig.protocolDetectionTimeout));
+  }
+  return out;
 }
 
 /** istiod's `PassthroughFilterChain`: tcp_proxy to PassthroughCluster (ALLOW_ANY) or BlackHoleCluster (REGISTRY_ONLY). */
@@ -354,75 +383,88 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
   // NOTE: as istiod (buildListenerFromEntry), HTTP ports bind every wildcard of the proxy, the second family
   // of a dual-stack proxy as an additional address (not gated by MESH_DUAL_STACK).
   const [wild, ...wildExtra] = wildcards(mode);
-  for (const svc of scope.listenerServices) {
-    for (const p of svc.ports) {
-      const pods = !isHttpPort(p) && o.headlessPodListeners && opts.endpoints ? headlessPodBinds(ctx, svc, p, opts.endpoints) : undefined;
-      if (pods) {
-        for (const ip of pods) addPodListener(ctx, proxy, svc, p, ip, { byName, kinds, hcm, httpAlpn, onConflict, fallthrough, filters: opts });
-        continue;
-      }
-      if (isHttpPort(p)) {
-        const name = `${wild!}_${p.port}`;
-        if (byName.has(name)) continue;
-        kinds.set(name, 'http');
-        // NOTE: as istiod, http_inspector picks the HTTP chain; anything else on the port (raw TCP or TLS
-        // to an address no service owns) falls through to the outbound traffic policy's cluster.
-        byName.set(name, {
-          name,
-          address: address(wild!, p.port),
-          ...additionalAddresses(wildExtra, p.port),
-          bindToPort: { value: false },
-          trafficDirection: 'OUTBOUND',
-          listenerFilters: [{ name: 'envoy.filters.listener.http_inspector', typedConfig: any(ENVOY.httpInspector, {}) }],
-          listenerFiltersTimeout: { seconds: 0, nanos: 0 },
-          continueOnListenerFiltersTimeout: true,
-          filterChains: [
-            {
-              name: `${name}-http`,
-              filterChainMatch: { transportProtocol: 'raw_buffer', applicationProtocols: [...httpAlpn] },
-              filters: [outboundHcm(`outbound_${name}`, String(p.port), hcm)],
-            },
-          ],
-          defaultFilterChain: fallthrough,
-        });
-        continue;
-      }
-      const ip = vip(svc);
-      const [unbound, ...unboundExtra] = noVipBinds(svc, mode);
-      if (isSniffedPort(p)) {
-        const name = `${ip ?? unbound!}_${p.port}`;
-        if (byName.has(name)) continue;
-        kinds.set(name, 'sniffed');
-        byName.set(name, { ...sniffedListener(ctx, proxy, svc, p.port, ip, hcm, httpAlpn, opts, unbound), ...(ip ? {} : additionalAddresses(unboundExtra, p.port)) });
-        continue;
-      }
-      if (isTlsPort(p)) {
-        // NOTE: SNI routing: services on one TLS port share the listener, one chain per SNI.
-        const name = `${ip ?? unbound!}_${p.port}`;
-        if (byName.has(name) && kinds.get(name) !== 'tls') continue; // an HTTP or TCP listener holds the port
-        kinds.set(name, 'tls');
-        // NOTE: as istiod, a TLS connection with an SNI no chain names follows the outbound traffic policy.
-        const extra = ip ? {} : additionalAddresses(unboundExtra, p.port);
-        const l = byName.get(name) ?? { name, address: address(ip ?? unbound!, p.port), ...extra, bindToPort: { value: false }, trafficDirection: 'OUTBOUND', listenerFilters: tlsListenerFilters(), filterChains: [], defaultFilterChain: fallthrough };
-        const taken = new Set((l['filterChains'] as Record<string, unknown>[]).flatMap((c) => ((c['filterChainMatch'] as { serverNames?: string[] } | undefined)?.serverNames ?? [])));
-        const chains = tlsChains(ctx, proxy, svc, p.port).filter((c) => !((c['filterChainMatch'] as { serverNames: string[] }).serverNames.some((n) => taken.has(n))));
-        (l['filterChains'] as Record<string, unknown>[]).push(...chains);
-        byName.set(name, l);
-        continue;
-      }
-      // NOTE: as istiod, a headless TCP service (resolution NONE, no VIP) gets `0.0.0.0_<port>` to its
-      // ORIGINAL_DST cluster, so REGISTRY_ONLY does not black-hole it; other services need a VIP.
-      if (!ip && svc.resolution !== 'NONE') continue;
-      const bind = ip ?? unbound!;
-      const name = `${bind}_${p.port}`;
-      if (byName.has(name)) {
-        // NOTE: as istiod, the first service (by host) keeps the listener; the other is counted.
-        if (kinds.get(name) === 'tcp') onConflict?.('pilot_conflict_outbound_listener_tcp_over_current_tcp', `${svc.hostname}:${p.port}`);
-        continue;
-      }
-      kinds.set(name, 'tcp');
-      byName.set(name, { ...tcpListener(ctx, proxy, svc, p.port, bind, opts), ...(ip ? {} : additionalAddresses(unboundExtra, p.port)) });
+  for (const { svc, p, bind, bindToPort, locked } of outboundEntries(scope, byName, interceptionNone(proxy))) {
+    // NOTE: as istiod, a listener an egress listener with a port built is not joined by the catch-all's services.
+    const taken = (name: string): boolean => locked?.has(name) === true;
+    // NOTE: a bound egress listener (captureMode NONE) binds its port: no `bindToPort: false`.
+    const put = (name: string, l: Record<string, unknown>): void => {
+      if (bindToPort) delete l['bindToPort'];
+      byName.set(name, l);
+    };
+    const pods = bind === undefined && !isHttpPort(p) && o.headlessPodListeners && opts.endpoints ? headlessPodBinds(ctx, svc, p, opts.endpoints) : undefined;
+    if (pods) {
+      for (const ip of pods) addPodListener(ctx, proxy, svc, p, ip, { byName, kinds, hcm, httpAlpn, onConflict, fallthrough, filters: opts });
+      continue;
     }
+    if (isHttpPort(p)) {
+      const at = bind ?? wild!;
+      const name = `${at}_${p.port}`;
+      if (taken(name) || byName.has(name)) continue;
+      kinds.set(name, 'http');
+      // NOTE: as istiod, on a specific bind the HCM takes every connection (no ALPN match, no fallthrough).
+      if (at !== '0.0.0.0' && at !== '::') {
+        put(name, { name, address: address(at, p.port), bindToPort: { value: false }, trafficDirection: 'OUTBOUND', filterChains: [{ name: `${name}-http`, filters: [outboundHcm(`outbound_${name}`, String(p.port), hcm)] }] });
+        continue;
+      }
+      // NOTE: as istiod, http_inspector picks the HTTP chain; anything else on the port (raw TCP or TLS
+      // to an address no service owns) falls through to the outbound traffic policy's cluster.
+      put(name, {
+        name,
+        address: address(at, p.port),
+        ...(bind === undefined ? additionalAddresses(wildExtra, p.port) : {}),
+        bindToPort: { value: false },
+        trafficDirection: 'OUTBOUND',
+        listenerFilters: [{ name: 'envoy.filters.listener.http_inspector', typedConfig: any(ENVOY.httpInspector, {}) }],
+        listenerFiltersTimeout: { seconds: 0, nanos: 0 },
+        continueOnListenerFiltersTimeout: true,
+        filterChains: [
+          {
+            name: `${name}-http`,
+            filterChainMatch: { transportProtocol: 'raw_buffer', applicationProtocols: [...httpAlpn] },
+            filters: [outboundHcm(`outbound_${name}`, String(p.port), hcm)],
+          },
+        ],
+        defaultFilterChain: fallthrough,
+      });
+      continue;
+    }
+    const ip = bind ?? vip(svc);
+    // NOTE: without a VIP (or an egress bind), the proxy's wildcards (listener-address.ts), the second as an additional address.
+    const [unbound, ...unboundExtra] = noVipBinds(svc, mode);
+    const extra = ip ? {} : additionalAddresses(unboundExtra, p.port);
+    if (isSniffedPort(p)) {
+      const name = `${ip ?? unbound!}_${p.port}`;
+      if (taken(name) || byName.has(name)) continue;
+      kinds.set(name, 'sniffed');
+      put(name, { ...sniffedListener(ctx, proxy, svc, p.port, ip === '0.0.0.0' ? undefined : ip, hcm, httpAlpn, opts, unbound), ...extra });
+      continue;
+    }
+    if (isTlsPort(p)) {
+      // NOTE: SNI routing: services on one TLS port share the listener, one chain per SNI.
+      const name = `${ip ?? unbound!}_${p.port}`;
+      if (taken(name) || (byName.has(name) && kinds.get(name) !== 'tls')) continue; // an HTTP or TCP listener holds the port
+      kinds.set(name, 'tls');
+      // NOTE: as istiod, a TLS connection with an SNI no chain names follows the outbound traffic policy.
+      const l = byName.get(name) ?? { name, address: address(ip ?? unbound!, p.port), ...extra, bindToPort: { value: false }, trafficDirection: 'OUTBOUND', listenerFilters: tlsListenerFilters(), filterChains: [], defaultFilterChain: fallthrough };
+      const had = new Set((l['filterChains'] as Record<string, unknown>[]).flatMap((c) => ((c['filterChainMatch'] as { serverNames?: string[] } | undefined)?.serverNames ?? [])));
+      const chains = tlsChains(ctx, proxy, svc, p.port).filter((c) => !((c['filterChainMatch'] as { serverNames: string[] }).serverNames.some((n) => had.has(n))));
+      (l['filterChains'] as Record<string, unknown>[]).push(...chains);
+      put(name, l);
+      continue;
+    }
+    // NOTE: as istiod, a headless TCP service (resolution NONE, no VIP) gets `0.0.0.0_<port>` to its
+    // ORIGINAL_DST cluster, so REGISTRY_ONLY does not black-hole it; other services need a VIP.
+    if (!ip && svc.resolution !== 'NONE') continue;
+    const at = ip ?? unbound!;
+    const name = `${at}_${p.port}`;
+    if (taken(name)) continue;
+    if (byName.has(name)) {
+      // NOTE: as istiod, the first service (by host) keeps the listener; the other is counted.
+      if (kinds.get(name) === 'tcp') onConflict?.('pilot_conflict_outbound_listener_tcp_over_current_tcp', `${svc.hostname}:${p.port}`);
+      continue;
+    }
+    kinds.set(name, 'tcp');
+    put(name, { ...tcpListener(ctx, proxy, svc, p.port, at, opts), ...extra });
   }
   return [...byName.values()];
 }
@@ -507,6 +549,8 @@ function podTlsListener(ctx: PushContext, proxy: Proxy, svc: Service, port: numb
 export function buildSidecarListeners(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener[] {
   const outOpts: OutboundListenerOptions = { endpoints, ...definedFields(opts, ['redisFilter', 'mongoFilter', 'listener']) };
   const outbound = withoutOwnPodListeners(buildOutboundListeners(ctx, proxy, onConflict, outOpts) as (Listener & { name: string })[], podListenerNames(ctx, proxy, outOpts), proxy);
-  const all = [buildVirtualOutbound(ctx, proxy, opts.listener), buildVirtualInbound(ctx, proxy, endpoints, onConflict, opts), ...outbound];
+  // NOTE: as istiod, a proxy that does not intercept (INTERCEPTION_MODE NONE) gets no virtual listeners.
+  const virtual = interceptionNone(proxy) ? [] : [buildVirtualOutbound(ctx, proxy, opts.listener), buildVirtualInbound(ctx, proxy, endpoints, onConflict, opts)];
+  const all = [...virtual, ...buildBoundInboundListeners(ctx, proxy, endpoints, opts), ...outbound];
   return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
 }

@@ -419,7 +419,7 @@ export function planSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, na
   const claimed = new Set<string>();
   const hosts: VirtualHostPlan[] = [];
   const scope = sidecarScope(ctx, proxy);
-  const services = scope.listenerServices.filter((s) => s.ports.some((p) => p.port === port && routesHttp(p)));
+  const services = scope.routeServices(port).filter((s) => s.ports.some((p) => p.port === port && routesHttp(p)));
   for (const svc of [...services].sort((a, c) => (a.hostname < c.hostname ? -1 : 1))) {
     deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
     const domains = serviceDomains(svc, port, proxy.namespace, ctx.domain).filter((d) => !claimed.has(d));

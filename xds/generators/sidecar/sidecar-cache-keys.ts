@@ -86,7 +86,7 @@ function scopeDigest(scope: SidecarScope, port: number): string {
   let d = byPort.get(port);
   if (d === undefined) {
     const h = createHash('sha256').update(scope.outboundMode);
-    for (const s of scope.listenerServices) if (s.ports.some((p) => p.port === port && routesHttp(p))) h.update(`\n${s.namespace}/${s.hostname}`);
+    for (const s of scope.routeServices(port)) if (s.ports.some((p) => p.port === port && routesHttp(p))) h.update(`\n${s.namespace}/${s.hostname}`);
     d = h.digest('base64url');
     byPort.set(port, d);
   }

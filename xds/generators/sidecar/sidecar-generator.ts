@@ -20,7 +20,7 @@ import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js'
 import { buildInboundCluster, buildOutboundCluster, buildProxyInboundCluster, buildSidecarClusters, buildSpecialClusters, proxyInboundPorts, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
 import type { ConflictRecorder } from './conflict-recorder.js';
-import { buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound, virtualOutboundBinds, type InboundListenerOptions } from './listener-builder.js';
+import { buildBoundInboundListeners, buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound, virtualOutboundBinds, type InboundListenerOptions } from './listener-builder.js';
 import { inboundUpstreamBind, ipMode, ipModeKey } from './listener-address.js';
 import { resolveListenerOptions } from './listener-options.js';
 import { buildSidecarRouteConfiguration, parseRouteConfigurationName } from './route-builder.js';
@@ -30,6 +30,7 @@ import { ENVOY, ENVOY_MESSAGE_BY_TYPE_URL, VIRTUAL_OUTBOUND } from './sidecar-na
 import { encodedRouteConfiguration } from './sidecar-route-cache.js';
 import { ScopeMemo } from './scope-memo.js';
 import { BuiltSnapshots, changedServiceHosts, outboundClusterNamesOf } from './changed-services.js';
+import { interceptionNone } from './outbound-entries.js';
 import type { SidecarBuilderOptions } from './builder-options.js';
 import type { NetworkFilterOptions } from './tcp-listener-builder.js';
 import { sidecarScope, type SidecarScope } from './sidecar-scope.js';
@@ -289,10 +290,16 @@ export class SidecarGenerator {
     // NOTE: virtualOutbound reads only the scope (its outbound mode and Sidecar) and the addresses it binds
     // (the proxy's IP mode with MESH_DUAL_STACK / MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS);
     // virtualInbound is the proxy's own.
-    const vo = `lds-virtualOutbound|${virtualOutboundBinds(p, listener).join(',')}`;
-    const outboundBody = this.#memo.of(snap, scope, vo, () => encode(typeName, buildVirtualOutbound(ctx, p, listener)));
-    const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, this.#listenerOpts);
-    const own = [{ name: VIRTUAL_OUTBOUND, body: outboundBody }, { name: String(inbound['name']), body: encode(typeName, inbound) }];
+    const own: { name: string; body: Uint8Array }[] = [];
+    // NOTE: as istiod, a proxy that does not intercept (INTERCEPTION_MODE NONE) gets no virtual listeners.
+    if (!interceptionNone(p)) {
+      const vo = `lds-virtualOutbound|${virtualOutboundBinds(p, listener).join(',')}`;
+      const outboundBody = this.#memo.of(snap, scope, vo, () => encode(typeName, buildVirtualOutbound(ctx, p, listener)));
+      const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, this.#listenerOpts);
+      own.push({ name: VIRTUAL_OUTBOUND, body: outboundBody }, { name: String(inbound['name']), body: encode(typeName, inbound) });
+    }
+    // NOTE: Sidecar ingress ports with captureMode NONE: listeners of the proxy's own, like virtualInbound.
+    for (const l of buildBoundInboundListeners(ctx, p, snap.endpoints, this.#listenerOpts)) own.push({ name: String(l['name']), body: encode(typeName, l) });
     const outbound = cachedOutboundListeners(this.cache, ctx, p, scope, snap, (l) => encode(typeName, l), sink, this.#listenerOpts);
     const want = names && names.length > 0 ? new Set(names) : undefined;
     const byName = new Map<string, Uint8Array>();
@@ -419,7 +426,7 @@ function localClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<strin
     const m = ipModeKey(p);
     // NOTE: a Sidecar ingress default endpoint may name the proxy's own address: that cluster is the proxy's.
     local = [
-      ...ports.map((ip) => (ip.defaultEndpoint ? item(buildProxyInboundCluster(ctx, p, ip, o.listener)) : memo.of(snap, scope, `cds-inbound|${ip.targetPort}${m}`, () => shared(buildInboundCluster(ctx, ip.targetPort, bind))))),
+      ...ports.map((ip) => (ip.defaultEndpoint ? item(buildProxyInboundCluster(ctx, p, ip, o.listener)) : memo.of(snap, scope, `cds-inbound|${ip.targetPort}${m}`, () => shared(buildInboundCluster(ctx, ip.targetPort, bind, ip.connectionPool))))),
       ...memo.of(snap, scope, `cds-special${m}`, () => buildSpecialClusters(ctx, mode).map(shared)),
     ];
   }

@@ -27,6 +27,7 @@ import { podListenerNames, withoutOwnPodListeners } from './headless-pod-listene
 import { buildOutboundListeners } from './listener-builder.js';
 import { ipModeKey } from './listener-address.js';
 import { proxyWantsHttp10, resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
+import { interceptionNone } from './outbound-entries.js';
 import type { NetworkFilterOptions } from './tcp-listener-builder.js';
 import type { SidecarScope } from './sidecar-scope.js';
 
@@ -61,6 +62,8 @@ function scopeDigest(scope: SidecarScope): string {
   if (d === undefined) {
     const h = createHash('sha256').update(scope.outboundMode);
     for (const s of scope.listenerServices) h.update(`\n${s.namespace}/${s.hostname}`);
+    // NOTE: egress listeners with ports or binds shape the listeners beyond the services they select.
+    if (scope.egressDigest !== '') h.update(`\n${scope.egressDigest}`);
     d = h.digest('base64url');
     scopeDigests.set(scope, d);
   }
@@ -71,8 +74,10 @@ function scopeDigest(scope: SidecarScope): string {
 export function sidecarListenerKey(ctx: PushContext, proxy: Proxy, scope: SidecarScope, listener?: SidecarListenerOptions): string {
   // NOTE: the proxy's HTTP10 metadata changes the HCMs only when PILOT_HTTP10 does not already.
   const http10 = proxyWantsHttp10(proxy) && !resolveListenerOptions(listener).http10 ? '|h10' : '';
-  // NOTE: the proxy's IP mode picks the wildcard addresses (listener-address.ts).
-  const base = `slds|${proxy.namespace}|${scopeDigest(scope)}${http10}${ipModeKey(proxy)}`;
+  // NOTE: the proxy's IP mode picks the wildcard addresses (listener-address.ts); a proxy that does not intercept
+  // binds every outbound listener at localhost (outbound-entries.ts).
+  const none = interceptionNone(proxy) ? '|none' : '';
+  const base = `slds|${proxy.namespace}|${scopeDigest(scope)}${http10}${ipModeKey(proxy)}${none}`;
   if (!anyL4SourceLabels(ctx)) return base;
   return `${base}|${Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',')}`;
 }

@@ -5,9 +5,29 @@
  * (`namespace/dnsName`, namespace `*` any, `.` the Sidecar's own, `~` none; dnsName `*`, `*.suffix` or
  * exact) narrow the services the proxy gets clusters, listeners and routes for; its
  * `outboundTrafficPolicy.mode` overrides the mesh's. Without a Sidecar a proxy sees every service exported to its namespace.
+ * When an egress listener has a port, a `bind` or captureMode NONE, the scope also lists the egress listeners
+ * (`egressListeners`): listeners are then built per egress listener (outbound-entries.ts) and route configuration
+ * `<port>` takes the virtual hosts of the port's egress listener (`routeServices`), as istiod.
  */
-import { hostMatches, labelsMatch, resolveShortName, type Config, type PushContext, type Proxy, type Service } from '../../../core/index.js';
+import { hostMatches, labelsMatch, parseProtocol, resolveShortName, type Config, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import type { SidecarSpec, VirtualServiceSpec } from '../../../crds/index.js';
+
+/**
+ * One Sidecar egress listener as the outbound listener builder reads it (istiod's IstioEgressListenerWrapper):
+ * its port (none: the catch-all), where it binds and the services its hosts select.
+ */
+export interface EgressListenerScope {
+  /** The egress listener's port; undefined for the catch-all (which takes every port of its services). */
+  readonly port?: { readonly number: number; readonly protocol: ServicePort['protocol']; readonly name: string };
+  /** `bind`, or 127.0.0.1 when the listener binds without one (captureMode NONE); undefined: the usual addresses (VIP or 0.0.0.0). */
+  readonly bind?: string;
+  /** captureMode NONE: the listeners bind their port (the app talks to the proxy directly), not reached through virtualOutbound. */
+  readonly bindToPort: boolean;
+  /** `bind: unix://...`: not built yet (validation warns). */
+  readonly unix: boolean;
+  /** The visible services its hosts select, in host order. */
+  readonly services: readonly Service[];
+}
 
 /** The scope of one proxy. */
 export interface SidecarScope {
@@ -31,6 +51,39 @@ export interface SidecarScope {
   readonly narrowed: boolean;
   /** Whether the proxy's scope includes a service. */
   includes(svc: Service): boolean;
+  /**
+   * The Sidecar's egress listeners when one of them has a port, a bind or captureMode NONE (istiod then builds
+   * listeners per egress listener, see listener-builder.ts); undefined otherwise (every listener service on
+   * every port of it, as without a Sidecar).
+   */
+  readonly egressListeners: readonly EgressListenerScope[] | undefined;
+  /** A digest of `egressListeners` ('' when undefined), for the cache keys of what they shape. */
+  readonly egressDigest: string;
+  /**
+   * The services whose virtual hosts route configuration `<port>` holds (istiod's GetEgressListenerForRDS): with
+   * `egressListeners`, those of the first egress listener on the port, else of the catch-all (none without one);
+   * otherwise the listener services.
+   */
+  routeServices(port: number): readonly Service[];
+}
+
+/** The egress listeners of a Sidecar (see SidecarScope.egressListeners), undefined when none has a port, a bind or captureMode NONE. */
+function egressListenersOf(spec: SidecarSpec | undefined, sidecarNs: string, visible: readonly Service[]): EgressListenerScope[] | undefined {
+  const egress = spec?.egress ?? [];
+  if (!egress.some((e) => e.port !== undefined || (e.bind ?? '') !== '' || e.captureMode === 'NONE')) return undefined;
+  return egress.map((e) => {
+    const bind = e.bind ?? '';
+    const unix = bind.startsWith('unix://');
+    // NOTE: as istiod, a unix socket bind also binds (there is no original destination to hand off from).
+    const bindToPort = e.captureMode === 'NONE' || unix;
+    return {
+      ...(e.port?.number !== undefined ? { port: { number: e.port.number, protocol: parseProtocol(e.port.protocol), name: e.port.name ?? '' } } : {}),
+      ...(bind !== '' ? { bind } : bindToPort ? { bind: '127.0.0.1' } : {}),
+      bindToPort,
+      unix,
+      services: visible.filter((s) => (e.hosts ?? []).some((h) => egressHostSelects(h, sidecarNs, s))),
+    };
+  });
 }
 
 function byAge(a: Config, b: Config): number {
@@ -129,6 +182,20 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     }
   }
   const services = visible.filter((s) => set.has(s));
+  const egressListeners = sidecar ? egressListenersOf(spec, sidecar.metadata.namespace, visible) : undefined;
+  const egressDigest = egressListeners
+    ? JSON.stringify(egressListeners.map((e) => [e.port ?? null, e.bind ?? null, e.bindToPort, e.services.map((x) => `${x.namespace}/${x.hostname}`)]))
+    : '';
+  const byRoutePort = new Map<number, readonly Service[]>();
+  const routeServices = (port: number): readonly Service[] => {
+    if (!egressListeners) return scoped;
+    let known = byRoutePort.get(port);
+    if (!known) {
+      const own = egressListeners.find((e) => !e.unix && e.port?.number === port) ?? egressListeners.find((e) => !e.unix && e.port === undefined);
+      byRoutePort.set(port, (known = own?.services ?? []));
+    }
+    return known;
+  };
   const scope: SidecarScope = {
     sidecar,
     services,
@@ -136,6 +203,9 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     outboundMode: spec?.outboundTrafficPolicy?.mode ?? ctx.meshConfig.outboundTrafficPolicy.mode,
     narrowed: scoped.length < visible.length,
     includes: (svc) => set.has(svc),
+    egressListeners,
+    egressDigest,
+    routeServices,
   };
   perCtx.set(key, scope);
   perCtx.set(sharedKey, scope);
