@@ -95,4 +95,4 @@ export class ManagedProcess {
 }
 
 // One free-port probe for tests, e2e and benchmarks.
-export { freePort } from '../../xds/testing/free-port.js';
+export { freePort, freePorts } from '../../xds/testing/free-port.js';

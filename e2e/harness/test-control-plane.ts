@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { generateClusterPki, type ClusterPki } from './certs.js';
-import { ManagedProcess, freePort } from './child-process.js';
+import { ManagedProcess, freePorts } from './child-process.js';
 import type { TestBinaries } from './test-binaries.js';
 
 /** The audiences the API server accepts for service-account tokens (the CA issue needs `mesh-ca`). */
@@ -63,7 +63,7 @@ export class TestControlPlane {
 
   /** Starts etcd, then kube-apiserver, and waits until both are ready. Cleans up when either fails. */
   static async start(options: TestControlPlaneOptions): Promise<TestControlPlane> {
-    const ports: [number, number, number] = [await freePort(), await freePort(), await freePort()];
+    const ports = (await freePorts(3)) as [number, number, number];
     const plane = new TestControlPlane(options, ports);
     try {
       await plane.#startEtcd();

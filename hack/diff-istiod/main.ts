@@ -17,7 +17,7 @@ import { ISTIOD_MESH_CONFIG, istiodCommand, MESHD_KUBE_CMD } from '../bench/xds/
 import { renameForIstio } from '../bench/xds/istio-rename.js';
 import { fillCommand, ServerProcess } from '../bench/xds/server-process.js';
 import { startBenchCluster, type BenchCluster } from '../bench/kube-cluster.js';
-import { freePort } from '../../xds/testing/free-port.js';
+import { freePorts } from '../../xds/testing/free-port.js';
 import type { ProxyConfig } from '../../xds/index.js';
 import { compareProxyConfigs, type ProxyComparison } from './compare-configs.js';
 import { DIFF_PROXIES, LISTENER_OPTIONS_ENV, NAMESPACES, ORCH_OBJECTS, ORCH_PASSES, ORCH_PROXIES, readCaseDocs, SERVER_ENV, type DiffProxy } from './diff-cases.js';
@@ -46,7 +46,7 @@ async function runServer(
   log: (l: string) => void,
   mode: RunMode = { source: 'files', env: SERVER_ENV, proxies: DIFF_PROXIES },
 ): Promise<ProxyConfig[]> {
-  const [grpc, http, mon, ctrlz] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [grpc, http, mon, ctrlz] = (await freePorts(4)) as [number, number, number, number];
   const meshdCmd = mode.source === 'files' ? MESHD_CMD : MESHD_KUBE_CMD;
   const command = fillCommand(server === 'meshd' ? meshdCmd : istiodCommand(mode.source), {
     configDir: dirs.configDir,

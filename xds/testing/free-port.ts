@@ -12,3 +12,20 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * `n` distinct free ports on 127.0.0.1: every listener stays open until all are bound, so the kernel cannot
+ * hand out one port twice (sequential freePort calls may get the same port back once it is closed).
+ */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+      const s = createServer();
+      s.once('error', reject);
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as { port: number }).port);
+  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  return ports;
+}

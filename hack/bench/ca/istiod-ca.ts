@@ -11,7 +11,7 @@ import type { OrchClient } from '../../../controllers/index.js';
 import { ensureNamespace, type BenchCluster } from '../kube-cluster.js';
 import { processCpuSeconds, ServerProcess } from '../xds/server-process.js';
 import { ISTIOD_MESH_CONFIG } from '../xds/bench-target.js';
-import { freePort } from '../../../xds/testing/free-port.js';
+import { freePorts } from '../../../xds/testing/free-port.js';
 import type { ServerInfo } from './bench-server.js';
 
 /** The audience of the callers' tokens: one the test API server accepts, given to istiod as TOKEN_AUDIENCES. */
@@ -74,7 +74,7 @@ export async function startIstiodCa(istiodBin: string, cluster: BenchCluster, ca
   const dir = mkdtempSync(join(tmpdir(), 'mesh-bench-ca-istiod-'));
   const meshConfig = join(dir, 'mesh.yaml');
   writeFileSync(meshConfig, ISTIOD_MESH_CONFIG);
-  const [grpc, secure, http, monitoring, ctrlz] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const [grpc, secure, http, monitoring, ctrlz] = (await freePorts(5)) as [number, number, number, number, number];
   const command =
     `${istiodBin} discovery --kubeconfig ${cluster.kubeconfigPath} --registries=Kubernetes --meshConfig ${meshConfig} --networksConfig none ` +
     `--domain cluster.local --grpcAddr 127.0.0.1:${grpc} --secureGRPCAddr 127.0.0.1:${secure} --httpsAddr= --httpAddr 127.0.0.1:${http} ` +

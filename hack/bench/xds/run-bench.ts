@@ -17,7 +17,7 @@ import { writeConfig } from './config-sink.js';
 import { meshdEnv, type BenchTarget, type ServerName } from './bench-target.js';
 import { FULL_PUSH_SCENARIOS, SCENARIO_TYPES, planEdits, randomRunId, type PlannedEdit, type Scenario } from './markers.js';
 import { toYaml as toYamlText } from './config-gen.js';
-import { freePort } from '../../../xds/testing/free-port.js';
+import { freePorts } from '../../../xds/testing/free-port.js';
 import { fillCommand, ServerProcess } from './server-process.js';
 import { summarize, type Summary } from '../stats.js';
 import { WorkerPool } from './worker-pool.js';
@@ -171,7 +171,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
   const configDocuments = opts.services * (3 + opts.endpointsPerService);
   log(`${serverName}: config: ${configDocuments} documents in ${files.size} files ${target?.source === 'kube' ? 'applied to the API server' : `under ${configDir}`}`);
 
-  const [grpcPort, httpPort, monitoringPort, ctrlzPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [grpcPort, httpPort, monitoringPort, ctrlzPort] = (await freePorts(4)) as [number, number, number, number];
   const grpcAddr = `127.0.0.1:${grpcPort}`;
   const command = fillCommand(target?.command ?? opts.serverCmd, {
     configDir, grpcAddr, grpcPort: String(grpcPort), httpAddr: `127.0.0.1:${httpPort}`, monitoringAddr: `127.0.0.1:${monitoringPort}`, ctrlzPort: String(ctrlzPort),
