@@ -15,7 +15,7 @@ let scratch = Buffer.allocUnsafe(64 * 1024);
 /**
  * Lays a response out in the scratch buffer and returns a view of it. NOTE: grpc-js's `serializeMessage`
  * copies the serialized bytes into the message frame synchronously (server-interceptors.js), so the view is
- * read before the next response reuses the buffer; wire.test.ts holds a real stream of back-to-back
+ * read before the next response reuses the buffer; ads-service.test.ts holds a real stream of back-to-back
  * responses to it.
  */
 export function serializeResponse(r: EncodedResponse): Buffer {
