@@ -7,7 +7,7 @@ import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { Observable } from 'rxjs';
 import { parse } from 'yaml';
-import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetworks, type ModelInput } from '../core/index.js';
+import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetworks, type ModelInput, type TlsDefaults } from '../core/index.js';
 
 /** A mesh config or networks file that cannot be used; the message names the file and field. */
 export class MeshConfigError extends Error {
@@ -49,6 +49,23 @@ function parseYamlObject(path: string, text: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/** meshConfig.tlsDefaults: `{ecdhCurves, cipherSuites}`, lists of strings (other fields of Istio's TLSConfig are not read there). */
+function parseTlsDefaults(v: unknown, bad: (field: string, want: string) => never): TlsDefaults | undefined {
+  if (v === null || v === undefined) return undefined;
+  const want = '{ecdhCurves: [strings], cipherSuites: [strings]}';
+  if (typeof v !== 'object' || Array.isArray(v)) bad('tlsDefaults', want);
+  const o = v as Record<string, unknown>;
+  const list = (k: string): readonly string[] | undefined => {
+    const x = o[k];
+    if (x === undefined || x === null) return undefined;
+    if (!Array.isArray(x) || x.some((e) => typeof e !== 'string')) bad('tlsDefaults', want);
+    return x as string[];
+  };
+  const ecdhCurves = list('ecdhCurves');
+  const cipherSuites = list('cipherSuites');
+  return { ...(ecdhCurves ? { ecdhCurves } : {}), ...(cipherSuites ? { cipherSuites } : {}) };
+}
+
 /** Parses mesh config YAML (Istio's MeshConfig fields) over the defaults. */
 export function parseMeshConfig(path: string, text: string): MeshConfig {
   const raw = parseYamlObject(path, text);
@@ -76,6 +93,8 @@ export function parseMeshConfig(path: string, text: string): MeshConfig {
       out[k] = { ...defaultMeshConfig().defaultConfig, ...(v as object) };
     } else if (k === 'localityLbSetting') {
       out[k] = v;
+    } else if (k === 'tlsDefaults') {
+      out[k] = parseTlsDefaults(v, bad);
     } else {
       extra[k] = v;
     }

@@ -37,7 +37,15 @@ export interface MeshConfig {
   readonly defaultVirtualServiceExportTo: readonly string[];
   readonly defaultDestinationRuleExportTo: readonly string[];
   readonly localityLbSetting?: Readonly<Record<string, unknown>>;
+  /** Istio's `tlsDefaults`: ECDH curves and cipher suites of SIMPLE and MUTUAL upstream TLS (unset: Envoy's). */
+  readonly tlsDefaults?: TlsDefaults;
   readonly extra: Readonly<Record<string, unknown>>;
+}
+
+/** meshConfig.tlsDefaults (Istio's MeshConfig.TLSConfig as tlsDefaults uses it). */
+export interface TlsDefaults {
+  readonly ecdhCurves?: readonly string[];
+  readonly cipherSuites?: readonly string[];
 }
 
 /** The mesh config meshd uses when the file is absent (Istio's DefaultMeshConfig, renamed). */

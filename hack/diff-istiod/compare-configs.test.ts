@@ -94,7 +94,10 @@ describe('compareProxyConfigs (the differential check against istiod)', () => {
     const a = wire(allSidecarResources(proxy, snap));
     const b = wire(allSidecarResources(proxy, snap, { listener: { dualStack: true, ipv4OutboundForIpv6: true } }));
     const reviews = a.clusters.find((c) => c['name'] === 'outbound|9080||reviews.default.svc.cluster.local')!;
-    assert.equal(clusterTlsShape(reviews), 'ROOTCA,default');
+    assert.equal(clusterTlsShape(reviews), 'ROOTCA,default params=TLSv1_2-TLSv1_3');
+    // NOTE: a TLS context without tls_params (what meshd sent before) is told apart from istiod's.
+    const bare = JSON.parse(JSON.stringify(reviews).replace(/"tlsParams":\{[^}]*\},?/g, '')) as typeof reviews;
+    assert.equal(clusterTlsShape(bare), 'ROOTCA,default params=unset');
     assert.match(clusterLbShape(a.clusters.find((c) => c['name'] === 'outbound|443||api.example.com')!), /^type=STRICT_DNS\/V4_ONLY /);
     assert.equal(listenerAddressShape(a.listeners.find((l) => l['name'] === 'virtualOutbound')!), '0.0.0.0:15001');
     assert.equal(listenerAddressShape({ address: { socketAddress: { address: '::', portValue: 15001 } }, additionalAddresses: [{ address: { socketAddress: { address: '0.0.0.0', portValue: 15001 } } }] }), ':::15001 0.0.0.0:15001');
