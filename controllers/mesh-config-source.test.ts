@@ -31,6 +31,13 @@ describe('mesh config source', () => {
     assert.throws(() => parseMeshConfig('/etc/mesh', 'tlsDefaults: { ecdhCurves: P-256 }\n'), (e: Error) => e instanceof MeshConfigError && /\/etc\/mesh: tlsDefaults: want \{ecdhCurves/.test(e.message));
   });
 
+  it('given meshMTLS should read its minimum version and cipher suites, and refuse ecdhCurves as Istio does', () => {
+    const mc = parseMeshConfig('mesh', 'meshMTLS: { minProtocolVersion: TLSV1_3, cipherSuites: [ECDHE-RSA-AES256-GCM-SHA384] }\n');
+    assert.deepEqual(mc.meshMTLS, { minProtocolVersion: 'TLSV1_3', cipherSuites: ['ECDHE-RSA-AES256-GCM-SHA384'] });
+    assert.throws(() => parseMeshConfig('/etc/mesh', 'meshMTLS: { ecdhCurves: [P-256] }\n'), (e: Error) => e instanceof MeshConfigError && e.message === '/etc/mesh: meshMTLS.ecdhCurves: mesh TLS does not support ECDH curves configuration');
+    assert.throws(() => parseMeshConfig('/etc/mesh', 'meshMTLS: { minProtocolVersion: TLSV1_1 }\n'), (e: Error) => e instanceof MeshConfigError && /\/etc\/mesh: meshMTLS: want \{minProtocolVersion: TLS_AUTO \| TLSV1_2 \| TLSV1_3/.test(e.message));
+  });
+
   it('given no file should give the default mesh', () => {
     assert.equal(readMeshConfig('/nonexistent/mesh').trustDomain, 'cluster.local');
   });

@@ -3,7 +3,7 @@
  * user: the routing outcome of each request through the request simulator (outcome, clusters with their
  * weights, the endpoints each cluster would pick from) and the name sets of listeners, clusters and route
  * configurations, the shapes of the load assignments (localities, priorities, weights, endpoints), of
- * the clusters' load balancing and upstream TLS secrets and parameters, and the addresses of the listeners both send. Names a difference may be explained by are reported apart.
+ * the clusters' load balancing and upstream TLS secrets and parameters, the listeners' TLS parameters and the addresses of the listeners both send. Names a difference may be explained by are reported apart.
  * Pure functions.
  */
 import { simulateRequest, type ProxyConfig, type SimulatedRequest, type SimulationResult } from '../../xds/index.js';
@@ -50,6 +50,8 @@ export interface ProxyComparison {
   readonly hcm: { readonly same: number; readonly differ: readonly ShapeDiff[] };
   /** Clusters both send: how many have the same {@link clusterTlsShape}, and those that differ. */
   readonly clusterTls: { readonly same: number; readonly differ: readonly ShapeDiff[] };
+  /** Listeners both send: how many have the same {@link listenerTlsShape}, and those that differ. */
+  readonly listenerTls: { readonly same: number; readonly differ: readonly ShapeDiff[] };
   /** Listeners both send: how many bind the same {@link listenerAddressShape}, and those that differ. */
   readonly listenerAddresses: { readonly same: number; readonly differ: readonly ShapeDiff[] };
 }
@@ -189,6 +191,15 @@ export function clusterTlsShape(c: Obj): string {
   return params === '' ? secrets : `${secrets} params=${params}`;
 }
 
+/**
+ * The TLS parameters of the TLS a listener terminates (its filter chains' transport sockets: inbound mesh
+ * mTLS, Sidecar ingress TLS), distinct, sorted, `|`-separated (see clusterTlsShape); empty without TLS.
+ */
+export function listenerTlsShape(l: Obj): string {
+  const chains = [...((l['filterChains'] as Obj[] | undefined) ?? []), ...(l['defaultFilterChain'] ? [l['defaultFilterChain'] as Obj] : [])];
+  return [...new Set(commonTlsContexts(chains.map((c) => c['transportSocket'])).map(tlsParamsToken))].sort().join('|');
+}
+
 /** The addresses a listener binds, `ip:port`: its address, then its additional addresses, sorted. */
 export function listenerAddressShape(l: Obj): string {
   const one = (a: unknown): string => {
@@ -280,6 +291,7 @@ export function compareProxyConfigs(meshd: ProxyConfig, istiod: ProxyConfig, req
     // without inbound ports (meshd's catch-all is TCP only), a shape difference the options do not make.
     hcm: shapes(meshd.listeners, istiod.listeners, 'name', hcmShape, true),
     clusterTls: shapes(meshd.clusters, istiod.clusters, 'name', clusterTlsShape),
+    listenerTls: shapes(meshd.listeners, istiod.listeners, 'name', listenerTlsShape),
     listenerAddresses: shapes(meshd.listeners, istiod.listeners, 'name', listenerAddressShape),
   };
 }
