@@ -24,6 +24,20 @@ describe('mesh config source', () => {
     assert.throws(() => parseMeshConfig('/etc/mesh', 'enableAutoMtls: "yes"\n'), (e: Error) => e instanceof MeshConfigError && /\/etc\/mesh: enableAutoMtls: want true or false/.test(e.message));
   });
 
+  it('given tlsDefaults should read its ECDH curves and cipher suites, and refuse a list of the wrong type naming the field', () => {
+    const mc = parseMeshConfig('mesh', 'tlsDefaults: { ecdhCurves: [P-256], cipherSuites: [ECDHE-ECDSA-AES256-GCM-SHA384] }\n');
+    assert.deepEqual(mc.tlsDefaults, { ecdhCurves: ['P-256'], cipherSuites: ['ECDHE-ECDSA-AES256-GCM-SHA384'] });
+    assert.equal(mc.extra['tlsDefaults'], undefined, 'typed, not passed through');
+    assert.throws(() => parseMeshConfig('/etc/mesh', 'tlsDefaults: { ecdhCurves: P-256 }\n'), (e: Error) => e instanceof MeshConfigError && /\/etc\/mesh: tlsDefaults: want \{ecdhCurves/.test(e.message));
+  });
+
+  it('given meshMTLS should read its minimum version and cipher suites, and refuse ecdhCurves as Istio does', () => {
+    const mc = parseMeshConfig('mesh', 'meshMTLS: { minProtocolVersion: TLSV1_3, cipherSuites: [ECDHE-RSA-AES256-GCM-SHA384] }\n');
+    assert.deepEqual(mc.meshMTLS, { minProtocolVersion: 'TLSV1_3', cipherSuites: ['ECDHE-RSA-AES256-GCM-SHA384'] });
+    assert.throws(() => parseMeshConfig('/etc/mesh', 'meshMTLS: { ecdhCurves: [P-256] }\n'), (e: Error) => e instanceof MeshConfigError && e.message === '/etc/mesh: meshMTLS.ecdhCurves: mesh TLS does not support ECDH curves configuration');
+    assert.throws(() => parseMeshConfig('/etc/mesh', 'meshMTLS: { minProtocolVersion: TLSV1_1 }\n'), (e: Error) => e instanceof MeshConfigError && /\/etc\/mesh: meshMTLS: want \{minProtocolVersion: TLS_AUTO \| TLSV1_2 \| TLSV1_3/.test(e.message));
+  });
+
   it('given no file should give the default mesh', () => {
     assert.equal(readMeshConfig('/nonexistent/mesh').trustDomain, 'cluster.local');
   });

@@ -7,7 +7,7 @@ import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { Observable } from 'rxjs';
 import { parse } from 'yaml';
-import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetworks, type ModelInput } from '../core/index.js';
+import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetworks, type MeshMtlsConfig, type ModelInput, type TlsDefaults } from '../core/index.js';
 
 /** A mesh config or networks file that cannot be used; the message names the file and field. */
 export class MeshConfigError extends Error {
@@ -49,6 +49,42 @@ function parseYamlObject(path: string, text: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/** meshConfig.tlsDefaults: `{ecdhCurves, cipherSuites}`, lists of strings (other fields of Istio's TLSConfig are not read there). */
+function parseTlsDefaults(v: unknown, bad: (field: string, want: string) => never): TlsDefaults | undefined {
+  if (v === null || v === undefined) return undefined;
+  const want = '{ecdhCurves: [strings], cipherSuites: [strings]}';
+  if (typeof v !== 'object' || Array.isArray(v)) bad('tlsDefaults', want);
+  const o = v as Record<string, unknown>;
+  const list = (k: string): readonly string[] | undefined => {
+    const x = o[k];
+    if (x === undefined || x === null) return undefined;
+    if (!Array.isArray(x) || x.some((e) => typeof e !== 'string')) bad('tlsDefaults', want);
+    return x as string[];
+  };
+  const ecdhCurves = list('ecdhCurves');
+  const cipherSuites = list('cipherSuites');
+  return { ...(ecdhCurves ? { ecdhCurves } : {}), ...(cipherSuites ? { cipherSuites } : {}) };
+}
+
+const MESH_TLS_VERSIONS = ['TLS_AUTO', 'TLSV1_2', 'TLSV1_3'] as const;
+
+/** meshConfig.meshMTLS: `{minProtocolVersion, cipherSuites}`; `ecdhCurves` is refused as Istio's validation does. */
+function parseMeshMtls(path: string, v: unknown, bad: (field: string, want: string) => never): MeshMtlsConfig | undefined {
+  if (v === null || v === undefined) return undefined;
+  const want = `{minProtocolVersion: ${MESH_TLS_VERSIONS.join(' | ')}, cipherSuites: [strings]}`;
+  if (typeof v !== 'object' || Array.isArray(v)) bad('meshMTLS', want);
+  const o = v as Record<string, unknown>;
+  if (o['ecdhCurves'] !== undefined && o['ecdhCurves'] !== null) throw new MeshConfigError(`${path}: meshMTLS.ecdhCurves: mesh TLS does not support ECDH curves configuration`);
+  const min = o['minProtocolVersion'];
+  if (min !== undefined && min !== null && !(MESH_TLS_VERSIONS as readonly unknown[]).includes(min)) bad('meshMTLS', want);
+  const ciphers = o['cipherSuites'];
+  if (ciphers !== undefined && ciphers !== null && (!Array.isArray(ciphers) || ciphers.some((e) => typeof e !== 'string'))) bad('meshMTLS', want);
+  return {
+    ...(typeof min === 'string' ? { minProtocolVersion: min as MeshMtlsConfig['minProtocolVersion'] } : {}),
+    ...(Array.isArray(ciphers) ? { cipherSuites: ciphers as string[] } : {}),
+  };
+}
+
 /** Parses mesh config YAML (Istio's MeshConfig fields) over the defaults. */
 export function parseMeshConfig(path: string, text: string): MeshConfig {
   const raw = parseYamlObject(path, text);
@@ -76,6 +112,10 @@ export function parseMeshConfig(path: string, text: string): MeshConfig {
       out[k] = { ...defaultMeshConfig().defaultConfig, ...(v as object) };
     } else if (k === 'localityLbSetting') {
       out[k] = v;
+    } else if (k === 'tlsDefaults') {
+      out[k] = parseTlsDefaults(v, bad);
+    } else if (k === 'meshMTLS') {
+      out[k] = parseMeshMtls(path, v, bad);
     } else {
       extra[k] = v;
     }

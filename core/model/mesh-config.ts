@@ -37,7 +37,23 @@ export interface MeshConfig {
   readonly defaultVirtualServiceExportTo: readonly string[];
   readonly defaultDestinationRuleExportTo: readonly string[];
   readonly localityLbSetting?: Readonly<Record<string, unknown>>;
+  /** Istio's `tlsDefaults`: ECDH curves and cipher suites of SIMPLE and MUTUAL upstream TLS (unset: Envoy's). */
+  readonly tlsDefaults?: TlsDefaults;
+  /** Istio's `meshMTLS`: the minimum TLS version and cipher suites of inbound mesh mTLS (unset: TLS 1.2, istiod's suites). */
+  readonly meshMTLS?: MeshMtlsConfig;
   readonly extra: Readonly<Record<string, unknown>>;
+}
+
+/** meshConfig.tlsDefaults (Istio's MeshConfig.TLSConfig as tlsDefaults uses it). */
+export interface TlsDefaults {
+  readonly ecdhCurves?: readonly string[];
+  readonly cipherSuites?: readonly string[];
+}
+
+/** meshConfig.meshMTLS (Istio's MeshConfig.TLSConfig as meshMTLS uses it; ecdhCurves is refused there, as Istio). */
+export interface MeshMtlsConfig {
+  readonly minProtocolVersion?: 'TLS_AUTO' | 'TLSV1_2' | 'TLSV1_3';
+  readonly cipherSuites?: readonly string[];
 }
 
 /** The mesh config meshd uses when the file is absent (Istio's DefaultMeshConfig, renamed). */

@@ -124,6 +124,147 @@ describe('PushContext', () => {
   const policyOf = (c: Config | undefined): unknown => (c?.spec as { trafficPolicy?: unknown } | undefined)?.trafficPolicy;
   const at = (ctx: PushContext, labels: Record<string, string> = {}): Config | undefined => ctx.destinationRule(HOST, { namespace: 'client', labels });
 
+  const dr = (ns: string, name: string, host: string, extra: Record<string, unknown> = {}): Config => cfg('DestinationRule', ns, name, { host, ...extra });
+  const WILD_EXT = '*.wild.example.com';
+  const WILD_API = '*.api.example.com';
+  const SE_WILD = cfg('ServiceEntry', 'ext', 'wild', { hosts: [WILD_EXT, WILD_API], ports: [{ number: 443, name: 'tls' }], location: 'MESH_EXTERNAL', resolution: 'NONE' });
+  // NOTE: a second service of the namespace: rows whose first answer the exact-host index alone gives check it too.
+  const HOST2 = 'other.qs.svc.cluster.local';
+  const SE2 = cfg('ServiceEntry', 'qs', 'other', { hosts: [HOST2], ports: [{ number: 80, name: 'http' }] });
+  type Also = { host: string; from: string; want: string | undefined };
+  const wildcardCases: { name: string; configs: Config[]; host?: string; from: string; labels?: Record<string, string>; want: string | undefined; also?: Also }[] = [
+    {
+      name: 'given an exact and a wildcard rule in the service namespace should take the exact host',
+      configs: [dr('qs', 'wild', '*.qs.svc.cluster.local', {}), dr('qs', 'exact', HOST)],
+      from: 'other',
+      want: 'qs/exact',
+      also: { host: HOST2, from: 'other', want: 'qs/wild' },
+    },
+    {
+      name: 'given two wildcard rules in one namespace should take the longest matching host',
+      configs: [dr('qs', 'cluster', '*.cluster.local'), dr('qs', 'ns', '*.qs.svc.cluster.local'), dr('qs', 'star', '*')],
+      from: 'other',
+      want: 'qs/ns',
+    },
+    {
+      name: 'given "*" and "*.cluster.local" in the root namespace should take "*.cluster.local"',
+      configs: [dr('mesh-system', 'star', '*'), dr('mesh-system', 'cluster', '*.cluster.local')],
+      from: 'client',
+      want: 'mesh-system/cluster',
+    },
+    {
+      name: 'given only a "*" rule in the root namespace should apply it to every host',
+      configs: [dr('mesh-system', 'star', '*')],
+      from: 'client',
+      want: 'mesh-system/star',
+    },
+    {
+      name: 'given a longer wildcard rule of another domain and "*" should apply "*" only',
+      configs: [dr('mesh-system', 'ext', '*.example.com'), dr('mesh-system', 'star', '*')],
+      from: 'client',
+      want: 'mesh-system/star',
+    },
+    {
+      name: 'given a mesh-wide "*.cluster.local" rule in the root namespace should apply it to a proxy of the service namespace',
+      configs: [dr('mesh-system', 'mesh-wide', '*.cluster.local')],
+      from: 'qs',
+      want: 'mesh-system/mesh-wide',
+    },
+    {
+      name: 'given a mesh-wide root rule and an exact rule in the service namespace should prefer the service namespace',
+      configs: [dr('mesh-system', 'mesh-wide', '*.cluster.local', {}), dr('qs', 'exact', HOST)],
+      from: 'client',
+      want: 'qs/exact',
+      also: { host: HOST2, from: 'client', want: 'mesh-system/mesh-wide' },
+    },
+    {
+      name: 'given an exact root rule and a wildcard rule of the service namespace should prefer the service namespace (namespace order before specificity)',
+      configs: [dr('mesh-system', 'exact', HOST), dr('qs', 'wild', '*.qs.svc.cluster.local')],
+      from: 'client',
+      want: 'qs/wild',
+    },
+    {
+      name: 'given a wildcard rule in the proxy namespace and an exact rule in the service namespace should take the proxy namespace rule (as istiod)',
+      configs: [dr('client', 'local-wild', '*.cluster.local'), dr('qs', 'exact', HOST)],
+      from: 'client',
+      want: 'client/local-wild',
+    },
+    {
+      name: 'given a service-namespace wildcard rule exported only to its namespace should leave other namespaces to the root rule',
+      configs: [dr('qs', 'private', '*.qs.svc.cluster.local', { exportTo: ['.'] }), dr('mesh-system', 'mesh-wide', '*.cluster.local')],
+      from: 'client',
+      want: 'mesh-system/mesh-wide',
+    },
+    {
+      name: 'given a service-namespace wildcard rule exported only to its namespace should still serve that namespace',
+      configs: [dr('qs', 'private', '*.qs.svc.cluster.local', { exportTo: ['.'] }), dr('mesh-system', 'mesh-wide', '*.cluster.local')],
+      from: 'qs',
+      want: 'qs/private',
+    },
+    {
+      name: 'given the most specific exported rule not exported to the proxy should not try a less specific one of that namespace but the root namespace (as istiod)',
+      configs: [dr('qs', 'to-client', '*.qs.svc.cluster.local', { exportTo: ['client'] }), dr('qs', 'public', '*.cluster.local', { exportTo: ['*'] }), dr('mesh-system', 'star', '*')],
+      from: 'other',
+      want: 'mesh-system/star',
+    },
+    {
+      name: 'given a selector rule for a wildcard host and an exact rule in the proxy namespace should take the exact host, selector or not',
+      configs: [dr('client', 'picked-wild', '*.cluster.local', { workloadSelector: { matchLabels: { app: 'a' } } }), dr('client', 'exact', HOST)],
+      from: 'client',
+      labels: { app: 'a' },
+      want: 'client/exact',
+      also: { host: HOST2, from: 'client', want: 'client/picked-wild' },
+    },
+    {
+      name: 'given a selector rule for a wildcard host should pick the proxies it selects',
+      configs: [dr('client', 'picked-wild', '*.cluster.local', { workloadSelector: { matchLabels: { app: 'a' } } }), dr('qs', 'exact', HOST)],
+      from: 'client',
+      labels: { app: 'a' },
+      want: 'client/picked-wild',
+    },
+    {
+      name: 'given a short-name rule in the service namespace and a root wildcard should resolve the short name to the exact host',
+      configs: [dr('qs', 'short', 'echo'), dr('mesh-system', 'mesh-wide', '*.cluster.local')],
+      from: 'client',
+      want: 'qs/short',
+      also: { host: HOST2, from: 'client', want: 'mesh-system/mesh-wide' },
+    },
+    {
+      name: 'given a short wildcard label ("*echo") should resolve it in the rule namespace as istiod and match the service',
+      configs: [dr('qs', 'wild-label', '*echo'), dr('mesh-system', 'mesh-wide', '*.cluster.local')],
+      from: 'client',
+      want: 'qs/wild-label',
+      also: { host: HOST2, from: 'client', want: 'mesh-system/mesh-wide' },
+    },
+    {
+      name: 'given wildcard service hosts should match a rule of the same wildcard host first, else a less specific wildcard, never a plain host under it',
+      configs: [SE_WILD, dr('mesh-system', 'wider', '*.example.com'), dr('mesh-system', 'same', WILD_EXT), dr('mesh-system', 'plain', 'a.api.example.com')],
+      host: WILD_EXT,
+      from: 'client',
+      want: 'mesh-system/same',
+      also: { host: WILD_API, from: 'client', want: 'mesh-system/wider' },
+    },
+  ];
+  for (const c of wildcardCases) {
+    it(c.name, () => {
+      const ctx = build([SE, SE2, ...c.configs]);
+      const name = (x: Config | undefined): string | undefined => (x ? `${x.metadata.namespace}/${x.metadata.name}` : undefined);
+      assert.equal(name(ctx.destinationRule(c.host ?? HOST, { namespace: c.from, labels: c.labels ?? {} })), c.want);
+      if (c.also) assert.equal(name(ctx.destinationRule(c.also.host, { namespace: c.also.from, labels: c.labels ?? {} })), c.also.want, c.also.host);
+    });
+  }
+
+  it('given two wildcard rules for one host in one namespace should merge them as rules of an exact host', () => {
+    const ctx = build([
+      SE,
+      dr('mesh-system', 'a', '*.cluster.local', { subsets: [{ name: 'v1', labels: { version: 'v1' } }] }),
+      cfg('DestinationRule', 'mesh-system', 'b', { host: '*.cluster.local', subsets: [{ name: 'v2', labels: { version: 'v2' } }] }, '2026-02-01T00:00:00Z'),
+    ]);
+    const got = ctx.destinationRule(HOST, { namespace: 'client', labels: {} });
+    assert.deepEqual(destinationRuleSources(got!), ['DestinationRule/mesh-system/a', 'DestinationRule/mesh-system/b']);
+    assert.deepEqual(subsetsOf(got), ['v1', 'v2']);
+  });
+
   it('given two rules without selector for one host in one namespace should merge them as istiod: subsets appended, the older top-level policy kept', () => {
     const ctx = build([
       SE,

@@ -94,6 +94,20 @@ function drPrivateOnly(c: Config, defaults: readonly string[]): boolean {
   return to.size === 1 && (to.has('.') || to.has(c.metadata.namespace));
 }
 
+/** The DestinationRules of one namespace filed under one wildcard host (`*.ns.svc.cluster.local`, `*`). */
+interface WildcardDrs {
+  readonly host: string;
+  /** The host without its leading `*` (`.ns.svc.cluster.local`, `''`): a host matches when it ends with it. */
+  readonly suffix: string;
+  readonly rules: readonly Config[];
+}
+
+/** istiod's `host.MoreSpecific` between wildcard hosts: the longer first, then alphabetical. */
+function moreSpecificFirst(a: WildcardDrs, b: WildcardDrs): number {
+  if (a.host.length !== b.host.length) return b.host.length - a.host.length;
+  return a.host < b.host ? -1 : a.host > b.host ? 1 : 0;
+}
+
 /** Whether a consolidated exported rule is exported to namespace `from`. */
 function drExportedTo(e: ConsolidatedDestinationRule, from: string): boolean {
   return e.exportTo.size === 0 || e.exportTo.has('*') || e.exportTo.has(from);
@@ -111,6 +125,8 @@ export class PushContext {
   readonly #configs: ConfigSnapshot;
   // NOTE: a lazily filled memo; the context itself stays frozen (a WeakMap entry is not a field write).
   readonly #wildcardVs = new WeakMap<PushContext, readonly { host: string; c: Config }[]>();
+  // NOTE: per namespace, its DestinationRules for wildcard hosts, most specific host first (filled once, lazily).
+  readonly #wildcardDrs = new WeakMap<PushContext, ReadonlyMap<string, readonly WildcardDrs[]>>();
   // NOTE: memos of pure lookups (the context never changes), keyed `<from>\n<hostname>`; the push path
   // asks the same questions for every proxy of a namespace.
   readonly #vsMemo = new Map<string, Config | undefined>();
@@ -203,7 +219,9 @@ export class PushContext {
 
   /**
    * The DestinationRule for `hostname` as a proxy sees it (istiod's `destinationRule` and the Sidecar
-   * scope's `DestinationRule` for outbound traffic; destination-rules.ts). The rules come from the first
+   * scope's `DestinationRule` for outbound traffic; destination-rules.ts). In each namespace looked at, the
+   * rules of the most specific host that matches are taken: the exact host, else the longest matching
+   * wildcard (`*.ns.svc.cluster.local`, `*.cluster.local`, `*`). The rules come from the first
    * of: the proxy's namespace (every rule there but those exported only elsewhere; for a proxy of the
    * root namespace only its private rules), the service's namespace (rules exported to the proxy's), the
    * root namespace (likewise), consolidated per namespace as istiod merges them. Of those, the first rule
@@ -277,22 +295,69 @@ export class PushContext {
   }
 
   #destinationRuleCandidates(hostname: string, from: string): readonly ConsolidatedDestinationRule[] {
-    const all = this.#configs.byIndex('host', `DestinationRule/${hostname}`);
-    if (all.length === 0) return NO_DR;
+    const exact = this.#configs.byIndex('host', `DestinationRule/${hostname}`);
+    const wildcards = this.#wildcardDestinationRules();
+    if (exact.length === 0 && wildcards.size === 0) return NO_DR;
     const root = this.meshConfig.rootNamespace;
     const defaults = this.meshConfig.defaultDestinationRuleExportTo;
     // NOTE: istiod's index of a namespace's own rules holds those exported to it (empty exportTo included,
     // whatever the default); a root-namespace proxy looks first at the root's private rules only.
-    const local = all.filter((c) => c.metadata.namespace === from && (from === root ? drPrivateOnly(c, defaults) : drLocal(c)));
+    const local = this.#mostSpecificRules(hostname, from, exact, from === root ? (c) => drPrivateOnly(c, defaults) : drLocal);
     if (local.length > 0) return consolidateDestinationRules(local);
     const svcNs = this.service(hostname)?.namespace;
     for (const ns of svcNs !== undefined && svcNs !== root ? [svcNs, root] : [root]) {
-      const exported = all.filter((c) => c.metadata.namespace === ns && !drPrivateOnly(c, defaults));
-      // NOTE: as istiod, consolidated first (over every rule the namespace exports), then filtered by the consolidated export set.
+      const exported = this.#mostSpecificRules(hostname, ns, exact, (c) => !drPrivateOnly(c, defaults));
+      // NOTE: as istiod, consolidated first (over every rule the namespace exports for the host), then filtered
+      // by the consolidated export set; a namespace whose most specific rules are not exported to `from` is
+      // passed over (a less specific rule of that namespace is not tried).
       const visible = consolidateDestinationRules(exported).filter((e) => drExportedTo(e, from));
       if (visible.length > 0) return visible;
     }
     return NO_DR;
+  }
+
+  /**
+   * The rules of namespace `ns` that `keep` admits (istiod's per-namespace index) for the most specific host
+   * matching `hostname` (istiod's `MostSpecificHostMatch`): the exact host, else the longest matching
+   * wildcard host (`*.ns.svc.cluster.local` before `*.cluster.local` before `*`; equal lengths
+   * alphabetically). A wildcard `hostname` (a ServiceEntry's `*.example.com`) matches a rule of the same
+   * host exactly, else a less specific wildcard, never a plain host.
+   */
+  #mostSpecificRules(hostname: string, ns: string, exact: readonly Config[], keep: (c: Config) => boolean): readonly Config[] {
+    const own = exact.filter((c) => c.metadata.namespace === ns && keep(c));
+    if (own.length > 0) return own;
+    const needle = hostname.startsWith('*') ? hostname.slice(1) : hostname;
+    for (const w of this.#wildcardDestinationRules().get(ns) ?? []) {
+      if (!needle.endsWith(w.suffix)) continue;
+      const rules = w.rules.filter(keep);
+      if (rules.length > 0) return rules;
+    }
+    return [];
+  }
+
+  /** Per namespace, the DestinationRules of every wildcard host, most specific first; built once per context. */
+  #wildcardDestinationRules(): ReadonlyMap<string, readonly WildcardDrs[]> {
+    const known = this.#wildcardDrs.get(this);
+    if (known) return known;
+    const byNs = new Map<string, WildcardDrs[]>();
+    for (const key of this.#configs.indexValues('host')) {
+      if (!key.startsWith('DestinationRule/*')) continue;
+      const host = key.slice('DestinationRule/'.length);
+      const byRuleNs = new Map<string, Config[]>();
+      for (const c of this.#configs.byIndex('host', key)) {
+        const list = byRuleNs.get(c.metadata.namespace);
+        if (list) list.push(c);
+        else byRuleNs.set(c.metadata.namespace, [c]);
+      }
+      for (const [ns, rules] of byRuleNs) {
+        const list = byNs.get(ns) ?? [];
+        list.push({ host, suffix: host.slice(1), rules });
+        byNs.set(ns, list);
+      }
+    }
+    for (const list of byNs.values()) list.sort(moreSpecificFirst);
+    this.#wildcardDrs.set(this, byNs);
+    return byNs;
   }
 
   /** AuthorizationPolicies that apply to a workload: root-namespace ones and its namespace's, selector matched. */

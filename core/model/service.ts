@@ -2,6 +2,7 @@
  * The mesh model of services and their endpoints, independent of where they came from
  * (ServiceEntry, WorkloadEntry, later the orchestrator registry).
  */
+import { isIP } from 'node:net';
 
 /** Port protocols as Istio names them (ServicePort.protocol). */
 export const PROTOCOLS = ['HTTP', 'HTTPS', 'GRPC', 'GRPC-WEB', 'HTTP2', 'MONGO', 'REDIS', 'MYSQL', 'TCP', 'TLS', 'UDP', 'UNSUPPORTED'] as const;
@@ -130,10 +131,11 @@ export function hostMatches(pattern: string, host: string): boolean {
 }
 
 /**
- * Resolves a short host as Istio does for configs in `namespace`: `reviews` (no dot) becomes
- * `reviews.<namespace>.svc.<domain>`; anything with a dot, and wildcards, stay as they are.
+ * Resolves a short host as Istio does for configs in `namespace` (ResolveShortnameToFQDN): `reviews`
+ * (no dot) becomes `reviews.<namespace>.svc.<domain>`, and so does a wildcard label alone (`*reviews`
+ * becomes `*reviews.<namespace>.svc.<domain>`); `*`, IP addresses and anything with a dot stay as they are.
  */
 export function resolveShortName(host: string, namespace: string, domain: string): string {
-  if (host.startsWith('*') || host.includes('.')) return host;
+  if (host === '*' || host.includes('.') || isIP(host) !== 0) return host;
   return `${host}.${namespace}.svc.${domain}`;
 }

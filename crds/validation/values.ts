@@ -46,6 +46,33 @@ export function checkWildcardHost(value: string, allowStar = true): string | und
   return undefined;
 }
 
+const WILDCARD_FIRST_LABEL = /^(\*|(\*|\*-)?[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)$/;
+const DNS1123_LABEL_ANY_CASE = /^[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?$/;
+
+/**
+ * A domain with an optional wildcard first label, as Istio's ValidateWildcardDomain (DestinationRule
+ * `host`) with its messages: the first label may be `*`, `*foo` or `*-foo`; the others are DNS-1123
+ * labels (either case, at most 63 characters), the last may be empty (`example.com.`), and the top-level
+ * domain is not all digits.
+ */
+export function checkWildcardDomain(domain: string): string | undefined {
+  if (domain.length > 255) return `domain name "${domain}" too long (max 255)`;
+  if (domain.length === 0) return 'empty domain name not allowed';
+  const dot = domain.indexOf('.');
+  const first = dot < 0 ? domain : domain.slice(0, dot);
+  if (first.length > 63 || !WILDCARD_FIRST_LABEL.test(first)) return `domain name "${domain}" invalid (label "${first}" invalid)`;
+  if (dot < 0) return undefined;
+  const labels = domain.slice(dot + 1).split('.');
+  const top = labels[labels.length - 1]!;
+  // NOTE: Go's strconv.Atoi: an optional sign, then digits.
+  if (/^[+-]?[0-9]+$/.test(top)) return `domain name "${domain}" invalid (top level domain "${top}" cannot be all-numeric)`;
+  for (const [i, label] of labels.entries()) {
+    if (i === labels.length - 1 && label === '') return undefined;
+    if (label.length > 63 || !DNS1123_LABEL_ANY_CASE.test(label)) return `domain name "${domain}" invalid (label "${label}" invalid)`;
+  }
+  return undefined;
+}
+
 /** An IP address or a CIDR block. */
 export function checkIpOrCidr(value: string): string | undefined {
   const [ip, bits, ...rest] = value.split('/');

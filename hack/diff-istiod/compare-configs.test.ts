@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { encode, toJson, type ProxyConfig } from '../../xds/index.js';
 import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode, SIDECAR_MESH } from '../../xds/generators/sidecar/testing/sidecar-mesh.js';
-import { clusterLbShape, clusterTlsShape, compareProxyConfigs, explain, hcmShape, istioRequest, listenerAddressShape, outcomeLine } from './compare-configs.js';
+import { clusterLbShape, clusterTlsShape, compareProxyConfigs, explain, hcmShape, istioRequest, listenerAddressShape, listenerTlsShape, outcomeLine } from './compare-configs.js';
 import { edsNames, rdsNames } from './fetch-proxy-config.js';
 import { simulateRequest } from '../../xds/index.js';
 
@@ -94,7 +94,15 @@ describe('compareProxyConfigs (the differential check against istiod)', () => {
     const a = wire(allSidecarResources(proxy, snap));
     const b = wire(allSidecarResources(proxy, snap, { listener: { dualStack: true, ipv4OutboundForIpv6: true } }));
     const reviews = a.clusters.find((c) => c['name'] === 'outbound|9080||reviews.default.svc.cluster.local')!;
-    assert.equal(clusterTlsShape(reviews), 'ROOTCA,default');
+    assert.equal(clusterTlsShape(reviews), 'ROOTCA,default params=TLSv1_2-TLSv1_3');
+    // NOTE: a TLS context without tls_params (what meshd sent before) is told apart from istiod's.
+    const bare = JSON.parse(JSON.stringify(reviews).replace(/"tlsParams":\{[^}]*\},?/g, '')) as typeof reviews;
+    assert.equal(clusterTlsShape(bare), 'ROOTCA,default params=unset');
+    const inbound = a.listeners.find((l) => l['name'] === 'virtualInbound')!;
+    assert.equal(listenerTlsShape(inbound), 'TLSv1_2-TLSv1_3 cipherSuites=ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:AES256-GCM-SHA384:AES128-GCM-SHA256');
+    const bareInbound = JSON.parse(JSON.stringify(inbound).replace(/"tlsParams":\{[^}]*\},?/g, '')) as typeof inbound;
+    const withBare = { ...a, listeners: a.listeners.map((l) => (l === inbound ? bareInbound : l)) };
+    assert.deepEqual(compareProxyConfigs(withBare, a, []).listenerTls.differ.map((d) => [d.name, d.meshd]), [['virtualInbound', 'unset']]);
     assert.match(clusterLbShape(a.clusters.find((c) => c['name'] === 'outbound|443||api.example.com')!), /^type=STRICT_DNS\/V4_ONLY /);
     assert.equal(listenerAddressShape(a.listeners.find((l) => l['name'] === 'virtualOutbound')!), '0.0.0.0:15001');
     assert.equal(listenerAddressShape({ address: { socketAddress: { address: '::', portValue: 15001 } }, additionalAddresses: [{ address: { socketAddress: { address: '0.0.0.0', portValue: 15001 } } }] }), ':::15001 0.0.0.0:15001');

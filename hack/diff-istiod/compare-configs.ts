@@ -3,7 +3,7 @@
  * user: the routing outcome of each request through the request simulator (outcome, clusters with their
  * weights, the endpoints each cluster would pick from) and the name sets of listeners, clusters and route
  * configurations, the shapes of the load assignments (localities, priorities, weights, endpoints), of
- * the clusters' load balancing and upstream TLS secrets, and the addresses of the listeners both send. Names a difference may be explained by are reported apart.
+ * the clusters' load balancing and upstream TLS secrets and parameters, the listeners' TLS parameters and the addresses of the listeners both send. Names a difference may be explained by are reported apart.
  * Pure functions.
  */
 import { simulateRequest, type ProxyConfig, type SimulatedRequest, type SimulationResult } from '../../xds/index.js';
@@ -50,6 +50,8 @@ export interface ProxyComparison {
   readonly hcm: { readonly same: number; readonly differ: readonly ShapeDiff[] };
   /** Clusters both send: how many have the same {@link clusterTlsShape}, and those that differ. */
   readonly clusterTls: { readonly same: number; readonly differ: readonly ShapeDiff[] };
+  /** Listeners both send: how many have the same {@link listenerTlsShape}, and those that differ. */
+  readonly listenerTls: { readonly same: number; readonly differ: readonly ShapeDiff[] };
   /** Listeners both send: how many bind the same {@link listenerAddressShape}, and those that differ. */
   readonly listenerAddresses: { readonly same: number; readonly differ: readonly ShapeDiff[] };
 }
@@ -156,12 +158,46 @@ function sdsNames(v: unknown, out: string[] = []): string[] {
   return out;
 }
 
+/** The `commonTlsContext` objects under `v`, in document order. */
+function commonTlsContexts(v: unknown, out: Obj[] = []): Obj[] {
+  if (Array.isArray(v)) {
+    for (const x of v) commonTlsContexts(x, out);
+  } else if (v !== null && typeof v === 'object') {
+    const o = v as Obj;
+    if (o['commonTlsContext'] !== null && typeof o['commonTlsContext'] === 'object') out.push(o['commonTlsContext'] as Obj);
+    for (const [k, x] of Object.entries(o)) if (k !== 'commonTlsContext' && x !== null && typeof x === 'object') commonTlsContexts(x, out);
+  }
+  return out;
+}
+
+/** A TLS context's `tls_params` in one token: `min-max`, then `curves=` and `ciphers=` when set; `unset` without. */
+function tlsParamsToken(common: Obj): string {
+  const p = common['tlsParams'] as Obj | undefined;
+  if (!p) return 'unset';
+  const list = (k: string): string => (((p[k] as unknown[] | undefined) ?? []).length > 0 ? ` ${k}=${(p[k] as unknown[]).join(':')}` : '');
+  return `${String(p['tlsMinimumProtocolVersion'] ?? 'TLS_AUTO')}-${String(p['tlsMaximumProtocolVersion'] ?? 'TLS_AUTO')}${list('ecdhCurves')}${list('cipherSuites')}`;
+}
+
 /**
- * The SDS secrets a cluster's upstream TLS reads (transport socket and socket matches), distinct, sorted:
- * a file certificate's `file-cert:`/`file-root:` names compare without the files existing. Empty without TLS.
+ * A cluster's upstream TLS (transport socket and socket matches) in one line: the SDS secrets it reads,
+ * distinct, sorted (a file certificate's `file-cert:`/`file-root:` names compare without the files
+ * existing), then `params=` and the distinct `tls_params` of its TLS contexts (protocol versions, ECDH
+ * curves, cipher suites). Empty without TLS.
  */
 export function clusterTlsShape(c: Obj): string {
-  return [...new Set(sdsNames([c['transportSocket'], c['transportSocketMatches']]))].sort().join(',');
+  const sockets = [c['transportSocket'], c['transportSocketMatches']];
+  const secrets = [...new Set(sdsNames(sockets))].sort().join(',');
+  const params = [...new Set(commonTlsContexts(sockets).map(tlsParamsToken))].sort().join('|');
+  return params === '' ? secrets : `${secrets} params=${params}`;
+}
+
+/**
+ * The TLS parameters of the TLS a listener terminates (its filter chains' transport sockets: inbound mesh
+ * mTLS, Sidecar ingress TLS), distinct, sorted, `|`-separated (see clusterTlsShape); empty without TLS.
+ */
+export function listenerTlsShape(l: Obj): string {
+  const chains = [...((l['filterChains'] as Obj[] | undefined) ?? []), ...(l['defaultFilterChain'] ? [l['defaultFilterChain'] as Obj] : [])];
+  return [...new Set(commonTlsContexts(chains.map((c) => c['transportSocket'])).map(tlsParamsToken))].sort().join('|');
 }
 
 /** The addresses a listener binds, `ip:port`: its address, then its additional addresses, sorted. */
@@ -255,6 +291,7 @@ export function compareProxyConfigs(meshd: ProxyConfig, istiod: ProxyConfig, req
     // without inbound ports (meshd's catch-all is TCP only), a shape difference the options do not make.
     hcm: shapes(meshd.listeners, istiod.listeners, 'name', hcmShape, true),
     clusterTls: shapes(meshd.clusters, istiod.clusters, 'name', clusterTlsShape),
+    listenerTls: shapes(meshd.listeners, istiod.listeners, 'name', listenerTlsShape),
     listenerAddresses: shapes(meshd.listeners, istiod.listeners, 'name', listenerAddressShape),
   };
 }

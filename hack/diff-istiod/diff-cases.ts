@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { TestNode } from '../../xds/testing/index.js';
+import { renameForIstio } from '../bench/xds/istio-rename.js';
 import type { LabelledRequest } from './compare-configs.js';
 
 type Doc = Record<string, unknown>;
@@ -27,6 +28,7 @@ export const CONFIG_FILES = [
   'hack/diff-istiod/testdata/ipv6.yaml',
   'hack/diff-istiod/testdata/dr-selector.yaml',
   'hack/diff-istiod/testdata/sidecar-fields.yaml',
+  'hack/diff-istiod/testdata/wildcard-dr.yaml',
 ] as const;
 
 /**
@@ -50,7 +52,7 @@ export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none', 'diff-wild'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -64,6 +66,16 @@ export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] 
     });
     return { file, docs: out };
   });
+}
+
+/**
+ * A document as istiod reads it: renamed for Istio, and the root namespace's documents moved to istiod's
+ * (meshd's root namespace is `mesh-system`, istiod's `istio-system`: each server's mesh-wide rules).
+ */
+export function istiodDoc(d: Doc): Doc {
+  const r = renameForIstio(d);
+  const meta = r['metadata'] as { namespace?: string } | undefined;
+  return meta?.namespace === 'mesh-system' ? { ...r, metadata: { ...meta, namespace: 'istio-system' } } : r;
 }
 
 /** One sidecar of the check and the requests made from it. */
@@ -270,6 +282,16 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       http('backend3 subset two: defined by the second of two merged rules', '10.96.8.3', 8080, 'backend3:8080', '/'),
     ],
   })),
+  {
+    name: 'diff-wild/client-0 (DestinationRules for wildcard hosts)',
+    node: sidecarNode({ ns: 'diff-wild', pod: 'client-0', ip: '10.71.1.1', app: 'wclient', sa: 'wclient', ports: [8000] }),
+    requests: [
+      http('alpha subset pinned: the root namespace rule for *.diff-wild (v2)', '10.96.10.1', 8080, 'alpha:8080', '/'),
+      http('beta subset pinned: the exact rule of its namespace over the root wildcard (v1)', '10.96.10.2', 8080, 'beta:8080', '/'),
+      http('svc.api.wild.test subset pinned: *.api.wild.test over *.wild.test (v2)', '10.96.10.3', 8080, 'svc.api.wild.test:8080', '/'),
+      http('backend.diff-drsel subset pinned: the proxy namespace wildcard over the service namespace exact rule (v2)', '10.96.8.1', 8080, 'backend.diff-drsel:8080', '/'),
+    ],
+  },
   {
     name: 'diff-gw/eastwest-0 (router: AUTO_PASSTHROUGH on 15443, PASSTHROUGH on 8443)',
     node: sidecarNode({ ns: 'diff-gw', pod: 'eastwest-0', ip: '10.40.0.1', app: 'eastwest', sa: 'eastwest', ports: [15443, 8443], type: 'router' }),

@@ -38,7 +38,8 @@ export function formatDiffReport(comparisons: readonly { proxy: string; comparis
       ['load assignments', comparison.assignments],
       ['cluster load balancing', comparison.clusterLb],
       ['listener HCM options', comparison.hcm],
-      ['cluster TLS secrets', comparison.clusterTls],
+      ['cluster TLS secrets and parameters', comparison.clusterTls],
+      ['listener TLS parameters', comparison.listenerTls],
       ['listener addresses', comparison.listenerAddresses],
     ] as const;
     for (const [what, r] of parts) {

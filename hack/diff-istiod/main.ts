@@ -20,7 +20,7 @@ import { startBenchCluster, type BenchCluster } from '../bench/kube-cluster.js';
 import { freePorts } from '../../xds/testing/free-port.js';
 import type { ProxyConfig } from '../../xds/index.js';
 import { compareProxyConfigs, type ProxyComparison } from './compare-configs.js';
-import { DIFF_PROXIES, LISTENER_OPTIONS_ENV, NAMESPACES, ORCH_OBJECTS, ORCH_PASSES, ORCH_PROXIES, readCaseDocs, SERVER_ENV, type DiffProxy } from './diff-cases.js';
+import { DIFF_PROXIES, istiodDoc, LISTENER_OPTIONS_ENV, NAMESPACES, ORCH_OBJECTS, ORCH_PASSES, ORCH_PROXIES, readCaseDocs, SERVER_ENV, type DiffProxy } from './diff-cases.js';
 import { fetchProxyConfig } from './fetch-proxy-config.js';
 import { formatDiffReport } from './diff-report.js';
 
@@ -114,7 +114,7 @@ async function main(argv: readonly string[]): Promise<number> {
     const name = file.replaceAll('/', '_');
     // NOTE: YAML 1.1 output quotes strings such as "off" and "yes", which both servers read as booleans unquoted.
     writeFileSync(join(meshdDir, name), docs.map((d) => stringify(d, { version: '1.1' })).join('---\n'));
-    writeFileSync(join(istiodDir, name), docs.map((d) => stringify(renameForIstio(d), { version: '1.1' })).join('---\n'));
+    writeFileSync(join(istiodDir, name), docs.map((d) => stringify(istiodDoc(d), { version: '1.1' })).join('---\n'));
   }
   let cluster: BenchCluster | undefined;
   try {

@@ -54,3 +54,23 @@ describe('DestinationRule workloadSelector validation (as Istio)', () => {
     });
   }
 });
+
+describe('DestinationRule host validation (as Istio ValidateWildcardDomain)', () => {
+  it('given the wildcard hosts Istio accepts ("*", "*.cluster.local", "*echo", "*-echo.", "*foo.", upper case, a trailing dot) should accept them all', () => {
+    const hosts = ['*', '*.cluster.local', '*.demo.svc.cluster.local', '*echo', '*-echo.example.com', '*foo.example.com', 'Echo.Example.com.'];
+    assert.deepEqual(hosts.flatMap((host) => issuesOf(dr({ host })).errors), []);
+  });
+  const cases: { name: string; host: string; error: string }[] = [
+    { name: 'given a wildcard in a later label should refuse it', host: 'foo.*.com', error: 'domain name "foo.*.com" invalid (label "*" invalid)' },
+    { name: 'given a double wildcard should refuse it', host: '**.example.com', error: 'domain name "**.example.com" invalid (label "**" invalid)' },
+    { name: 'given an all-numeric top-level domain should refuse it', host: 'echo.123', error: 'domain name "echo.123" invalid (top level domain "123" cannot be all-numeric)' },
+    { name: 'given an underscore in a label should refuse it', host: 'echo.my_ns.svc', error: 'domain name "echo.my_ns.svc" invalid (label "my_ns" invalid)' },
+    { name: 'given an empty host should refuse it', host: '', error: 'empty domain name not allowed' },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const got = issuesOf(dr({ host: c.host })).errors.filter((e) => e.startsWith('spec.host'));
+      assert.deepEqual(got, [`spec.host: ${c.error}`]);
+    });
+  }
+});

@@ -8,7 +8,7 @@ import type {
   TrafficPolicy,
 } from '../../types.js';
 import { childPath, type IssueCollector } from '../issue.js';
-import { checkDns1123Label, checkPort, checkWildcardHost } from '../values.js';
+import { checkDns1123Label, checkPort, checkWildcardDomain } from '../values.js';
 import { checkExportToField, checkMatchLabels, report } from './common.js';
 
 function checkLoadBalancer(lb: LoadBalancerSettings, path: string, issues: IssueCollector): void {
@@ -133,7 +133,7 @@ function checkSelectorExportTo(spec: DestinationRuleSpec, namespace: string | un
 
 /** Semantic checks of a DestinationRule spec, after Istio's validation; `namespace` is the object's, when known. */
 export function validateDestinationRule(spec: DestinationRuleSpec, issues: IssueCollector, path = 'spec', namespace?: string): void {
-  report(issues, childPath(path, 'host'), checkWildcardHost(spec.host));
+  report(issues, childPath(path, 'host'), checkWildcardDomain(spec.host));
   if (spec.trafficPolicy) checkTrafficPolicy(spec.trafficPolicy, childPath(path, 'trafficPolicy'), issues);
   const names = new Set<string>();
   spec.subsets?.forEach((s, i) => {

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk built Envoy objects */
 import assert from 'node:assert/strict';
 import { buildSidecarClusters } from './cluster-builder.js';
-import { originationSocket } from './cluster-tls.js';
+import { meshMtlsSocket, originationSocket } from './cluster-tls.js';
 import { checkConsistency } from './consistency-checker.js';
 import { encode } from '../../protos/codec.js';
 import { validate } from '../../protos/validate.js';
@@ -103,4 +103,83 @@ spec: { address: 10.1.0.9, labels: { app: meshed-none, security.mesh.io/tlsMode:
     { name: 'given a service with a VIP should keep the auto mTLS socket matches', cluster: 'outbound|5432||db.data.svc.cluster.local', want: ['EDS', undefined, 2] },
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(shape(c.cluster), c.want));
+});
+
+describe('upstream TLS parameters (istiod defaultUpstreamCommonTLSContext, applyTLSDefaults)', () => {
+  const V12_13 = { tlsMinimumProtocolVersion: 'TLSv1_2', tlsMaximumProtocolVersion: 'TLSv1_3' };
+  const TLS_DEFAULTS = { ecdhCurves: ['P-256', 'X25519'], cipherSuites: ['ECDHE-ECDSA-AES256-GCM-SHA384'] };
+  const yaml = `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: ext, namespace: default }
+spec:
+  hosts: [ext.example.com]
+  location: MESH_EXTERNAL
+  ports: [{ number: 443, name: tls, protocol: TLS }]
+  resolution: DNS
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: ext, namespace: default }
+spec:
+  host: ext.example.com
+  trafficPolicy: { tls: { mode: SIMPLE } }
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: db, namespace: data }
+spec:
+  host: db.data.svc.cluster.local
+  trafficPolicy: { tls: { mode: MUTUAL, clientCertificate: /c.pem, privateKey: /k.pem } }
+`;
+  const paramsOf = (socket: Obj | undefined): unknown => socket?.['typedConfig'].commonTlsContext.tlsParams;
+  const clustersWith = (tlsDefaults?: typeof TLS_DEFAULTS): Map<string, Obj> => {
+    const { proxy, snap } = sidecarAt(sidecarModel(yaml, tlsDefaults ? { tlsDefaults } : {}));
+    return new Map((buildSidecarClusters(snap.pushContext, proxy, { endpoints: snap.endpoints }) as Obj[]).map((c) => [c['name'] as string, c]));
+  };
+  const cases: { name: string; cluster: string; socket: (c: Obj) => Obj | undefined; plain: unknown; withDefaults: unknown }[] = [
+    {
+      name: 'given MESH_MUTUAL should send TLS 1.2-1.3 and no mesh tlsDefaults',
+      cluster: 'outbound|9080||reviews.default.svc.cluster.local',
+      socket: (c) => c['transportSocket'],
+      plain: V12_13,
+      withDefaults: V12_13,
+    },
+    {
+      name: 'given auto mTLS should send TLS 1.2-1.3 on the mesh match and no mesh tlsDefaults',
+      cluster: 'outbound|9080||productpage.default.svc.cluster.local',
+      socket: (c) => (c['transportSocketMatches'] as Obj[]).find((m) => m['name'] === 'tlsMode-mesh')?.['transportSocket'],
+      plain: V12_13,
+      withDefaults: V12_13,
+    },
+    {
+      name: 'given SIMPLE origination should send TLS 1.2-1.3 with the mesh tlsDefaults curves and ciphers',
+      cluster: 'outbound|443||ext.example.com',
+      socket: (c) => c['transportSocket'],
+      plain: V12_13,
+      withDefaults: { ...V12_13, ...TLS_DEFAULTS },
+    },
+    {
+      name: 'given MUTUAL origination should send TLS 1.2-1.3 with the mesh tlsDefaults curves and ciphers',
+      cluster: 'outbound|5432||db.data.svc.cluster.local',
+      socket: (c) => c['transportSocket'],
+      plain: V12_13,
+      withDefaults: { ...V12_13, ...TLS_DEFAULTS },
+    },
+  ];
+  const plain = clustersWith();
+  const withDefaults = clustersWith(TLS_DEFAULTS);
+  for (const c of cases) {
+    it(c.name, () => {
+      assert.deepEqual(paramsOf(c.socket(plain.get(c.cluster)!)), c.plain);
+      assert.deepEqual(paramsOf(c.socket(withDefaults.get(c.cluster)!)), c.withDefaults);
+      const built = withDefaults.get(c.cluster)!;
+      assert.deepEqual(validate(ENVOY.cluster, encode(ENVOY.cluster, built)), [], 'passes protoc-gen-validate');
+    });
+  }
+
+  it('given the mesh mTLS socket alone should carry the same parameters as istiod', () => {
+    assert.deepEqual(paramsOf(meshMtlsSocket([], 'outbound_.80_._.a.b.svc.cluster.local')), V12_13);
+  });
 });

@@ -4,8 +4,10 @@
  * metadata). MESH_MUTUAL and auto mTLS read the workload certificate (`default`) and the root of trust
  * (`ROOTCA`) over SDS from the agent; SIMPLE/MUTUAL with `credentialName` read that secret over SDS;
  * with file paths they read the files over SDS too (`file-cert:` / `file-root:`, served by the agent).
+ * Every upstream TLS context carries istiod's TLS parameters (TLS 1.2 to 1.3; SIMPLE and MUTUAL add
+ * meshConfig.tlsDefaults' ECDH curves and cipher suites, MESH_MUTUAL and auto mTLS do not, as istiod).
  */
-import { ORCH_NAME_PREFIX, type PushContext, type Service, type ServiceInstance } from '../../../core/index.js';
+import { ORCH_NAME_PREFIX, type MeshConfig, type PushContext, type Service, type ServiceInstance } from '../../../core/index.js';
 import type { ClientTLSSettings } from '../../../crds/index.js';
 import { any } from '../grpc/envoy.js';
 import { ENVOY, fileCertSecret, fileRootSecret, MESH_ALPN, SDS_SECRET, sdsSecret, struct, TLS_MODE_LABEL, TLS_MODE_MESH } from './sidecar-names.js';
@@ -25,12 +27,19 @@ function sanMatchers(sans: readonly string[]): Record<string, unknown> {
   return sans.length > 0 ? { matchSubjectAltNames: sans.map((s) => ({ exact: s })) } : {};
 }
 
-/** The mesh mTLS transport socket: SDS identity `default`, validation by `ROOTCA` and the expected SANs. */
+/**
+ * The protocol versions of every upstream TLS context, as istiod's defaultUpstreamCommonTLSContext:
+ * TLS 1.2 to 1.3 (Envoy's client default maximum is 1.2 without it).
+ */
+export const UPSTREAM_TLS_PARAMS: Readonly<Record<string, string>> = Object.freeze({ tlsMinimumProtocolVersion: 'TLSv1_2', tlsMaximumProtocolVersion: 'TLSv1_3' });
+
+/** The mesh mTLS transport socket: TLS 1.2-1.3, SDS identity `default`, validation by `ROOTCA` and the expected SANs. */
 export function meshMtlsSocket(sans: readonly string[], sni: string): Record<string, unknown> {
   return {
     name: 'envoy.transport_sockets.tls',
     typedConfig: any(ENVOY.upstreamTls, {
       commonTlsContext: {
+        tlsParams: { ...UPSTREAM_TLS_PARAMS },
         tlsCertificateSdsSecretConfigs: [sdsSecret(SDS_SECRET.identity)],
         combinedValidationContext: {
           defaultValidationContext: sanMatchers(sans),
@@ -49,6 +58,8 @@ export interface OriginationOptions {
   readonly verifyAtClient?: boolean;
   /** The cluster speaks HTTP/2 upstream: advertise `h2` (istiod's isHttp2Cluster). */
   readonly h2?: boolean;
+  /** meshConfig.tlsDefaults: its ECDH curves and cipher suites join the TLS parameters (istiod's applyTLSDefaults). */
+  readonly tlsDefaults?: MeshConfig['tlsDefaults'];
 }
 
 /**
@@ -59,10 +70,15 @@ export interface OriginationOptions {
  * against the operating system's trust bundle, as istiod; off, the server is not verified. File paths
  * (`clientCertificate`/`privateKey`, `caCertificates`) become SDS names the agent serves from the files
  * (`file-cert:<chain>~<key>`, `file-root:<ca>`), as istiod for sidecars and gateways alike. An HTTP/2
- * cluster advertises `h2`, as istiod's buildUpstreamTLSContext.
+ * cluster advertises `h2`, as istiod's buildUpstreamTLSContext. The TLS parameters are istiod's: TLS 1.2 to
+ * 1.3, with meshConfig.tlsDefaults' ECDH curves and cipher suites when it sets them.
  */
 export function originationSocket(tls: ClientTLSSettings, o: OriginationOptions = {}): Record<string, unknown> {
-  const common: Record<string, unknown> = {};
+  const curves = o.tlsDefaults?.ecdhCurves ?? [];
+  const ciphers = o.tlsDefaults?.cipherSuites ?? [];
+  const common: Record<string, unknown> = {
+    tlsParams: { ...UPSTREAM_TLS_PARAMS, ...(curves.length > 0 ? { ecdhCurves: [...curves] } : {}), ...(ciphers.length > 0 ? { cipherSuites: [...ciphers] } : {}) },
+  };
   const sans = tls.subjectAltNames ?? [];
   if (tls.credentialName) {
     // NOTE: Istio names the CA secret of a credential `<name>-cacert`.
@@ -173,7 +189,7 @@ export function clusterTls(
       return { kind: 'socket', transportSocket: meshMtlsSocket(expectedSans(ctx, svc, serviceAccounts, tls), sni) };
     case 'SIMPLE':
     case 'MUTUAL':
-      return { kind: 'socket', transportSocket: originationSocket(tls, origination) };
+      return { kind: 'socket', transportSocket: originationSocket(tls, { tlsDefaults: ctx.meshConfig.tlsDefaults, ...origination }) };
     default:
       break;
   }

@@ -27,7 +27,7 @@ import { sidecarScope } from './sidecar-scope.js';
 import { interceptionNone, outboundEntries } from './outbound-entries.js';
 import { isTlsPort, protocolFilters, tcpChain, tlsChains, tlsListenerFilters, type NetworkFilterOptions } from './tcp-listener-builder.js';
 import { isHttpPort, isSniffedPort, proxyInboundPorts, type InboundPort } from './cluster-builder.js';
-import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from './server-tls.js';
+import { inboundMtlsParams, SERVER_TLS_HTTP_ALPN, serverTlsSocket } from './server-tls.js';
 import { boundInboundListener, canBindIngressPort, inboundBindAddress } from './bound-inbound-listener.js';
 import type { ConflictSink } from './conflict-recorder.js';
 import { sniffedRouteConfigurationName } from './route-builder.js';
@@ -126,12 +126,16 @@ function inboundHcm(p: InboundPort, h: HcmOptions, bind: string): Record<string,
   };
 }
 
-/** The server side of mesh mTLS: the workload certificate `default`, clients verified by `ROOTCA`. */
-export function inboundMtlsSocket(http: boolean): Record<string, unknown> {
+/**
+ * The server side of mesh mTLS: the workload certificate `default`, clients verified by `ROOTCA`, the
+ * mesh's TLS parameters (`params`: inboundMtlsParams).
+ */
+export function inboundMtlsSocket(http: boolean, params: Record<string, unknown>): Record<string, unknown> {
   return {
     name: 'envoy.transport_sockets.tls',
     typedConfig: any(ENVOY.downstreamTls, {
       commonTlsContext: {
+        tlsParams: params,
         tlsCertificateSdsSecretConfigs: [sdsSecret(SDS_SECRET.identity)],
         combinedValidationContext: { defaultValidationContext: {}, validationContextSdsSecretConfig: sdsSecret(SDS_SECRET.root) },
         alpnProtocols: http ? ['h2', 'http/1.1'] : [],
@@ -154,8 +158,8 @@ function sniffedInboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): 
   const chains: Record<string, unknown>[] = [];
   if (mode !== 'DISABLE') {
     chains.push(
-      { name: `${cluster}-mtls-http`, filterChainMatch: { ...port, transportProtocol: 'tls', applicationProtocols: [...MESH_HTTP_ALPN] }, filters: http, transportSocket: inboundMtlsSocket(true) },
-      { name: `${cluster}-mtls-tcp`, filterChainMatch: { ...port, transportProtocol: 'tls', applicationProtocols: [...MESH_ALPN] }, filters: tcp, transportSocket: inboundMtlsSocket(false) },
+      { name: `${cluster}-mtls-http`, filterChainMatch: { ...port, transportProtocol: 'tls', applicationProtocols: [...MESH_HTTP_ALPN] }, filters: http, transportSocket: inboundMtlsSocket(true, b.mtlsParams) },
+      { name: `${cluster}-mtls-tcp`, filterChainMatch: { ...port, transportProtocol: 'tls', applicationProtocols: [...MESH_ALPN] }, filters: tcp, transportSocket: inboundMtlsSocket(false, b.mtlsParams) },
     );
   }
   if (mode !== 'STRICT') {
@@ -182,7 +186,7 @@ function inboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): Record<
       name: `${inboundClusterName(p.targetPort)}-mtls`,
       filterChainMatch: { destinationPort: { value: p.targetPort }, transportProtocol: 'tls', applicationProtocols: [...MESH_ALPN] },
       filters,
-      transportSocket: inboundMtlsSocket(http),
+      transportSocket: inboundMtlsSocket(http, b.mtlsParams),
     });
   }
   if (mode !== 'STRICT') {
@@ -211,6 +215,8 @@ interface InboundBuild {
   readonly filters: NetworkFilterOptions;
   /** The proxy's primary wildcard (`0.0.0.0`, or `::` for an IPv6-only proxy), in inbound stat prefixes. */
   readonly bind: string;
+  /** The TLS parameters of inbound mesh mTLS (inboundMtlsParams of the mesh config). */
+  readonly mtlsParams: Record<string, unknown>;
 }
 
 /** The protocol a port speaks once its TLS is terminated (Istio's AfterTLSTermination): HTTPS is HTTP, TLS is TCP. */
@@ -260,7 +266,7 @@ export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: E
   const mode = ipMode(proxy);
   // NOTE: as istiod (buildInboundListener), the second family of a dual-stack proxy only with MESH_DUAL_STACK.
   const [bind, ...extra] = o.dualStack ? wildcards(mode) : wildcards(mode).slice(0, 1);
-  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts, bind: bind! };
+  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts, bind: bind!, mtlsParams: inboundMtlsParams(ctx.meshConfig) };
   const chains: Record<string, unknown>[] = [];
   // NOTE: a Sidecar ingress port with captureMode NONE has a listener of its own (buildBoundInboundListeners).
   for (const p of ports) if (p.bindToPort !== true) chains.push(...inboundPortChains(ctx, proxy, p, opts, b));
@@ -270,7 +276,7 @@ export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: E
       name: 'virtualInbound-mtls',
       filterChainMatch: { transportProtocol: 'tls', applicationProtocols: [...MESH_ALPN] },
       filters: [tcpProxy(INBOUND_PASSTHROUGH_CLUSTER)],
-      transportSocket: inboundMtlsSocket(false),
+      transportSocket: inboundMtlsSocket(false, b.mtlsParams),
     });
   }
   if (mtls !== 'STRICT') {
@@ -304,7 +310,7 @@ export function buildBoundInboundListeners(ctx: PushContext, proxy: Proxy, endpo
   const o = resolveListenerOptions(opts.listener);
   // NOTE: the chains' stat prefixes name the proxy's wildcard, as in virtualInbound.
   const [wild] = wildcards(ipMode(proxy));
-  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts, bind: wild! };
+  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts, bind: wild!, mtlsParams: inboundMtlsParams(ctx.meshConfig) };
   const out: Listener[] = [];
   for (const p of ports) {
     const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });

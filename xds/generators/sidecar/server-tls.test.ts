@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { protoRoot } from '../../protos/root.js';
 import { validate } from '../../protos/validate.js';
-import { envoyTlsProtocol, serverSecrets, serverTlsSocket } from './server-tls.js';
+import { buildSidecarListeners } from './listener-builder.js';
+import { envoyTlsProtocol, inboundMtlsParams, MESH_MTLS_CIPHER_SUITES, serverSecrets, serverTlsSocket } from './server-tls.js';
+import { sidecarAt, sidecarModel, SIDECAR_MESH } from './testing/sidecar-mesh.js';
 
 describe('server TLS (gateway servers and Sidecar ingress)', () => {
   before(() => protoRoot());
@@ -44,4 +46,25 @@ describe('server TLS (gateway servers and Sidecar ingress)', () => {
     { name: 'given SIMPLE with a CA file should not verify clients', tls: { mode: 'SIMPLE', serverCertificate: '/c', privateKey: '/k', caCertificates: '/ca' }, want: { certs: ['file-cert:/c~/k'] } },
   ];
   for (const c of secrets) it(c.name, () => assert.deepEqual(serverSecrets(c.tls), c.want));
+});
+
+describe('inbound mesh mTLS parameters (istiod BuildInboundTLS, meshConfig.meshMTLS)', () => {
+  const cases: { name: string; meshMTLS?: { minProtocolVersion?: 'TLS_AUTO' | 'TLSV1_2' | 'TLSV1_3'; cipherSuites?: string[] }; want: Record<string, unknown> }[] = [
+    { name: 'given no meshMTLS should allow TLS 1.2-1.3 with istiod\'s strong cipher suites', want: { tlsMinimumProtocolVersion: 'TLSv1_2', tlsMaximumProtocolVersion: 'TLSv1_3', cipherSuites: [...MESH_MTLS_CIPHER_SUITES] } },
+    { name: 'given meshMTLS.minProtocolVersion TLSV1_3 should require TLS 1.3', meshMTLS: { minProtocolVersion: 'TLSV1_3' }, want: { tlsMinimumProtocolVersion: 'TLSv1_3', tlsMaximumProtocolVersion: 'TLSv1_3', cipherSuites: [...MESH_MTLS_CIPHER_SUITES] } },
+    { name: 'given meshMTLS.cipherSuites should offer those instead', meshMTLS: { cipherSuites: ['ECDHE-RSA-AES256-GCM-SHA384'] }, want: { tlsMinimumProtocolVersion: 'TLSv1_2', tlsMaximumProtocolVersion: 'TLSv1_3', cipherSuites: ['ECDHE-RSA-AES256-GCM-SHA384'] } },
+  ];
+  for (const c of cases) it(c.name, () => assert.deepEqual(inboundMtlsParams(c.meshMTLS ? { meshMTLS: c.meshMTLS } : {}), c.want));
+
+  it('given meshMTLS TLSV1_3 should put the parameters on every mTLS chain of virtualInbound, and they pass protoc-gen-validate', function () {
+    this.timeout(60_000);
+    const { proxy, snap } = sidecarAt(sidecarModel(SIDECAR_MESH, { meshMTLS: { minProtocolVersion: 'TLSV1_3' } }));
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walks built Envoy objects
+    const inbound = buildSidecarListeners(snap.pushContext, proxy, snap.endpoints).find((l) => l.name === 'virtualInbound') as any;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walks built Envoy objects
+    const tls = inbound.filterChains.filter((c: any) => c.transportSocket).map((c: any) => c.transportSocket.typedConfig.commonTlsContext.tlsParams);
+    assert.ok(tls.length >= 2, 'STRICT: the port and the passthrough mTLS chains');
+    for (const p of tls) assert.deepEqual(p, inboundMtlsParams({ meshMTLS: { minProtocolVersion: 'TLSV1_3' } }));
+    assert.deepEqual(validate('envoy.config.listener.v3.Listener', inbound), []);
+  });
 });

@@ -3,8 +3,9 @@
  * shared by gateway servers (router) and Sidecar `ingress[].tls` (sidecar). Certificates come over SDS
  * under the names istiod gives them, which the agent serves: `file-cert:<chain>~<key>` and
  * `file-root:<ca>` for file paths, `kubernetes://<credentialName>` (and `-cacert` to verify clients),
- * `default` / `ROOTCA` for MESH_MUTUAL.
+ * `default` / `ROOTCA` for MESH_MUTUAL. Also the TLS parameters of inbound mesh mTLS (inboundMtlsParams).
  */
+import type { MeshConfig } from '../../../core/index.js';
 import type { ServerTLSSettings } from '../../../crds/index.js';
 import { any } from '../grpc/envoy.js';
 import { ENVOY, fileCertSecret, fileRootSecret, SDS_SECRET, sdsSecret } from './sidecar-names.js';
@@ -34,6 +35,29 @@ export function serverSecrets(tls: ServerTLSSettings): { certs: string[]; ca?: s
 export function envoyTlsProtocol(v: string | undefined): string | undefined {
   const m = /^TLSV1_([0-3])$/.exec(v ?? '');
   return m ? `TLSv1_${m[1]!}` : undefined;
+}
+
+/** istiod's SupportedCiphers: the cipher suites inbound mesh mTLS allows unless meshMTLS.cipherSuites names others. */
+export const MESH_MTLS_CIPHER_SUITES: readonly string[] = Object.freeze([
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'AES256-GCM-SHA384',
+  'AES128-GCM-SHA256',
+]);
+
+/**
+ * The TLS parameters of inbound mesh mTLS (istiod's BuildInboundTLS): minimum TLS 1.3 when
+ * meshMTLS.minProtocolVersion is TLSV1_3, else 1.2 (GetMinTLSVersion); maximum 1.3; meshMTLS.cipherSuites
+ * when set, else istiod's strong suites.
+ */
+export function inboundMtlsParams(mesh: Pick<MeshConfig, 'meshMTLS'>): Obj {
+  return {
+    tlsMinimumProtocolVersion: mesh.meshMTLS?.minProtocolVersion === 'TLSV1_3' ? 'TLSv1_3' : 'TLSv1_2',
+    tlsMaximumProtocolVersion: 'TLSv1_3',
+    cipherSuites: [...(mesh.meshMTLS?.cipherSuites ?? MESH_MTLS_CIPHER_SUITES)],
+  };
 }
 
 /**

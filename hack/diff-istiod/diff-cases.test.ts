@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { simulateRequest } from '../../xds/index.js';
+import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode } from '../../xds/generators/sidecar/testing/sidecar-mesh.js';
+import { outcomeLine } from './compare-configs.js';
+import { DIFF_PROXIES, istiodDoc, readCaseDocs } from './diff-cases.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+describe('diff:istiod cases (meshd side)', function () {
+  this.timeout(120_000);
+
+  it('given the wildcard DestinationRule case should route each request of diff-wild/client-0 to the subset its comment names', () => {
+    const yaml = readCaseDocs(REPO_ROOT)
+      .flatMap((f) => f.docs)
+      .map((d) => stringify(d))
+      .join('---\n');
+    const node = sidecarNode({
+      id: 'sidecar~10.71.1.1~client-0.diff-wild~diff-wild.svc.cluster.local',
+      ipAddresses: ['10.71.1.1'],
+      podName: 'client-0',
+      namespace: 'diff-wild',
+      dnsDomain: 'diff-wild.svc.cluster.local',
+      metadata: { LABELS: { app: 'wclient', version: 'v1', 'security.mesh.io/tlsMode': 'mesh' }, NAMESPACE: 'diff-wild' },
+    });
+    const { proxy, snap } = sidecarAt(sidecarModel(yaml), node);
+    const cfg = allSidecarResources(proxy, snap);
+    const wild = DIFF_PROXIES.find((p) => p.name.startsWith('diff-wild/'))!;
+    const want = [
+      /^routed outbound\|8080\|pinned\|alpha\.diff-wild\.svc\.cluster\.local\(100\)\[10\.71\.0\.12:8080\]$/,
+      /^routed outbound\|8080\|pinned\|beta\.diff-wild\.svc\.cluster\.local\(100\)\[10\.71\.0\.11:8080\]$/,
+      /^routed outbound\|8080\|pinned\|svc\.api\.wild\.test\(100\)\[10\.71\.0\.12:8080\]$/,
+      /^routed outbound\|8080\|pinned\|backend\.diff-drsel\.svc\.cluster\.local\(100\)\[10\.70\.0\.12:8080\]$/,
+    ];
+    assert.equal(wild.requests.length, want.length);
+    wild.requests.forEach((r, i) => assert.match(outcomeLine(simulateRequest(cfg, r.request)), want[i]!, r.label));
+  });
+
+  it('given a document of meshd\'s root namespace should give istiod the same document in its root namespace, renamed', () => {
+    const d = { apiVersion: 'networking.mesh.io/v1', kind: 'DestinationRule', metadata: { name: 'x', namespace: 'mesh-system' }, spec: { host: '*.cluster.local', trafficPolicy: { tls: { mode: 'MESH_MUTUAL' } } } };
+    assert.deepEqual(istiodDoc(d), { apiVersion: 'networking.istio.io/v1', kind: 'DestinationRule', metadata: { name: 'x', namespace: 'istio-system' }, spec: { host: '*.cluster.local', trafficPolicy: { tls: { mode: 'ISTIO_MUTUAL' } } } });
+    assert.equal((istiodDoc({ ...d, metadata: { name: 'x', namespace: 'diff-wild' } })['metadata'] as { namespace: string }).namespace, 'diff-wild');
+  });
+});
