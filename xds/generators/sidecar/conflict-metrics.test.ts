@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk built Envoy objects */
 import assert from 'node:assert/strict';
 import { createMetrics, proxyFromNode, proxyRequestPush, withSnapshot, type MeshModel, type Metrics, type Proxy, type PushRequest } from '../../../core/index.js';
 import { XdsCache } from '../../cache/xds-cache.js';
