@@ -29,6 +29,7 @@ export const CONFIG_FILES = [
   'hack/diff-istiod/testdata/dr-selector.yaml',
   'hack/diff-istiod/testdata/sidecar-fields.yaml',
   'hack/diff-istiod/testdata/wildcard-dr.yaml',
+  'hack/diff-istiod/testdata/dns-subsets.yaml',
 ] as const;
 
 /**
@@ -175,6 +176,8 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       tcp('MONGO port (Mongo proxy, then tcp_proxy)', '10.96.6.21', 27017),
       http('TLS origination without sni (auto SNI)', '203.0.113.22', 80, 'auto-sni.example.org', '/'),
       http('DNS ServiceEntry with endpoints', '203.0.113.20', 8081, 'legacy.example.org:8081', '/'),
+      http('DNS subset selecting one endpoint', '203.0.113.24', 8083, 'dnsub.example.org:8083', '/'),
+      http('DNS subset selecting no endpoint (cluster dropped)', '203.0.113.24', 8083, 'dnsub.example.org:8083', '/none'),
       http('TLS origination by DestinationRule (plain HTTP in)', '203.0.113.21', 80, 'secure.example.org', '/'),
       http('TLS origination with certificate files (file-cert/file-root over SDS)', '203.0.113.23', 80, 'files-mtls.example.org', '/'),
       http('shared port 7080: the HTTP service', '10.96.7.1', 7080, 'web7080.diff-ports:7080', '/'),

@@ -79,13 +79,16 @@ export function autoPassthroughServers(merged: MergedGateway): RouterServer[] {
  */
 export function buildSniDnatClusters(ctx: PushContext, scoped: Proxy, merged: MergedGateway, endpoints: EndpointView, opts: Pick<OutboundClusterOptions, 'redisFilter'> = {}): Obj[] {
   const clusterOpts: OutboundClusterOptions = { autoSni: false, ...definedFields(opts, ['redisFilter']) };
-  return sniDnatTargets(ctx, scoped, autoPassthroughServers(merged)).map((t) => {
+  return sniDnatTargets(ctx, scoped, autoPassthroughServers(merged)).flatMap((t): Obj[] => {
     const port = t.svc.ports.find((p) => p.port === t.port)!;
-    const { transportSocket: _ts, transportSocketMatches: _tsm, ...c } = buildOutboundCluster(ctx, scoped, t.svc, port, t.subset, endpoints, clusterOpts);
+    const built = buildOutboundCluster(ctx, scoped, t.svc, port, t.subset, endpoints, clusterOpts);
+    // NOTE: as istiod's buildOutboundSniDnatClusters, a DNS cluster without endpoints is not built.
+    if (!built) return [];
+    const { transportSocket: _ts, transportSocketMatches: _tsm, ...c } = built;
     const out: Obj = { ...c, name: t.name };
     if (out['edsClusterConfig']) out['edsClusterConfig'] = { ...(out['edsClusterConfig'] as Obj), serviceName: t.name };
     if (out['loadAssignment']) out['loadAssignment'] = { ...(out['loadAssignment'] as Obj), clusterName: t.name };
-    return out;
+    return [out];
   });
 }
 

@@ -7,7 +7,7 @@
  * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS. Inbound clusters
  * take the Sidecar's inbound connection pool (inbound-connection-pool.ts).
  */
-import { orchServiceOf, parseProtocol, type Config, type EndpointView, type PushContext, type Proxy, type Service, type ServiceInstance, type ServicePort } from '../../../core/index.js';
+import { labelsMatch, orchServiceOf, parseProtocol, type Config, type EndpointView, type PushContext, type Proxy, type Service, type ServiceInstance, type ServicePort } from '../../../core/index.js';
 import type { ClientTLSSettings, ConnectionPoolSettings, DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
@@ -28,6 +28,7 @@ import {
   provenance,
 } from './sidecar-names.js';
 import type { Cluster } from '../../envoy-types/index.js';
+import type { ConflictSink } from './conflict-recorder.js';
 
 /** Envoy's "no limit" for circuit breakers, as Istio sets by default. */
 const MAX_UINT32 = 4294967295;
@@ -282,8 +283,12 @@ export function outboundDiscoveryType(proxy: Proxy, svc: Service, opts: Outbound
   return 'EDS';
 }
 
-/** One outbound cluster for a service port and subset (subset '' for the service itself). */
-export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Service, port: ServicePort, subset: string, endpoints: EndpointView, opts: OutboundClusterOptions = {}): Cluster {
+/**
+ * One outbound cluster for a service port and subset (subset '' for the service itself); undefined for a
+ * STRICT_DNS / LOGICAL_DNS cluster without endpoints, which istiod's buildCluster drops and counts
+ * (`onDrop` hears its name: pilot_dns_cluster_without_endpoints).
+ */
+export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Service, port: ServicePort, subset: string, endpoints: EndpointView, opts: OutboundClusterOptions = {}, onDrop?: (name: string) => void): Cluster | undefined {
   const name = outboundClusterName(port.port, subset, svc.hostname);
   const dr = ctx.destinationRule(svc.hostname, proxy);
   const policy = effectivePolicy(dr, subset, port.port);
@@ -295,8 +300,20 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
     c['dnsLookupFamily'] = dnsLookupFamily(ipMode(proxy), resolveListenerOptions(opts.listener));
     c['dnsRefreshRate'] = duration(ctx.meshConfig.dnsRefreshRate);
     c['respectDnsTtl'] = true;
-    // NOTE: without endpoints the host itself is resolved, on the port's targetPort when it has one (as istiod).
-    const targets = instances.length > 0 ? instances.map((i) => ({ address: i.address, port: i.port })) : [{ address: svc.hostname, port: port.targetPort ?? port.port }];
+    // NOTE: without endpoints the host itself is resolved, on the port's targetPort when it has one (as istiod,
+    // whose ServiceEntry conversion makes the host an endpoint without labels). A subset cluster takes the
+    // endpoints its labels select (istiod's buildSubsetCluster), so a subset with labels never selects the host.
+    const selector = subset ? (subsetsOf(dr).find((s) => s.name === subset)?.labels ?? {}) : {};
+    const targets =
+      instances.length > 0
+        ? instances.filter((i) => labelsMatch(selector, i.labels)).map((i) => ({ address: i.address, port: i.port }))
+        : Object.keys(selector).length === 0
+        ? [{ address: svc.hostname, port: port.targetPort ?? port.port }]
+        : [];
+    if (targets.length === 0) {
+      onDrop?.(name);
+      return undefined;
+    }
     const lbEndpoints = (svc.resolution === 'DNS_ROUND_ROBIN' ? targets.slice(0, 1) : targets).map((t) => ({
       endpoint: { address: { socketAddress: { address: t.address, portValue: t.port } } },
     }));
@@ -350,13 +367,16 @@ function applyUpstreamHttpOptions(c: Record<string, unknown>, upstream: AutoSni)
 }
 
 /** Every outbound cluster of the services in the proxy's scope (exportTo, Sidecar egress): per port, plain and per subset. */
-export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, opts: OutboundClusterOptions = {}): Cluster[] {
+export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, opts: OutboundClusterOptions = {}, onDrop?: (name: string) => void): Cluster[] {
   const out: Record<string, unknown>[] = [];
+  const add = (c: Cluster | undefined): void => {
+    if (c) out.push(c);
+  };
   for (const svc of sidecarScope(ctx, proxy).services) {
     const subsets = subsetsOf(ctx.destinationRule(svc.hostname, proxy));
     for (const p of svc.ports) {
-      out.push(buildOutboundCluster(ctx, proxy, svc, p, '', endpoints, opts));
-      for (const s of subsets) out.push(buildOutboundCluster(ctx, proxy, svc, p, s.name, endpoints, opts));
+      add(buildOutboundCluster(ctx, proxy, svc, p, '', endpoints, opts, onDrop));
+      for (const s of subsets) add(buildOutboundCluster(ctx, proxy, svc, p, s.name, endpoints, opts, onDrop));
     }
   }
   return out;
@@ -521,9 +541,28 @@ export function buildSpecialClusters(ctx: PushContext, mode: IpMode = 'IPv4'): C
   ];
 }
 
-/** Every cluster of a sidecar, sorted by name (names are unique: outbound, inbound and special names do not overlap). */
-export function buildSidecarClusters(ctx: PushContext, proxy: Proxy, opts: SidecarClusterOptions): Cluster[] {
+/**
+ * Every cluster of a sidecar, sorted by name; a DNS cluster without endpoints is left out and a repeated
+ * name keeps its first cluster (see normalizeClusters), both reported to `onConflict`.
+ */
+export function buildSidecarClusters(ctx: PushContext, proxy: Proxy, opts: SidecarClusterOptions, onConflict?: ConflictSink): Cluster[] {
   const inbound = proxyInboundPorts(ctx, proxy, opts.endpoints).map((p) => buildProxyInboundCluster(ctx, proxy, p, opts.listener));
-  const all = [...buildOutboundClusters(ctx, proxy, opts.endpoints, opts), ...inbound, ...buildSpecialClusters(ctx, ipMode(proxy))];
-  return all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
+  const onDrop = onConflict ? (name: string): void => onConflict('pilot_dns_cluster_without_endpoints', name) : undefined;
+  const all = [...buildOutboundClusters(ctx, proxy, opts.endpoints, opts, onDrop), ...inbound, ...buildSpecialClusters(ctx, ipMode(proxy))];
+  // NOTE: a stable sort: clusters of one name stay in build order (outbound, inbound, special), as istiod's list.
+  return normalizeClusters(all.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1)), (name) => onConflict?.('pilot_duplicate_dataplane_clusters', name));
+}
+
+/**
+ * Istiod's normalizeClusters on a list sorted by name (a repeated name adjacent, in build order): the first
+ * cluster of a name is kept, every later one is dropped and `onDuplicate` hears its name
+ * (pilot_duplicate_dataplane_clusters).
+ */
+export function normalizeClusters<T extends { readonly name?: unknown }>(sorted: readonly T[], onDuplicate?: (name: string) => void): T[] {
+  const out: T[] = [];
+  for (const c of sorted) {
+    if (out.length > 0 && out[out.length - 1]!.name === c.name) onDuplicate?.(String(c.name));
+    else out.push(c);
+  }
+  return out;
 }

@@ -359,6 +359,8 @@ export function defaultRoute(svc: Service, port: number): Record<string, unknown
 export interface BuiltRouteConfiguration {
   readonly resource: RouteConfiguration;
   readonly dependencies: readonly string[];
+  /** The virtual hosts that lost a domain (see RouteConfigurationPlan.duplicateDomains). */
+  readonly duplicateDomains: readonly string[];
 }
 
 /** A sidecar route configuration name: `<port>`, or `<host>:<port>` for a sniffed port of a service with a VIP. */
@@ -400,6 +402,8 @@ export interface RouteConfigurationPlan {
   readonly catchAll: Record<string, unknown> | undefined;
   /** What the plan read: the services on the port and every VirtualService (which one applies to a host). */
   readonly dependencies: readonly string[];
+  /** The virtual hosts (`<host>:<port>`) that lost a domain to an earlier one (istiod's DuplicatedDomains keys). */
+  readonly duplicateDomains: readonly string[];
 }
 
 /**
@@ -417,12 +421,17 @@ export function planSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, na
   const port = parsed.port;
   const deps = new Set(['kind:VirtualService']);
   const claimed = new Set<string>();
+  const duplicateDomains: string[] = [];
   const hosts: VirtualHostPlan[] = [];
   const scope = sidecarScope(ctx, proxy);
   const services = scope.routeServices(port).filter((s) => s.ports.some((p) => p.port === port && routesHttp(p)));
   for (const svc of [...services].sort((a, c) => (a.hostname < c.hostname ? -1 : 1))) {
     deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
-    const domains = serviceDomains(svc, port, proxy.namespace, ctx.domain).filter((d) => !claimed.has(d));
+    const all = serviceDomains(svc, port, proxy.namespace, ctx.domain);
+    const domains = all.filter((d) => !claimed.has(d));
+    // NOTE: as istiod's BuildSidecarOutboundVirtualHosts: a virtual host that lost a domain (or every one) is
+    // counted under its name `<host>:<port>` (pilot_vservice_dup_domain).
+    if (domains.length !== all.length) duplicateDomains.push(`${svc.hostname}:${port}`);
     if (domains.length === 0) continue;
     for (const d of domains) claimed.add(d);
     // NOTE: as istiod, a VirtualService without HTTP routes (only `tcp` or `tls`) leaves HTTP on the default route.
@@ -435,12 +444,12 @@ export function planSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, na
     // NOTE: as istiod's getVirtualHostsForSniffedServicePort: the virtual hosts naming `<host>:<port>` or `<host>`;
     // exactly one takes every domain (`*`); none leaves the configuration empty (no catch-all either way).
     const own = hosts.filter((h) => h.domains.some((d) => d === name || d === parsed.host));
-    return { name, port, hosts: own.length === 1 ? [{ ...own[0]!, domains: ['*'] }] : own, catchAll: undefined, dependencies };
+    return { name, port, hosts: own.length === 1 ? [{ ...own[0]!, domains: ['*'] }] : own, catchAll: undefined, dependencies, duplicateDomains };
   }
   const catchAll = scope.outboundMode === 'ALLOW_ANY'
     ? { name: 'allow_any', domains: ['*'], routes: [{ name: 'allow_any', match: { prefix: '/' }, route: { cluster: PASSTHROUGH_CLUSTER, timeout: ZERO, maxStreamDuration: { maxStreamDuration: ZERO, grpcTimeoutHeaderMax: ZERO } } }], includeRequestAttemptCount: true }
     : { name: 'block_all', domains: ['*'], routes: [{ name: 'block_all', match: { prefix: '/' }, directResponse: { status: 502 } }], includeRequestAttemptCount: true };
-  return { name, port, hosts, catchAll, dependencies };
+  return { name, port, hosts, catchAll, dependencies, duplicateDomains };
 }
 
 /**
@@ -474,5 +483,5 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
     return built.virtualHost;
   });
   if (plan.catchAll) virtualHosts.push(plan.catchAll);
-  return { resource: { name, virtualHosts, ...ROUTE_CONFIGURATION_TAIL }, dependencies: [...deps].sort() };
+  return { resource: { name, virtualHosts, ...ROUTE_CONFIGURATION_TAIL }, dependencies: [...deps].sort(), duplicateDomains: plan.duplicateDomains };
 }

@@ -19,7 +19,7 @@ import { snapshotOf } from '../grpc-generator.js';
 import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js';
 import { buildInboundCluster, buildOutboundCluster, buildProxyInboundCluster, buildSidecarClusters, buildSpecialClusters, proxyInboundPorts, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
-import type { ConflictRecorder } from './conflict-recorder.js';
+import { CLUSTER_CONFLICT_METRICS, ROUTE_CONFLICT_METRICS, type Conflict, type ConflictRecorder, type ConflictSink } from './conflict-recorder.js';
 import { buildBoundInboundListeners, buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound, virtualOutboundBinds, type InboundListenerOptions } from './listener-builder.js';
 import { inboundUpstreamBind, ipMode, ipModeKey } from './listener-address.js';
 import { resolveListenerOptions } from './listener-options.js';
@@ -54,7 +54,7 @@ export interface SidecarGeneratorOptions extends SidecarBuilderOptions {
   readonly cache?: XdsCache;
   /** PILOT_XDS_CACHE_SIZE, used when no cache is given. */
   readonly cacheSize?: number;
-  /** Where listener conflicts are counted (pilot_conflict_* gauges); none: not counted. */
+  /** Where conflicts are counted (pilot_conflict_*, pilot_vservice_dup_domain, pilot_duplicate_dataplane_clusters, pilot_dns_cluster_without_endpoints); none: not counted. */
   readonly conflicts?: ConflictRecorder;
 }
 
@@ -68,13 +68,21 @@ function listenerOptions(o: SidecarBuilderOptions): InboundListenerOptions & Net
   return { tlsOnSidecarIngress: o.tlsOnSidecarIngress === true, ...definedFields(o, ['redisFilter', 'mongoFilter', 'listener']) };
 }
 
+/**
+ * The conflicts met while building bytes (duplicate domains of a route configuration), reported again by
+ * every proxy served those bytes from the cache or the ScopeMemo (as sidecar-listener-cache.ts replays a
+ * cached listener's conflicts).
+ */
+const conflictsOf = new WeakMap<Uint8Array, readonly Conflict[]>();
+
 /** One resource to serve: its name and, on a cache miss, how to build it with its cache key and dependencies. */
 interface Item {
   readonly name: string;
   readonly key: string | undefined;
-  readonly build: () => { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined;
+  /** Builds the resource; `onConflict` hears what the build met (kept with the bytes by the caller). */
+  readonly build: (onConflict: ConflictSink) => { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined;
   /** Builds the bytes directly from cached parts (a keyed route configuration); `build` is then not called. */
-  readonly encoded?: () => { body: Uint8Array; dependencies: readonly string[] } | undefined;
+  readonly encoded?: (onConflict: ConflictSink) => { body: Uint8Array; dependencies: readonly string[] } | undefined;
   /** A keyed item shared through the ScopeMemo: its bytes once a proxy of the scope resolved them in this snapshot. */
   body?: Uint8Array;
   /** With `body`: the resource served, made once. */
@@ -119,14 +127,19 @@ export function buildSidecarResources(p: Proxy, typeUrl: string, snap: PushSnaps
       byName(buildSidecarListeners(ctx, p, snap.endpoints, opts.conflicts?.sink(snap.token), listenerOptions(opts)));
       break;
     case TYPE_URL.cluster:
-      byName(buildSidecarClusters(ctx, p, { endpoints: snap.endpoints, ...clusterOptions(opts) }));
+      opts.conflicts?.observe(snap.token, CLUSTER_CONFLICT_METRICS);
+      byName(buildSidecarClusters(ctx, p, { endpoints: snap.endpoints, ...clusterOptions(opts) }, opts.conflicts?.sink(snap.token)));
       break;
-    case TYPE_URL.route:
+    case TYPE_URL.route: {
+      opts.conflicts?.observe(snap.token, ROUTE_CONFLICT_METRICS);
+      const sink = opts.conflicts?.sink(snap.token);
       for (const n of names ?? []) {
         const r = buildSidecarRouteConfiguration(ctx, p, n);
+        for (const k of r?.duplicateDomains ?? []) sink?.('pilot_vservice_dup_domain', k);
         if (r) out.set(n, r.resource);
       }
       break;
+    }
     case TYPE_URL.endpoint:
       for (const n of names ?? []) {
         const r = buildSidecarLoadAssignment(ctx, p, n, snap.endpoints, opts);
@@ -222,7 +235,7 @@ export class SidecarGenerator {
     // NOTE: over delta, a push changing services and DestinationRules only sends those services' clusters (istiod's delta CDS).
     if (watched.typeUrl === TYPE_URL.cluster && cdsMemo && !names && watched.delta === true && prev) {
       const delta = changedClusterItems(p, snap, prev, push, cdsMemo, o);
-      if (delta) return { resources: await this.#resolve(delta.items, snap, typeName), removed: delta.removed, incremental: true };
+      if (delta) return { resources: await this.#resolve(delta.items, snap, typeName, this.#sinkFor(watched.typeUrl, snap)), removed: delta.removed, incremental: true };
     }
     if (watched.typeUrl === TYPE_URL.cluster) items = clusterItems(p, snap, names, cdsMemo, cdsMemo !== undefined, o);
     else if (watched.typeUrl === TYPE_URL.endpoint) items = endpointItems(p, snap, names ?? [], memo, o);
@@ -237,21 +250,41 @@ export class SidecarGenerator {
       }
       return { resources };
     }
-    const resources = await this.#resolve(items, snap, typeName);
+    const resources = await this.#resolve(items, snap, typeName, this.#sinkFor(watched.typeUrl, snap));
     return changedHosts ? { resources, incremental: true } : { resources };
   }
 
-  /** The encoded resources of `items` (sorted by name): bytes already known, cache hits, else built, encoded and cached. */
-  async #resolve(items: readonly Item[], snap: PushSnapshot, typeName: string): Promise<GeneratedResource[]> {
+  /**
+   * The sink of the conflicts a build of `typeUrl` from `snap` meets, after noting the build (so a build that
+   * meets none still clears an older snapshot's counts); none for EDS or without a recorder.
+   */
+  #sinkFor(typeUrl: string, snap: PushSnapshot): ConflictSink | undefined {
+    const conflicts = this.#opts.conflicts;
+    if (!conflicts) return undefined;
+    if (typeUrl === TYPE_URL.cluster) conflicts.observe(snap.token, CLUSTER_CONFLICT_METRICS);
+    else if (typeUrl === TYPE_URL.route) conflicts.observe(snap.token, ROUTE_CONFLICT_METRICS);
+    else return undefined;
+    return conflicts.sink(snap.token);
+  }
+
+  /**
+   * The encoded resources of `items` (sorted by name): bytes already known, cache hits, else built, encoded
+   * and cached. What a build met goes to `sink`, and again on every later use of the same bytes.
+   */
+  async #resolve(items: readonly Item[], snap: PushSnapshot, typeName: string, sink?: ConflictSink): Promise<GeneratedResource[]> {
     const o = this.#opts;
     const resources: GeneratedResource[] = [];
-    // NOTE: items come sorted by name, so a repeated name is adjacent: as a Map by name (buildSidecarResources),
-    // it keeps the first position and the last bytes. The same names and bytes with the cache on or off.
+    // NOTE: items come sorted by name, so a repeated name is adjacent: as istiod's normalizeClusters (and
+    // buildSidecarClusters), the first is kept and the others are counted (pilot_duplicate_dataplane_clusters,
+    // only clusters can repeat a name). The same names and bytes with the cache on or off.
     const put = (it: Item, body: Uint8Array): void => {
+      for (const [metric, k] of conflictsOf.get(body) ?? []) sink?.(metric, k);
+      if (resources.length > 0 && resources[resources.length - 1]!.name === it.name) {
+        sink?.('pilot_duplicate_dataplane_clusters', it.name);
+        return;
+      }
       // NOTE: a shared item's resource object is made once per snapshot, not once per proxy.
-      const r = it.body === body ? (it.resource ??= { name: it.name, body }) : { name: it.name, body };
-      if (resources.length > 0 && resources[resources.length - 1]!.name === it.name) resources[resources.length - 1] = r;
-      else resources.push(r);
+      resources.push(it.body === body ? (it.resource ??= { name: it.name, body }) : { name: it.name, body });
     };
     for (const it of items) {
       if (it.body) {
@@ -265,9 +298,18 @@ export class SidecarGenerator {
         put(it, hit);
         continue;
       }
-      const built = it.encoded ? it.encoded() : it.build();
-      if (!built) continue;
+      const met: Conflict[] = [];
+      const record: ConflictSink = (metric, k) => {
+        met.push([metric, k]);
+      };
+      const built = it.encoded ? it.encoded(record) : it.build(record);
+      if (!built) {
+        // NOTE: nothing is cached for a dropped resource, so the next proxy builds (and reports) it again.
+        for (const [metric, k] of met) sink?.(metric, k);
+        continue;
+      }
       const body = 'body' in built ? built.body : encode(typeName, built.resource);
+      if (met.length > 0) conflictsOf.set(body, met);
       // NOTE: refused when a change invalidated the key or its inputs while this push was being built.
       if (it.key !== undefined) {
         this.cache.set(it.key, body, built.dependencies, snap.token);
@@ -398,7 +440,10 @@ function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<st
         items.push({
           name,
           key: cached ? sidecarClusterKey(name, svc, dr, p) : undefined,
-          build: () => ({ resource: buildOutboundCluster(ctx, p, svc, port, subset, snap.endpoints, opts), dependencies: clusterDependencies(svc, dr) }),
+          build: (onConflict) => {
+            const resource = buildOutboundCluster(ctx, p, svc, port, subset, snap.endpoints, opts, (n) => onConflict('pilot_dns_cluster_without_endpoints', n));
+            return resource ? { resource, dependencies: clusterDependencies(svc, dr) } : undefined;
+          },
         });
       }
     }
@@ -479,8 +524,12 @@ function routeItems(p: Proxy, snap: PushSnapshot, names: readonly string[], cach
   const scope = sidecarScope(ctx, p);
   const encodeRoute = (r: Record<string, unknown>): Uint8Array => encode(ENVOY.route, r);
   return names.map((name) => {
-    const build = (): ReturnType<Item['build']> => buildSidecarRouteConfiguration(ctx, p, name);
+    const report = <T extends { duplicateDomains: readonly string[] }>(r: T | undefined, onConflict: ConflictSink): T | undefined => {
+      for (const k of r?.duplicateDomains ?? []) onConflict('pilot_vservice_dup_domain', k);
+      return r;
+    };
+    const build = (onConflict: ConflictSink): ReturnType<Item['build']> => report(buildSidecarRouteConfiguration(ctx, p, name), onConflict);
     if (!cache || !parseRouteConfigurationName(name)) return { name, key: undefined, build };
-    return { name, key: sidecarRouteKey(ctx, p, scope, name), build, encoded: () => encodedRouteConfiguration(cache, ctx, p, name, snap.token, encodeRoute) };
+    return { name, key: sidecarRouteKey(ctx, p, scope, name), build, encoded: (onConflict) => report(encodedRouteConfiguration(cache, ctx, p, name, snap.token, encodeRoute), onConflict) };
   });
 }

@@ -38,7 +38,8 @@ export function virtualHostKey(ctx: PushContext, proxy: Proxy, port: number, h: 
 /**
  * Route configuration `name` for a proxy, encoded from cached virtual hosts (each built, encoded and
  * cached with the snapshot's `token` on a miss), with what it depends on; undefined when the name is no
- * sidecar route configuration. The same bytes as encoding buildSidecarRouteConfiguration's resource.
+ * sidecar route configuration, and the virtual hosts that lost a domain (the plan's, made on every call, so a
+ * cached virtual host still reports them). The same bytes as encoding buildSidecarRouteConfiguration's resource.
  */
 export function encodedRouteConfiguration(
   cache: XdsCache,
@@ -47,7 +48,7 @@ export function encodedRouteConfiguration(
   name: string,
   token: number,
   encode: RouteEncoder,
-): { body: Uint8Array; dependencies: readonly string[] } | undefined {
+): { body: Uint8Array; dependencies: readonly string[]; duplicateDomains: readonly string[] } | undefined {
   const plan = planSidecarRouteConfiguration(ctx, proxy, name);
   if (!plan) return undefined;
   const deps = new Set(plan.dependencies);
@@ -68,5 +69,5 @@ export function encodedRouteConfiguration(
   }
   if (plan.catchAll) parts.push(encode({ virtualHosts: [plan.catchAll] }));
   parts.push(encode({ ...ROUTE_CONFIGURATION_TAIL }));
-  return { body: Buffer.concat(parts), dependencies: [...deps].sort() };
+  return { body: Buffer.concat(parts), dependencies: [...deps].sort(), duplicateDomains: plan.duplicateDomains };
 }
