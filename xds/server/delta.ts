@@ -12,6 +12,7 @@ import type { AdsCall } from './send.js';
 import { forcedPush, pushCarries, recordAck, recordNack, typesInPushOrder, WILDCARD_TYPES } from './protocol-common.js';
 import type { ResponseWriter, StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
+import { subscribedNames } from './name-pool.js';
 import { decodeDeltaDiscoveryRequest, encodeDeltaDiscoveryResponse, type DeltaDiscoveryRequest, type DeltaResourceFields } from './wire.js';
 
 const hashes = new WeakMap<Uint8Array, string>();
@@ -68,8 +69,10 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
         wildcardAdded = !w.wildcard;
         w.wildcard = true;
       } else if (!w.names.has(n)) {
-        w.names.add(n);
-        added.add(n);
+        // NOTE: pooled: every sidecar subscribes the same load assignment names (see NamePool).
+        const pooled = subscribedNames.intern(n);
+        w.names.add(pooled);
+        added.add(pooled);
       }
     }
     for (const n of req.resourceNamesUnsubscribe) {

@@ -11,6 +11,7 @@ import type { ResponseWriter, StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
 import { decodeDiscoveryRequestLazily } from './request-wire.js';
 import { encodeDiscoveryResponse, type DiscoveryRequest } from './wire.js';
+import { subscribedNames } from './name-pool.js';
 
 /** The SotW half of a stream: answers requests and pushes; `write` takes the encoded responses. */
 export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
@@ -99,7 +100,9 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
   #setNames(w: WatchState, req: DiscoveryRequest): void {
     const names = req.resourceNames;
     w.namesKey = ownCopy(req.resourceNamesKey);
-    w.names = new Set(names.filter((n) => n !== '*'));
+    // NOTE: pooled: every sidecar watches the same load assignment names (see NamePool).
+    w.names = new Set();
+    for (const n of names) if (n !== '*') w.names.add(subscribedNames.intern(n));
     w.wildcard = names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(w.typeUrl));
     if (!w.wildcard) for (const n of w.sent.keys()) if (!w.names.has(n)) w.sent.delete(n);
   }
