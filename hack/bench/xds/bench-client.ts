@@ -165,6 +165,8 @@ export class BenchClient {
   refused: string | undefined;
   readonly #hooks: ClientHooks;
   readonly #refs: ReferenceCache;
+  /** The references of each body this client holds (see #followReferences). */
+  readonly #refsByBody = new WeakMap<Uint8Array, readonly string[]>();
   #client: grpc.Client | undefined;
   #call: grpc.ClientDuplexStream<Buffer, Buffer> | undefined;
   #subs: Subscriptions | undefined;
@@ -328,7 +330,15 @@ export class BenchClient {
   #followReferences(type: string, resources: readonly NamedBody[]): void {
     const refsOf = (): string[] => {
       const out = new Set<string>();
-      for (const r of resources) for (const x of this.#refs.refs(type, r.name, Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength))) out.add(x);
+      for (const r of resources) {
+        // NOTE: over delta a held resource keeps its body object until it changes: its references are looked up once.
+        let refs = this.#refsByBody.get(r.body);
+        if (!refs) {
+          refs = this.#refs.refs(type, r.name, Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength));
+          this.#refsByBody.set(r.body, refs);
+        }
+        for (const x of refs) out.add(x);
+      }
       return [...out];
     };
     const sidecar = this.spec.proxyType === 'sidecar';
