@@ -63,14 +63,17 @@ function ruleHosts(push: PushRequest, snap: PushSnapshot, rules: readonly { name
   return out;
 }
 
-/** The outbound cluster names p's scope in `snap` gives `hosts` (every port and subset). */
-export function outboundClusterNamesOf(snap: PushSnapshot, p: Proxy, hosts: ReadonlySet<string>): string[] {
+/**
+ * The outbound cluster names `hosts` have for p in `snap` (every port and subset of the DestinationRule p sees);
+ * with `scoped`, only for the services p's Sidecar scope includes.
+ */
+export function outboundClusterNamesOf(snap: PushSnapshot, p: Proxy, hosts: ReadonlySet<string>, scoped = true): string[] {
   const ctx = snap.pushContext;
-  const scope = sidecarScope(ctx, p);
+  const scope = scoped ? sidecarScope(ctx, p) : undefined;
   const out: string[] = [];
   for (const host of hosts) {
     const svc = ctx.service(host);
-    if (!svc || !scope.includes(svc)) continue;
+    if (!svc || (scope && !scope.includes(svc))) continue;
     const subsets = ['', ...subsetsOf(ctx.destinationRule(host, p)).map((s) => s.name)];
     for (const port of svc.ports) for (const subset of subsets) out.push(outboundClusterName(port.port, subset, host));
   }

@@ -12,7 +12,7 @@ import type { ClientTLSSettings, ConnectionPoolSettings, DestinationRuleSpec, Se
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
 import { autoSniOptions, clusterTls, type AutoSni, type PassthroughTarget } from './cluster-tls.js';
-import { applyInboundConnectionPool, inboundConnectionPoolFor } from './inbound-connection-pool.js';
+import { applyInboundConnectionPool, inboundConnectionPoolFor, upstreamTcpKeepalive } from './inbound-connection-pool.js';
 import { interceptionNone } from './outbound-entries.js';
 import { usesLocalityWeights } from './locality-lb.js';
 import { defaultEndpointAddress, dnsLookupFamily, inboundUpstreamBind, ipMode, LOCALHOST_V4, LOCALHOST_V6, passthroughUpstreamBind, type IpMode } from './listener-address.js';
@@ -114,15 +114,7 @@ function applyConnectionPool(c: Record<string, unknown>, policy: TrafficPolicy, 
   c['circuitBreakers'] = { thresholds: [thresholds] };
   if (cp?.tcp?.connectTimeout) c['connectTimeout'] = duration(cp.tcp.connectTimeout);
   const ka = cp?.tcp?.tcpKeepalive;
-  if (ka) {
-    c['upstreamConnectionOptions'] = {
-      tcpKeepalive: {
-        ...(ka.probes !== undefined ? { keepaliveProbes: { value: ka.probes } } : {}),
-        ...(ka.time ? { keepaliveTime: { value: Math.floor(duration(ka.time).seconds) } } : {}),
-        ...(ka.interval ? { keepaliveInterval: { value: Math.floor(duration(ka.interval).seconds) } } : {}),
-      },
-    };
-  }
+  if (ka) c['upstreamConnectionOptions'] = upstreamTcpKeepalive(ka);
   const common: Record<string, unknown> = {};
   if (cp?.http?.idleTimeout) common['idleTimeout'] = duration(cp.http.idleTimeout);
   if (cp?.tcp?.maxConnectionDuration) common['maxConnectionDuration'] = duration(cp.tcp.maxConnectionDuration);

@@ -43,15 +43,7 @@ export function applyInboundConnectionPool(c: Record<string, unknown>, cp: Conne
   c['circuitBreakers'] = { thresholds: [thresholds] };
   if (cp.tcp?.connectTimeout) c['connectTimeout'] = duration(cp.tcp.connectTimeout);
   const ka = cp.tcp?.tcpKeepalive;
-  if (ka) {
-    c['upstreamConnectionOptions'] = {
-      tcpKeepalive: {
-        ...(ka.probes !== undefined ? { keepaliveProbes: { value: ka.probes } } : {}),
-        ...(ka.time ? { keepaliveTime: { value: Math.floor(duration(ka.time).seconds) } } : {}),
-        ...(ka.interval ? { keepaliveInterval: { value: Math.floor(duration(ka.interval).seconds) } } : {}),
-      },
-    };
-  }
+  if (ka) c['upstreamConnectionOptions'] = upstreamTcpKeepalive(ka);
   const common: Record<string, unknown> = {};
   const idle = cp.http?.idleTimeout ?? cp.tcp?.idleTimeout;
   if (idle) common['idleTimeout'] = duration(idle);
@@ -64,4 +56,15 @@ export function applyInboundConnectionPool(c: Record<string, unknown>, cp: Conne
   if (cp.http?.useClientProtocol === true) options['useDownstreamProtocolConfig'] = { httpProtocolOptions: {}, http2ProtocolOptions: {} };
   else if (Object.keys(options).length > 0) options['explicitHttpConfig'] = { httpProtocolOptions: {} };
   if (Object.keys(options).length > 0) c['typedExtensionProtocolOptions'] = { ['envoy.extensions.upstreams.http.v3.HttpProtocolOptions']: any(ENVOY.httpProtocolOptions, options) };
+}
+
+/** A cluster's `upstream_connection_options` for a connection pool's `tcp.tcpKeepalive` (outbound and inbound clusters alike). */
+export function upstreamTcpKeepalive(ka: { readonly probes?: number; readonly time?: string; readonly interval?: string }): Record<string, unknown> {
+  return {
+    tcpKeepalive: {
+      ...(ka.probes !== undefined ? { keepaliveProbes: { value: ka.probes } } : {}),
+      ...(ka.time ? { keepaliveTime: { value: Math.floor(duration(ka.time).seconds) } } : {}),
+      ...(ka.interval ? { keepaliveInterval: { value: Math.floor(duration(ka.interval).seconds) } } : {}),
+    },
+  };
 }

@@ -49,20 +49,7 @@ export function clusterOptions(o: SidecarBuilderOptions): OutboundClusterOptions
  * port or subset) would build nothing anyway.
  */
 export function watchedOfHosts(snap: PushSnapshot, p: Proxy, watched: WatchedResource, hosts: ReadonlySet<string>): string[] {
-  const ctx = snap.pushContext;
-  const out: string[] = [];
-  for (const host of hosts) {
-    const svc = ctx.service(host);
-    if (!svc) continue;
-    const subsets = ['', ...subsetsOf(ctx.destinationRule(host, p)).map((s) => s.name)];
-    for (const port of svc.ports) {
-      for (const subset of subsets) {
-        const name = outboundClusterName(port.port, subset, host);
-        if (watched.names.has(name)) out.push(name);
-      }
-    }
-  }
-  return out.sort();
+  return outboundClusterNamesOf(snap, p, hosts, false).filter((n) => watched.names.has(n)).sort();
 }
 
 const byName = (a: Item, b: Item): number => (a.name < b.name ? -1 : 1);
