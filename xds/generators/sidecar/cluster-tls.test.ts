@@ -14,6 +14,28 @@ const common = (tls: ClientTLSSettings, verifyAtClient?: boolean): Obj => (origi
 const certNames = (c: Obj): unknown => c['tlsCertificateSdsSecretConfigs']?.map((x: Obj) => x['name']);
 const rootName = (c: Obj): unknown => c['combinedValidationContext']?.validationContextSdsSecretConfig.name;
 
+/** The sidecar mesh plus an external TLS service `ext.example.com` (DNS) whose DestinationRule has `tls`. */
+function extMesh(tls: string): string {
+  return `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: ext, namespace: default }
+spec:
+  hosts: [ext.example.com]
+  location: MESH_EXTERNAL
+  ports: [{ number: 443, name: tls, protocol: TLS }]
+  resolution: DNS
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: ext, namespace: default }
+spec:
+  host: ext.example.com
+  trafficPolicy: { tls: ${tls} }
+`;
+}
+
 describe('cluster TLS from files over SDS (istiod constructUpstreamTLS)', () => {
   const cases: { name: string; tls: ClientTLSSettings; verifyAtClient?: boolean; certs: unknown; root: unknown; crl?: string }[] = [
     {
@@ -38,24 +60,7 @@ describe('cluster TLS from files over SDS (istiod constructUpstreamTLS)', () => 
 
   it('given a DestinationRule with MUTUAL file paths should build a cluster whose secrets the agent serves (consistency) and that passes protoc-gen-validate', function () {
     this.timeout(60_000);
-    const yaml = `${SIDECAR_MESH}
----
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: ext, namespace: default }
-spec:
-  hosts: [ext.example.com]
-  location: MESH_EXTERNAL
-  ports: [{ number: 443, name: tls, protocol: TLS }]
-  resolution: DNS
----
-apiVersion: networking.mesh.io/v1
-kind: DestinationRule
-metadata: { name: ext, namespace: default }
-spec:
-  host: ext.example.com
-  trafficPolicy: { tls: { mode: MUTUAL, clientCertificate: /etc/certs/client.pem, privateKey: /etc/certs/client.key, caCertificates: /etc/certs/ca.pem, subjectAltNames: [ext.example.com] } }
-`;
+    const yaml = extMesh('{ mode: MUTUAL, clientCertificate: /etc/certs/client.pem, privateKey: /etc/certs/client.key, caCertificates: /etc/certs/ca.pem, subjectAltNames: [ext.example.com] }');
     const { proxy, snap } = sidecarAt(sidecarModel(yaml));
     const clusters = buildSidecarClusters(snap.pushContext, proxy, { endpoints: snap.endpoints }) as Obj[];
     const c = clusters.find((x) => x['name'] === 'outbound|443||ext.example.com')!;
@@ -108,24 +113,7 @@ spec: { address: 10.1.0.9, labels: { app: meshed-none, security.mesh.io/tlsMode:
 describe('upstream TLS parameters (istiod defaultUpstreamCommonTLSContext, applyTLSDefaults)', () => {
   const V12_13 = { tlsMinimumProtocolVersion: 'TLSv1_2', tlsMaximumProtocolVersion: 'TLSv1_3' };
   const TLS_DEFAULTS = { ecdhCurves: ['P-256', 'X25519'], cipherSuites: ['ECDHE-ECDSA-AES256-GCM-SHA384'] };
-  const yaml = `${SIDECAR_MESH}
----
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: ext, namespace: default }
-spec:
-  hosts: [ext.example.com]
-  location: MESH_EXTERNAL
-  ports: [{ number: 443, name: tls, protocol: TLS }]
-  resolution: DNS
----
-apiVersion: networking.mesh.io/v1
-kind: DestinationRule
-metadata: { name: ext, namespace: default }
-spec:
-  host: ext.example.com
-  trafficPolicy: { tls: { mode: SIMPLE } }
----
+  const yaml = `${extMesh('{ mode: SIMPLE }')}---
 apiVersion: networking.mesh.io/v1
 kind: DestinationRule
 metadata: { name: db, namespace: data }
