@@ -4,6 +4,9 @@
  * RDS; proxyless gRPC: named LDS, then RDS, CDS, EDS by following references), every response ACKed at
  * once, and no response history kept (only what the variant must hold, byte counts and the arrival time
  * of the current marker).
+ *
+ * A response's arrival time is taken when grpc-js hands its bytes over, before any client of the thread
+ * works on it (see {@link Inbox}): one thread holds hundreds of clients, and a real proxy has its own.
  */
 import * as grpc from '@grpc/grpc-js';
 import { decodeMessage } from '../../../xds/index.js';
@@ -26,6 +29,34 @@ export const TYPE_SHORT: Readonly<Record<string, string>> = { [TYPES.cds]: 'CDS'
 
 /** The kind of data plane a client imitates. */
 export type ProxyType = 'sidecar' | 'grpc';
+
+/**
+ * The responses a thread's clients received and have not worked on yet, in arrival order. A response is
+ * stamped when it arrives and worked on (decoded, ACKed, followed) after every response that arrived in the
+ * same turn of the event loop has been stamped: otherwise the last of 200 clients that get a response in
+ * one turn would be stamped after the other 199 were decoded and ACKed, a queue no real proxy waits in.
+ */
+class Inbox {
+  readonly #queue: (() => void)[] = [];
+  #scheduled = false;
+
+  add(work: () => void): void {
+    this.#queue.push(work);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#drain());
+  }
+
+  #drain(): void {
+    this.#scheduled = false;
+    // NOTE: only what is queued now; responses that arrive meanwhile are stamped in the next poll phase first.
+    const batch = this.#queue.splice(0);
+    for (const work of batch) work();
+  }
+}
+
+/** One per thread: every client of a worker shares it. */
+const inbox = new Inbox();
 
 /** One client to open. */
 export interface ClientSpec {
@@ -214,7 +245,12 @@ export class BenchClient {
     if (this.#rearmedAt !== undefined) this.attemptsSinceRearm++;
     this.#expected.clear();
     this.#answered.clear();
-    call.on('data', (b: Buffer) => this.#onData(b));
+    call.on('data', (b: Buffer) => {
+      const t = now();
+      inbox.add(() => {
+        if (call === this.#call && !this.closed) this.#onData(b, t);
+      });
+    });
     call.on('error', () => {
       // NOTE: 'status' carries the details; 'error' needs a listener.
     });
@@ -288,8 +324,8 @@ export class BenchClient {
     this.#call!.write(req);
   }
 
-  #onData(b: Buffer): void {
-    const t = now();
+  /** Works on one response that arrived at `t` (on this client's current stream). */
+  #onData(b: Buffer, t: number): void {
     this.#retries = 0;
     const subs = this.#subs!;
     const r = subs.receive(b);
