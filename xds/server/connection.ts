@@ -3,6 +3,7 @@
  * All work on a connection (answering its requests, pushing to it) runs one at a time through `run`.
  */
 import type { ProxyNode, WatchedResource } from './contracts.js';
+import { SharedTable } from './shared-table.js';
 
 /** The last NACK of one type. */
 export interface NackInfo {
@@ -14,7 +15,8 @@ export interface NackInfo {
 
 /** Per-type state of one connection. Mutated only inside the connection's `run` chain. */
 export class WatchState implements WatchedResource {
-  names = new Set<string>();
+  /** Shared with every stream that subscribed the same names (see shared-table.ts); replaced, never changed. */
+  names: SharedTable = SharedTable.EMPTY;
   wildcard = false;
   /** See WatchedResource.delta: set by the delta handler when it sends deltas. */
   delta = false;
@@ -26,8 +28,8 @@ export class WatchState implements WatchedResource {
   lastNack: NackInfo | undefined;
   /** True while the proxy's latest answer for this type is a NACK. */
   rejecting = false;
-  /** SotW: names in the last response (to tell removals). Delta: name -> version the client holds. */
-  readonly sent = new Map<string, string>();
+  /** SotW: names in the last response (version ''). Delta: name -> version the client holds. Shared, replaced. */
+  sent: SharedTable = SharedTable.EMPTY;
   /** SotW: the resource_names bytes of the request that set `names` and `wildcard` (see request-wire.ts). */
   namesKey: Uint8Array | undefined;
   constructor(readonly typeUrl: string) {}
@@ -217,7 +219,7 @@ export class Connection<P = unknown> {
       pendingRequests: this.pendingRequests,
       types: [...this.watched.values()].map((w) => ({
         typeUrl: w.typeUrl,
-        names: [...w.names].sort(),
+        names: [...w.names.sorted()],
         wildcard: w.wildcard,
         versionSent: w.versionSent,
         nonceSent: w.nonceSent,

@@ -14,11 +14,27 @@ export { PUSH_ORDER, WILDCARD_TYPES, XDS_TYPES, xdsType, type XdsTypeDescriptor 
 // The parsed node lives in core's model, which both the transport and the generators read.
 export { NODE_TYPES, type NodeType, type ProxyNode } from '../../core/index.js';
 
+/**
+ * The names a proxy subscribed to (a Set, or the transport's shared table, see shared-table.ts). Read-only:
+ * the transport may hand one object to many proxies.
+ */
+export interface WatchedNames extends Iterable<string> {
+  has(name: string): boolean;
+  readonly size: number;
+  /** The names sorted, when the object keeps them (a shared table computes them once). */
+  sorted?(): readonly string[];
+}
+
+/** The names sorted (computed once per shared table). */
+export function sortedNames(names: WatchedNames): readonly string[] {
+  return names.sorted?.() ?? [...names].sort();
+}
+
 /** What one proxy has asked for of one type. */
 export interface WatchedResource {
   readonly typeUrl: string;
   /** Names subscribed to. Empty with `wildcard` means everything. */
-  readonly names: ReadonlySet<string>;
+  readonly names: WatchedNames;
   readonly wildcard: boolean;
   /**
    * True when the transport sends deltas (delta xDS with MESH_DELTA_XDS): a push's result may then hold only

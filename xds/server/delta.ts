@@ -12,7 +12,6 @@ import type { AdsCall } from './send.js';
 import { forcedPush, pushCarries, recordAck, recordNack, typesInPushOrder, WILDCARD_TYPES } from './protocol-common.js';
 import type { ResponseWriter, StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
-import { subscribedNames } from './name-pool.js';
 import { decodeDeltaDiscoveryRequest, encodeDeltaDiscoveryResponse, type DeltaDiscoveryRequest, type DeltaResourceFields } from './wire.js';
 
 const hashes = new WeakMap<Uint8Array, string>();
@@ -53,7 +52,7 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
       return;
     }
     if (first) {
-      for (const [name, version] of Object.entries(req.initialResourceVersions ?? {})) w.sent.set(name, version);
+      w.sent = w.sent.with(Object.entries(req.initialResourceVersions ?? {}), []);
       if (req.resourceNamesSubscribe.length === 0 && WILDCARD_TYPES.has(typeUrl)) w.wildcard = true;
     } else if (req.responseNonce !== '') {
       if (req.responseNonce === w.nonceSent) recordAck(this.host, conn, w, req.responseNonce, w.versionSent);
@@ -68,20 +67,15 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
       if (n === '*') {
         wildcardAdded = !w.wildcard;
         w.wildcard = true;
-      } else if (!w.names.has(n)) {
-        // NOTE: pooled: every sidecar subscribes the same load assignment names (see NamePool).
-        const pooled = subscribedNames.intern(n);
-        w.names.add(pooled);
-        added.add(pooled);
-      }
+      } else if (!w.names.has(n)) added.add(n);
     }
+    const dropped: string[] = [];
     for (const n of req.resourceNamesUnsubscribe) {
       if (n === '*') w.wildcard = false;
-      else {
-        w.names.delete(n);
-        if (!w.wildcard) w.sent.delete(n);
-      }
+      else dropped.push(n);
     }
+    if (added.size > 0 || dropped.length > 0) w.names = w.names.with([...added].map((n) => [n, ''] as const), dropped);
+    if (dropped.length > 0 && !w.wildcard) w.sent = w.sent.with([], dropped);
     // NOTE: a first request always gets an answer (even empty) so that the proxy can finish warming.
     if (w.wildcard && (first || wildcardAdded)) await this.#respond(conn, w, forcedPush(this.host.latestSnapshot(), this.host.clock), { kind: 'request' });
     else if (first || added.size > 0) await this.#respond(conn, w, forcedPush(this.host.latestSnapshot(), this.host.clock), { kind: 'request', only: added });
@@ -166,8 +160,7 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
     for (const n of result?.removed ?? []) if (w.sent.has(n) && !generated.has(n)) removed.add(n);
     if (mode.kind === 'push' && resources.length === 0 && removed.size === 0) return false;
 
-    for (const r of resources) w.sent.set(r.name, r.version);
-    for (const n of removed) w.sent.delete(n);
+    w.sent = w.sent.with(resources.map((r) => [r.name, r.version] as const), removed);
     const version = this.host.version(push);
     const nonce = this.host.nonce(conn);
     const msg = encodeDeltaDiscoveryResponse({
@@ -175,7 +168,8 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
       typeUrl: w.typeUrl,
       nonce,
       resources,
-      removedResources: [...removed],
+      // NOTE: sorted: the order the held names iterate in depends on which stream built the shared table.
+      removedResources: [...removed].sort(),
       controlPlane: this.host.controlPlaneId,
     });
     w.nonceSent = nonce;

@@ -11,7 +11,7 @@ import type { ResponseWriter, StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
 import { decodeDiscoveryRequestLazily } from './request-wire.js';
 import { encodeDiscoveryResponse, type DiscoveryRequest } from './wire.js';
-import { subscribedNames } from './name-pool.js';
+import { SharedTable } from './shared-table.js';
 
 /** The SotW half of a stream: answers requests and pushes; `write` takes the encoded responses. */
 export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
@@ -100,11 +100,9 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
   #setNames(w: WatchState, req: DiscoveryRequest): void {
     const names = req.resourceNames;
     w.namesKey = ownCopy(req.resourceNamesKey);
-    // NOTE: pooled: every sidecar watches the same load assignment names (see NamePool).
-    w.names = new Set();
-    for (const n of names) if (n !== '*') w.names.add(subscribedNames.intern(n));
+    w.names = SharedTable.ofNames(names.filter((n) => n !== '*'));
     w.wildcard = names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(w.typeUrl));
-    if (!w.wildcard) for (const n of w.sent.keys()) if (!w.names.has(n)) w.sent.delete(n);
+    if (!w.wildcard) w.sent = w.sent.with([], [...w.sent.keys()].filter((n) => !w.names.has(n)));
   }
 
   /**
@@ -124,19 +122,17 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     // are not full-state allow it (a wildcard LDS/CDS response removes what it leaves out).
     const partial = !WILDCARD_TYPES.has(w.typeUrl) && (only !== undefined || (result?.incremental === true && !isRequest));
     const bodies: Uint8Array[] = [];
-    // NOTE: a full response replaces `sent` (and dedupes through it); a partial one adds to it. Names the
-    // proxy stopped watching leave `sent` when its subscription changes (#setNames).
-    const names = partial ? new Set<string>() : w.sent;
-    if (!partial) w.sent.clear();
+    // NOTE: a full response replaces `sent`; a partial one adds to it. Names the proxy stopped watching leave
+    // `sent` when its subscription changes (#setNames). A name the generator gave twice is sent once.
+    const names = new Set<string>();
     for (const r of result?.resources ?? []) {
       if (!w.wildcard && !w.names.has(r.name)) continue;
       if (names.has(r.name)) continue;
       bodies.push(r.body);
-      if (partial) (names as Set<string>).add(r.name);
-      else w.sent.set(r.name, '');
+      names.add(r.name);
     }
     if (partial && bodies.length === 0 && !isRequest) return false;
-    if (partial) for (const n of names.keys()) w.sent.set(n, '');
+    w.sent = partial ? w.sent.with([...names].map((n) => [n, ''] as const), []) : SharedTable.ofNames(names);
     const version = this.host.version(push);
     const nonce = this.host.nonce(conn);
     const msg = encodeDiscoveryResponse({ versionInfo: version, typeUrl: w.typeUrl, nonce, resources: bodies, controlPlane: this.host.controlPlaneId });

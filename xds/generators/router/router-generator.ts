@@ -8,7 +8,7 @@
  */
 import { definedFields, nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../../core/index.js';
 import { encode } from '../../protos/codec.js';
-import { TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../../server/contracts.js';
+import { sortedNames, TYPE_URL, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../../server/contracts.js';
 import type { GeneratorRegistry } from '../../server/generator-registry.js';
 import { snapshotOf } from '../grpc-generator.js';
 import { buildOutboundClusters, buildSpecialClusters, proxyInstances } from '../sidecar/cluster-builder.js';
@@ -110,7 +110,7 @@ export class RouterGenerator {
   async generate(p: Proxy, watched: WatchedResource, snap: PushSnapshot): Promise<GenerateResult> {
     const typeName = MESSAGE[watched.typeUrl];
     if (!typeName) return { resources: [] };
-    const names = watched.wildcard && watched.names.size === 0 ? undefined : [...watched.names].sort();
+    const names = watched.wildcard && watched.names.size === 0 ? undefined : sortedNames(watched.names);
     const resources: GeneratedResource[] = [];
     for (const [name, r] of buildRouterResources(p, watched.typeUrl, snap, names, this.#opts)) {
       // NOTE: keep the event loop responsive between resources (see TurnSlicer).

@@ -12,7 +12,7 @@
 import { definedFields, nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../../core/index.js';
 import { XdsCache } from '../../cache/xds-cache.js';
 import { encode } from '../../protos/codec.js';
-import { TYPE_URL, xdsType, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../../server/contracts.js';
+import { sortedNames, TYPE_URL, xdsType, type GenerateResult, type GeneratedResource, type TypeGenerator, type WatchedResource } from '../../server/contracts.js';
 import { defaultNeedsPush, type GeneratorRegistry } from '../../server/generator-registry.js';
 import { incrementalEdsHosts } from '../eds.js';
 import { snapshotOf } from '../grpc-generator.js';
@@ -205,7 +205,7 @@ export class SidecarGenerator {
     // NOTE: an endpoint-only push, or one changing services and DestinationRules only, sends the assignments of
     // the changed services only (see incrementalEdsHosts and changedServiceHosts).
     const changedHosts = watched.typeUrl === TYPE_URL.endpoint ? (incrementalEdsHosts(push, SIDECAR_EDS_UNAFFECTED) ?? changedServiceHosts(push, snap, prev, p, EDS_UNAFFECTED)) : undefined;
-    const names = changedHosts ? watchedOfHosts(snap, p, watched, changedHosts) : watched.wildcard && watched.names.size === 0 ? undefined : [...watched.names].sort();
+    const names = changedHosts ? watchedOfHosts(snap, p, watched, changedHosts) : watched.wildcard && watched.names.size === 0 ? undefined : sortedNames(watched.names);
     const o = this.#opts;
     const cached = o.enableCache === true;
     let items: readonly Item[] | undefined;
