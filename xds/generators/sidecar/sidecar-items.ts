@@ -10,7 +10,8 @@ import type { GeneratedResource, WatchedResource } from '../../server/contracts.
 import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js';
 import type { SidecarBuilderOptions } from './builder-options.js';
 import { changedServiceHosts, outboundClusterNamesOf } from './changed-services.js';
-import { buildInboundCluster, buildOutboundCluster, buildProxyInboundCluster, buildSpecialClusters, proxyInboundPorts, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
+import { buildOutboundCluster, buildSpecialClusters, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
+import { buildInboundCluster, buildProxyInboundCluster, proxyInboundPorts } from './inbound-clusters.js';
 import type { ConflictSink } from './conflict-recorder.js';
 import { buildSidecarLoadAssignment, type SidecarEndpointOptions } from './endpoint-builder.js';
 import { inboundUpstreamBind, ipMode, ipModeKey } from './listener-address.js';
