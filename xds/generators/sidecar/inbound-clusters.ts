@@ -5,6 +5,7 @@
  * STATIC to that endpoint, with the Sidecar's inbound connection pool (inbound-connection-pool.ts); bound
  * ingress ports (`captureMode: NONE`) keep their clusters here too. The outbound side is cluster-builder.ts.
  */
+import { createHash } from 'node:crypto';
 import { parseProtocol, type Config, type EndpointView, type PushContext, type Proxy, type ServiceInstance, type ServicePort } from '../../../core/index.js';
 import type { ConnectionPoolSettings, ServerTLSSettings, SidecarSpec } from '../../../crds/index.js';
 import type { Cluster } from '../../envoy-types/index.js';
@@ -146,49 +147,86 @@ export function proxyInboundPorts(ctx: PushContext, proxy: Proxy, endpoints: End
 }
 
 /**
- * The inbound cluster of an inbound port: `inbound|<port>||` to the original destination (buildInboundCluster)
- * or, for a Sidecar ingress listener with a default endpoint, STATIC to that endpoint (bound to 127.0.0.6
- * unless it is localhost or a socket, so that iptables lets the proxy's own connection through, as istiod).
+ * What an inbound cluster is built from (buildInboundClusterFrom reads nothing else), so that its cache key can
+ * be a digest of it: the target port; the Sidecar ingress default endpoint's address as resolved for the proxy
+ * (a `0.0.0.0:<port>` one names the proxy's own IP; none: the original destination); the source addresses
+ * (the proxy's IP mode, MESH_DUAL_STACK); the mesh's connect timeout; the Sidecar's connection pool for the port
+ * and that Sidecar's provenance.
+ */
+export interface InboundClusterInputs {
+  readonly targetPort: number;
+  readonly address?: Record<string, unknown>;
+  readonly bind: Record<string, unknown>;
+  readonly connectTimeout: string;
+  readonly pool?: { readonly settings: ConnectionPoolSettings; readonly metadata: Record<string, unknown> | undefined };
+}
+
+/** The inputs of the inbound cluster of port `p` of a proxy (see InboundClusterInputs). */
+export function inboundClusterInputs(ctx: PushContext, proxy: Proxy, p: InboundPort, listener?: SidecarListenerOptions): InboundClusterInputs {
+  const address = defaultEndpointAddress(proxy, p.defaultEndpoint);
+  return {
+    targetPort: p.targetPort,
+    ...(address ? { address } : {}),
+    bind: inboundUpstreamBind(ipMode(proxy), resolveListenerOptions(listener).dualStack),
+    connectTimeout: ctx.meshConfig.connectTimeout,
+    ...(p.connectionPool ? { pool: { settings: p.connectionPool.settings, metadata: provenance([p.connectionPool.sidecar]) } } : {}),
+  };
+}
+
+/** The XdsCache key of an inbound cluster: its port and a digest of its inputs. */
+export function inboundClusterKey(i: InboundClusterInputs): string {
+  return `scds-inbound|${i.targetPort}|${createHash('sha256').update(JSON.stringify(i)).digest('base64url')}`;
+}
+
+/**
+ * The dependencies of the inbound cluster of port `p`: the Sidecar whose ingress listener or connection pool
+ * shaped it (a mesh config change is a full push naming nothing, which clears all; the rest is in the key).
+ */
+export function inboundClusterDependencies(p: InboundPort): string[] {
+  const sidecar = p.connectionPool?.sidecar ?? p.sidecar;
+  return sidecar ? [`Sidecar/${sidecar.metadata.namespace}/${sidecar.metadata.name}`] : [];
+}
+
+/**
+ * The inbound cluster of an inbound port: `inbound|<port>||` to the original destination or, for a Sidecar
+ * ingress listener with a default endpoint, STATIC to that endpoint (bound to 127.0.0.6 unless it is localhost or
+ * a socket, so that iptables lets the proxy's own connection through, as istiod).
  */
 export function buildProxyInboundCluster(ctx: PushContext, proxy: Proxy, p: InboundPort, listener?: SidecarListenerOptions): Cluster {
-  const address = defaultEndpointAddress(proxy, p.defaultEndpoint);
-  const bind = inboundUpstreamBind(ipMode(proxy), resolveListenerOptions(listener).dualStack);
-  if (!address) return buildInboundCluster(ctx, p.targetPort, bind, p.connectionPool);
-  const ip = (address['socketAddress'] as { address?: string } | undefined)?.address;
-  const name = inboundClusterName(p.targetPort);
-  return withConnectionPool(p.connectionPool, {
-    name,
+  return buildInboundClusterFrom(inboundClusterInputs(ctx, proxy, p, listener));
+}
+
+/**
+ * An inbound cluster from its inputs: without a default endpoint `inbound|<port>||` ORIGINAL_DST to the
+ * application's port, bound to `bind` (127.0.0.6; `::6` for an IPv6-only proxy: inboundUpstreamBind), as Istio;
+ * with one STATIC (see buildProxyInboundCluster). Either with the Sidecar's inbound connection pool for the port
+ * when there is one (see inbound-connection-pool.ts).
+ */
+export function buildInboundClusterFrom(i: InboundClusterInputs): Cluster {
+  const name = inboundClusterName(i.targetPort);
+  const common = { name, connectTimeout: duration(i.connectTimeout), circuitBreakers: { thresholds: [defaultThresholds()] }, commonLbConfig: {} };
+  if (!i.address) {
+    return withConnectionPool(i.pool, {
+      ...common,
+      type: 'ORIGINAL_DST',
+      lbPolicy: 'CLUSTER_PROVIDED',
+      upstreamBindConfig: i.bind,
+      originalDstLbConfig: { upstreamPortOverride: { value: i.targetPort } },
+    });
+  }
+  const ip = (i.address['socketAddress'] as { address?: string } | undefined)?.address;
+  return withConnectionPool(i.pool, {
+    ...common,
     type: 'STATIC',
-    connectTimeout: duration(ctx.meshConfig.connectTimeout),
-    circuitBreakers: { thresholds: [defaultThresholds()] },
-    commonLbConfig: {},
-    loadAssignment: { clusterName: name, endpoints: [{ lbEndpoints: [{ endpoint: { address } }] }] },
-    ...(ip !== undefined && ip !== LOCALHOST_V4 && ip !== LOCALHOST_V6 ? { upstreamBindConfig: bind } : {}),
+    loadAssignment: { clusterName: name, endpoints: [{ lbEndpoints: [{ endpoint: { address: i.address } }] }] },
+    ...(ip !== undefined && ip !== LOCALHOST_V4 && ip !== LOCALHOST_V6 ? { upstreamBindConfig: i.bind } : {}),
   });
 }
 
 /** A cluster with the Sidecar's inbound connection pool applied (istiod's applyConnectionPool) and naming that Sidecar; as is without one. */
-function withConnectionPool(pool: InboundPort['connectionPool'], c: Cluster): Cluster {
+function withConnectionPool(pool: InboundClusterInputs['pool'], c: Cluster): Cluster {
   if (!pool) return c;
-  const out: Record<string, unknown> = { metadata: provenance([pool.sidecar]), ...c };
+  const out: Record<string, unknown> = { metadata: pool.metadata, ...c };
   applyInboundConnectionPool(out, pool.settings);
   return out as Cluster;
-}
-
-/**
- * `inbound|<port>||`: ORIGINAL_DST to the application's port, bound to `bind` (default 127.0.0.6; see
- * inboundUpstreamBind: `::6` for an IPv6-only proxy), as Istio, with the Sidecar's inbound connection pool for
- * the port when there is one (see inbound-connection-pool.ts).
- */
-export function buildInboundCluster(ctx: PushContext, targetPort: number, bind: Record<string, unknown> = inboundUpstreamBind('IPv4', false), pool?: InboundPort['connectionPool']): Cluster {
-  return withConnectionPool(pool, {
-    name: inboundClusterName(targetPort),
-    type: 'ORIGINAL_DST',
-    lbPolicy: 'CLUSTER_PROVIDED',
-    connectTimeout: duration(ctx.meshConfig.connectTimeout),
-    circuitBreakers: { thresholds: [defaultThresholds()] },
-    commonLbConfig: {},
-    upstreamBindConfig: bind,
-    originalDstLbConfig: { upstreamPortOverride: { value: targetPort } },
-  });
 }

@@ -148,3 +148,62 @@ describe('virtualInbound through the cache (sidecar-inbound-cache.ts)', function
     });
   }
 });
+
+async function inboundCluster(gen: SidecarGenerator, p: Proxy, push: PushRequest, name = 'inbound|9080||'): Promise<Uint8Array> {
+  const r = await gen.generate(p, { typeUrl: TYPE_URL.cluster, names: new Set(), wildcard: true }, push);
+  const body = r.resources.find((x) => x.name === name)?.body;
+  assert.ok(body, `${p.id} gets ${name}`);
+  return body;
+}
+
+const clusterKeys = (cache: XdsCache): string[] => cache.keys().filter((k) => k.startsWith('scds-inbound|'));
+
+describe('inbound clusters through the cache (inboundClusterKey)', function () {
+  this.timeout(60_000);
+  before(() => protoRoot());
+  const cdsCached = (cache: XdsCache): SidecarGenerator => new SidecarGenerator({ sendUnhealthyEndpoints: false, enableCache: true, enableCdsCache: true, cache });
+  const fresh = (): SidecarGenerator => new SidecarGenerator({ sendUnhealthyEndpoints: false });
+
+  it('given two proxies of one workload in two snapshots should serve the second the first bytes from the cache, equal to a fresh build', async () => {
+    const model = sidecarModel(`${SIDECAR_MESH}\n---\n${SECOND_POD}`);
+    const cache = new XdsCache({ maxSize: 10_000 });
+    const gen = cdsCached(cache);
+    const first = proxyRequestPush(model.snapshot);
+    const a = await inboundCluster(gen, proxyOf('10.0.0.1'), first);
+    const edit = change(model, `apiVersion: networking.mesh.io/v1\nkind: VirtualService\nmetadata: { name: marker, namespace: default }\nspec: { hosts: [reviews], http: [{ route: [{ destination: { host: reviews } }] }] }\n`, 'added');
+    gen.invalidate(edit);
+    const b = await inboundCluster(gen, proxyOf('10.0.0.2'), edit);
+    assert.equal(b, a, 'the same buffer, across snapshots');
+    assert.equal(clusterKeys(cache).length, 1);
+    assert.ok(same(b, await inboundCluster(fresh(), proxyOf('10.0.0.2'), edit)));
+  });
+
+  it("given a Sidecar default endpoint on the proxy's address should serve each proxy its own, and a connection pool edit should clear the entries and serve the new pool", async () => {
+    const sidecar = (max: number): string =>
+      `apiVersion: networking.mesh.io/v1\nkind: Sidecar\nmetadata: { name: pp, namespace: default }\nspec:\n  workloadSelector: { labels: { app: productpage } }\n  inboundConnectionPool: { tcp: { maxConnections: ${max} } }\n  ingress: [{ port: { number: 9080, protocol: HTTP, name: http }, defaultEndpoint: "0.0.0.0:9080" }]\n`;
+    const model = sidecarModel(`${SIDECAR_MESH}\n---\n${SECOND_POD}\n---\n${sidecar(5)}`);
+    const cache = new XdsCache({ maxSize: 10_000 });
+    const gen = cdsCached(cache);
+    const push = proxyRequestPush(model.snapshot);
+    type C = { loadAssignment: { endpoints: { lbEndpoints: { endpoint: { address: { socketAddress: { address: string } } } }[] }[] }; circuitBreakers: { thresholds: { maxConnections?: { value: number } }[] } };
+    const view = (body: Uint8Array): [string | undefined, number | undefined] => {
+      const c = decode(ENVOY.cluster, body) as C;
+      return [c.loadAssignment.endpoints[0]?.lbEndpoints[0]?.endpoint.address.socketAddress.address, c.circuitBreakers.thresholds[0]?.maxConnections?.value];
+    };
+    const before: Uint8Array[] = [];
+    for (const ip of ['10.0.0.1', '10.0.0.2']) {
+      const got = await inboundCluster(gen, proxyOf(ip), push);
+      assert.deepEqual(view(got), [ip, 5]);
+      assert.ok(same(got, await inboundCluster(fresh(), proxyOf(ip), push)), `${ip}: as a fresh build`);
+      before.push(got);
+    }
+    const old = clusterKeys(cache);
+    assert.equal(old.length, 2, 'one entry per address');
+    const edit = change(model, sidecar(6), 'updated');
+    gen.invalidate(edit);
+    assert.deepEqual(clusterKeys(cache).filter((k) => old.includes(k)), [], 'the Sidecar edit clears the entries it shaped');
+    const got = await inboundCluster(gen, proxyOf('10.0.0.1'), edit);
+    assert.deepEqual(view(got), ['10.0.0.1', 6]);
+    assert.ok(same(got, await inboundCluster(fresh(), proxyOf('10.0.0.1'), edit)) && !same(got, before[0]!));
+  });
+});
