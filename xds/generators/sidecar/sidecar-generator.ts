@@ -4,10 +4,10 @@
  * carries and builds with the builders beside it. Outbound clusters, load assignments, outbound
  * listeners and route configurations (from cached virtual hosts, sidecar-route-cache.ts) are encoded once
  * and shared through the XdsCache by every sidecar with the same inputs (keys and dependencies in
- * sidecar-cache-keys.ts), and so is `virtualInbound` by the sidecars of one workload (sidecar-inbound-cache.ts);
- * the cache refuses bytes built from a snapshot older than the entry's last invalidation. Inbound and special
- * clusters and `virtualOutbound` are encoded once per snapshot and Sidecar scope (ScopeMemo); an inbound
- * cluster to a Sidecar default endpoint and a bound Sidecar ingress listener are the proxy's own.
+ * sidecar-cache-keys.ts), and so are `virtualInbound` and the inbound clusters by the sidecars of one workload
+ * (sidecar-inbound-cache.ts, inboundClusterKey); the cache refuses bytes built from a snapshot older than the
+ * entry's last invalidation. Special clusters and `virtualOutbound` are encoded once per snapshot and Sidecar
+ * scope (ScopeMemo); a bound Sidecar ingress listener (captureMode NONE) is the proxy's own.
  */
 import { definedFields, nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../../core/index.js';
 import { XdsCache } from '../../cache/xds-cache.js';
