@@ -10,7 +10,7 @@
  */
 import { labelsMatch, type Config, type EndpointView, type PushContext, type Proxy } from '../../../core/index.js';
 import type { GatewayServer, GatewaySpec } from '../../../crds/index.js';
-import { proxyInstances } from '../sidecar/cluster-builder.js';
+import { proxyInstances } from '../sidecar/inbound-clusters.js';
 
 /** How a server is served: plain HTTP (shared HCM), HTTPS with termination (HCM + TLS), TLS/SNI passthrough, TLS terminated to TCP routes, or plain TCP. */
 export type ServerKind = 'http' | 'https' | 'passthrough' | 'auto-passthrough' | 'tls-terminated' | 'tcp';

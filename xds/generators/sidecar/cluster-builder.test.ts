@@ -96,16 +96,6 @@ describe('sidecar cluster builder', () => {
         assert.equal(c.transportSocketMatches, undefined, 'no auto mTLS to MESH_EXTERNAL');
       },
     },
-    {
-      name: 'given the proxy own service port should serve inbound|<port>|| to the original destination bound to 127.0.0.6',
-      cluster: 'inbound|9080||',
-      check: (c) => {
-        assert.equal(c.type, 'ORIGINAL_DST');
-        assert.equal(c.lbPolicy, 'CLUSTER_PROVIDED');
-        assert.equal(c.upstreamBindConfig.sourceAddress.address, '127.0.0.6');
-        assert.equal(c.originalDstLbConfig.upstreamPortOverride.value, 9080);
-      },
-    },
     { name: 'given any mesh should serve PassthroughCluster as ORIGINAL_DST', cluster: 'PassthroughCluster', check: (c) => assert.equal(c.type, 'ORIGINAL_DST') },
     { name: 'given any mesh should serve BlackHoleCluster as STATIC without endpoints', cluster: 'BlackHoleCluster', check: (c) => assert.deepEqual([c.type, c.loadAssignment], ['STATIC', undefined]) },
     {

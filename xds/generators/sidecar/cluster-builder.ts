@@ -2,20 +2,20 @@
  * Clusters of a dataplane sidecar (Istio's cluster_builder.go): `outbound|<port>|<subset>|<host>` per
  * visible service port and DestinationRule subset (EDS over ADS; STRICT_DNS / LOGICAL_DNS for DNS
  * resolution; ORIGINAL_DST for NONE on sidecars, EDS on gateways as istiod, and EDS on sidecars too for a headless
- * orchestrator Service with PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES), `inbound|<port>||` per port of the proxy's own service instances,
- * and PassthroughCluster, BlackHoleCluster, InboundPassthroughCluster. DestinationRule traffic policy:
- * connection pool, outlier detection, load balancer (simple, consistent hash, warmup) and TLS. Inbound clusters
- * take the Sidecar's inbound connection pool (inbound-connection-pool.ts).
+ * orchestrator Service with PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES), PassthroughCluster, BlackHoleCluster,
+ * InboundPassthroughCluster, and with `inbound|<port>||` per inbound port (inbound-clusters.ts) every cluster of a
+ * sidecar. DestinationRule traffic policy: connection pool, outlier detection, load balancer (simple, consistent
+ * hash, warmup) and TLS.
  */
-import { labelsMatch, orchServiceOf, parseProtocol, type Config, type EndpointView, type PushContext, type Proxy, type Service, type ServiceInstance, type ServicePort } from '../../../core/index.js';
-import type { ClientTLSSettings, ConnectionPoolSettings, DestinationRuleSpec, ServerTLSSettings, SidecarSpec, TrafficPolicy } from '../../../crds/index.js';
+import { labelsMatch, orchServiceOf, type Config, type EndpointView, type PushContext, type Proxy, type Service, type ServiceInstance, type ServicePort } from '../../../core/index.js';
+import type { ClientTLSSettings, DestinationRuleSpec, TrafficPolicy } from '../../../crds/index.js';
 import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { any, duration, outboundClusterName } from '../grpc/envoy.js';
 import { autoSniOptions, clusterTls, type AutoSni, type PassthroughTarget } from './cluster-tls.js';
-import { applyInboundConnectionPool, inboundConnectionPoolFor, upstreamTcpKeepalive } from './inbound-connection-pool.js';
-import { interceptionNone } from './outbound-entries.js';
+import { upstreamTcpKeepalive } from './inbound-connection-pool.js';
+import { buildProxyInboundCluster, defaultThresholds, proxyInboundPorts } from './inbound-clusters.js';
 import { usesLocalityWeights } from './locality-lb.js';
-import { defaultEndpointAddress, dnsLookupFamily, inboundUpstreamBind, ipMode, LOCALHOST_V4, LOCALHOST_V6, passthroughUpstreamBind, type IpMode } from './listener-address.js';
+import { dnsLookupFamily, ipMode, passthroughUpstreamBind, type IpMode } from './listener-address.js';
 import { resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
 import { sidecarScope } from './sidecar-scope.js';
 import {
@@ -23,20 +23,11 @@ import {
   BLACKHOLE_CLUSTER,
   ENVOY,
   INBOUND_PASSTHROUGH_CLUSTER,
-  inboundClusterName,
   PASSTHROUGH_CLUSTER,
   provenance,
 } from './sidecar-names.js';
 import type { Cluster } from '../../envoy-types/index.js';
 import type { ConflictSink } from './conflict-recorder.js';
-
-/** Envoy's "no limit" for circuit breakers, as Istio sets by default. */
-const MAX_UINT32 = 4294967295;
-
-/** Istio's default circuit breaker thresholds (everything unlimited, remaining tracked). */
-function defaultThresholds(): Record<string, unknown> {
-  return { maxConnections: { value: MAX_UINT32 }, maxPendingRequests: { value: MAX_UINT32 }, maxRequests: { value: MAX_UINT32 }, maxRetries: { value: MAX_UINT32 }, trackRemaining: true };
-}
 
 /** Whether a port speaks HTTP/2 to its upstream (gRPC, HTTP2). */
 export function isHttp2(p: ServicePort): boolean {
@@ -66,42 +57,6 @@ export function routesHttp(p: ServicePort): boolean {
 /** The subsets of the DestinationRule for a host as seen from the proxy. */
 export function subsetsOf(dr: Config | undefined): NonNullable<DestinationRuleSpec['subsets']> {
   return (dr?.spec as unknown as DestinationRuleSpec | undefined)?.subsets ?? [];
-}
-
-/** The proxy's own service instances (endpoints whose address is one of the proxy's IPs). */
-export function proxyInstances(ctx: PushContext, proxy: Proxy, endpoints: EndpointView): ServiceInstance[] {
-  if (proxy.ipAddresses.length === 0) return [];
-  const index = instancesByAddress(ctx, endpoints);
-  if (proxy.ipAddresses.length === 1) return (index.get(proxy.ipAddresses[0]!) ?? []).map((x) => x.instance);
-  const found = [...new Set(proxy.ipAddresses)].flatMap((ip) => index.get(ip) ?? []);
-  return found.sort((a, b) => a.position - b.position).map((x) => x.instance);
-}
-
-/** Instances by address, with their position in the walk over services then instances (proxyInstances' order). */
-type AddressIndex = Map<string, { readonly instance: ServiceInstance; readonly position: number }[]>;
-
-const addressIndexes = new WeakMap<EndpointView, WeakMap<PushContext, AddressIndex>>();
-
-/**
- * The address index of a snapshot's endpoints and services, made once per snapshot.
- * NOTE: without it every proxy walked every instance of the mesh to find its own (per CDS and LDS push).
- */
-function instancesByAddress(ctx: PushContext, endpoints: EndpointView): AddressIndex {
-  let byCtx = addressIndexes.get(endpoints);
-  if (!byCtx) addressIndexes.set(endpoints, (byCtx = new WeakMap()));
-  let index = byCtx.get(ctx);
-  if (index) return index;
-  index = new Map();
-  let position = 0;
-  for (const svc of ctx.services) {
-    for (const instance of endpoints.instances(svc.hostname)) {
-      let list = index.get(instance.address);
-      if (!list) index.set(instance.address, (list = []));
-      list.push({ instance, position: position++ });
-    }
-  }
-  byCtx.set(ctx, index);
-  return index;
 }
 
 function applyConnectionPool(c: Record<string, unknown>, policy: TrafficPolicy, port: ServicePort): void {
@@ -372,139 +327,6 @@ export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints:
     }
   }
   return out;
-}
-
-/**
- * One inbound port of the proxy: the service port, the application's (target) port, its name and
- * protocol; for a Sidecar `ingress` listener also its TLS settings, default endpoint and the Sidecar.
- */
-export interface InboundPort {
-  readonly servicePort: number;
-  readonly targetPort: number;
-  readonly name: string;
-  readonly protocol: ServicePort['protocol'];
-  /** Sidecar `ingress[].tls` (taken into account only with ENABLE_TLS_ON_SIDECAR_INGRESS). */
-  readonly tls?: ServerTLSSettings;
-  /** Sidecar `ingress[].defaultEndpoint`: `127.0.0.1:<port>`, `0.0.0.0:<port>` (the pod IP), `[::1]:<port>`, `[::]:<port>` or `unix://<path>`. */
-  readonly defaultEndpoint?: string;
-  /** The Sidecar whose ingress listener this is. */
-  readonly sidecar?: Config;
-  /** Sidecar `ingress[].bind`: the IP a bound ingress listener listens on (empty: the proxy's address; see bound-inbound-listener.ts). */
-  readonly bind?: string;
-  /** Sidecar `ingress[].captureMode: NONE`: the port gets a listener of its own bound at bind:port, not a `virtualInbound` chain. */
-  readonly bindToPort?: boolean;
-  /** The Sidecar's connection pool for the port (`ingress[].connectionPool`, else `inboundConnectionPool`) and that Sidecar. */
-  readonly connectionPool?: { readonly settings: ConnectionPoolSettings; readonly sidecar: Config };
-}
-
-/**
- * The distinct inbound (target) ports of the proxy from its own instances, with the protocol of their
- * service port. Two services whose ports reach one target port with different protocols conflict: the
- * first (by service host) wins and `onConflict` hears of the other (pilot_conflict_inbound_listener).
- */
-export function inboundPorts(ctx: PushContext, instances: readonly ServiceInstance[], onConflict?: (port: number) => void): InboundPort[] {
-  const seen = new Map<number, InboundPort>();
-  for (const i of instances) {
-    const protocol = ctx.service(i.hostname)?.ports.find((p) => p.port === i.servicePort)?.protocol ?? 'TCP';
-    const have = seen.get(i.port);
-    if (have) {
-      if (have.protocol !== protocol) onConflict?.(i.port);
-      continue;
-    }
-    seen.set(i.port, { servicePort: i.servicePort, targetPort: i.port, name: i.servicePortName, protocol });
-  }
-  return [...seen.values()].sort((a, b) => a.targetPort - b.targetPort);
-}
-
-/**
- * The inbound ports of a sidecar (istiod's buildInboundChainConfigs): when the Sidecar that applies
- * has `ingress` listeners, those (port.number is both the service and the target port; no targetPort in
- * the API), first per number wins; else the ports of the proxy's own service instances (inboundPorts).
- * NOTE: as istiod without PILOT_ALLOW_SIDECAR_SERVICE_INBOUND_LISTENER_MERGE, ingress listeners replace
- * the service ports rather than join them.
- */
-export function proxyInboundPorts(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: (port: number) => void): InboundPort[] {
-  const sidecar = sidecarScope(ctx, proxy).sidecar;
-  const spec = sidecar?.spec as SidecarSpec | undefined;
-  const ingress = spec?.ingress ?? [];
-  // NOTE: as istiod, the Sidecar's connection pool applies to every inbound cluster, of ingress listeners or service ports.
-  const pooled = (p: InboundPort): InboundPort => {
-    const settings = inboundConnectionPoolFor(spec, p.targetPort);
-    return settings && sidecar ? { ...p, connectionPool: { settings, sidecar } } : p;
-  };
-  // NOTE: as istiod, a proxy that does not intercept gets inbound listeners and clusters for Sidecar ingress listeners only.
-  const none = interceptionNone(proxy);
-  if ((!sidecar || ingress.length === 0) && none) return [];
-  if (!sidecar || ingress.length === 0) {
-    const ports = inboundPorts(ctx, proxyInstances(ctx, proxy, endpoints), onConflict);
-    return spec?.inboundConnectionPool ? ports.map(pooled) : ports;
-  }
-  const seen = new Map<number, InboundPort>();
-  for (const l of ingress) {
-    const n = l.port.number;
-    if (n === undefined || seen.has(n)) continue;
-    seen.set(n, {
-      servicePort: n,
-      targetPort: n,
-      name: l.port.name ?? '',
-      protocol: parseProtocol(l.port.protocol),
-      ...(l.tls ? { tls: l.tls } : {}),
-      ...(l.defaultEndpoint ? { defaultEndpoint: l.defaultEndpoint } : {}),
-      ...(l.bind ? { bind: l.bind } : {}),
-      // NOTE: as istiod's getBindToPort: NONE binds, and DEFAULT does on a proxy that does not intercept (IPTABLES never).
-      ...(l.captureMode === 'NONE' || ((l.captureMode ?? 'DEFAULT') === 'DEFAULT' && none) ? { bindToPort: true } : {}),
-      sidecar,
-    });
-  }
-  return [...seen.values()].sort((a, b) => a.targetPort - b.targetPort).map(pooled);
-}
-
-/**
- * The inbound cluster of an inbound port: `inbound|<port>||` to the original destination (buildInboundCluster)
- * or, for a Sidecar ingress listener with a default endpoint, STATIC to that endpoint (bound to 127.0.0.6
- * unless it is localhost or a socket, so that iptables lets the proxy's own connection through, as istiod).
- */
-export function buildProxyInboundCluster(ctx: PushContext, proxy: Proxy, p: InboundPort, listener?: SidecarListenerOptions): Cluster {
-  const address = defaultEndpointAddress(proxy, p.defaultEndpoint);
-  const bind = inboundUpstreamBind(ipMode(proxy), resolveListenerOptions(listener).dualStack);
-  if (!address) return buildInboundCluster(ctx, p.targetPort, bind, p.connectionPool);
-  const ip = (address['socketAddress'] as { address?: string } | undefined)?.address;
-  const name = inboundClusterName(p.targetPort);
-  return withConnectionPool(p.connectionPool, {
-    name,
-    type: 'STATIC',
-    connectTimeout: duration(ctx.meshConfig.connectTimeout),
-    circuitBreakers: { thresholds: [defaultThresholds()] },
-    commonLbConfig: {},
-    loadAssignment: { clusterName: name, endpoints: [{ lbEndpoints: [{ endpoint: { address } }] }] },
-    ...(ip !== undefined && ip !== LOCALHOST_V4 && ip !== LOCALHOST_V6 ? { upstreamBindConfig: bind } : {}),
-  });
-}
-
-/** A cluster with the Sidecar's inbound connection pool applied (istiod's applyConnectionPool) and naming that Sidecar; as is without one. */
-function withConnectionPool(pool: InboundPort['connectionPool'], c: Cluster): Cluster {
-  if (!pool) return c;
-  const out: Record<string, unknown> = { metadata: provenance([pool.sidecar]), ...c };
-  applyInboundConnectionPool(out, pool.settings);
-  return out as Cluster;
-}
-
-/**
- * `inbound|<port>||`: ORIGINAL_DST to the application's port, bound to `bind` (default 127.0.0.6; see
- * inboundUpstreamBind: `::6` for an IPv6-only proxy), as Istio, with the Sidecar's inbound connection pool for
- * the port when there is one (see inbound-connection-pool.ts).
- */
-export function buildInboundCluster(ctx: PushContext, targetPort: number, bind: Record<string, unknown> = inboundUpstreamBind('IPv4', false), pool?: InboundPort['connectionPool']): Cluster {
-  return withConnectionPool(pool, {
-    name: inboundClusterName(targetPort),
-    type: 'ORIGINAL_DST',
-    lbPolicy: 'CLUSTER_PROVIDED',
-    connectTimeout: duration(ctx.meshConfig.connectTimeout),
-    circuitBreakers: { thresholds: [defaultThresholds()] },
-    commonLbConfig: {},
-    upstreamBindConfig: bind,
-    originalDstLbConfig: { upstreamPortOverride: { value: targetPort } },
-  });
 }
 
 /** PassthroughCluster, BlackHoleCluster and InboundPassthroughCluster (bound per the proxy's IP mode, default IPv4; see passthroughUpstreamBind). */

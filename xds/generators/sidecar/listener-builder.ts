@@ -26,7 +26,9 @@ import { any } from '../grpc/envoy.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { interceptionNone, outboundEntries } from './outbound-entries.js';
 import { isTlsPort, protocolFilters, tcpChain, tlsChains, tlsListenerFilters, type NetworkFilterOptions } from './tcp-listener-builder.js';
-import { isHttpPort, isSniffedPort, proxyInboundPorts, type InboundPort } from './cluster-builder.js';
+import { isHttpPort, isSniffedPort } from './cluster-builder.js';
+import { proxyInboundPorts } from './inbound-clusters.js';
+import { inboundChainPort, virtualInboundInputs, type ChainPort, type InboundChainPort, type VirtualInboundInputs } from './virtual-inbound-inputs.js';
 import { inboundMtlsParams, SERVER_TLS_HTTP_ALPN, serverTlsSocket } from './server-tls.js';
 import { boundInboundListener, canBindIngressPort, inboundBindAddress } from './bound-inbound-listener.js';
 import type { ConflictSink } from './conflict-recorder.js';
@@ -100,7 +102,7 @@ export function outboundHcm(statPrefix: string, routeName: string, h: HcmOptions
 }
 
 /** The inbound HCM with its inline route configuration `inbound|<port>||` to the inbound cluster. */
-function inboundHcm(p: InboundPort, h: HcmOptions, bind: string): Record<string, unknown> {
+function inboundHcm(p: ChainPort, h: HcmOptions, bind: string): Record<string, unknown> {
   const cluster = inboundClusterName(p.targetPort);
   return {
     name: 'envoy.filters.network.http_connection_manager',
@@ -150,7 +152,7 @@ export function inboundMtlsSocket(http: boolean, params: Record<string, unknown>
  * mTLS: the `mesh-http/*` a client sidecar offers; plaintext: what http_inspector detects) before the
  * TCP chain for the rest.
  */
-function sniffedInboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): Record<string, unknown>[] {
+function sniffedInboundChains(p: ChainPort, mode: MtlsMode, b: InboundBuild): Record<string, unknown>[] {
   const cluster = inboundClusterName(p.targetPort);
   const tcp = [tcpProxy(cluster, `inbound|${p.targetPort}||`)];
   const http = [inboundHcm(p, b.hcm, b.bind)];
@@ -176,7 +178,7 @@ function sniffedInboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): 
  * The filter chains of one inbound port by the mode of mTLS the proxy's PeerAuthentication sets for it; a
  * MONGO or REDIS port's TCP chains carry the Mongo or Redis proxy as istiod's inbound ones (protocolFilters).
  */
-function inboundChains(p: InboundPort, mode: MtlsMode, b: InboundBuild): Record<string, unknown>[] {
+function inboundChains(p: ChainPort, mode: MtlsMode, b: InboundBuild): Record<string, unknown>[] {
   if (isSniffedPort(p)) return sniffedInboundChains(p, mode, b);
   const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
   const filters = http ? [inboundHcm(p, b.hcm, b.bind)] : protocolFilters(p.protocol, tcpProxy(inboundClusterName(p.targetPort), `inbound|${p.targetPort}||`), b.filters);
@@ -219,18 +221,13 @@ interface InboundBuild {
   readonly mtlsParams: Record<string, unknown>;
 }
 
-/** The protocol a port speaks once its TLS is terminated (Istio's AfterTLSTermination): HTTPS is HTTP, TLS is TCP. */
-function afterTlsTermination(p: InboundPort): InboundPort {
-  return p.protocol === 'HTTPS' ? { ...p, protocol: 'HTTP' } : p.protocol === 'TLS' ? { ...p, protocol: 'TCP' } : p;
-}
-
 /**
  * The chain of a Sidecar ingress port that terminates TLS with the user's certificates (istiod's
  * getTLSFilterChainMatchOptions + BuildListenerTLSContext): TLS to the port, the HCM (HTTPS) or tcp_proxy
  * (TLS) behind a DownstreamTlsContext offering `h2`, `http/1.1` as istiod does for every sidecar ingress.
  * Plaintext to the port matches no chain (Envoy does not fall back from a port's chains to port-less ones).
  */
-function tlsIngressChain(p: InboundPort, tls: NonNullable<InboundPort['tls']>, b: InboundBuild): Record<string, unknown> {
+function tlsIngressChain(p: ChainPort, tls: NonNullable<InboundChainPort['tls']>, b: InboundBuild): Record<string, unknown> {
   const cluster = inboundClusterName(p.targetPort);
   const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
   return {
@@ -243,17 +240,15 @@ function tlsIngressChain(p: InboundPort, tls: NonNullable<InboundPort['tls']>, b
 
 /**
  * The chains of one inbound port (istiod's buildInboundListeners): with Sidecar ingress TLS (and
- * ENABLE_TLS_ON_SIDECAR_INGRESS) the port's protocol is taken after TLS termination, and the user's TLS
- * replaces the mTLS/plaintext chains only where the port's PeerAuthentication mode is DISABLE (istiod: "to
- * avoid conflicts"); otherwise the chains of the mode. Chains of a Sidecar ingress listener name the Sidecar.
+ * ENABLE_TLS_ON_SIDECAR_INGRESS; the port's protocol is then the one after TLS termination, see
+ * inboundChainPort) the user's TLS replaces the mTLS/plaintext chains only where the port's PeerAuthentication
+ * mode is DISABLE (istiod: "to avoid conflicts"); otherwise the chains of the mode. Chains of a Sidecar ingress
+ * listener name the Sidecar.
  */
-function inboundPortChains(ctx: PushContext, proxy: Proxy, port: InboundPort, opts: InboundListenerOptions, b: InboundBuild): Record<string, unknown>[] {
-  const tls = opts.tlsOnSidecarIngress === true ? port.tls : undefined;
-  const p = tls ? afterTlsTermination(port) : port;
-  const mode = ctx.mtlsMode(proxy.namespace, proxy.labels, p.targetPort);
-  const chains = tls && mode === 'DISABLE' ? [tlsIngressChain(p, tls, b)] : inboundChains(p, mode, b);
-  const meta = provenance([p.sidecar]);
-  return meta ? chains.map((c) => ({ metadata: meta, ...c })) : chains;
+function inboundPortChains(c: InboundChainPort, b: InboundBuild): Record<string, unknown>[] {
+  const chains = c.tls && c.mode === 'DISABLE' ? [tlsIngressChain(c.port, c.tls, b)] : inboundChains(c.port, c.mode, b);
+  const meta = c.metadata;
+  return meta ? chains.map((x) => ({ metadata: meta, ...x })) : chains;
 }
 
 /**
@@ -261,16 +256,16 @@ function inboundPortChains(ctx: PushContext, proxy: Proxy, port: InboundPort, op
  * passthrough chains for other ports (mTLS and/or plaintext per the workload's mode).
  */
 export function buildVirtualInbound(ctx: PushContext, proxy: Proxy, endpoints: EndpointView, onConflict?: ConflictSink, opts: InboundListenerOptions = {}): Listener {
-  const ports = proxyInboundPorts(ctx, proxy, endpoints, (port) => onConflict?.('pilot_conflict_inbound_listener', `${proxy.id}:${port}`));
-  const o = resolveListenerOptions(opts.listener);
-  const mode = ipMode(proxy);
-  // NOTE: as istiod (buildInboundListener), the second family of a dual-stack proxy only with MESH_DUAL_STACK.
-  const [bind, ...extra] = o.dualStack ? wildcards(mode) : wildcards(mode).slice(0, 1);
-  const b: InboundBuild = { hcm: sidecarHcmOptions(ctx, proxy, o, false), httpAlpn: plaintextHttpAlpn(o), filters: opts, bind: bind!, mtlsParams: inboundMtlsParams(ctx.meshConfig) };
+  return buildVirtualInboundFrom(virtualInboundInputs(ctx, proxy, endpoints, onConflict, opts), opts);
+}
+
+/** `virtualInbound` from its inputs (virtual-inbound-inputs.ts) and the process-wide network filter options alone. */
+export function buildVirtualInboundFrom(i: VirtualInboundInputs, filters: NetworkFilterOptions): Listener {
+  const [bind, ...extra] = i.binds;
+  const b: InboundBuild = { hcm: i.hcm, httpAlpn: i.httpAlpn, filters, bind: bind!, mtlsParams: i.mtlsParams };
   const chains: Record<string, unknown>[] = [];
-  // NOTE: a Sidecar ingress port with captureMode NONE has a listener of its own (buildBoundInboundListeners).
-  for (const p of ports) if (p.bindToPort !== true) chains.push(...inboundPortChains(ctx, proxy, p, opts, b));
-  const mtls = ctx.mtlsMode(proxy.namespace, proxy.labels);
+  for (const p of i.ports) chains.push(...inboundPortChains(p, b));
+  const mtls = i.mode;
   if (mtls !== 'DISABLE') {
     chains.push({
       name: 'virtualInbound-mtls',
@@ -315,7 +310,7 @@ export function buildBoundInboundListeners(ctx: PushContext, proxy: Proxy, endpo
   for (const p of ports) {
     const http = isHttpPort({ name: p.name, port: p.servicePort, protocol: p.protocol });
     if (!canBindIngressPort(proxy, p.targetPort, true, p.bind ?? '', http)) continue;
-    out.push(boundInboundListener(p.bind ?? inboundBindAddress(proxy), p.targetPort, inboundPortChains(ctx, proxy, p, opts, b), ctx.meshConfig.protocolDetectionTimeout));
+    out.push(boundInboundListener(p.bind ?? inboundBindAddress(proxy), p.targetPort, inboundPortChains(inboundChainPort(ctx, proxy, p, opts), b), ctx.meshConfig.protocolDetectionTimeout));
   }
   return out;
 }

@@ -4,10 +4,10 @@
  * carries and builds with the builders beside it. Outbound clusters, load assignments, outbound
  * listeners and route configurations (from cached virtual hosts, sidecar-route-cache.ts) are encoded once
  * and shared through the XdsCache by every sidecar with the same inputs (keys and dependencies in
- * sidecar-cache-keys.ts); the cache refuses bytes built from a snapshot older than the entry's last
- * invalidation. Inbound and special clusters and `virtualOutbound` are encoded once per snapshot and
- * Sidecar scope (ScopeMemo); `virtualInbound` and an inbound cluster to a Sidecar default endpoint are the
- * proxy's own.
+ * sidecar-cache-keys.ts), and so are `virtualInbound` and the inbound clusters by the sidecars of one workload
+ * (sidecar-inbound-cache.ts, inboundClusterKey); the cache refuses bytes built from a snapshot older than the
+ * entry's last invalidation. Special clusters and `virtualOutbound` are encoded once per snapshot and Sidecar
+ * scope (ScopeMemo); a bound Sidecar ingress listener (captureMode NONE) is the proxy's own.
  */
 import { definedFields, nextTurn, pushPathSlicer, type Proxy, type PushRequest, type PushSnapshot, type TurnSlicer } from '../../../core/index.js';
 import { XdsCache } from '../../cache/xds-cache.js';
@@ -19,9 +19,10 @@ import { snapshotOf } from '../grpc-generator.js';
 import { buildSidecarClusters } from './cluster-builder.js';
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
 import { CLUSTER_CONFLICT_METRICS, ROUTE_CONFLICT_METRICS, type Conflict, type ConflictRecorder, type ConflictSink } from './conflict-recorder.js';
-import { buildBoundInboundListeners, buildSidecarListeners, buildVirtualInbound, buildVirtualOutbound, virtualOutboundBinds, type InboundListenerOptions } from './listener-builder.js';
+import { buildBoundInboundListeners, buildSidecarListeners, buildVirtualOutbound, virtualOutboundBinds, type InboundListenerOptions } from './listener-builder.js';
 import { buildSidecarRouteConfiguration } from './route-builder.js';
 import { cachedOutboundListeners } from './sidecar-listener-cache.js';
+import { cachedVirtualInbound } from './sidecar-inbound-cache.js';
 import { ENVOY_MESSAGE_BY_TYPE_URL, VIRTUAL_OUTBOUND } from './sidecar-names.js';
 import { ScopeMemo } from './scope-memo.js';
 import { changedClusterItems, clusterItems, clusterOptions, endpointItems, routeItems, watchedOfHosts, type Item } from './sidecar-items.js';
@@ -310,14 +311,13 @@ export class SidecarGenerator {
     const listener = this.#opts.listener;
     // NOTE: virtualOutbound reads only the scope (its outbound mode and Sidecar) and the addresses it binds
     // (the proxy's IP mode with MESH_DUAL_STACK / MESH_ENABLE_IPV4_OUTBOUND_LISTENER_FOR_IPV6_CLUSTERS);
-    // virtualInbound is the proxy's own.
+    // virtualInbound is shared by the proxies with the same inputs (sidecar-inbound-cache.ts).
     const own: { name: string; body: Uint8Array }[] = [];
     // NOTE: as istiod, a proxy that does not intercept (INTERCEPTION_MODE NONE) gets no virtual listeners.
     if (!interceptionNone(p)) {
       const vo = `lds-virtualOutbound|${virtualOutboundBinds(p, listener).join(',')}`;
       const outboundBody = this.#memo.of(snap, scope, vo, () => encode(typeName, buildVirtualOutbound(ctx, p, listener)));
-      const inbound = buildVirtualInbound(ctx, p, snap.endpoints, sink, this.#listenerOpts);
-      own.push({ name: VIRTUAL_OUTBOUND, body: outboundBody }, { name: String(inbound['name']), body: encode(typeName, inbound) });
+      own.push({ name: VIRTUAL_OUTBOUND, body: outboundBody }, cachedVirtualInbound(this.cache, ctx, p, snap, (l) => encode(typeName, l), sink, this.#listenerOpts));
     }
     // NOTE: Sidecar ingress ports with captureMode NONE: listeners of the proxy's own, like virtualInbound.
     for (const l of buildBoundInboundListeners(ctx, p, snap.endpoints, this.#listenerOpts)) own.push({ name: String(l['name']), body: encode(typeName, l) });

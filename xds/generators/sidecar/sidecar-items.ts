@@ -10,15 +10,15 @@ import type { GeneratedResource, WatchedResource } from '../../server/contracts.
 import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js';
 import type { SidecarBuilderOptions } from './builder-options.js';
 import { changedServiceHosts, outboundClusterNamesOf } from './changed-services.js';
-import { buildInboundCluster, buildOutboundCluster, buildProxyInboundCluster, buildSpecialClusters, proxyInboundPorts, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
+import { buildOutboundCluster, buildSpecialClusters, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
+import { buildInboundClusterFrom, buildProxyInboundCluster, inboundClusterDependencies, inboundClusterInputs, inboundClusterKey, proxyInboundPorts } from './inbound-clusters.js';
 import type { ConflictSink } from './conflict-recorder.js';
 import { buildSidecarLoadAssignment, type SidecarEndpointOptions } from './endpoint-builder.js';
-import { inboundUpstreamBind, ipMode, ipModeKey } from './listener-address.js';
-import { resolveListenerOptions } from './listener-options.js';
+import { ipMode, ipModeKey } from './listener-address.js';
 import { buildSidecarRouteConfiguration, parseRouteConfigurationName } from './route-builder.js';
 import type { ScopeMemo } from './scope-memo.js';
 import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKeyOf, sidecarRouteKey } from './sidecar-cache-keys.js';
-import { ENVOY } from './sidecar-names.js';
+import { ENVOY, inboundClusterName } from './sidecar-names.js';
 import { encodedRouteConfiguration } from './sidecar-route-cache.js';
 import { sidecarScope, type SidecarScope } from './sidecar-scope.js';
 
@@ -130,9 +130,10 @@ function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<st
 }
 
 /**
- * The proxy's own clusters: inbound per port of its instances, and the special ones (never keyed). With
- * a memo, each is built and encoded once per snapshot and scope (they read only the port and the mesh
- * config), not once per proxy.
+ * The proxy's own clusters: inbound per inbound port, and the special ones. With a memo, the inbound ones are
+ * keyed by a digest of their inputs (inboundClusterKey), so the proxies of one workload share them across
+ * snapshots, and the special ones are built and encoded once per snapshot and scope (they read only the IP mode
+ * and the mesh config); without one (PILOT_ENABLE_CDS_CACHE off) every cluster is built for the proxy.
  */
 function localClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<string> | undefined, o: SidecarBuilderOptions, memo?: ScopeMemo): Item[] {
   const ctx = snap.pushContext;
@@ -144,12 +145,16 @@ function localClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<strin
   else {
     const scope = sidecarScope(ctx, p);
     const shared = (c: Record<string, unknown>): Item => ({ ...item(c), body: encode(ENVOY.cluster, c) });
-    // NOTE: the bind addresses of inbound and passthrough clusters follow the proxy's IP mode (in the memo key).
-    const bind = inboundUpstreamBind(mode, resolveListenerOptions(o.listener).dualStack);
+    // NOTE: the bind addresses of passthrough clusters follow the proxy's IP mode (in the memo key).
     const m = ipModeKey(p);
-    // NOTE: a Sidecar ingress default endpoint may name the proxy's own address: that cluster is the proxy's.
+    // NOTE: inbound clusters are keyed by a digest of their inputs (inboundClusterInputs: a default endpoint that
+    // names the proxy's own address is in it), so they are shared across snapshots through the cache.
     local = [
-      ...ports.map((ip) => (ip.defaultEndpoint ? item(buildProxyInboundCluster(ctx, p, ip, o.listener)) : memo.of(snap, scope, `cds-inbound|${ip.targetPort}${m}`, () => shared(buildInboundCluster(ctx, ip.targetPort, bind, ip.connectionPool))))),
+      ...ports.map((ip) => {
+        const inputs = inboundClusterInputs(ctx, p, ip, o.listener);
+        const key = inboundClusterKey(inputs);
+        return memo.of(snap, scope, key, (): Item => ({ name: inboundClusterName(ip.targetPort), key, build: () => ({ resource: buildInboundClusterFrom(inputs), dependencies: inboundClusterDependencies(ip) }) }));
+      }),
       ...memo.of(snap, scope, `cds-special${m}`, () => buildSpecialClusters(ctx, mode).map(shared)),
     ];
   }
