@@ -57,7 +57,4 @@ describe('ServiceEntry with a workloadSelector', () => {
     const la: any = buildSidecarLoadAssignment(snap.pushContext, proxy, 'outbound|80||legacy.partner.org', snap.endpoints, { sendUnhealthyEndpoints: false });
     assert.deepEqual(la.endpoints, []);
   });
-
-    assert.deepEqual(la.endpoints, []);
-  });
 });
