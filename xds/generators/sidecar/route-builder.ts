@@ -500,5 +500,9 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
     return built.virtualHost;
   });
   if (plan.catchAll) virtualHosts.push(plan.catchAll);
-  return { resource: { name, virtualHosts, ...ROUTE_CONFIGURATION_TAIL }, dependencies: [...deps].sort(), duplicateDomains: plan.duplicateDomains };
+  // NOTE: as istiod (IgnorePortInHostMatching on every sidecar route configuration; meshd sets it only here): on a
+  // unix socket's configuration the port is stripped from the Host before matching, so only port 80's plain
+  // domains match; another port's `host:port` domains never do and its requests take the catch-all (istiod's outcome).
+  const unix = isUnixBind(name) ? { ignorePortInHostMatching: true } : {};
+  return { resource: { name, virtualHosts, ...ROUTE_CONFIGURATION_TAIL, ...unix }, dependencies: [...deps].sort(), duplicateDomains: plan.duplicateDomains };
 }

@@ -20,6 +20,17 @@ const REVIEWS = 'reviews.default.svc.cluster.local';
 const UNIX = `${SIDECAR_MESH}
 ---
 apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: web80, namespace: default }
+spec:
+  hosts: [web80.default.svc.cluster.local]
+  addresses: [10.96.0.80]
+  location: MESH_INTERNAL
+  ports: [{ number: 80, name: http, protocol: HTTP }]
+  resolution: STATIC
+  endpoints: [{ address: 127.0.0.80 }]
+---
+apiVersion: networking.mesh.io/v1
 kind: Sidecar
 metadata: { name: productpage-unix, namespace: default }
 spec:
@@ -27,7 +38,7 @@ spec:
   egress:
   - port: { number: 0, protocol: HTTP, name: uds-http }
     bind: ${HTTP_SOCK}
-    hosts: [./reviews.default.svc.cluster.local, ./productpage.default.svc.cluster.local]
+    hosts: [./reviews.default.svc.cluster.local, ./productpage.default.svc.cluster.local, ./web80.default.svc.cluster.local]
   - port: { number: 0, protocol: TCP, name: uds-db }
     bind: ${DB_SOCK}
     captureMode: NONE
@@ -53,10 +64,12 @@ describe('Sidecar egress listeners on unix domain sockets', () => {
   it("given route configuration <bind> should hold the virtual hosts of every HTTP port of the listener's services (only `:port` domains off port 80), by name, then the catch-all", () => {
     const rc: any = cfg.routes.find((r) => r['name'] === HTTP_SOCK);
     assert.ok(rc);
-    assert.deepEqual(rc.virtualHosts.map((v: any) => v.name), ['productpage.default.svc.cluster.local:9080', `${REVIEWS}:9080`, 'allow_any']);
+    assert.deepEqual(rc.virtualHosts.map((v: any) => v.name), ['productpage.default.svc.cluster.local:9080', `${REVIEWS}:9080`, 'web80.default.svc.cluster.local:80', 'allow_any']);
     const reviews = rc.virtualHosts[1];
     assert.ok(reviews.domains.includes('reviews:9080') && reviews.domains.includes(`${REVIEWS}:9080`), reviews.domains.join(' '));
     assert.ok(reviews.domains.every((d: string) => d.includes(':')), reviews.domains.join(' '));
+    assert.ok(rc.virtualHosts[2].domains.includes('web80'), rc.virtualHosts[2].domains.join(' '));
+    assert.equal(rc.ignorePortInHostMatching, true, 'as istiod');
   });
 
   it("given a TCP unix socket egress listener should tcp_proxy to its one-port service (the catch-all's listeners built beside)", () => {
@@ -68,13 +81,13 @@ describe('Sidecar egress listeners on unix domain sockets', () => {
 
   const walks: { name: string; req: SimulatedRequest; want: Record<string, unknown> }[] = [
     {
-      name: 'given HTTP over the socket with Host reviews:9080 should route by the VirtualService',
-      req: { protocol: 'http', unixSocket: '/var/run/mesh/http.sock', port: 9080, host: 'reviews:9080', path: '/reviews/1', headers: { 'end-user': 'jason' } },
-      want: { outcome: 'routed', listener: `${HTTP_SOCK}_0`, routeConfig: HTTP_SOCK, clusters: [`outbound|9080|v2|${REVIEWS}`] },
+      name: 'given HTTP over the socket with Host web80 (a port-80 service) should route to it',
+      req: { protocol: 'http', unixSocket: '/var/run/mesh/http.sock', port: 80, host: 'web80', path: '/' },
+      want: { outcome: 'routed', listener: `${HTTP_SOCK}_0`, routeConfig: HTTP_SOCK, clusters: ['outbound|80||web80.default.svc.cluster.local'] },
     },
     {
-      name: 'given HTTP over the socket with Host reviews (no port) should fall to the catch-all (istiod keeps only `:port` domains off port 80)',
-      req: { protocol: 'http', unixSocket: '/var/run/mesh/http.sock', port: 80, host: 'reviews', path: '/' },
+      name: "given HTTP over the socket with Host reviews:9080 should take the catch-all, as istiod's (the port is ignored in host matching; 9080 keeps only host:port domains)",
+      req: { protocol: 'http', unixSocket: '/var/run/mesh/http.sock', port: 9080, host: 'reviews:9080', path: '/reviews/1', headers: { 'end-user': 'jason' } },
       want: { outcome: 'routed', listener: `${HTTP_SOCK}_0`, routeConfig: HTTP_SOCK, clusters: ['PassthroughCluster'] },
     },
     {

@@ -4,7 +4,8 @@
  * `<bind>_0` on the pipe `<path>`, bound (the app connects to the socket; no original destination). An HTTP port
  * takes an HCM whose RDS route configuration is named after the bind (`unix://<path>`) and holds the virtual
  * hosts of every HTTP port of the listener's services (istiod's mergeAllVirtualHosts: `host:port` domains only for
- * ports other than 80); any other protocol takes `tcp_proxy` to the first service (the port of a one-port
+ * ports other than 80, and the port stripped from the Host before matching: only port 80's virtual hosts ever match,
+ * a request for another port takes the catch-all, as with istiod); any other protocol takes `tcp_proxy` to the first service (the port of a one-port
  * service, else 0 as istiod, which names a cluster no one serves; a further service is a TCP-over-TCP conflict).
  */
 import type { Service } from '../../../core/index.js';
