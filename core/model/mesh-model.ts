@@ -303,12 +303,13 @@ export class MeshModel {
 
   /**
    * pilot_eds_no_instances: recounts every service of the PushContext, or, given the hosts whose
-   * endpoints changed, only those (an endpoint change costs what it changes).
+   * endpoints changed, only those (an endpoint change costs what it changes). Counted over the endpoints a push
+   * serves (servedEndpoints): a host whose chosen service's namespace has none counts, as istiod's shards per host and namespace.
    */
   #reportServicesWithoutInstances(changedHosts?: ReadonlySet<string>): void {
     const report = this.#opts.metrics?.servicesWithoutInstances;
     if (!report) return;
-    const endpoints = this.endpoints;
+    const endpoints = servedEndpoints(this.#context, this.endpoints);
     if (!changedHosts || this.#emptyOf !== this.#context) {
       this.#empty = new Set(this.#context.services.filter((s) => endpoints.instances(s.hostname).length === 0).map((s) => s.hostname));
       this.#emptyOf = this.#context;
