@@ -15,6 +15,7 @@ export * from './model/push-context.js';
 export * from './model/destination-rules.js';
 export * from './model/mesh-model.js';
 export * from './model/endpoint-shards.js';
+export * from './model/served-endpoints.js';
 export * from './collections/persistent-map.js';
 export * from './model/event-log.js';
 export * from './collections/indexed-collection.js';

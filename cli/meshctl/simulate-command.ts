@@ -23,7 +23,8 @@ export function simulateCommand(): Command {
       'tls://host:port (TLS with SNI host, not terminated by the sidecar), or tcp://host:port. The host resolves as the app\'s\n' +
       'DNS would: a short name in the proxy\'s namespace, name.namespace, the FQDN or a ServiceEntry host, to the ServiceEntry\'s\n' +
       'address; an IP is used as is. A host no ServiceEntry names goes to the catch-all (outboundTrafficPolicy: ALLOW_ANY\n' +
-      'passes it through, REGISTRY_ONLY blackholes it; set it with --meshConfigFile).\n\n' +
+      'passes it through, REGISTRY_ONLY blackholes it; set it with --meshConfigFile). `--unix-socket <path>` in the request\n' +
+      '(as curl) connects to a Sidecar egress listener on that unix socket (`bind: unix://<path>`) instead of an address.\n\n' +
       'A router (gateway) proxy (--proxy-type router, or a WorkloadEntry whose labels a Gateway selects) is simulated as a\n' +
       'request arriving at the gateway: the URL\'s port is the gateway service\'s port, translated to the target port the\n' +
       'gateway listens on; https:// requests reach HTTPS servers by SNI and are routed as HTTP once terminated.\n\n' +

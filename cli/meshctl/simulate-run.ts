@@ -25,6 +25,8 @@ export interface RequestSpec {
   headers: Record<string, string>;
   /** Whether the URL named the port (then the Host header carries it, as curl sends it). */
   explicitPort: boolean;
+  /** curl's `--unix-socket <path>`: the app connects to a Sidecar egress listener on that socket. */
+  unixSocket?: string;
 }
 
 /** Splits a command-line-like string into words, honouring single and double quotes. */
@@ -57,7 +59,7 @@ function header(text: string, where: string): [string, string] {
   return [text.slice(0, i).trim(), text.slice(i + 1).trim()];
 }
 
-/** Parses `[METHOD] <scheme>://<host>[:<port>][/path][?query] [-H 'name: value']...` (schemes http, https, tcp, tls). */
+/** Parses `[METHOD] <scheme>://<host>[:<port>][/path][?query] [-H 'name: value']... [--unix-socket <path>]` (schemes http, https, tcp, tls). */
 export function parseRequest(text: string): RequestSpec {
   const words = shellWords(text);
   const spec: RequestSpec = { method: 'GET', protocol: 'http', host: '', path: '/', headers: {}, explicitPort: false };
@@ -69,6 +71,10 @@ export function parseRequest(text: string): RequestSpec {
       if (v === undefined) throw new CliError(`--request: ${w} needs a value`);
       const [k, val] = header(v, '--request');
       spec.headers[k] = val;
+    } else if (w === '--unix-socket') {
+      const v = words[++i];
+      if (v === undefined || v === '') throw new CliError(`--request: ${w} needs a socket path`);
+      spec.unixSocket = v.replace(/^unix:\/\//, '');
     } else if (w === '-X' || w === '--method') {
       spec.method = words[++i] ?? '';
     } else if (/^[A-Z]+$/.test(w) && url === undefined) spec.method = w;
@@ -154,13 +160,15 @@ export function simulate(mesh: OfflineMesh, spec: RequestSpec, over: { address?:
     path: spec.path,
     headers: spec.headers,
     host: spec.explicitPort ? `${spec.host}:${port}` : spec.host,
-    ...(vip.address ? { address: vip.address } : {}),
+    ...(spec.unixSocket !== undefined ? { unixSocket: spec.unixSocket } : vip.address ? { address: vip.address } : {}),
     ...(spec.protocol === 'tls' ? { tls: true, sni: over.sni || spec.host } : over.sni ? { sni: over.sni } : {}),
     // NOTE: a peer sidecar sends mesh mTLS, offering mesh ALPN (`mesh-http/1.1` first for HTTP, as Istio's ALPN
     // override); --plaintext simulates a client without a sidecar.
     ...(over.inbound && !over.plaintext ? { tls: true, alpn: spec.protocol === 'http' ? ['mesh-http/1.1', 'mesh'] : ['mesh-peer-exchange', 'mesh'] } : {}),
   };
-  const resolved = router
+  const resolved = spec.unixSocket !== undefined
+    ? `${spec.host} over the unix socket ${spec.unixSocket}`
+    : router
     ? `${spec.host}:${spec.port} -> the gateway ${vip.address ?? ''}:${port}`
     : vip.address
     ? `${vip.fqdn ?? spec.host} -> ${vip.address}`

@@ -20,6 +20,9 @@ spec:
     bind: 127.0.0.1
     captureMode: NONE
     hosts: [./reviews.default.svc.cluster.local]
+  - port: { number: 0, protocol: HTTP, name: uds }
+    bind: unix:///var/run/mesh/egress.sock
+    hosts: [./reviews.default.svc.cluster.local]
   - hosts: ['./*', 'data/*']
 `;
 
@@ -27,7 +30,7 @@ interface Report {
   result: { outcome: string; listener?: string; clusters?: { name: string; endpoints: string[] }[]; sources: string[] };
 }
 
-describe('meshctl x simulate over Sidecar egress bind and ingress captureMode NONE', function () {
+describe('meshctl x simulate over Sidecar egress bind (IP and unix socket) and ingress captureMode NONE', function () {
   this.timeout(60_000);
   let dir = '';
   before(() => {
@@ -48,6 +51,14 @@ describe('meshctl x simulate over Sidecar egress bind and ingress captureMode NO
     assert.equal(r.result.outcome, 'routed');
     assert.equal(r.result.listener, '127.0.0.1_9080');
     assert.deepEqual(r.result.clusters?.map((c) => c.name), ['outbound|9080|v2|reviews.default.svc.cluster.local']);
+  });
+
+  it("given the app calling over the egress unix socket (--unix-socket in the request, as curl) should walk the pipe listener and its route configuration (reviews on 9080 takes the catch-all there, as istiod's)", async () => {
+    const r = await run(['--request', "GET http://reviews:9080/reviews/1 -H 'end-user: jason' --unix-socket /var/run/mesh/egress.sock"]);
+    assert.equal(r.result.outcome, 'routed');
+    assert.equal(r.result.listener, 'unix:///var/run/mesh/egress.sock_0');
+    assert.equal((r.result as { routeConfig?: string }).routeConfig, 'unix:///var/run/mesh/egress.sock');
+    assert.deepEqual(r.result.clusters?.map((c) => c.name), ['PassthroughCluster']);
   });
 
   it('given an inbound request to the captureMode NONE port should walk its own listener to the default endpoint, naming the Sidecar', async () => {

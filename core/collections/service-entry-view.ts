@@ -127,6 +127,7 @@ export function servicesOfEntry(se: Config, opts: ServiceEntryViewOptions): Map<
         serviceAccounts: Object.freeze([...(spec.subjectAltNames ?? [])]),
         source: seKey,
         creationTimestamp: se.metadata.creationTimestamp ?? '',
+        ...(spec.workloadSelector !== undefined ? { selectsWorkloads: true as const } : {}),
       }),
     );
   }

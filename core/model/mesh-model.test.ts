@@ -139,6 +139,21 @@ describe('MeshModel', () => {
     sub.unsubscribe();
   });
 
+  it('given one host in two namespaces with workloads only in the younger namespace should count the host in pilot_eds_no_instances (istiod shards per host and namespace)', async () => {
+    const metrics = createMetrics('pilot-discovery', { processMetrics: false });
+    const m = new MeshModel({ domain: 'cluster.local', drainingLabel: '', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, metrics: modelMetricsFrom(metrics) });
+    const inputs = new Subject<ModelInput[]>();
+    const sub = m.pushes(inputs).subscribe();
+    const gauge = async (): Promise<string | undefined> => /^pilot_eds_no_instances (\d+)$/m.exec(await metrics.text())?.[1];
+    const entry = (ns: string, created: string, endpoints: { address: string }[]): Config => {
+      const c = cfg('ServiceEntry', 'api', { hosts: ['api.partner.org'], ports: [{ number: 80, name: 'http', protocol: 'HTTP' }], resolution: 'STATIC', endpoints }, ns);
+      return { ...c, metadata: { ...c.metadata, creationTimestamp: created } };
+    };
+    inputs.next([ev(entry('ns-a', '2026-01-01T00:00:00Z', [])), ev(entry('ns-b', '2026-01-02T00:00:00Z', [{ address: '10.0.0.9' }]))]);
+    assert.equal(await gauge(), '1', "ns-a's service is served, and it has no instance");
+    sub.unsubscribe();
+  });
+
   it('given DestinationRules of one namespace and host that repeat a subset should count the host in pilot_destrule_subsets', async () => {
     const metrics = createMetrics('pilot-discovery', { processMetrics: false });
     const m = new MeshModel({ domain: 'cluster.local', drainingLabel: '', debounceAfter: 0, debounceMax: 0, enableEdsDebounce: true, metrics: modelMetricsFrom(metrics) });

@@ -19,6 +19,7 @@ import { defaultMeshConfig, defaultMeshNetworks, type MeshConfig, type MeshNetwo
 import { PushContext } from './push-context.js';
 import { mergePushRequests, pushRequest, PUSH_REASONS, withSnapshot, type PushReason, type PushRequest } from './push-request.js';
 import type { EndpointIndex, ShardUpdate } from './endpoint-shards.js';
+import { servedEndpoints } from './served-endpoints.js';
 import type { PushSnapshot } from './push-snapshot.js';
 import type { ServiceInstance } from './service.js';
 import type { Env } from '../env/index.js';
@@ -119,7 +120,7 @@ export class MeshModel {
     this.#meshConfig = opts.meshConfig ?? defaultMeshConfig();
     this.#networks = opts.networks ?? defaultMeshNetworks();
     this.#context = this.#build();
-    this.#snapshot = { token: 0, pushContext: this.#context, endpoints: this.endpoints };
+    this.#snapshot = { token: 0, pushContext: this.#context, endpoints: servedEndpoints(this.#context, this.endpoints) };
   }
 
   /**
@@ -297,17 +298,18 @@ export class MeshModel {
 
   /** Publishes a snapshot of the current PushContext and endpoints. */
   #publish(): void {
-    this.#snapshot = { token: this.#snapshot.token + 1, pushContext: this.#context, endpoints: this.endpoints };
+    this.#snapshot = { token: this.#snapshot.token + 1, pushContext: this.#context, endpoints: servedEndpoints(this.#context, this.endpoints) };
   }
 
   /**
    * pilot_eds_no_instances: recounts every service of the PushContext, or, given the hosts whose
-   * endpoints changed, only those (an endpoint change costs what it changes).
+   * endpoints changed, only those (an endpoint change costs what it changes). Counted over the endpoints a push
+   * serves (servedEndpoints): a host whose chosen service's namespace has none counts, as istiod's shards per host and namespace.
    */
   #reportServicesWithoutInstances(changedHosts?: ReadonlySet<string>): void {
     const report = this.#opts.metrics?.servicesWithoutInstances;
     if (!report) return;
-    const endpoints = this.endpoints;
+    const endpoints = servedEndpoints(this.#context, this.endpoints);
     if (!changedHosts || this.#emptyOf !== this.#context) {
       this.#empty = new Set(this.#context.services.filter((s) => endpoints.instances(s.hostname).length === 0).map((s) => s.hostname));
       this.#emptyOf = this.#context;

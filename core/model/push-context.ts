@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import { keyStringOf } from './config.js';
 import { consolidateDestinationRules, destinationRuleExportTo, selectDestinationRule, type ConsolidatedDestinationRule } from './destination-rules.js';
 import type { MeshConfig, MeshNetworks } from './mesh-config.js';
-import { hostMatches, labelsMatch, resolveShortName, type Service } from './service.js';
+import { hostMatches, labelsMatch, orchServiceOf, resolveShortName, type Service } from './service.js';
 
 /** Inputs of a build. */
 export interface PushContextInput {
@@ -113,13 +113,68 @@ function drExportedTo(e: ConsolidatedDestinationRule, from: string): boolean {
   return e.exportTo.size === 0 || e.exportTo.has('*') || e.exportTo.has(from);
 }
 
+/** Creation order as istiod's SortServicesByCreationTime, with the declaring config's key as the tie-break. */
+function olderService(a: Service, b: Service): boolean {
+  if (a.creationTimestamp !== b.creationTimestamp) return a.creationTimestamp < b.creationTimestamp;
+  return a.source < b.source;
+}
+
+/** istiod's canMergeServices: two services of one host whose ports a Sidecar scope merges. */
+function canMergeServices(a: Service, b: Service): boolean {
+  const sameList = (x: readonly string[], y: readonly string[]): boolean => x.length === y.length && [...x].sort().join('\n') === [...y].sort().join('\n');
+  const sameLabels = (x: Readonly<Record<string, string>>, y: Readonly<Record<string, string>>): boolean =>
+    Object.keys(x).length === Object.keys(y).length && Object.keys(x).every((k) => x[k] === y[k]);
+  return (
+    a.namespace === b.namespace &&
+    a.resolution === b.resolution &&
+    (orchServiceOf(a) === undefined) === (orchServiceOf(b) === undefined) &&
+    sameLabels(a.labels, b.labels) &&
+    sameList(a.exportTo, b.exportTo)
+  );
+}
+
+/**
+ * One service per host, as istiod's Sidecar scope picks it (appendSidecarServices over services sorted by
+ * creation time): an orchestrator Service wins over ServiceEntries (no "domain squatting"), else the oldest.
+ * A younger ServiceEntry of the same namespace that istiod's canMergeServices admits (same resolution,
+ * labels and exportTo) adds the ports the chosen one lacks (by number); its endpoints are served for those
+ * ports (see servedEndpoints), those of another namespace never (istiod's EDS shards are per host and namespace).
+ * NOTE: istiod picks per proxy namespace (services exported to it by name before public ones); meshd picks once
+ * for every proxy, which differs only when two namespaces declare one host with different `exportTo`.
+ */
+export function chooseServices(all: Iterable<Service>): Map<string, Service> {
+  const byHost = new Map<string, Service[]>();
+  for (const s of all) {
+    const list = byHost.get(s.hostname);
+    if (list) list.push(s);
+    else byHost.set(s.hostname, [s]);
+  }
+  const out = new Map<string, Service>();
+  for (const [host, list] of byHost) {
+    if (list.length === 1) {
+      out.set(host, list[0]!);
+      continue;
+    }
+    list.sort((a, b) => (olderService(a, b) ? -1 : olderService(b, a) ? 1 : 0));
+    const chosen = list.find((s) => orchServiceOf(s) !== undefined) ?? list[0]!;
+    let ports = chosen.ports;
+    for (const s of list) {
+      if (s === chosen || !canMergeServices(chosen, s)) continue;
+      const extra = s.ports.filter((p) => !ports.some((q) => q.port === p.port));
+      if (extra.length > 0) ports = [...ports, ...extra];
+    }
+    out.set(host, ports === chosen.ports ? chosen : Object.freeze({ ...chosen, ports: Object.freeze(ports) }));
+  }
+  return out;
+}
+
 /** The snapshot; see the file comment. Every method is a pure read. */
 export class PushContext {
   readonly version: string;
   readonly meshConfig: MeshConfig;
   readonly networks: MeshNetworks;
   readonly domain: string;
-  /** Every service, one per host name (oldest definition wins), sorted by host name. */
+  /** Every service, one per host name (see chooseServices), sorted by host name. */
   readonly services: readonly Service[];
   readonly #servicesByHost: ReadonlyMap<string, Service>;
   readonly #configs: ConfigSnapshot;
@@ -140,15 +195,8 @@ export class PushContext {
     this.networks = input.networks;
     this.domain = input.domain;
     this.#configs = input.configs;
-    const byHost = new Map<string, Service>();
-    for (const s of input.registry.services.values()) {
-      const have = byHost.get(s.hostname);
-      if (!have || s.creationTimestamp < have.creationTimestamp || (s.creationTimestamp === have.creationTimestamp && s.source < have.source)) {
-        byHost.set(s.hostname, s);
-      }
-    }
-    this.#servicesByHost = byHost;
-    this.services = Object.freeze([...byHost.values()].sort((a, b) => (a.hostname < b.hostname ? -1 : 1)));
+    this.#servicesByHost = chooseServices(input.registry.services.values());
+    this.services = Object.freeze([...this.#servicesByHost.values()].sort((a, b) => (a.hostname < b.hostname ? -1 : 1)));
     Object.freeze(this);
   }
 

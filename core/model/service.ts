@@ -50,6 +50,11 @@ export interface Service {
   readonly source: string;
   /** RFC 3339 creation time of the source, for oldest-wins tie-breaks. */
   readonly creationTimestamp: string;
+  /**
+   * True when a ServiceEntry's `workloadSelector` gives the endpoints: only the selected workloads, never the host
+   * itself (istiod resolves the host of a DNS entry only without endpoints and without a selector).
+   */
+  readonly selectsWorkloads?: true;
 }
 
 /** The name prefix of the ServiceEntries the orchestrator registry makes of orchestrator Services (`orch:<name>`). */

@@ -73,6 +73,67 @@ export function checkWildcardDomain(domain: string): string | undefined {
   return undefined;
 }
 
+/** Istio's ValidateFQDN (agent validation.go), with its messages: a DNS name without wildcards, labels in either case. */
+export function checkFqdn(fqdn: string): string | undefined {
+  if (fqdn.length > 255) return `domain name "${fqdn}" too long (max 255)`;
+  if (fqdn.length === 0) return 'empty domain name not allowed';
+  const labels = fqdn.split('.');
+  const top = labels[labels.length - 1]!;
+  if (/^[+-]?[0-9]+$/.test(top)) return `domain name "${fqdn}" invalid (top level domain "${top}" cannot be all-numeric)`;
+  for (const [i, label] of labels.entries()) {
+    if (i === labels.length - 1 && label === '') return undefined;
+    if (label.length > 63 || !DNS1123_LABEL_ANY_CASE.test(label)) return `domain name "${fqdn}" invalid (label "${label}" invalid)`;
+  }
+  return undefined;
+}
+
+/** Istio's ValidatePartialWildCard: a `*` only as `*` alone or a leading `*.` label. */
+export function checkPartialWildcard(host: string): string | undefined {
+  return host.includes('*') && host.length !== 1 && !host.startsWith('*.') ? `partial wildcard "${host}" not allowed` : undefined;
+}
+
+const OUTBOUND_SNI_FORMAT = 'outbound_.<PORT>_._.<HOSTNAME>';
+
+/**
+ * Istio's ValidateWildcardDomainForVirtualServiceBoundToGateway: as checkWildcardDomain, and with `sni` (TLS routes
+ * matching SNI hosts) also the auto-generated `outbound_.<PORT>_._.<HOSTNAME>` names of AUTO_PASSTHROUGH.
+ */
+export function checkGatewayVirtualServiceHost(sni: boolean, domain: string): string | undefined {
+  if (domain.length > 255) return `domain name "${domain}" too long (max 255)`;
+  if (domain.length === 0) return 'empty domain name not allowed';
+  if (!sni || !domain.startsWith('outbound_')) return checkWildcardDomain(domain);
+  const parts = domain.split('_');
+  if (parts.length < 4) return `domain name ${domain} invalid, should follow '${OUTBOUND_SNI_FORMAT}' format`;
+  const trim = (v: string): string => v.replace(/^\.+|\.+$/g, '');
+  const port = trim(parts[1]!);
+  const hostname = trim(parts[3]!);
+  if (!/[0-9]/.test(port)) return `domain name "${domain}" invalid (label "${port}" invalid). should follow ${OUTBOUND_SNI_FORMAT} format`;
+  if (!/[a-zA-Z]/.test(hostname)) return `domain name "${domain}" invalid (label "${hostname}" invalid). should follow ${OUTBOUND_SNI_FORMAT} format`;
+  return undefined;
+}
+
+/** Istio's host.Name.Matches: whether two hosts (either may be a `*` wildcard) overlap. */
+export function hostsOverlap(a: string, b: string): boolean {
+  const aw = a.startsWith('*');
+  const bw = b.startsWith('*');
+  if (aw && bw) return a.length < b.length ? b.slice(1).endsWith(a.slice(1)) : a.slice(1).endsWith(b.slice(1));
+  if (aw) return b.endsWith(a.slice(1));
+  if (bw) return a.endsWith(b.slice(1));
+  return a === b;
+}
+
+/** Istio's ValidateIPSubnet (ServiceEntry `addresses`), with its messages: an IP address, or a CIDR block with one `/`. */
+export function checkIpSubnet(value: string): string | undefined {
+  if (value.split('/').length === 2) {
+    const [ip, bits] = value.split('/') as [string, string];
+    const max = isIP(ip) === 4 ? 32 : isIP(ip) === 6 ? 128 : -1;
+    // NOTE: Go's netip.ParsePrefix: decimal bits without a sign or leading zeros, at most the address length.
+    if (max < 0 || !/^(0|[1-9][0-9]*)$/.test(bits) || Number(bits) > max) return `${value} is not a valid CIDR block`;
+    return undefined;
+  }
+  return isIP(value) === 0 ? `${value} is not a valid IP` : undefined;
+}
+
 /** An IP address or a CIDR block. */
 export function checkIpOrCidr(value: string): string | undefined {
   const [ip, bits, ...rest] = value.split('/');

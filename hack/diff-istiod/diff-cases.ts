@@ -30,6 +30,7 @@ export const CONFIG_FILES = [
   'hack/diff-istiod/testdata/sidecar-fields.yaml',
   'hack/diff-istiod/testdata/wildcard-dr.yaml',
   'hack/diff-istiod/testdata/dns-subsets.yaml',
+  'hack/diff-istiod/testdata/same-host.yaml',
 ] as const;
 
 /**
@@ -53,7 +54,7 @@ export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none', 'diff-wild'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none', 'diff-wild', 'diff-dup'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -178,6 +179,10 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       http('DNS ServiceEntry with endpoints', '203.0.113.20', 8081, 'legacy.example.org:8081', '/'),
       http('DNS subset selecting one endpoint', '203.0.113.24', 8083, 'dnsub.example.org:8083', '/'),
       http('DNS subset selecting no endpoint (cluster dropped)', '203.0.113.24', 8083, 'dnsub.example.org:8083', '/none'),
+      http('one host in two namespaces: the older entry and its endpoints only', '203.0.113.40', 8090, 'dup.example.org:8090', '/'),
+      http('one host twice in a namespace: both entries\' endpoints', '203.0.113.41', 8091, 'dup2.example.org:8091', '/'),
+      http("one host twice in a namespace: the younger entry's port", '203.0.113.41', 8092, 'dup2.example.org:8092', '/'),
+      http('DNS ServiceEntry with a workloadSelector selecting nothing (no host endpoint: cluster dropped)', '203.0.113.42', 8093, 'seldns.example.org:8093', '/'),
       http('TLS origination by DestinationRule (plain HTTP in)', '203.0.113.21', 80, 'secure.example.org', '/'),
       http('TLS origination with certificate files (file-cert/file-root over SDS)', '203.0.113.23', 80, 'files-mtls.example.org', '/'),
       http('shared port 7080: the HTTP service', '10.96.7.1', 7080, 'web7080.diff-ports:7080', '/'),
@@ -215,6 +220,10 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       http('web on 127.0.0.1:8080 (egress bind, captureMode NONE)', '127.0.0.1', 8080, 'web.diff-http:8080', '/'),
       tcp('db on 127.0.0.1:5432 (captureMode NONE, default bind)', '127.0.0.1', 5432),
       tcp('db by its VIP (the catch-all)', '10.96.1.3', 5432),
+      http('web over the unix socket web.sock /v2 (route configuration unix://...: ports ignored in host matching, 8080 has only host:port domains: the catch-all)', '', 8080, 'web.diff-http:8080', '/v2/x', { unixSocket: '/var/run/mesh/web.sock' }),
+      http('api.example.com over the unix socket web.sock (port 80: its plain domains match)', '', 80, 'api.example.com', '/', { unixSocket: '/var/run/mesh/web.sock' }),
+      http('web over the unix socket web.sock with no port in the Host (the catch-all: off port 80 only :port domains)', '', 8080, 'web.diff-http', '/', { unixSocket: '/var/run/mesh/web.sock' }),
+      { label: 'db over the unix socket db.sock (TCP 70/30)', request: { direction: 'outbound', protocol: 'tcp', port: 5432, unixSocket: '/var/run/mesh/db.sock' } },
       http('echo by its VIP on 8080: route configuration 8080 is the 8080 egress listener\'s', '10.96.1.2', 8080, 'echo.diff-http:8080', '/'),
       http('web by its VIP on 8080 (the catch-all listener, route configuration 8080)', '10.96.1.1', 8080, 'web.diff-http:8080', '/'),
     ],

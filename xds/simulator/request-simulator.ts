@@ -26,6 +26,11 @@ export interface SimulatedRequest {
   /** The destination IP the connection goes to (a VIP or pod IP); unset: the host resolved to no known VIP. */
   readonly address?: string;
   readonly port: number;
+  /**
+   * The unix domain socket the app connects to instead of an address (a Sidecar egress `bind: unix://<path>`): the
+   * listener on that pipe takes the connection; `port` then only fills the default authority.
+   */
+  readonly unixSocket?: string;
   /** The HTTP authority (Host header), e.g. `reviews:9080`; default the address and port. */
   readonly host?: string;
   readonly method?: string;
@@ -121,9 +126,11 @@ function hostPort(ip: string, port: number | string): string {
  * and port (a Sidecar ingress port with captureMode NONE), else `virtualInbound` (iptables redirects the rest).
  * Outbound (Envoy's original_dst): one bound to the destination address and port (its address or an additional
  * address), else one bound to the wildcard of the destination's family on the port (`0.0.0.0` for IPv4, `::`
- * for IPv6; either without an address), else `virtualOutbound` itself.
+ * for IPv6; either without an address), else `virtualOutbound` itself. A unix socket request: the listener on its pipe.
  */
 function pickListener(cfg: ProxyConfig, req: SimulatedRequest): Obj | undefined {
+  // NOTE: a unix socket connection reaches only the listener on that pipe (no original destination, no fallback).
+  if (req.unixSocket !== undefined) return cfg.listeners.find((l) => obj(obj(l['address'])?.['pipe'])?.['path'] === req.unixSocket);
   const byName = (n: string): Obj | undefined => cfg.listeners.find((l) => l['name'] === n);
   const inbound = req.direction === 'inbound';
   const candidates = cfg.listeners.filter((l) => l['name'] !== 'virtualOutbound' && l['name'] !== 'virtualInbound' && (l['trafficDirection'] === 'INBOUND') === inbound);

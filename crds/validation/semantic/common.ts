@@ -1,23 +1,9 @@
 import { childPath, type IssueCollector } from '../issue.js';
-import { checkExportTo, checkWildcardHost } from '../values.js';
+import { checkExportTo } from '../values.js';
 
 /** Reports `problem` at `path` when it is defined. */
 export function report(issues: IssueCollector, path: string, problem: string | undefined): void {
   if (problem !== undefined) issues.error(path, problem);
-}
-
-/** Checks every host of a list (non-empty list unless `optional`). */
-export function checkHosts(
-  hosts: readonly string[] | undefined,
-  path: string,
-  issues: IssueCollector,
-  options: { optional?: boolean; allowStar?: boolean } = {},
-): void {
-  if (hosts === undefined || hosts.length === 0) {
-    if (options.optional !== true) issues.error(path, 'at least one host is required');
-    return;
-  }
-  hosts.forEach((host, i) => report(issues, childPath(path, i), checkWildcardHost(host, options.allowStar ?? true)));
 }
 
 /** Checks an `exportTo` list when present. */

@@ -1,7 +1,7 @@
 import type { ServiceEntrySpec } from '../../types.js';
 import { childPath, type IssueCollector } from '../issue.js';
-import { checkDns1123Label, checkIpOrCidr, checkPort } from '../values.js';
-import { checkExportToField, checkHosts, checkSelectorLabels, report } from './common.js';
+import { checkDns1123Label, checkFqdn, checkIpSubnet, checkPartialWildcard, checkPort, checkWildcardDomain } from '../values.js';
+import { checkExportToField, checkSelectorLabels, report } from './common.js';
 import { validateWorkloadEntry } from './workload-entry.js';
 
 /** Protocol names Istio understands (case-insensitive). */
@@ -16,8 +16,20 @@ export function isKnownProtocol(protocol: string | undefined): boolean {
 /** Semantic checks of a ServiceEntry spec, after Istio's validation. */
 export function validateServiceEntry(spec: ServiceEntrySpec, issues: IssueCollector, path = 'spec'): void {
   const hostsPath = childPath(path, 'hosts');
-  checkHosts(spec.hosts, hostsPath, issues, { allowStar: false });
-  spec.addresses?.forEach((a, i) => report(issues, childPath(childPath(path, 'addresses'), i), checkIpOrCidr(a)));
+  const resolution = spec.resolution ?? 'NONE';
+  // NOTE: Istio's ValidateServiceEntry: `*` alone is refused, the rest go through ValidateWildcardDomain, and a
+  // partial wildcard (`*foo.com`) only warns.
+  if (spec.hosts === undefined || spec.hosts.length === 0) issues.error(hostsPath, 'service entry must have at least one host');
+  spec.hosts?.forEach((h, i) => {
+    const at = childPath(hostsPath, i);
+    // NOTE: the CRD's CEL rule and the webhook's message together (the API server answers with the first).
+    if (h === '*') return issues.error(at, `hostname cannot be wildcard (invalid host ${h})`);
+    report(issues, at, checkWildcardDomain(h));
+    // NOTE: Istio skips this warning for DYNAMIC_DNS, a resolution the mesh.io CRD does not take.
+    const partial = checkPartialWildcard(h);
+    if (partial !== undefined) issues.warn(at, partial);
+  });
+  spec.addresses?.forEach((a, i) => report(issues, childPath(childPath(path, 'addresses'), i), checkIpSubnet(a)));
 
   const portNames = new Set<string>();
   const portNumbers = new Set<number>();
@@ -40,7 +52,6 @@ export function validateServiceEntry(spec: ServiceEntrySpec, issues: IssueCollec
     issues.error(path, 'only one of WorkloadSelector or Endpoints can be set');
   }
   checkSelectorLabels(spec.workloadSelector?.labels, childPath(childPath(path, 'workloadSelector'), 'labels'), issues);
-  const resolution = spec.resolution ?? 'NONE';
   if (resolution !== 'NONE' && resolution !== 'STATIC' && spec.addresses?.some((a) => a.includes('/')) === true) {
     issues.error(childPath(path, 'addresses'), `CIDR addresses are allowed only for NONE/STATIC resolution types (resolution is ${resolution})`);
   }
@@ -56,11 +67,12 @@ export function validateServiceEntry(spec: ServiceEntrySpec, issues: IssueCollec
     case 'DNS':
     case 'DNS_ROUND_ROBIN':
       if (endpoints.length === 0) {
-        spec.hosts.forEach((h, i) => {
-          if (h.startsWith('*')) {
-            issues.error(childPath(hostsPath, i), `wildcard host "${h}" needs endpoints with resolution ${resolution}`);
-          }
-        });
+        // NOTE: as Istio, the first host that is not an FQDN is reported (a wildcard host needs endpoints to resolve).
+        const i = (spec.hosts ?? []).findIndex((h) => checkFqdn(h) !== undefined);
+        if (i >= 0) {
+          const why = checkFqdn(spec.hosts[i]!)!;
+          issues.error(childPath(hostsPath, i), `hosts must be FQDN or contain only prefix wildcards if no endpoints are provided for resolution mode ${resolution}, ${why}`);
+        }
       }
       if (resolution === 'DNS_ROUND_ROBIN' && endpoints.length > 1) {
         issues.error(endpointsPath, `DNS_ROUND_ROBIN mode cannot have multiple endpoints (got ${endpoints.length})`);

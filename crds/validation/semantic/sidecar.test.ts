@@ -41,7 +41,7 @@ describe("Sidecar ingress tls: what Istio's validation refuses", () => {
   });
 });
 
-describe('Sidecar fields meshd does not build yet', () => {
+describe('Sidecar fields meshd builds (no not-implemented warning)', () => {
   const warningsOf = (spec: Record<string, unknown>): string[] => {
     const r = validateConfig({ apiVersion: 'networking.mesh.io/v1', kind: 'Sidecar', metadata: { name: 'unbuilt', namespace: 'demo' }, spec });
     assert.ok(r.ok, 'accepted, as Istio accepts them');
@@ -55,10 +55,8 @@ describe('Sidecar fields meshd does not build yet', () => {
     });
     assert.deepEqual(got, []);
   });
-  it('given an egress listener on a unix domain socket (port 0) should accept it, as Istio, with a not-implemented warning', () => {
-    const got = warningsOf({ egress: [{ port: { number: 0, protocol: 'HTTP', name: 'uds' }, hosts: ['./*'], bind: 'unix:///var/run/egress.sock', captureMode: 'NONE' }] });
-    assert.deepEqual(got.map((w) => w.split(': ')[0]), ['spec.egress[0].bind']);
-    assert.ok(got[0]!.includes('not implemented yet: meshd does not build Sidecar egress listeners on unix domain sockets'), got[0]);
+  it('given an egress listener on a unix domain socket (port 0) should accept it without warning (built, as istiod)', () => {
+    assert.deepEqual(warningsOf({ egress: [{ port: { number: 0, protocol: 'HTTP', name: 'uds' }, hosts: ['./*'], bind: 'unix:///var/run/egress.sock', captureMode: 'NONE' }] }), []);
   });
   it('given none of them should warn about nothing', () => {
     assert.deepEqual(warningsOf({ ingress: [{ port: { number: 9080, protocol: 'HTTP', name: 'http' }, defaultEndpoint: '127.0.0.1:8080', captureMode: 'DEFAULT' }], egress: [{ hosts: ['./*'] }] }), []);

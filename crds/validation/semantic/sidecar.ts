@@ -51,18 +51,6 @@ function checkIngressTls(tls: ServerTLSSettings, protocol: string | undefined, p
   checkTlsOptions(tls, path, issues);
 }
 
-/**
- * Fields Istio accepts and builds that meshd's sidecar generator does not build yet: accepted (Istio accepts
- * them) with a warning saying so, never silently.
- */
-function warnUnbuilt(spec: SidecarSpec, path: string, issues: IssueCollector): void {
-  const unbuilt = (at: string, what: string): void => issues.warn(at, `not implemented yet: meshd does not build Sidecar ${what}; the sidecar gets the configuration without it`);
-  spec.egress?.forEach((l, i) => {
-    const at = childPath(childPath(path, 'egress'), i);
-    if ((l.bind ?? '').startsWith('unix://')) unbuilt(childPath(at, 'bind'), 'egress listeners on unix domain sockets (the egress listener is left out)');
-  });
-}
-
 /** Semantic checks of a Sidecar spec, after Istio's validation. */
 export function validateSidecar(spec: SidecarSpec, issues: IssueCollector, path = 'spec'): void {
   if (!spec.egress?.length && !spec.ingress?.length && !spec.outboundTrafficPolicy && !spec.inboundConnectionPool) {
@@ -112,7 +100,6 @@ export function validateSidecar(spec: SidecarSpec, issues: IssueCollector, path 
     if (listener.hosts.length === 0) issues.error(childPath(at, 'hosts'), 'sidecar: egress listener must have at least one host');
     listener.hosts.forEach((h, j) => report(issues, childPath(childPath(at, 'hosts'), j), checkNamespacedHost(h, true, true)));
   });
-  warnUnbuilt(spec, path, issues);
   const policy = spec.outboundTrafficPolicy;
   if (policy?.egressProxy !== undefined && policy.mode !== 'ALLOW_ANY') {
     issues.error(childPath(childPath(path, 'outboundTrafficPolicy'), 'egressProxy'), 'egressProxy requires mode ALLOW_ANY');

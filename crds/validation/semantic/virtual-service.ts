@@ -1,7 +1,7 @@
 import type { Destination, HTTPRoute, RouteDestination, VirtualServiceSpec } from '../../types.js';
 import { childPath, type IssueCollector } from '../issue.js';
-import { checkPercent, checkPort, checkWildcardHost } from '../values.js';
-import { checkExportToField, checkHosts, report } from './common.js';
+import { checkGatewayVirtualServiceHost, checkPercent, checkPort, checkWildcardDomain, checkWildcardHost, hostsOverlap, isIpAddress } from '../values.js';
+import { checkExportToField, report } from './common.js';
 
 /** Envoy retry-on policies Istio accepts besides HTTP status codes. */
 const RETRY_ON = new Set([
@@ -130,6 +130,63 @@ function checkGateways(gateways: readonly string[] | undefined, path: string, is
   });
 }
 
+/**
+ * Istio's checks of VirtualService `hosts`: each a wildcard domain (ValidateWildcardDomain; bound only to gateways,
+ * with SNI matches, also `outbound_.<PORT>_._.<HOSTNAME>`) or an IP address; `*` alone not when the mesh uses it
+ * (no gateways, or `mesh` among them); when all are valid, no two that overlap (host.Name.Matches).
+ */
+function checkVirtualServiceHosts(spec: VirtualServiceSpec, path: string, issues: IssueCollector): void {
+  const hosts = spec.hosts ?? [];
+  const appliesToGateway = (spec.gateways ?? []).length > 0 && !spec.gateways!.includes('mesh');
+  const sni = (spec.tls ?? []).some((t) => t.match.some((m) => m.sniHosts.length > 0));
+  let allValid = true;
+  hosts.forEach((h, i) => {
+    const bad = appliesToGateway ? checkGatewayVirtualServiceHost(sni, h) : checkWildcardDomain(h);
+    if (bad !== undefined) {
+      if (!isIpAddress(h)) {
+        issues.error(childPath(path, i), bad);
+        allValid = false;
+      }
+    } else if (!appliesToGateway && h === '*') {
+      issues.error(childPath(path, i), 'wildcard host * is not allowed for virtual services bound to the mesh gateway');
+      allValid = false;
+    }
+  });
+  if (!allValid) return;
+  for (let i = 0; i < hosts.length; i++) {
+    for (let j = i + 1; j < hosts.length; j++) {
+      if (hostsOverlap(hosts[i]!, hosts[j]!)) issues.error(childPath(path, j), `duplicate hosts in virtual service: ${hosts[i]} & ${hosts[j]}`);
+    }
+  }
+}
+
+/** Istio's host.Name.SubsetOf: whether host `n` is covered by host `o`. */
+function hostSubsetOf(n: string, o: string): boolean {
+  const nw = n.startsWith('*');
+  const ow = o.startsWith('*');
+  if (nw) return ow && n.length >= o.length && n.slice(1).endsWith(o.slice(1));
+  if (ow) return n.endsWith(o.slice(1));
+  return n === o;
+}
+
+/**
+ * Istio's validateSniHost: a wildcard domain (with the gateway form unless `mesh` is among the gateways; an IP only
+ * warns), covered by one of the VirtualService's hosts.
+ */
+function checkSniHost(spec: VirtualServiceSpec, sni: string, at: string, issues: IssueCollector): void {
+  // NOTE: as Istio's isGateway: true when `mesh` is not listed, so also without gateways.
+  const bad = !(spec.gateways ?? []).includes('mesh') ? checkGatewayVirtualServiceHost(true, sni) : checkWildcardDomain(sni);
+  if (bad !== undefined) {
+    if (isIpAddress(sni)) issues.warn(at, `using an IP address ("${sni}") goes against SNI spec and most clients do not support this`);
+    else issues.error(at, bad);
+    return;
+  }
+  const hosts = spec.hosts ?? [];
+  if (!hosts.some((h) => hostSubsetOf(sni, h))) {
+    issues.error(at, `SNI host "${sni}" is not a compatible subset of any of the virtual service hosts: [${hosts.join(', ')}]`);
+  }
+}
+
 /** Semantic checks of a VirtualService spec, after Istio's validation. */
 export function validateVirtualService(spec: VirtualServiceSpec, issues: IssueCollector, path = 'spec'): void {
   const hosts = spec.hosts ?? [];
@@ -138,7 +195,7 @@ export function validateVirtualService(spec: VirtualServiceSpec, issues: IssueCo
   if (delegate && (spec.gateways !== undefined || spec.http === undefined || spec.tls !== undefined || spec.tcp !== undefined)) {
     issues.error(childPath(path, 'hosts'), 'virtual service must have at least one host');
   }
-  checkHosts(spec.hosts, childPath(path, 'hosts'), issues, { optional: true });
+  checkVirtualServiceHosts(spec, childPath(path, 'hosts'), issues);
   checkGateways(spec.gateways, childPath(path, 'gateways'), issues);
   if (!spec.http?.length && !spec.tls?.length && !spec.tcp?.length) {
     issues.error(path, 'http, tcp or tls must be provided in virtual service');
@@ -150,7 +207,7 @@ export function validateVirtualService(spec: VirtualServiceSpec, issues: IssueCo
     t.match.forEach((m, j) => {
       const mAt = childPath(childPath(at, 'match'), j);
       if (m.sniHosts.length === 0) issues.error(childPath(mAt, 'sniHosts'), 'TLS match must have at least one SNI host');
-      m.sniHosts.forEach((h, k) => report(issues, childPath(childPath(mAt, 'sniHosts'), k), checkWildcardHost(h)));
+      m.sniHosts.forEach((h, k) => checkSniHost(spec, h, childPath(childPath(mAt, 'sniHosts'), k), issues));
       if (m.port !== undefined) report(issues, childPath(mAt, 'port'), checkPort(m.port));
     });
     if (!t.route?.length) issues.error(childPath(at, 'route'), 'TLS route must have at least one destination');

@@ -247,14 +247,14 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
     c['dnsLookupFamily'] = dnsLookupFamily(ipMode(proxy), resolveListenerOptions(opts.listener));
     c['dnsRefreshRate'] = duration(ctx.meshConfig.dnsRefreshRate);
     c['respectDnsTtl'] = true;
-    // NOTE: without endpoints the host itself is resolved, on the port's targetPort when it has one (as istiod,
-    // whose ServiceEntry conversion makes the host an endpoint without labels). A subset cluster takes the
+    // NOTE: without endpoints (and without a workloadSelector) the host itself is resolved, on the port's targetPort
+    // when it has one (as istiod, whose ServiceEntry conversion makes the host an endpoint without labels). A subset cluster takes the
     // endpoints its labels select (istiod's buildSubsetCluster), so a subset with labels never selects the host.
     const selector = subset ? (subsetsOf(dr).find((s) => s.name === subset)?.labels ?? {}) : {};
     const targets =
       instances.length > 0
         ? instances.filter((i) => labelsMatch(selector, i.labels)).map((i) => ({ address: i.address, port: i.port }))
-        : Object.keys(selector).length === 0
+        : Object.keys(selector).length === 0 && svc.selectsWorkloads !== true
         ? [{ address: svc.hostname, port: port.targetPort ?? port.port }]
         : [];
     if (targets.length === 0) {

@@ -33,6 +33,7 @@ import { inboundMtlsParams, SERVER_TLS_HTTP_ALPN, serverTlsSocket } from './serv
 import { boundInboundListener, canBindIngressPort, inboundBindAddress } from './bound-inbound-listener.js';
 import type { ConflictSink } from './conflict-recorder.js';
 import { sniffedRouteConfigurationName } from './route-builder.js';
+import { isUnixBind, unixClusterPort, unixEgressListener, unixListenerName } from './unix-egress.js';
 import {
   ADS,
   BLACKHOLE_CLUSTER,
@@ -392,6 +393,17 @@ export function buildOutboundListeners(ctx: PushContext, proxy: Proxy, onConflic
       if (bindToPort) delete l['bindToPort'];
       byName.set(name, l);
     };
+    if (bind !== undefined && isUnixBind(bind)) {
+      // NOTE: one pipe listener per socket (unix-egress.ts): HTTP through RDS `unix://<path>`, else the first service's tcp_proxy.
+      const name = unixListenerName(bind);
+      const had = kinds.get(name);
+      if (had === 'tcp' && !isHttpPort(p)) onConflict?.('pilot_conflict_outbound_listener_tcp_over_current_tcp', `${svc.hostname}:${p.port}`);
+      if (had !== undefined || taken(name)) continue;
+      kinds.set(name, isHttpPort(p) ? 'http' : 'tcp');
+      const chain = isHttpPort(p) ? { name: `${name}-http`, filters: [outboundHcm(`outbound_${name}`, bind, hcm)] } : tcpChain(ctx, proxy, svc, unixClusterPort(svc), name, opts);
+      put(name, unixEgressListener(bind, chain));
+      continue;
+    }
     const pods = bind === undefined && !isHttpPort(p) && o.headlessPodListeners && opts.endpoints ? headlessPodBinds(ctx, svc, p, opts.endpoints) : undefined;
     if (pods) {
       for (const ip of pods) addPodListener(ctx, proxy, svc, p, ip, { byName, kinds, hcm, httpAlpn, onConflict, fallthrough, filters: opts });

@@ -33,7 +33,8 @@ export interface OutboundEntry {
  * that have a port, a bind or captureMode NONE, every port of every listener service; with them, first each
  * egress listener with a port (its services that have that port, on it with the egress port's protocol, at its
  * bind), then the catch-all's services on all their ports at its bind, leaving alone the listener names the
- * first built. Egress listeners on unix sockets are not built (validation warns). With `none` (the proxy does
+ * first built. An egress listener on a unix socket (`bind: unix://<path>`, port 0) yields each of its services at its
+ * bind with port 0 (one pipe listener, see unix-egress.ts). With `none` (the proxy does
  * not intercept, see interceptionNone) every listener binds, at its egress listener's bind or 127.0.0.1.
  * NOTE: istiod also builds a port's listener for a selected service without that port (its chains then name a
  * cluster no one serves); meshd leaves such a service out.
@@ -48,10 +49,11 @@ export function* outboundEntries(scope: SidecarScope, built: ReadonlyMap<string,
   const withBind = (e: EgressListenerScope): { bind?: string; bindToPort: boolean } =>
     none ? { bind: e.bind ?? '127.0.0.1', bindToPort: true } : { ...(e.bind !== undefined ? { bind: e.bind } : {}), bindToPort: e.bindToPort };
   for (const e of scope.egressListeners) {
-    if (e.unix || !e.port) continue;
+    if (!e.port) continue;
     const port = e.port;
     for (const svc of e.services) {
-      if (!svc.ports.some((x) => x.port === port.number)) continue;
+      // NOTE: as istiod, a unix socket listener (port 0) takes every service of its egress listener.
+      if (!e.unix && !svc.ports.some((x) => x.port === port.number)) continue;
       yield { svc, p: { port: port.number, protocol: port.protocol, name: port.name }, ...withBind(e) };
     }
   }

@@ -13,6 +13,7 @@ import type { Headers, HTTPMatchRequest, HTTPRoute, StringMatch, VirtualServiceS
 import { any, duration, fractionalPercent, GRPC_STATUS, outboundClusterName } from '../grpc/envoy.js';
 import { routesHttp } from './cluster-builder.js';
 import { sidecarScope } from './sidecar-scope.js';
+import { isUnixBind, UNIX_ADDRESS_PREFIX } from './unix-egress.js';
 import { ENVOY, HTTP_FILTER, PASSTHROUGH_CLUSTER, provenance } from './sidecar-names.js';
 import type { RouteConfiguration } from '../../envoy-types/index.js';
 
@@ -363,15 +364,21 @@ export interface BuiltRouteConfiguration {
   readonly duplicateDomains: readonly string[];
 }
 
-/** A sidecar route configuration name: `<port>`, or `<host>:<port>` for a sniffed port of a service with a VIP. */
+/**
+ * A sidecar route configuration name: `<port>`, `<host>:<port>` for a sniffed port of a service with a VIP, or
+ * `unix://<path>` for a Sidecar egress listener on a unix socket (port 0).
+ */
 export interface RouteConfigurationName {
   readonly port: number;
   /** The service host of a sniffed port's own route configuration. */
   readonly host?: string;
+  /** The unix socket bind the route configuration is named after. */
+  readonly bind?: string;
 }
 
-/** Parses a sidecar route configuration name (see {@link RouteConfigurationName}), or undefined when it is neither form. */
+/** Parses a sidecar route configuration name (see {@link RouteConfigurationName}), or undefined when it is none of the forms. */
 export function parseRouteConfigurationName(name: string): RouteConfigurationName | undefined {
+  if (isUnixBind(name)) return name.length > UNIX_ADDRESS_PREFIX.length ? { port: 0, bind: name } : undefined;
   const colon = name.lastIndexOf(':');
   const portText = colon < 0 ? name : name.slice(colon + 1);
   if (!/^[1-9]\d{0,4}$/.test(portText) || Number(portText) > 65535) return undefined;
@@ -388,6 +395,8 @@ export function sniffedRouteConfigurationName(host: string, port: number): strin
 /** One virtual host of a route configuration before it is built: the service, its domains there, and the VirtualService whose HTTP routes it takes (none: the default route). */
 export interface VirtualHostPlan {
   readonly svc: Service;
+  /** The service port, when it is not the route configuration's (a unix socket's configuration holds every port). */
+  readonly port?: number;
   readonly domains: readonly string[];
   readonly vs: Config | undefined;
 }
@@ -424,21 +433,29 @@ export function planSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, na
   const duplicateDomains: string[] = [];
   const hosts: VirtualHostPlan[] = [];
   const scope = sidecarScope(ctx, proxy);
-  const services = scope.routeServices(port).filter((s) => s.ports.some((p) => p.port === port && routesHttp(p)));
-  for (const svc of [...services].sort((a, c) => (a.hostname < c.hostname ? -1 : 1))) {
+  // NOTE: a unix socket's configuration takes every HTTP port of its services; as istiod's mergeAllVirtualHosts, a port
+  // other than 80 keeps only its `:port` domains (the plain names then go to port 80, or nowhere).
+  const services = parsed.bind !== undefined ? scope.unixRouteServices(parsed.bind) : scope.routeServices(port).filter((s) => s.ports.some((p) => p.port === port && routesHttp(p)));
+  const pairs = [...services]
+    .sort((a, c) => (a.hostname < c.hostname ? -1 : 1))
+    .flatMap((svc) => (parsed.bind !== undefined ? svc.ports.filter(routesHttp).map((p) => ({ svc, at: p.port })) : [{ svc, at: port }]));
+  for (const { svc, at } of pairs) {
     deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
-    const all = serviceDomains(svc, port, proxy.namespace, ctx.domain);
+    const every = serviceDomains(svc, at, proxy.namespace, ctx.domain);
+    const all = parsed.bind !== undefined && at !== 80 ? every.filter((d) => d.includes(':')) : every;
     const domains = all.filter((d) => !claimed.has(d));
     // NOTE: as istiod's BuildSidecarOutboundVirtualHosts: a virtual host that lost a domain (or every one) is
     // counted under its name `<host>:<port>` (pilot_vservice_dup_domain).
-    if (domains.length !== all.length) duplicateDomains.push(`${svc.hostname}:${port}`);
+    if (domains.length !== all.length) duplicateDomains.push(`${svc.hostname}:${at}`);
     if (domains.length === 0) continue;
     for (const d of domains) claimed.add(d);
     // NOTE: as istiod, a VirtualService without HTTP routes (only `tcp` or `tls`) leaves HTTP on the default route.
     const found = ctx.virtualService(svc.hostname, proxy.namespace);
     const vs = found && ((found.spec as unknown as VirtualServiceSpec).http ?? []).length > 0 ? found : undefined;
-    hosts.push({ svc, domains, vs });
+    hosts.push({ svc, domains, vs, ...(at !== port ? { port: at } : {}) });
   }
+  // NOTE: as istiod's SortVirtualHosts, by name (`host:port`).
+  if (parsed.bind !== undefined) hosts.sort((a, c) => (`${a.svc.hostname}:${a.port}` < `${c.svc.hostname}:${c.port}` ? -1 : 1));
   const dependencies = [...deps].sort();
   if (parsed.host !== undefined) {
     // NOTE: as istiod's getVirtualHostsForSniffedServicePort: the virtual hosts naming `<host>:<port>` or `<host>`;
@@ -478,10 +495,14 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
   if (!plan) return undefined;
   const deps = new Set(plan.dependencies);
   const virtualHosts = plan.hosts.map((h) => {
-    const built = buildServiceVirtualHost(ctx, proxy, plan.port, h);
+    const built = buildServiceVirtualHost(ctx, proxy, h.port ?? plan.port, h);
     for (const d of built.dependencies) deps.add(d);
     return built.virtualHost;
   });
   if (plan.catchAll) virtualHosts.push(plan.catchAll);
-  return { resource: { name, virtualHosts, ...ROUTE_CONFIGURATION_TAIL }, dependencies: [...deps].sort(), duplicateDomains: plan.duplicateDomains };
+  // NOTE: as istiod (IgnorePortInHostMatching on every sidecar route configuration; meshd sets it only here): on a
+  // unix socket's configuration the port is stripped from the Host before matching, so only port 80's plain
+  // domains match; another port's `host:port` domains never do and its requests take the catch-all (istiod's outcome).
+  const unix = isUnixBind(name) ? { ignorePortInHostMatching: true } : {};
+  return { resource: { name, virtualHosts, ...ROUTE_CONFIGURATION_TAIL, ...unix }, dependencies: [...deps].sort(), duplicateDomains: plan.duplicateDomains };
 }

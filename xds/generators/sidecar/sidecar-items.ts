@@ -212,7 +212,9 @@ export function routeItems(p: Proxy, snap: PushSnapshot, names: readonly string[
       return r;
     };
     const build = (onConflict: ConflictSink): ReturnType<Item['build']> => report(buildSidecarRouteConfiguration(ctx, p, name), onConflict);
-    if (!cache || !parseRouteConfigurationName(name)) return { name, key: undefined, build };
+    // NOTE: a unix socket's route configuration (`unix://<path>`, one per Sidecar bind) is built uncached.
+    const parsed = parseRouteConfigurationName(name);
+    if (!cache || !parsed || parsed.bind !== undefined) return { name, key: undefined, build };
     return { name, key: sidecarRouteKey(ctx, p, scope, name), build, encoded: (onConflict) => report(encodedRouteConfiguration(cache, ctx, p, name, snap.token, encodeRoute), onConflict) };
   });
 }

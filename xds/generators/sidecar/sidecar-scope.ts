@@ -23,7 +23,7 @@ export interface EgressListenerScope {
   readonly bind?: string;
   /** captureMode NONE: the listeners bind their port (the app talks to the proxy directly), not reached through virtualOutbound. */
   readonly bindToPort: boolean;
-  /** `bind: unix://...`: not built yet (validation warns). */
+  /** `bind: unix://<path>` (port 0): one listener on the socket for all its services (unix-egress.ts), routes `unix://<path>`. */
   readonly unix: boolean;
   /** The visible services its hosts select, in host order. */
   readonly services: readonly Service[];
@@ -65,6 +65,11 @@ export interface SidecarScope {
    * otherwise the listener services.
    */
   routeServices(port: number): readonly Service[];
+  /**
+   * The services whose virtual hosts route configuration `unix://<path>` holds (istiod's GetEgressListenerForRDS
+   * with port 0): those of the egress listener bound to that socket, else of the catch-all (none without one).
+   */
+  unixRouteServices(bind: string): readonly Service[];
 }
 
 /** The egress listeners of a Sidecar (see SidecarScope.egressListeners), undefined when none has a port, a bind or captureMode NONE. */
@@ -196,6 +201,8 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     }
     return known;
   };
+  const unixRouteServices = (bind: string): readonly Service[] =>
+    (egressListeners?.find((e) => e.unix && e.bind === bind) ?? egressListeners?.find((e) => !e.unix && e.port === undefined))?.services ?? [];
   const scope: SidecarScope = {
     sidecar,
     services,
@@ -206,6 +213,7 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     egressListeners,
     egressDigest,
     routeServices,
+    unixRouteServices,
   };
   perCtx.set(key, scope);
   perCtx.set(sharedKey, scope);
