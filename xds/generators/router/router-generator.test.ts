@@ -166,6 +166,18 @@ spec: { host: cache.default.svc.cluster.local, trafficPolicy: { tls: { mode: SIM
     assert.deepEqual(shape({ autoSni: false }), [['LEAST_REQUEST', undefined], ['LEAST_REQUEST', undefined]]);
   });
 
+  it('given AUTO_PASSTHROUGH should build SNI-DNAT clusters for every mesh service in scope, as istiod, but chains only for the hosts its servers admit', () => {
+    const names = cfg.clusters.map((c) => String(c['name']));
+    // NOTE: the server admits */*.default.svc.cluster.local; db lives in namespace data.
+    assert.ok(names.includes('outbound_.5432_._.db.data.svc.cluster.local'), 'a service no server admits still gets its cluster');
+    assert.ok(!names.some((n) => n.startsWith('outbound_.') && n.endsWith('api.example.com')), 'a mesh-external service gets none');
+    const auto = cfg.listeners.find((l) => l['name'] === '0.0.0.0_15443') as any;
+    const chains = (auto.filterChains as { name: string }[]).map((c) => c.name);
+    assert.ok(chains.includes(`outbound_.9080_.v1_.${REVIEWS}`));
+    assert.ok(!chains.includes('outbound_.5432_._.db.data.svc.cluster.local'));
+    assert.deepEqual(checkConsistency(cfg), []);
+  });
+
   it('given AUTO_PASSTHROUGH should leave endpoints out of SNI-DNAT load assignments that do not take mesh mTLS (as istiod)', () => {
     // NOTE: db (data namespace) is a workload without `tlsMode: mesh`; admit its namespace too.
     const at = routerAt(sidecarModel(ROUTER_MESH.replace('hosts: ["*/*.default.svc.cluster.local"]', 'hosts: ["*/*.svc.cluster.local"]')));

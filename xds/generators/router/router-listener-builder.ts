@@ -28,7 +28,7 @@ import { tlsListenerFilters } from '../sidecar/tcp-listener-builder.js';
 import { type MergedGateway, type RouterPort, type RouterServer } from './merged-gateway.js';
 import { intersectHosts, virtualServicesForGateway } from './router-route-builder.js';
 import type { Listener } from '../../envoy-types/index.js';
-import { sniDnatTargets } from './sni-dnat.js';
+import { serverAdmits, sniDnatTargets } from './sni-dnat.js';
 
 /** The ALPN of a client sidecar's mesh mTLS (istiod's `istio`, `istio-peer-exchange`, `istio-http/*` renamed). */
 const AUTO_PASSTHROUGH_ALPN = ['mesh', 'mesh-peer-exchange', 'mesh-http/1.0', 'mesh-http/1.1', 'mesh-h2'] as const;
@@ -104,7 +104,7 @@ function passthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, list
  */
 function autoPassthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, _listenerName: string, taken: Set<string>): Obj[] {
   const chains: Obj[] = [];
-  for (const t of sniDnatTargets(ctx, proxy, [s])) {
+  for (const t of sniDnatTargets(ctx, proxy, (svc) => serverAdmits(s, svc))) {
     if (taken.has(t.name)) continue;
     taken.add(t.name);
     chains.push(

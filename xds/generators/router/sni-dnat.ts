@@ -4,7 +4,8 @@
  * sidecar opens mTLS to the gateway with that SNI, and the gateway forwards the bytes untouched. So each
  * cluster is the outbound cluster of the service port and subset without any upstream TLS (the client's
  * mTLS goes through to the endpoint), its EDS named after itself; the load assignment is the outbound
- * one under the SNI name, with only the endpoints that take mesh mTLS. The services are those visible to the gateway's namespace whose host an
+ * one under the SNI name, with only the endpoints that take mesh mTLS. The clusters cover every service visible
+ * to the gateway's namespace but mesh-external ones; the listener's chains only those whose host an
  * AUTO_PASSTHROUGH server admits (`namespace/host` rules, `*` wildcards).
  */
 import { definedFields, hostMatches, type EndpointView, type PushContext, type Proxy, type Service } from '../../../core/index.js';
@@ -46,16 +47,18 @@ export interface SniDnatTarget {
   readonly name: string;
 }
 
-/** The SNI-DNAT targets of the router (`scoped`: the router's scope proxy), in service order. */
-export function sniDnatTargets(ctx: PushContext, scoped: Proxy, servers: readonly RouterServer[]): SniDnatTarget[] {
-  const auto = servers.filter((s) => s.kind === 'auto-passthrough');
-  if (auto.length === 0) return [];
+/**
+ * The SNI-DNAT targets of the router (`scoped`: the router's scope proxy) among the services `admits` keeps, in
+ * service order: every TCP port of each, with no subset and with each subset of its DestinationRule.
+ */
+export function sniDnatTargets(ctx: PushContext, scoped: Proxy, admits: (svc: Service) => boolean): SniDnatTarget[] {
   const out: SniDnatTarget[] = [];
   const seen = new Set<string>();
   for (const svc of sidecarScope(ctx, scoped).services) {
-    if (!auto.some((s) => serverAdmits(s, svc))) continue;
+    if (!admits(svc)) continue;
     const subsets = ['', ...subsetsOf(ctx.destinationRule(svc.hostname, scoped)).map((x) => x.name)];
     for (const p of svc.ports) {
+      if (p.protocol === 'UDP') continue;
       for (const subset of subsets) {
         const name = sniDnatClusterName(p.port, subset, svc.hostname);
         if (seen.has(name)) continue;
@@ -78,8 +81,11 @@ export function autoPassthroughServers(merged: MergedGateway): RouterServer[] {
  * NOTE: no TLS setting at all (istiod's SniDnatClusterMode skips it), so no ENABLE_AUTO_SNI options either.
  */
 export function buildSniDnatClusters(ctx: PushContext, scoped: Proxy, merged: MergedGateway, endpoints: EndpointView, opts: Pick<OutboundClusterOptions, 'redisFilter'> = {}): Obj[] {
+  if (autoPassthroughServers(merged).length === 0) return [];
   const clusterOpts: OutboundClusterOptions = { autoSni: false, ...definedFields(opts, ['redisFilter']) };
-  return sniDnatTargets(ctx, scoped, autoPassthroughServers(merged)).flatMap((t): Obj[] => {
+  // NOTE: as istiod's buildOutboundSniDnatClusters: every service of the scope but mesh-external ones, whatever
+  // the servers' hosts (those pick the listener's chains only).
+  return sniDnatTargets(ctx, scoped, (svc) => svc.location !== 'MESH_EXTERNAL').flatMap((t): Obj[] => {
     const port = t.svc.ports.find((p) => p.port === t.port)!;
     const built = buildOutboundCluster(ctx, scoped, t.svc, port, t.subset, endpoints, clusterOpts);
     // NOTE: as istiod's buildOutboundSniDnatClusters, a DNS cluster without endpoints is not built.
