@@ -189,7 +189,7 @@ describe('duplicate domains (pilot_vservice_dup_domain, istiod BuildSidecarOutbo
     let routes = new Map<string, Record<string, unknown>>();
     for (const p of [proxyOf('default', '10.0.0.1'), proxyOf('data', '10.0.0.3')]) routes = buildSidecarResources(p, TYPE_URL.route, snap, ['80'], { sendUnhealthyEndpoints: false, conflicts });
     const vhosts = (routes.get('80')!['virtualHosts'] as Obj[]).map((v) => [v['name'], (v['domains'] as string[]).filter((d) => d.startsWith('10.96.0.50'))]);
-    assert.deepEqual(vhosts.slice(0, 2), [['a-first.example.com:80', ['10.96.0.50', '10.96.0.50:80']], ['b-second.example.com:80', []]]);
+    assert.deepEqual(vhosts.slice(0, 2), [['a-first.example.com:80', ['10.96.0.50']], ['b-second.example.com:80', []]]);
     assert.equal(await gauge(metrics, 'pilot_vservice_dup_domain'), '1');
   });
 

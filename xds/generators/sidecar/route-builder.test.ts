@@ -30,16 +30,21 @@ ${SIDECAR_MESH.slice(end)}`;
 }
 
 describe('sidecar route builder', () => {
-  it('given a service in the proxy namespace should list Istio domains: FQDN, FQDN., short, name.ns.svc, name.ns, VIP, with and without port', () => {
-    const vh = vhost(routeConfig('9080'), `${REVIEWS}:9080`);
-    assert.deepEqual(vh.domains, [
-      REVIEWS, `${REVIEWS}:9080`, `${REVIEWS}.`, `${REVIEWS}.:9080`, 'reviews', 'reviews:9080', 'reviews.default.svc', 'reviews.default.svc:9080', 'reviews.default', 'reviews.default:9080', '10.96.0.10', '10.96.0.10:9080',
-    ]);
+  it('given a service in the proxy namespace should list Istio domains without ports (FQDN, FQDN., short, name.ns.svc, name.ns, VIP) and ignore the Host port, as istiod', () => {
+    const rc = routeConfig('9080');
+    const vh = vhost(rc, `${REVIEWS}:9080`);
+    assert.deepEqual(vh.domains, [REVIEWS, `${REVIEWS}.`, 'reviews', 'reviews.default.svc', 'reviews.default', '10.96.0.10']);
+    assert.equal(rc['ignorePortInHostMatching'], true);
+    assert.deepEqual(rc['maxDirectResponseBodySizeBytes'], { value: 1048576 });
+    // NOTE: istiod's default route: the grpc-timeout header capped at 0 (none), no retriable status codes listed.
+    const action = vh.routes[0].route;
+    assert.deepEqual([action.maxGrpcTimeout, action.maxStreamDuration, action.retryPolicy.retriableStatusCodes], [{ seconds: 0, nanos: 0 }, undefined, undefined]);
   });
 
-  it('given a service in another namespace should leave out the short name', () => {
+  it('given a service in another namespace should leave out the short name; with ports (a unix socket) each name twice', () => {
     const svc = { hostname: 'db.data.svc.cluster.local', addresses: [] } as any;
-    assert.deepEqual(serviceDomains(svc, 80, 'default', 'cluster.local'), ['db.data.svc.cluster.local', 'db.data.svc.cluster.local:80', 'db.data.svc.cluster.local.', 'db.data.svc.cluster.local.:80', 'db.data.svc', 'db.data.svc:80', 'db.data', 'db.data:80']);
+    assert.deepEqual(serviceDomains(svc, 80, 'default', 'cluster.local'), ['db.data.svc.cluster.local', 'db.data.svc.cluster.local.', 'db.data.svc', 'db.data']);
+    assert.deepEqual(serviceDomains(svc, 80, 'default', 'cluster.local', true), ['db.data.svc.cluster.local', 'db.data.svc.cluster.local:80', 'db.data.svc.cluster.local.', 'db.data.svc.cluster.local.:80', 'db.data.svc', 'db.data.svc:80', 'db.data', 'db.data:80']);
   });
 
   it('given a VirtualService with only tcp or tls routes on an HTTP service should keep the default route (as istiod)', () => {
@@ -51,7 +56,7 @@ describe('sidecar route builder', () => {
   it('given a header and uri match should route it to the subset cluster with its fault', () => {
     const r = vhost(routeConfig('9080'), `${REVIEWS}:9080`).routes[0];
     assert.equal(r.name, 'jason');
-    assert.deepEqual(r.match, { prefix: '/reviews', headers: [{ name: 'end-user', stringMatch: { exact: 'jason' } }] });
+    assert.deepEqual(r.match, { prefix: '/reviews', caseSensitive: { value: true }, headers: [{ name: 'end-user', stringMatch: { exact: 'jason' } }] });
     assert.equal(r.route.cluster, `outbound|9080|v2|${REVIEWS}`);
     assert.deepEqual(r.typedPerFilterConfig['envoy.filters.http.fault'].abort, { httpStatus: 503, percentage: { numerator: 100000, denominator: 'MILLION' } });
   });
@@ -176,8 +181,8 @@ spec:
     assert.deepEqual(
       rs.map((r: any) => [r.name, r.match, r.route.cluster]),
       [
-        ['default/reviews-api/0', { prefix: '/api', headers: [{ name: 'x-v', stringMatch: { exact: '2' } }] }, `outbound|9080|v2|${REVIEWS}`],
-        ['default/reviews-api/2', { prefix: '/api' }, `outbound|9080|v1|${REVIEWS}`],
+        ['default/reviews-api/0', { prefix: '/api', caseSensitive: { value: true }, headers: [{ name: 'x-v', stringMatch: { exact: '2' } }] }, `outbound|9080|v2|${REVIEWS}`],
+        ['default/reviews-api/2', { prefix: '/api', caseSensitive: { value: true } }, `outbound|9080|v1|${REVIEWS}`],
         ['default/reviews/1', { prefix: '/' }, `outbound|9080|v1|${REVIEWS}`],
       ],
     );

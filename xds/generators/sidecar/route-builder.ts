@@ -19,19 +19,22 @@ import type { RouteConfiguration } from '../../envoy-types/index.js';
 
 const ZERO = { seconds: 0, nanos: 0 };
 
-/** Istio's default retry policy (applied when a route sets no `retries`). */
+/** Istio's default retry policy (applied when a route sets no `retries`); current istiod lists no retriable status codes. */
 export function defaultRetryPolicy(): Record<string, unknown> {
   return {
     retryOn: 'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes',
     numRetries: { value: 2 },
     retryHostPredicate: [{ name: 'envoy.retry_host_predicates.previous_hosts', typedConfig: { '@type': 'type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate' } }],
     hostSelectionRetryMaxAttempts: 5,
-    retriableStatusCodes: [503],
   };
 }
 
-/** The virtual host domains Istio gives a service on a port, as seen from a proxy's namespace. */
-export function serviceDomains(svc: Service, port: number, proxyNamespace: string, domain: string): string[] {
+/**
+ * The virtual host domains Istio gives a service on a port, as seen from a proxy's namespace. Without `withPort`
+ * the names alone: as istiod's sidecar route configurations, which ignore the Host's port in matching
+ * (`ignorePortInHostMatching`); with it each name also with `:<port>` (a unix socket's configuration, see below).
+ */
+export function serviceDomains(svc: Service, port: number, proxyNamespace: string, domain: string, withPort = false): string[] {
   const names = [svc.hostname];
   const suffix = `.svc.${domain}`;
   if (svc.hostname.endsWith(suffix)) {
@@ -44,7 +47,7 @@ export function serviceDomains(svc: Service, port: number, proxyNamespace: strin
   for (const a of svc.addresses) if (a && a !== '0.0.0.0') names.push(a.includes(':') ? `[${a}]` : a);
   // NOTE: as istiod, the FQDN with a trailing dot too (a client may send the absolute name as Host).
   names.splice(1, 0, `${svc.hostname}.`);
-  return names.flatMap((n) => [n, `${n}:${port}`]);
+  return withPort ? names.flatMap((n) => [n, `${n}:${port}`]) : names;
 }
 
 function stringMatcher(m: StringMatch, ignoreCase = false): Record<string, unknown> | undefined {
@@ -55,7 +58,10 @@ function stringMatcher(m: StringMatch, ignoreCase = false): Record<string, unkno
   return undefined;
 }
 
-/** The Envoy RouteMatch of one VirtualService match entry. */
+/** The match entry of a VirtualService route that has none (everything). */
+const NO_MATCH: HTTPMatchRequest = Object.freeze({});
+
+/** The Envoy RouteMatch of one VirtualService match entry ({@link NO_MATCH}: a route without any). */
 export function routeMatch(m: HTTPMatchRequest): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const uri = m.uri;
@@ -63,7 +69,8 @@ export function routeMatch(m: HTTPMatchRequest): Record<string, unknown> {
   else if (uri?.prefix !== undefined) out['prefix'] = uri.prefix;
   else if (uri?.regex !== undefined) out['safeRegex'] = { regex: uri.regex };
   else out['prefix'] = '/';
-  if (m.ignoreUriCase) out['caseSensitive'] = { value: false };
+  // NOTE: as istiod's translateRouteMatch, every match entry says its case sensitivity (a route without any does not).
+  if (m !== NO_MATCH) out['caseSensitive'] = { value: m.ignoreUriCase !== true };
   const headers: Record<string, unknown>[] = [];
   for (const [name, sm] of [[':method', m.method], [':authority', m.authority], [':scheme', m.scheme]] as const) {
     const stringMatch = sm ? stringMatcher(sm) : undefined;
@@ -191,7 +198,8 @@ function routeBody(b: Build, vs: Config, r: HTTPRoute): Record<string, unknown> 
     action['weightedClusters'] = { clusters: weighted };
   }
   action['timeout'] = r.timeout ? duration(r.timeout) : ZERO;
-  action['maxStreamDuration'] = { maxStreamDuration: r.timeout ? duration(r.timeout) : ZERO, grpcTimeoutHeaderMax: r.timeout ? duration(r.timeout) : ZERO };
+  // NOTE: as istiod's setTimeout for Envoy: the grpc-timeout header is capped by the route timeout (0: none).
+  action['maxGrpcTimeout'] = r.timeout ? duration(r.timeout) : ZERO;
   if (r.retries) {
     if ((r.retries.attempts ?? 0) > 0) {
       const rp: Record<string, unknown> = { ...defaultRetryPolicy(), numRetries: { value: r.retries.attempts } };
@@ -313,7 +321,7 @@ export function flatRoutes(ctx: PushContext, vs: Config): FlatRoute[] {
 export function virtualServiceRoutes(b: Build, vs: Config): Record<string, unknown>[] {
   const routes: Record<string, unknown>[] = [];
   for (const { r, owner, index, root } of flatRoutes(b.ctx, vs)) {
-    const entries = r.match && r.match.length > 0 ? r.match.filter((m) => matchApplies(m, b, vs.metadata.namespace)) : [{} as HTTPMatchRequest];
+    const entries = r.match && r.match.length > 0 ? r.match.filter((m) => matchApplies(m, b, vs.metadata.namespace)) : [NO_MATCH];
     if (entries.length === 0) continue;
     const body = routeBody(b, owner, r);
     if (!body) continue;
@@ -350,7 +358,7 @@ export function defaultRoute(svc: Service, port: number): Record<string, unknown
       cluster: outboundClusterName(port, '', svc.hostname),
       timeout: ZERO,
       retryPolicy: defaultRetryPolicy(),
-      maxStreamDuration: { maxStreamDuration: ZERO, grpcTimeoutHeaderMax: ZERO },
+      maxGrpcTimeout: ZERO,
     },
     decorator: { operation: `${svc.hostname}:${port}/*` },
   };
@@ -441,7 +449,7 @@ export function planSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, na
     .flatMap((svc) => (parsed.bind !== undefined ? svc.ports.filter(routesHttp).map((p) => ({ svc, at: p.port })) : [{ svc, at: port }]));
   for (const { svc, at } of pairs) {
     deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
-    const every = serviceDomains(svc, at, proxy.namespace, ctx.domain);
+    const every = serviceDomains(svc, at, proxy.namespace, ctx.domain, parsed.bind !== undefined);
     const all = parsed.bind !== undefined && at !== 80 ? every.filter((d) => d.includes(':')) : every;
     const domains = all.filter((d) => !claimed.has(d));
     // NOTE: as istiod's BuildSidecarOutboundVirtualHosts: a virtual host that lost a domain (or every one) is
@@ -464,7 +472,7 @@ export function planSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, na
     return { name, port, hosts: own.length === 1 ? [{ ...own[0]!, domains: ['*'] }] : own, catchAll: undefined, dependencies, duplicateDomains };
   }
   const catchAll = scope.outboundMode === 'ALLOW_ANY'
-    ? { name: 'allow_any', domains: ['*'], routes: [{ name: 'allow_any', match: { prefix: '/' }, route: { cluster: PASSTHROUGH_CLUSTER, timeout: ZERO, maxStreamDuration: { maxStreamDuration: ZERO, grpcTimeoutHeaderMax: ZERO } } }], includeRequestAttemptCount: true }
+    ? { name: 'allow_any', domains: ['*'], routes: [{ name: 'allow_any', match: { prefix: '/' }, route: { cluster: PASSTHROUGH_CLUSTER, timeout: ZERO, maxGrpcTimeout: ZERO } }], includeRequestAttemptCount: true }
     : { name: 'block_all', domains: ['*'], routes: [{ name: 'block_all', match: { prefix: '/' }, directResponse: { status: 502 } }], includeRequestAttemptCount: true };
   return { name, port, hosts, catchAll, dependencies, duplicateDomains };
 }
@@ -486,8 +494,11 @@ export function buildServiceVirtualHost(ctx: PushContext, proxy: Proxy, port: nu
   return { virtualHost, dependencies: [...b.deps].sort() };
 }
 
-/** The fields of a route configuration that follow its virtual hosts (Envoy's default `validate_clusters` is on for RDS; Istio turns it off). */
-export const ROUTE_CONFIGURATION_TAIL = { validateClusters: { value: false } } as const;
+/**
+ * The fields of a route configuration that follow its virtual hosts, as istiod's sidecar ones: `validate_clusters`
+ * off (Envoy's default is on for RDS), direct responses up to 1 MiB, and the Host's port ignored in matching.
+ */
+export const ROUTE_CONFIGURATION_TAIL = { validateClusters: { value: false }, maxDirectResponseBodySizeBytes: { value: 1048576 }, ignorePortInHostMatching: true } as const;
 
 /** Builds route configuration `<port>` or `<host>:<port>` for a proxy (see {@link planSidecarRouteConfiguration}), or undefined when the name is neither. */
 export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, name: string): BuiltRouteConfiguration | undefined {
@@ -500,9 +511,8 @@ export function buildSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, n
     return built.virtualHost;
   });
   if (plan.catchAll) virtualHosts.push(plan.catchAll);
-  // NOTE: as istiod (IgnorePortInHostMatching on every sidecar route configuration; meshd sets it only here): on a
-  // unix socket's configuration the port is stripped from the Host before matching, so only port 80's plain
-  // domains match; another port's `host:port` domains never do and its requests take the catch-all (istiod's outcome).
-  const unix = isUnixBind(name) ? { ignorePortInHostMatching: true } : {};
-  return { resource: { name, virtualHosts, ...ROUTE_CONFIGURATION_TAIL, ...unix }, dependencies: [...deps].sort(), duplicateDomains: plan.duplicateDomains };
+  // NOTE: as istiod, the port is stripped from the Host before matching (ROUTE_CONFIGURATION_TAIL); on a unix socket's
+  // configuration only port 80's plain domains then match; another port's `host:port` domains never do and its
+  // requests take the catch-all (istiod's outcome).
+  return { resource: { name, virtualHosts, ...ROUTE_CONFIGURATION_TAIL }, dependencies: [...deps].sort(), duplicateDomains: plan.duplicateDomains };
 }
