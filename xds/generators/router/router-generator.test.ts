@@ -198,6 +198,17 @@ spec: { host: cache.default.svc.cluster.local, trafficPolicy: { tls: { mode: SIM
   ];
   for (const [n, want] of names) it(`given the cluster name ${n} should parse it as ${JSON.stringify(want)}`, () => assert.deepEqual(parseSniDnatClusterName(n), want));
 
+  it('given a destination whose DestinationRule sets a consistent hash should carry its hash policy and retry without previous_hosts, as istiod\'s gateway routes', () => {
+    const rc = cfg.routes.find((r) => r['name'] === 'http.8080') as any;
+    const routes = rc.virtualHosts.flatMap((vh: any) => vh.routes);
+    const byName = (n: string): any => routes.find((r: any) => r.name === n);
+    // NOTE: ROUTER_MESH routes /reviews to subset v2, whose rule (SIDECAR_MESH) hashes on x-user; productpage has no rule.
+    assert.deepEqual(byName('reviews').route.hashPolicy, [{ header: { headerName: 'x-user' } }]);
+    assert.equal(byName('reviews').route.retryPolicy.retryHostPredicate, undefined);
+    assert.equal(byName('pages').route.hashPolicy, undefined);
+    assert.deepEqual(byName('pages').route.retryPolicy.retryHostPredicate.map((p: any) => p.name), ['envoy.retry_host_predicates.previous_hosts']);
+  });
+
   it('given the VirtualService routed for the gateway should name it and the Gateway as the sources', () => {
     const r = simulateRequest(cfg, { address: GW, port: 8080, host: 'shop.example.com', path: '/' });
     assert.deepEqual(r.sources, ['Gateway/default/public@5', 'Gateway/mesh-system/internal@0', 'VirtualService/default/shop@7']);

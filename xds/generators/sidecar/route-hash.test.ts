@@ -86,7 +86,6 @@ describe('consistent hash on sidecar routes (istiod route.go)', () => {
     { name: 'given httpCookie with a name only should hash on a session cookie (no ttl, no path)', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { httpCookie: { name: sticky } } } }', want: [{ cookie: { name: 'sticky' } }] },
     { name: 'given useSourceIp should hash on the source address', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } }', want: [{ connectionProperties: { sourceIp: true } }] },
     { name: 'given httpQueryParameterName should hash on the query parameter', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { httpQueryParameterName: user } } }', want: [{ queryParameter: { name: 'user' } }] },
-    { name: 'given maglev options and no hash key should set no hash policy', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { maglev: { tableSize: 65537 } } } }', want: undefined },
     { name: 'given a simple load balancer should set no hash policy', dr: '  trafficPolicy: { loadBalancer: { simple: ROUND_ROBIN } }', want: undefined },
     { name: 'given no DestinationRule should set no hash policy', dr: undefined, want: undefined },
     {
