@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { encode, toJson, type ProxyConfig } from '../../xds/index.js';
 import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode, SIDECAR_MESH } from '../../xds/generators/sidecar/testing/sidecar-mesh.js';
-import { clusterLbShape, clusterTlsShape, compareProxyConfigs, explain, hcmShape, istioRequest, listenerAddressShape, listenerTlsShape, outcomeLine, routeHashShape } from './compare-configs.js';
+import { clusterLbShape, clusterTlsShape, compareProxyConfigs, explain, hcmShape, istioRequest, listenerAddressShape, listenerTlsShape, outcomeLine, routeHashShape, tcpHashShape } from './compare-configs.js';
 import { edsNames, rdsNames } from './fetch-proxy-config.js';
 import { simulateRequest } from '../../xds/index.js';
 
@@ -137,6 +137,26 @@ spec:
     assert.match(routeHashShape(reviews.find((v) => v['name'] === 'reviews.default.svc.cluster.local:9080')!), /^hash=\[\{"header":\{"headerName":"x-user"\}\}\] retryHosts=none ; /);
     assert.ok(c.routeHash.same > 0);
     assert.equal(compareProxyConfigs(withHash, withHash, []).routeHash.differ.length, 0);
+  });
+
+  it('given a source-IP hash on one side only, should report the listeners whose tcp_proxy hash policies differ', () => {
+    const hashed = `${SIDECAR_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: db, namespace: data }
+spec:
+  host: db.data.svc.cluster.local
+  trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } }
+`;
+    const at = (yaml: string): ProxyConfig => {
+      const { proxy, snap } = sidecarAt(sidecarModel(yaml));
+      return wire(allSidecarResources(proxy, snap));
+    };
+    const c = compareProxyConfigs(at(hashed), at(SIDECAR_MESH), []);
+    assert.deepEqual(c.tcpHash.differ, [{ name: '10.96.0.30_5432', meshd: '[{"sourceIp":{}}]', istiod: 'none' }]);
+    assert.ok(c.tcpHash.same > 0);
+    assert.equal(tcpHashShape({ name: 'x', filterChains: [] }), '');
   });
 
   it('given a Sidecar inbound connection pool on one side, should report the inbound cluster whose limits and timeouts differ', () => {

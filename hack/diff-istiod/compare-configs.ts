@@ -4,7 +4,8 @@
  * weights, the endpoints each cluster would pick from) and the name sets of listeners, clusters and route
  * configurations, the shapes of the load assignments (localities, priorities, weights, endpoints), of
  * the clusters' load balancing and upstream TLS secrets and parameters, the listeners' TLS parameters and the addresses of the listeners both send,
- * and the consistent-hash policies and retry host predicates of the routes of the virtual hosts both send. Names a difference may be explained by are reported apart.
+ * the consistent-hash policies and retry host predicates of the routes of the virtual hosts both send, and the
+ * tcp_proxy hash policies of the listeners both send. Names a difference may be explained by are reported apart.
  * Pure functions.
  */
 import { simulateRequest, type ProxyConfig, type SimulatedRequest, type SimulationResult } from '../../xds/index.js';
@@ -57,6 +58,8 @@ export interface ProxyComparison {
   readonly listenerAddresses: { readonly same: number; readonly differ: readonly ShapeDiff[] };
   /** Virtual hosts both send (`<route configuration>/<virtual host>`): how many have the same {@link routeHashShape}, and those that differ. */
   readonly routeHash: { readonly same: number; readonly differ: readonly ShapeDiff[] };
+  /** Listeners both send with a tcp_proxy on both sides: how many have the same {@link tcpHashShape}, and those that differ. */
+  readonly tcpHash: { readonly same: number; readonly differ: readonly ShapeDiff[] };
 }
 
 type Obj = Record<string, unknown>;
@@ -230,6 +233,23 @@ export function routeHashShape(vh: Obj): string {
     .join(' ; ');
 }
 
+/**
+ * The tcp_proxy hash policies of a listener (a DestinationRule's source-IP hash), distinct, sorted, `|`-separated:
+ * `none` for a tcp_proxy without one; empty without tcp_proxy.
+ */
+export function tcpHashShape(l: Obj): string {
+  const chains = [...((l['filterChains'] as Obj[] | undefined) ?? []), ...(l['defaultFilterChain'] ? [l['defaultFilterChain'] as Obj] : [])];
+  const out = new Set<string>();
+  for (const c of chains) {
+    for (const f of (c['filters'] as Obj[] | undefined) ?? []) {
+      if (f['name'] !== 'envoy.filters.network.tcp_proxy') continue;
+      const hash = ((f['typedConfig'] as Obj | undefined)?.['hashPolicy'] as unknown[] | undefined) ?? [];
+      out.add(hash.length > 0 ? JSON.stringify(hash) : 'none');
+    }
+  }
+  return [...out].sort().join('|');
+}
+
 /** {@link routeHashShape} of the virtual hosts both sides send in the route configurations both send. */
 function routeHashes(meshd: readonly Obj[], istiod: readonly Obj[]): { same: number; differ: ShapeDiff[] } {
   const hosts = (rcs: readonly Obj[]): Obj[] =>
@@ -321,6 +341,7 @@ export function compareProxyConfigs(meshd: ProxyConfig, istiod: ProxyConfig, req
     listenerTls: shapes(meshd.listeners, istiod.listeners, 'name', listenerTlsShape),
     listenerAddresses: shapes(meshd.listeners, istiod.listeners, 'name', listenerAddressShape),
     routeHash: routeHashes(meshd.routes, istiod.routes),
+    tcpHash: shapes(meshd.listeners, istiod.listeners, 'name', tcpHashShape, true),
   };
 }
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { simulateRequest } from '../../xds/index.js';
 import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode } from '../../xds/generators/sidecar/testing/sidecar-mesh.js';
-import { outcomeLine, routeHashShape } from './compare-configs.js';
+import { outcomeLine, routeHashShape, tcpHashShape } from './compare-configs.js';
 import { DIFF_PROXIES, istiodDoc, readCaseDocs } from './diff-cases.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -70,6 +70,9 @@ describe('diff:istiod cases (meshd side)', function () {
       'hash=[{"header":{"headerName":"x-top"}}] retryHosts=none',
     ]);
     assert.equal(shape('8080', 'hplain'), `hash=none ${PREV}`);
+    const listener = (name: string): Record<string, unknown> => cfg.listeners.find((l) => l['name'] === name)!;
+    assert.equal(tcpHashShape(listener('10.96.11.6_7000')), '[{"sourceIp":{}}]');
+    assert.equal(tcpHashShape(listener('10.96.11.7_7001')), 'none');
   });
 
   it('given a document of meshd\'s root namespace should give istiod the same document in its root namespace, renamed', () => {

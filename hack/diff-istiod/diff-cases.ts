@@ -318,6 +318,8 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       http('hvs /port: the destination port\'s port-level hash', '10.96.11.4', 8080, 'hvs:8080', '/port'),
       http('hvs other paths: the rule\'s header hash, explicit retries', '10.96.11.4', 8080, 'hvs:8080', '/x'),
       http('hplain: no consistent hash', '10.96.11.5', 8080, 'hplain:8080', '/'),
+      tcp('htcp (TCP): tcp_proxy hashed on the source IP', '10.96.11.6', 7000),
+      tcp('htcp2 (TCP): subset v2, whose simple load balancer turns the hash off', '10.96.11.7', 7001),
     ],
   },
   {

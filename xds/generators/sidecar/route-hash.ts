@@ -107,3 +107,45 @@ export function serviceRuleKey(ctx: PushContext, proxy: Proxy, host: string): st
   const rule = ctx.destinationRule(host, proxy);
   return rule ? destinationRuleKey(rule) : '-';
 }
+
+/**
+ * istiod's maybeSetHashPolicy for tcp_proxy: `[{ sourceIp: {} }]` when the rule of `host` hashes on the
+ * source IP, read from the rule's own load balancer unless subset `subset` has one (then the subset's
+ * `useSourceIp`; a subset load balancer without a consistent hash turns it off). Port-level settings do not
+ * count (as istiod). Every rule read is a dependency.
+ */
+export function tcpSourceIpHashPolicy(ctx: PushContext, proxy: Proxy, host: string, subset: string, deps?: Set<string>): Record<string, unknown>[] | undefined {
+  const rule = deps ? readRule(ctx, proxy, host, deps) : ctx.destinationRule(host, proxy);
+  if (!rule) return undefined;
+  const spec = rule.spec as unknown as DestinationRuleSpec;
+  let useSourceIp = spec.trafficPolicy?.loadBalancer?.consistentHash?.useSourceIp === true;
+  const sub = spec.subsets?.find((s) => s.name === subset);
+  const lb = sub?.trafficPolicy?.loadBalancer;
+  if (lb) useSourceIp = lb.consistentHash?.useSourceIp === true;
+  return useSourceIp ? [{ sourceIp: {} }] : undefined;
+}
+
+const sourceIpRules = new WeakMap<PushContext, string>();
+
+/**
+ * A cache-key part for what tcp_proxy hash policies may read ('' when no DestinationRule of the context
+ * hashes on the source IP anywhere, then no listener carries one): the rules that do, and a digest of every
+ * rule's identity (a rule that starts or stops applying to a host changes it).
+ */
+export function sourceIpRulesKey(ctx: PushContext): string {
+  let d = sourceIpRules.get(ctx);
+  if (d === undefined) {
+    const uses = (tp: TrafficPolicy | undefined): boolean => tp?.loadBalancer?.consistentHash?.useSourceIp === true;
+    const withIp = ctx.configs
+      .byIndex('kind', 'DestinationRule')
+      .filter((c) => {
+        const spec = c.spec as unknown as DestinationRuleSpec;
+        return uses(spec.trafficPolicy) || (spec.subsets ?? []).some((s) => uses(s.trafficPolicy));
+      })
+      .map((c) => keyStringOf(c))
+      .sort();
+    d = withIp.length === 0 ? '' : `${withIp.join(',')}|${destinationRulesKey(ctx)}`;
+    sourceIpRules.set(ctx, d);
+  }
+  return d;
+}

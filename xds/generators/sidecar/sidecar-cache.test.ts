@@ -85,6 +85,24 @@ spec:
   trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: x-user } } }
 `;
 
+/** A DestinationRule hashing db's TCP connections on the source IP. */
+const DB_SOURCE_IP_DR = `apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: db-hash, namespace: data }
+spec:
+  host: db.data.svc.cluster.local
+  trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } }
+`;
+
+/** A VirtualService sending db's TCP connections to subset primary. */
+const DB_PRIMARY_VS = `apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: db-primary, namespace: data }
+spec:
+  hosts: [db.data.svc.cluster.local]
+  tcp: [{ route: [{ destination: { host: db.data.svc.cluster.local, subset: primary } }] }]
+`;
+
 /** A mesh with namespace-local DestinationRules, a Sidecar with egress scope, source-label routes and locality failover. */
 const VARIED = `${SIDECAR_MESH}
 ---
@@ -363,6 +381,12 @@ spec:
       ],
       ['VirtualService pp removed (productpage takes the default route)', VARIED.split('---').find((d) => d.includes('name: pp'))!, 'deleted'],
       ['consistent hash rule removed', PRODUCTPAGE_HASH_DR, 'deleted'],
+      ['a source-IP hash for db (tcp_proxy)', DB_SOURCE_IP_DR, 'added'],
+      ['a rule without a hash shadowing it in namespace other', DB_SOURCE_IP_DR.replace('namespace: data', 'namespace: other').replace('{ consistentHash: { useSourceIp: true } }', '{ simple: RANDOM }'), 'added'],
+      ['a tcp route to subset primary of db', DB_PRIMARY_VS, 'added'],
+      ['the source-IP rule gains subset primary with a simple load balancer (no hash there, as istiod)', `${DB_SOURCE_IP_DR}  subsets: [{ name: primary, labels: { app: db }, trafficPolicy: { loadBalancer: { simple: RANDOM } } }]\n`, 'updated'],
+      ['the tcp route to subset primary removed', DB_PRIMARY_VS, 'deleted'],
+      ['the source-IP hash turned off', DB_SOURCE_IP_DR.replace('useSourceIp: true', 'httpHeaderName: x-user'), 'updated'],
       [
         'tcp route by source labels added',
         `apiVersion: networking.mesh.io/v1
@@ -443,7 +467,7 @@ spec:
     assert.deepEqual([...changed].sort(), [`10.96.0.45_27017`, `10.96.0.45_6379`, `outbound|27017||${PROTO}`, `outbound|6379||${PROTO}`], 'the options change these resources only');
   });
 
-  it('given DestinationRules edited, removed and added should leave every proxy\'s listeners byte-identical (why LDS skips DestinationRule changes) and change the routes whose hash they set', async () => {
+  it('given DestinationRules edited, removed and added, none hashing on the source IP, should leave every proxy\'s listeners byte-identical and change the routes whose hash they set', async () => {
     const model = sidecarModel(VARIED);
     const plain = new SidecarGenerator({ sendUnhealthyEndpoints: false });
     const proxies = [proxyOf('default', '10.0.0.1', { app: 'productpage' }), proxyOf('default', '10.0.0.2', { app: 'reviews', version: 'v9' }, 'r1/z1'), proxyOf('data', '10.0.0.3', { app: 'db' }), proxyOf('scoped', '10.0.0.4', { app: 'x' })];

@@ -75,16 +75,13 @@ const conflictsOf = new WeakMap<Uint8Array, readonly Conflict[]>();
  * `skippedLdsConfigs[SidecarProxy]` adds Gateway to what LDS skips for every
  * proxy type; CDS and RDS skip nothing more for sidecars (a VirtualService widens a Sidecar scope, so
  * it can change clusters).
- * NOTE: beyond istiod, LDS skips DestinationRule: no sidecar listener builder reads one (istiod's tcp_proxy
- * takes a source-IP hash policy from it, which meshd's listeners do not build yet; the day one does,
- * DestinationRule leaves this set). A test holds the builders to it: every proxy's listeners are the same
- * bytes before and after a DestinationRule edit. RDS reads DestinationRules (route-hash.ts: consistent hash).
+ * LDS and RDS read DestinationRules (route-hash.ts: the consistent hash of routes, the source-IP hash of tcp_proxy).
  */
 export const SIDECAR_CDS_UNAFFECTED: ReadonlySet<string> = new Set();
 /** See SIDECAR_CDS_UNAFFECTED. */
 export const SIDECAR_EDS_UNAFFECTED: ReadonlySet<string> = new Set(['VirtualService']);
 /** See SIDECAR_CDS_UNAFFECTED. */
-export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway', 'DestinationRule']);
+export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway']);
 /** See SIDECAR_CDS_UNAFFECTED. */
 export const SIDECAR_RDS_UNAFFECTED: ReadonlySet<string> = new Set();
 /** Kinds that cannot change a sidecar's clusters: the CDS descriptor's and the sidecar's own (see changedServiceHosts). */
