@@ -23,6 +23,7 @@ import { any, outboundClusterName } from '../grpc/envoy.js';
 import { outboundHcm } from '../sidecar/listener-builder.js';
 import { qualifiedGateway } from '../sidecar/route-builder.js';
 import { ENVOY, provenance } from '../sidecar/sidecar-names.js';
+import { tcpSourceIpHashPolicy } from '../sidecar/route-hash.js';
 import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from '../sidecar/server-tls.js';
 import { routeSourceIpHash, tlsListenerFilters } from '../sidecar/tcp-listener-builder.js';
 import { type MergedGateway, type RouterPort, type RouterServer } from './merged-gateway.js';
@@ -99,9 +100,16 @@ function passthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, list
   return chains;
 }
 
+/** `{ hashPolicy }` when the rule of `host` hashes on the source IP for `subset` (route-hash.ts), else nothing. */
+function sourceIpHash(ctx: PushContext, proxy: Proxy, host: string, subset: string): Obj {
+  const hashPolicy = tcpSourceIpHashPolicy(ctx, proxy, host, subset);
+  return hashPolicy ? { hashPolicy } : {};
+}
+
 /**
  * The chains of an AUTO_PASSTHROUGH server, as istiod's: one per SNI-DNAT cluster (sni-dnat.ts), matching
- * its name as SNI and the mesh mTLS ALPN a client sidecar offers, with tcp_proxy to that cluster.
+ * its name as SNI and the mesh mTLS ALPN a client sidecar offers, with tcp_proxy to that cluster (hashed on the
+ * source IP when the service's rule says so for the subset, as istiod's buildOutboundNetworkFiltersWithSingleDestination).
  */
 function autoPassthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, _listenerName: string, taken: Set<string>): Obj[] {
   const chains: Obj[] = [];
@@ -113,7 +121,7 @@ function autoPassthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, 
         {
           name: t.name,
           filterChainMatch: { serverNames: [t.name], applicationProtocols: [...AUTO_PASSTHROUGH_ALPN] },
-          filters: [{ name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: t.name, cluster: t.name }) }],
+          filters: [{ name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: t.name, cluster: t.name, ...sourceIpHash(ctx, proxy, t.svc.hostname, t.subset) }) }],
         },
         [s.gateway],
       ),

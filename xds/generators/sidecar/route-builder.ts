@@ -3,7 +3,8 @@
  * port, named by the port (`80`, `9080`), with a virtual host per visible service on that port whose
  * domains are Istio's (FQDN, the FQDN with a trailing dot, short name in the proxy's namespace, `name.namespace.svc`, `name.namespace`,
  * the VIP, each with and without `:port`), VirtualService HTTP routes, delegates expanded (match, weighted destinations,
- * redirect, direct response, rewrite, timeout, retries, fault, mirror, CORS, headers) or the default
+ * redirect, direct response, rewrite, timeout, retries, fault, mirror, CORS, headers, the destinations' consistent hash:
+ * route-hash.ts) or the default
  * route, and Istio's `allow_any` / `block_all` virtual host per outboundTrafficPolicy. A sniffed port of a
  * service with a VIP has its own route configuration `<host>:<port>` (istiod's naming), holding only that
  * service's virtual host.
