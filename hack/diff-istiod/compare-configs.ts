@@ -3,7 +3,9 @@
  * user: the routing outcome of each request through the request simulator (outcome, clusters with their
  * weights, the endpoints each cluster would pick from) and the name sets of listeners, clusters and route
  * configurations, the shapes of the load assignments (localities, priorities, weights, endpoints), of
- * the clusters' load balancing and upstream TLS secrets and parameters, the listeners' TLS parameters and the addresses of the listeners both send. Names a difference may be explained by are reported apart.
+ * the clusters' load balancing and upstream TLS secrets and parameters, the listeners' TLS parameters and the addresses of the listeners both send,
+ * the consistent-hash policies and retry host predicates of the routes of the virtual hosts both send, and the
+ * tcp_proxy hash policies of the listeners both send. Names a difference may be explained by are reported apart.
  * Pure functions.
  */
 import { simulateRequest, type ProxyConfig, type SimulatedRequest, type SimulationResult } from '../../xds/index.js';
@@ -54,6 +56,10 @@ export interface ProxyComparison {
   readonly listenerTls: { readonly same: number; readonly differ: readonly ShapeDiff[] };
   /** Listeners both send: how many bind the same {@link listenerAddressShape}, and those that differ. */
   readonly listenerAddresses: { readonly same: number; readonly differ: readonly ShapeDiff[] };
+  /** Virtual hosts both send (`<route configuration>/<virtual host>`): how many have the same {@link routeHashShape}, and those that differ. */
+  readonly routeHash: { readonly same: number; readonly differ: readonly ShapeDiff[] };
+  /** Listeners both send with a tcp_proxy on both sides: how many have the same {@link tcpHashShape}, and those that differ. */
+  readonly tcpHash: { readonly same: number; readonly differ: readonly ShapeDiff[] };
 }
 
 type Obj = Record<string, unknown>;
@@ -210,6 +216,47 @@ export function listenerAddressShape(l: Obj): string {
   return [one(l['address']), ...extra].join(' ');
 }
 
+/**
+ * What a DestinationRule's consistent hash makes of a virtual host's routes, in one line: per route in order,
+ * its route action's `hashPolicy` (protobuf JSON, `none` without) and the names of its retry host predicates
+ * (`none` without: a single hashed destination retries on the same host); `-` for a redirect or direct response.
+ */
+export function routeHashShape(vh: Obj): string {
+  return ((vh['routes'] as Obj[] | undefined) ?? [])
+    .map((r) => {
+      const action = r['route'] as Obj | undefined;
+      if (!action) return '-';
+      const hash = action['hashPolicy'] as unknown[] | undefined;
+      const predicates = (((action['retryPolicy'] as Obj | undefined)?.['retryHostPredicate'] as Obj[] | undefined) ?? []).map((p) => String(p['name']));
+      return `hash=${hash && hash.length > 0 ? JSON.stringify(hash) : 'none'} retryHosts=${predicates.length > 0 ? predicates.join(',') : 'none'}`;
+    })
+    .join(' ; ');
+}
+
+/**
+ * The tcp_proxy hash policies of a listener (a DestinationRule's source-IP hash), distinct, sorted, `|`-separated:
+ * `none` for a tcp_proxy without one; empty without tcp_proxy.
+ */
+export function tcpHashShape(l: Obj): string {
+  const chains = [...((l['filterChains'] as Obj[] | undefined) ?? []), ...(l['defaultFilterChain'] ? [l['defaultFilterChain'] as Obj] : [])];
+  const out = new Set<string>();
+  for (const c of chains) {
+    for (const f of (c['filters'] as Obj[] | undefined) ?? []) {
+      if (f['name'] !== 'envoy.filters.network.tcp_proxy') continue;
+      const hash = ((f['typedConfig'] as Obj | undefined)?.['hashPolicy'] as unknown[] | undefined) ?? [];
+      out.add(hash.length > 0 ? JSON.stringify(hash) : 'none');
+    }
+  }
+  return [...out].sort().join('|');
+}
+
+/** {@link routeHashShape} of the virtual hosts both sides send in the route configurations both send. */
+function routeHashes(meshd: readonly Obj[], istiod: readonly Obj[]): { same: number; differ: ShapeDiff[] } {
+  const hosts = (rcs: readonly Obj[]): Obj[] =>
+    rcs.flatMap((rc) => ((rc['virtualHosts'] as Obj[] | undefined) ?? []).map((vh) => ({ ...vh, key: `${String(rc['name'])}/${String(vh['name'])}` })));
+  return shapes(hosts(meshd), hosts(istiod), 'key', routeHashShape);
+}
+
 function shapes(meshd: readonly Obj[], istiod: readonly Obj[], key: string, shape: (o: Obj) => string, skipEmpty = false): { same: number; differ: ShapeDiff[] } {
   const theirs = new Map(istiod.map((o) => [String(o[key]), o]));
   let same = 0;
@@ -293,6 +340,8 @@ export function compareProxyConfigs(meshd: ProxyConfig, istiod: ProxyConfig, req
     clusterTls: shapes(meshd.clusters, istiod.clusters, 'name', clusterTlsShape),
     listenerTls: shapes(meshd.listeners, istiod.listeners, 'name', listenerTlsShape),
     listenerAddresses: shapes(meshd.listeners, istiod.listeners, 'name', listenerAddressShape),
+    routeHash: routeHashes(meshd.routes, istiod.routes),
+    tcpHash: shapes(meshd.listeners, istiod.listeners, 'name', tcpHashShape, true),
   };
 }
 

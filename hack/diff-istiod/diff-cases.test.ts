@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { simulateRequest } from '../../xds/index.js';
 import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode } from '../../xds/generators/sidecar/testing/sidecar-mesh.js';
-import { outcomeLine } from './compare-configs.js';
+import { outcomeLine, routeHashShape, tcpHashShape } from './compare-configs.js';
 import { DIFF_PROXIES, istiodDoc, readCaseDocs } from './diff-cases.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -35,6 +35,44 @@ describe('diff:istiod cases (meshd side)', function () {
     ];
     assert.equal(wild.requests.length, want.length);
     wild.requests.forEach((r, i) => assert.match(outcomeLine(simulateRequest(cfg, r.request)), want[i]!, r.label));
+  });
+
+  it('given the consistent hash case should put on diff-hash/client-0\'s routes the hash policies and retry host predicates its comment names', () => {
+    const yaml = readCaseDocs(REPO_ROOT)
+      .flatMap((f) => f.docs)
+      .map((d) => stringify(d))
+      .join('---\n');
+    const node = sidecarNode({
+      id: 'sidecar~10.72.1.1~client-0.diff-hash~diff-hash.svc.cluster.local',
+      ipAddresses: ['10.72.1.1'],
+      podName: 'client-0',
+      namespace: 'diff-hash',
+      dnsDomain: 'diff-hash.svc.cluster.local',
+      metadata: { LABELS: { app: 'hclient', version: 'v1', 'security.mesh.io/tlsMode': 'mesh' }, NAMESPACE: 'diff-hash' },
+    });
+    const { proxy, snap } = sidecarAt(sidecarModel(yaml), node);
+    const cfg = allSidecarResources(proxy, snap);
+    const shape = (rc: string, host: string): string => {
+      const vhs = (cfg.routes.find((r) => r['name'] === rc)?.['virtualHosts'] ?? []) as Record<string, unknown>[];
+      const vh = vhs.find((v) => v['name'] === `${host}.diff-hash.svc.cluster.local:${rc}`);
+      assert.ok(vh, `${host} on ${rc}`);
+      return routeHashShape(vh);
+    };
+    const PREV = 'retryHosts=envoy.retry_host_predicates.previous_hosts';
+    assert.equal(shape('8080', 'hheader'), `hash=[{"header":{"headerName":"x-user"}}] ${PREV}`);
+    assert.equal(shape('8080', 'hcookie'), `hash=[{"cookie":{"name":"sticky","ttl":{"seconds":90,"nanos":0},"path":"/app","attributes":[{"name":"SameSite","value":"Strict"},{"name":"Secure"}]}}] ${PREV}`);
+    assert.equal(shape('8080', 'hport'), `hash=[{"connectionProperties":{"sourceIp":true}}] ${PREV}`);
+    assert.equal(shape('9090', 'hport'), `hash=[{"queryParameter":{"name":"session"}}] ${PREV}`);
+    assert.deepEqual(shape('8080', 'hvs').split(' ; '), [
+      'hash=[{"cookie":{"name":"v1-cookie","ttl":{"seconds":30,"nanos":0}}}] retryHosts=none',
+      `hash=[{"cookie":{"name":"v1-cookie","ttl":{"seconds":30,"nanos":0}}},{"header":{"headerName":"x-top"}}] ${PREV}`,
+      'hash=[{"queryParameter":{"name":"session"}}] retryHosts=none',
+      'hash=[{"header":{"headerName":"x-top"}}] retryHosts=none',
+    ]);
+    assert.equal(shape('8080', 'hplain'), `hash=none ${PREV}`);
+    const listener = (name: string): Record<string, unknown> => cfg.listeners.find((l) => l['name'] === name)!;
+    assert.equal(tcpHashShape(listener('10.96.11.6_7000')), '[{"sourceIp":{}}]');
+    assert.equal(tcpHashShape(listener('10.96.11.7_7001')), 'none');
   });
 
   it('given a document of meshd\'s root namespace should give istiod the same document in its root namespace, renamed', () => {

@@ -31,6 +31,7 @@ export const CONFIG_FILES = [
   'hack/diff-istiod/testdata/wildcard-dr.yaml',
   'hack/diff-istiod/testdata/dns-subsets.yaml',
   'hack/diff-istiod/testdata/same-host.yaml',
+  'hack/diff-istiod/testdata/consistent-hash.yaml',
 ] as const;
 
 /**
@@ -54,7 +55,7 @@ export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none', 'diff-wild', 'diff-dup'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none', 'diff-wild', 'diff-dup', 'diff-hash'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -302,6 +303,23 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       http('beta subset pinned: the exact rule of its namespace over the root wildcard (v1)', '10.96.10.2', 8080, 'beta:8080', '/'),
       http('svc.api.wild.test subset pinned: *.api.wild.test over *.wild.test (v2)', '10.96.10.3', 8080, 'svc.api.wild.test:8080', '/'),
       http('backend.diff-drsel subset pinned: the proxy namespace wildcard over the service namespace exact rule (v2)', '10.96.8.1', 8080, 'backend.diff-drsel:8080', '/'),
+    ],
+  },
+  {
+    name: 'diff-hash/client-0 (DestinationRule consistent hashes on the routes)',
+    node: sidecarNode({ ns: 'diff-hash', pod: 'client-0', ip: '10.72.1.1', app: 'hclient', sa: 'hclient', ports: [8000] }),
+    requests: [
+      http('hheader: default route hashed on a header', '10.96.11.1', 8080, 'hheader:8080', '/', { headers: { 'x-user': 'u1' } }),
+      http('hcookie: default route hashed on a cookie', '10.96.11.2', 8080, 'hcookie:8080', '/app'),
+      http('hport 8080: default route hashed on the source IP', '10.96.11.3', 8080, 'hport:8080', '/'),
+      http('hport 9090: the port-level query parameter hash', '10.96.11.3', 9090, 'hport:9090', '/?session=s1'),
+      http('hvs /one: subset v1 with its cookie hash', '10.96.11.4', 8080, 'hvs:8080', '/one'),
+      http('hvs /split: v1 and v2 weighted, each one\'s hash', '10.96.11.4', 8080, 'hvs:8080', '/split'),
+      http('hvs /port: the destination port\'s port-level hash', '10.96.11.4', 8080, 'hvs:8080', '/port'),
+      http('hvs other paths: the rule\'s header hash, explicit retries', '10.96.11.4', 8080, 'hvs:8080', '/x'),
+      http('hplain: no consistent hash', '10.96.11.5', 8080, 'hplain:8080', '/'),
+      tcp('htcp (TCP): tcp_proxy hashed on the source IP', '10.96.11.6', 7000),
+      tcp('htcp2 (TCP): subset v2, whose simple load balancer turns the hash off', '10.96.11.7', 7001),
     ],
   },
   {

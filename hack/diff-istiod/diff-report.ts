@@ -41,6 +41,8 @@ export function formatDiffReport(comparisons: readonly { proxy: string; comparis
       ['cluster TLS secrets and parameters', comparison.clusterTls],
       ['listener TLS parameters', comparison.listenerTls],
       ['listener addresses', comparison.listenerAddresses],
+      ['route hash policies and retry host predicates (per virtual host)', comparison.routeHash],
+      ['tcp_proxy hash policies (per listener)', comparison.tcpHash],
     ] as const;
     for (const [what, r] of parts) {
       lines.push(`  ${what}: ${r.same} the same, ${r.differ.length} differ`);

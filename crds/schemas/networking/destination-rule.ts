@@ -10,7 +10,7 @@ export const consistentHashLb = obj(
   {
     httpHeaderName: str(),
     // NOTE: Istio's CRD has no 1ms rule on the cookie ttl (0s means a session cookie).
-    httpCookie: obj({ name: str(), path: str(), ttl: duration() }, ['name']),
+    httpCookie: obj({ name: str(), path: str(), ttl: duration(), attributes: arr(obj({ name: str(), value: str() }, ['name'])) }, ['name']),
     useSourceIp: bool(),
     httpQueryParameterName: str(),
     ringHash: obj({ minimumRingSize: int({ minimum: 0 }) }),

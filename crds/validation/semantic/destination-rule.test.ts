@@ -74,3 +74,16 @@ describe('DestinationRule host validation (as Istio ValidateWildcardDomain)', ()
     });
   }
 });
+
+describe('DestinationRule consistent hash cookie attributes (as Istio validateLoadBalancer)', () => {
+  const cookie = (attributes: unknown[]): Record<string, unknown> => ({ trafficPolicy: { loadBalancer: { consistentHash: { httpCookie: { name: 'sticky', ttl: '60s', attributes } } } } });
+  const at = 'spec.trafficPolicy.loadBalancer.consistentHash.httpCookie.attributes';
+  const cases: { name: string; spec: Record<string, unknown>; errors: string[] }[] = [
+    { name: 'given distinct attribute names, with and without values, should accept them', spec: cookie([{ name: 'SameSite', value: 'Strict' }, { name: 'Secure' }]), errors: [] },
+    { name: 'given an empty attribute name should refuse it at its index', spec: cookie([{ name: 'Secure' }, { name: '', value: 'x' }]), errors: [`${at}[1].name: cookie attribute name cannot be empty`] },
+    { name: 'given a repeated attribute name should refuse the repeat', spec: cookie([{ name: 'SameSite', value: 'Lax' }, { name: 'SameSite', value: 'Strict' }]), errors: [`${at}[1].name: duplicate cookie attribute name: SameSite`] },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.deepEqual(issuesOf(dr(c.spec)).errors, c.errors));
+  }
+});

@@ -22,6 +22,14 @@ function checkLoadBalancer(lb: LoadBalancerSettings, path: string, issues: Issue
     if (keys.filter((k) => k !== undefined).length !== 1) {
       issues.error(at, 'consistentHash must set exactly one of httpHeaderName, httpCookie, useSourceIp or httpQueryParameterName');
     }
+    // NOTE: as Istio's validateLoadBalancer: cookie attribute names are set and unique (Envoy sends them as given).
+    const seen = new Set<string>();
+    hash.httpCookie?.attributes?.forEach((a, i) => {
+      const aAt = childPath(childPath(childPath(childPath(at, 'httpCookie'), 'attributes'), i), 'name');
+      if ((a.name ?? '') === '') issues.error(aAt, 'cookie attribute name cannot be empty');
+      else if (seen.has(a.name)) issues.error(aAt, `duplicate cookie attribute name: ${a.name}`);
+      else seen.add(a.name);
+    });
     if (hash.minimumRingSize !== undefined) {
       issues.warn(childPath(at, 'minimumRingSize'), 'minimumRingSize is deprecated; use ringHash.minimumRingSize');
     }

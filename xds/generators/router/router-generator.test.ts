@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk built Envoy objects */
 import assert from 'node:assert/strict';
 import { parseConfigKey, proxyFromNode, proxyRequestPush, pushRequest, type PushRequest } from '../../../core/index.js';
-import { decode } from '../../protos/codec.js';
+import { decode, encode } from '../../protos/codec.js';
 import { protoRoot } from '../../protos/root.js';
 import { validate } from '../../protos/validate.js';
 import { simulateRequest, type SimulatedRequest } from '../../simulator/request-simulator.js';
@@ -197,6 +197,40 @@ spec: { host: cache.default.svc.cluster.local, trafficPolicy: { tls: { mode: SIM
     ['outbound_.0_._.x.example.com', undefined],
   ];
   for (const [n, want] of names) it(`given the cluster name ${n} should parse it as ${JSON.stringify(want)}`, () => assert.deepEqual(parseSniDnatClusterName(n), want));
+
+  it('given a DestinationRule hashing on the source IP should hash the AUTO_PASSTHROUGH chains of its service and of its subsets but one whose load balancer is simple, as istiod', () => {
+    const yaml = `${ROUTER_MESH}
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: productpage-ip, namespace: default }
+spec:
+  host: ${PRODUCTPAGE}
+  trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } }
+  subsets: [{ name: v1, labels: { version: v1 } }, { name: v2, labels: { version: v2 }, trafficPolicy: { loadBalancer: { simple: RANDOM } } }]
+`;
+    const at = routerAt(sidecarModel(yaml));
+    const l = allRouterResources(at.proxy, at.snap).listeners.find((x) => x['name'] === '0.0.0.0_15443') as any;
+    assert.deepEqual(validate(ENVOY.listener, encode(ENVOY.listener, l)), []);
+    const hash = (sni: string): unknown => l.filterChains.find((c: any) => c.name === sni).filters[0].typedConfig.hashPolicy;
+    assert.deepEqual(hash(`outbound_.9080_._.${PRODUCTPAGE}`), [{ sourceIp: {} }]);
+    assert.deepEqual(hash(`outbound_.9080_.v1_.${PRODUCTPAGE}`), [{ sourceIp: {} }]);
+    assert.equal(hash(`outbound_.9080_.v2_.${PRODUCTPAGE}`), undefined);
+    assert.equal(hash(`outbound_.9080_._.${REVIEWS}`), undefined);
+    const plain = cfg.listeners.find((x) => x['name'] === '0.0.0.0_15443') as any;
+    assert.ok(plain.filterChains.every((c: any) => c.filters[0].typedConfig.hashPolicy === undefined), 'no hash without the rule');
+  });
+
+  it('given a destination whose DestinationRule sets a consistent hash should carry its hash policy and retry without previous_hosts, as istiod\'s gateway routes', () => {
+    const rc = cfg.routes.find((r) => r['name'] === 'http.8080') as any;
+    const routes = rc.virtualHosts.flatMap((vh: any) => vh.routes);
+    const byName = (n: string): any => routes.find((r: any) => r.name === n);
+    // NOTE: ROUTER_MESH routes /reviews to subset v2, whose rule (SIDECAR_MESH) hashes on x-user; productpage has no rule.
+    assert.deepEqual(byName('reviews').route.hashPolicy, [{ header: { headerName: 'x-user' } }]);
+    assert.equal(byName('reviews').route.retryPolicy.retryHostPredicate, undefined);
+    assert.equal(byName('pages').route.hashPolicy, undefined);
+    assert.deepEqual(byName('pages').route.retryPolicy.retryHostPredicate.map((p: any) => p.name), ['envoy.retry_host_predicates.previous_hosts']);
+  });
 
   it('given the VirtualService routed for the gateway should name it and the Gateway as the sources', () => {
     const r = simulateRequest(cfg, { address: GW, port: 8080, host: 'shop.example.com', path: '/' });

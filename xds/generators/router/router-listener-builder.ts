@@ -23,8 +23,9 @@ import { any, outboundClusterName } from '../grpc/envoy.js';
 import { outboundHcm } from '../sidecar/listener-builder.js';
 import { qualifiedGateway } from '../sidecar/route-builder.js';
 import { ENVOY, provenance } from '../sidecar/sidecar-names.js';
+import { tcpSourceIpHashPolicy } from '../sidecar/route-hash.js';
 import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from '../sidecar/server-tls.js';
-import { tlsListenerFilters } from '../sidecar/tcp-listener-builder.js';
+import { routeSourceIpHash, tlsListenerFilters } from '../sidecar/tcp-listener-builder.js';
 import { type MergedGateway, type RouterPort, type RouterServer } from './merged-gateway.js';
 import { intersectHosts, virtualServicesForGateway } from './router-route-builder.js';
 import type { Listener } from '../../envoy-types/index.js';
@@ -45,7 +46,7 @@ function gatewayHcm(statPrefix: string, routeName: string): Obj {
 }
 
 /** tcp_proxy to route destinations (one cluster, or weighted), resolving short hosts in the VirtualService's namespace. */
-function tcpProxyTo(ctx: PushContext, vs: Config, dests: readonly RouteDestination[], port: number, statPrefix: string): Obj | undefined {
+function tcpProxyTo(ctx: PushContext, proxy: Proxy, vs: Config, dests: readonly RouteDestination[], port: number, statPrefix: string): Obj | undefined {
   const clusters = dests
     .map((d) => {
       const host = resolveShortName(d.destination.host, vs.metadata.namespace, ctx.domain);
@@ -56,7 +57,8 @@ function tcpProxyTo(ctx: PushContext, vs: Config, dests: readonly RouteDestinati
     .filter((c) => c.weight > 0);
   if (clusters.length === 0) return undefined;
   const config = clusters.length === 1 ? { statPrefix, cluster: clusters[0]!.name } : { statPrefix, weightedClusters: { clusters } };
-  return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, config) };
+  // NOTE: as istiod's gateway TCP and passthrough chains: the source-IP hash of the first destination's rule.
+  return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { ...config, ...routeSourceIpHash(ctx, proxy, vs, dests) }) };
 }
 
 function l4Applies(m: L4Match, s: RouterServer, vsNs: string): boolean {
@@ -70,7 +72,7 @@ function tcpServerChain(ctx: PushContext, proxy: Proxy, s: RouterServer, listene
     for (const r of (vs.spec as unknown as VirtualServiceSpec).tcp ?? []) {
       const matches: L4Match[] = r.match && r.match.length > 0 ? r.match : [{}];
       if (!matches.some((m) => l4Applies(m, s, vs.metadata.namespace))) continue;
-      const filter = tcpProxyTo(ctx, vs, r.route ?? [], s.server.port.number, listenerName);
+      const filter = tcpProxyTo(ctx, proxy, vs, r.route ?? [], s.server.port.number, listenerName);
       if (!filter) continue;
       return withMeta({ name: `${listenerName}-tcp-${s.gatewayName}-${s.index}`, filters: [filter] }, [s.gateway, vs]);
     }
@@ -89,7 +91,7 @@ function passthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, list
         .filter((h) => [...shared].some((x) => x === h || (x.startsWith('*') && h.endsWith(x.slice(1))) || (h.startsWith('*') && x.endsWith(h.slice(1)))))
         .filter((h) => !taken.has(h));
       if (sni.length === 0) continue;
-      const filter = tcpProxyTo(ctx, vs, r.route ?? [], s.server.port.number, listenerName);
+      const filter = tcpProxyTo(ctx, proxy, vs, r.route ?? [], s.server.port.number, listenerName);
       if (!filter) continue;
       for (const h of sni) taken.add(h);
       chains.push(withMeta({ name: `${listenerName}-passthrough-${vs.metadata.namespace}/${vs.metadata.name}-${i}`, filterChainMatch: { serverNames: sni }, filters: [filter] }, [s.gateway, vs]));
@@ -98,9 +100,16 @@ function passthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, list
   return chains;
 }
 
+/** `{ hashPolicy }` when the rule of `host` hashes on the source IP for `subset` (route-hash.ts), else nothing. */
+function sourceIpHash(ctx: PushContext, proxy: Proxy, host: string, subset: string): Obj {
+  const hashPolicy = tcpSourceIpHashPolicy(ctx, proxy, host, subset);
+  return hashPolicy ? { hashPolicy } : {};
+}
+
 /**
  * The chains of an AUTO_PASSTHROUGH server, as istiod's: one per SNI-DNAT cluster (sni-dnat.ts), matching
- * its name as SNI and the mesh mTLS ALPN a client sidecar offers, with tcp_proxy to that cluster.
+ * its name as SNI and the mesh mTLS ALPN a client sidecar offers, with tcp_proxy to that cluster (hashed on the
+ * source IP when the service's rule says so for the subset, as istiod's buildOutboundNetworkFiltersWithSingleDestination).
  */
 function autoPassthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, _listenerName: string, taken: Set<string>): Obj[] {
   const chains: Obj[] = [];
@@ -112,7 +121,7 @@ function autoPassthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, 
         {
           name: t.name,
           filterChainMatch: { serverNames: [t.name], applicationProtocols: [...AUTO_PASSTHROUGH_ALPN] },
-          filters: [{ name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: t.name, cluster: t.name }) }],
+          filters: [{ name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: t.name, cluster: t.name, ...sourceIpHash(ctx, proxy, t.svc.hostname, t.subset) }) }],
         },
         [s.gateway],
       ),

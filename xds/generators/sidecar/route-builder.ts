@@ -3,7 +3,8 @@
  * port, named by the port (`80`, `9080`), with a virtual host per visible service on that port whose
  * domains are Istio's (FQDN, the FQDN with a trailing dot, short name in the proxy's namespace, `name.namespace.svc`, `name.namespace`,
  * the VIP, each with and without `:port`), VirtualService HTTP routes, delegates expanded (match, weighted destinations,
- * redirect, direct response, rewrite, timeout, retries, fault, mirror, CORS, headers) or the default
+ * redirect, direct response, rewrite, timeout, retries, fault, mirror, CORS, headers, the destinations' consistent hash:
+ * route-hash.ts) or the default
  * route, and Istio's `allow_any` / `block_all` virtual host per outboundTrafficPolicy. A sniffed port of a
  * service with a VIP has its own route configuration `<host>:<port>` (istiod's naming), holding only that
  * service's virtual host.
@@ -14,6 +15,7 @@ import { any, duration, fractionalPercent, GRPC_STATUS, outboundClusterName } fr
 import { routesHttp } from './cluster-builder.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { isUnixBind, UNIX_ADDRESS_PREFIX } from './unix-egress.js';
+import { consistentHashToHashPolicy, hashForDestination, hashForService, withoutPreviousHosts } from './route-hash.js';
 import { ENVOY, HTTP_FILTER, PASSTHROUGH_CLUSTER, provenance } from './sidecar-names.js';
 import type { RouteConfiguration } from '../../envoy-types/index.js';
 
@@ -164,6 +166,23 @@ function destinationCluster(b: Build, vs: Config, d: { host: string; subset?: st
   return outboundClusterName(port, d.subset ?? '', host);
 }
 
+/** The hash policy of a VirtualService destination (route-hash.ts), its host resolved as destinationCluster does. */
+function destinationHashPolicy(b: Build, vs: Config, d: { host: string; subset?: string; port?: { number?: number } }): Record<string, unknown> | undefined {
+  const host = resolveShortName(d.host, vs.metadata.namespace, b.ctx.domain);
+  return consistentHashToHashPolicy(hashForDestination(b.ctx, b.proxy, host, d.subset, d.port?.number, b.deps));
+}
+
+/**
+ * istiod's hash policies of a route action (applyHTTPRouteDestination): one destination's, or each weighted
+ * destination's in order (weight 0 left out, as its cluster); `sticky` when the route has one destination
+ * with a hash policy (its retries then leave out the previous_hosts predicate; a weighted route keeps it).
+ */
+function routeHashPolicies(b: Build, vs: Config, dests: readonly { weight?: number; destination: { host: string; subset?: string; port?: { number?: number } } }[]): { policies: Record<string, unknown>[]; sticky: boolean } {
+  const hashed = dests.length === 1 ? dests : dests.filter((d) => (d.weight ?? 0) > 0);
+  const policies = hashed.map((d) => destinationHashPolicy(b, vs, d.destination)).filter((p) => p !== undefined);
+  return { policies, sticky: dests.length === 1 && policies.length > 0 };
+}
+
 /** The Envoy route action (or redirect / direct response) of one VirtualService HTTP route. */
 function routeBody(b: Build, vs: Config, r: HTTPRoute): Record<string, unknown> | undefined {
   if (r.redirect) {
@@ -220,6 +239,9 @@ function routeBody(b: Build, vs: Config, r: HTTPRoute): Record<string, unknown> 
   } else {
     action['retryPolicy'] = defaultRetryPolicy();
   }
+  const hash = routeHashPolicies(b, vs, dests);
+  if (hash.policies.length > 0) action['hashPolicy'] = hash.policies;
+  if (hash.sticky && action['retryPolicy']) action['retryPolicy'] = withoutPreviousHosts(action['retryPolicy'] as Record<string, unknown>);
   const rw = r.rewrite;
   if (rw?.uri !== undefined) action['prefixRewrite'] = rw.uri;
   if (rw?.uriRegexRewrite?.match) action['regexRewrite'] = { pattern: { regex: rw.uriRegexRewrite.match }, substitution: rw.uriRegexRewrite.rewrite ?? '' };
@@ -478,6 +500,16 @@ export function planSidecarRouteConfiguration(ctx: PushContext, proxy: Proxy, na
 }
 
 /**
+ * The default route with the hash policy of the service's DestinationRule on the port (istiod's
+ * buildSidecarVirtualHostForService). NOTE: as istiod, its retry policy keeps the previous_hosts predicate
+ * (BuildDefaultHTTPOutboundRoute converts the mesh default without the hash flag).
+ */
+function withServiceHash(b: Build, svc: Service, route: Record<string, unknown>): Record<string, unknown> {
+  const policy = consistentHashToHashPolicy(hashForService(b.ctx, b.proxy, svc.hostname, b.port, b.deps));
+  return policy ? { ...route, route: { ...(route['route'] as Record<string, unknown>), hashPolicy: [policy] } } : route;
+}
+
+/**
  * Builds one planned service virtual host with what it read: the service, the VirtualService (every one
  * when it delegates: a delegate is found by name) and the services its destinations name.
  */
@@ -487,7 +519,7 @@ export function buildServiceVirtualHost(ctx: PushContext, proxy: Proxy, port: nu
     b.deps.add(keyStringOf(h.vs));
     if (((h.vs.spec as unknown as VirtualServiceSpec).http ?? []).some((r) => r.delegate)) b.deps.add('kind:VirtualService');
   }
-  const routes = h.vs ? virtualServiceRoutes(b, h.vs) : [defaultRoute(h.svc, port)];
+  const routes = h.vs ? virtualServiceRoutes(b, h.vs) : [withServiceHash(b, h.svc, defaultRoute(h.svc, port))];
   const virtualHost: Record<string, unknown> = { name: `${h.svc.hostname}:${port}`, domains: [...h.domains], routes, includeRequestAttemptCount: true };
   const meta = provenance([h.vs]);
   if (meta) virtualHost['metadata'] = meta;

@@ -23,8 +23,10 @@
  * VirtualService visibility, sourceNamespace matches), its Sidecar scope (the HTTP services on the
  * port and the outbound mode: both in the key, as a digest), its labels only through sourceLabels
  * matches (in the key when any VirtualService has one), every VirtualService (`kind:` dependency) and the
- * services it names (dependencies the builder collects); no DestinationRule (a subset is named by the route,
- * whether it exists or not). Its virtual hosts are cached one by one too (sidecar-route-cache.ts).
+ * services it names (dependencies the builder collects), and the DestinationRules whose consistent hash the
+ * routes carry (every rule read a dependency; the proxy's DestinationRule selection and a digest of every
+ * rule's identity in the key, so a rule that starts or stops applying changes it). Its virtual hosts are
+ * cached one by one too (sidecar-route-cache.ts).
  */
 import { createHash } from 'node:crypto';
 import { destinationRuleKey, destinationRuleSources, type Config, type MeshConfig, type PushContext, type Proxy, type Service } from '../../../core/index.js';
@@ -33,6 +35,7 @@ import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { routesHttp } from './cluster-builder.js';
 import { ipModeKey } from './listener-address.js';
 import { localityLbMode } from './locality-lb.js';
+import { destinationRulesKey } from './route-hash.js';
 import type { SidecarScope } from './sidecar-scope.js';
 
 /** The dependencies of an outbound cluster of `svc` built with DestinationRule `dr`. */
@@ -110,7 +113,8 @@ export function anySourceLabels(ctx: PushContext): boolean {
 /** The key of route configuration `name` (`<port>` or a sniffed port's `<host>:<port>`) for a proxy with scope `scope`. */
 export function sidecarRouteKey(ctx: PushContext, proxy: Proxy, scope: SidecarScope, name: string): string {
   const port = Number(name.slice(name.lastIndexOf(':') + 1));
-  const base = `srds|${name}|${proxy.namespace}|${scopeDigest(scope, port)}`;
+  const rules = destinationRulesKey(ctx);
+  const base = `srds|${name}|${proxy.namespace}|${scopeDigest(scope, port)}${rules === '' ? '' : `|dr:${ctx.destinationRuleSelection(proxy)}|${rules}`}`;
   if (!anySourceLabels(ctx)) return base;
   const labels = Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',');
   return `${base}|${labels}`;

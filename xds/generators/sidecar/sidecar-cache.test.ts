@@ -76,6 +76,33 @@ spec:
   - { name: v2, labels: { version: v2 } }
 `;
 
+/** A DestinationRule giving productpage (routed by VirtualService pp, and by default routes) a consistent hash. */
+const PRODUCTPAGE_HASH_DR = `apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: productpage, namespace: default }
+spec:
+  host: productpage.default.svc.cluster.local
+  trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: x-user } } }
+`;
+
+/** A DestinationRule hashing db's TCP connections on the source IP. */
+const DB_SOURCE_IP_DR = `apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: db-hash, namespace: data }
+spec:
+  host: db.data.svc.cluster.local
+  trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } }
+`;
+
+/** A VirtualService sending db's TCP connections to subset primary. */
+const DB_PRIMARY_VS = `apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: db-primary, namespace: data }
+spec:
+  hosts: [db.data.svc.cluster.local]
+  tcp: [{ route: [{ destination: { host: db.data.svc.cluster.local, subset: primary } }] }]
+`;
+
 /** A mesh with namespace-local DestinationRules, a Sidecar with egress scope, source-label routes and locality failover. */
 const VARIED = `${SIDECAR_MESH}
 ---
@@ -288,10 +315,14 @@ spec:
     gen.invalidate(edit);
     const after = new Set(cache.keys());
     const dropped = [...before].filter((k) => !after.has(k)).sort();
-    const reviewsKeys = [...before].filter((k) => k.includes(`|${REVIEWS}|`) && !k.startsWith('srds|')).sort();
+    const reviewsKeys = [...before].filter((k) => k.includes(`|${REVIEWS}|`) && !k.startsWith('srds|') && !k.startsWith('svh|')).sort();
     assert.ok(reviewsKeys.length >= 6, 'reviews has clusters and endpoints cached');
     assert.ok([...before].some((k) => k.startsWith('srds|')) && [...before].some((k) => k.startsWith('svh|')), 'routes and virtual hosts are cached');
-    assert.deepEqual(dropped, reviewsKeys, 'reviews clusters and endpoints, nothing else (routes read no DestinationRule)');
+    assert.deepEqual(dropped.filter((k) => !k.startsWith('srds|') && !k.startsWith('svh|')), reviewsKeys, 'reviews clusters and endpoints');
+    // NOTE: routes to reviews carry its consistent hash (route-hash.ts): the virtual hosts that read its rule go too, no other.
+    const droppedHosts = dropped.filter((k) => k.startsWith('svh|'));
+    assert.ok(droppedHosts.some((k) => k.startsWith(`svh|9080|default/${REVIEWS}|`)), `reviews' virtual host is rebuilt: ${droppedHosts.join(' ')}`);
+    assert.ok(droppedHosts.length < [...before].filter((k) => k.startsWith('svh|')).length, 'virtual hosts that read no reviews rule stay');
     const served = await cds(gen, p, edit);
     const plain = await cds(new SidecarGenerator({ sendUnhealthyEndpoints: false }), p, edit);
     assert.deepEqual([...served.keys()], [...plain.keys()]);
@@ -308,6 +339,8 @@ spec:
       proxyOf('data', '10.0.0.3', { app: 'db' }),
       proxyOf('scoped', '10.0.0.4', { app: 'x' }, 'r1/z2'),
       proxyOf('default', '10.0.0.5', { app: 'reviews' }, 'r2/z1'),
+      // NOTE: sees productpage with the same domains as the data proxy, through another namespace's rules.
+      proxyOf('other', '10.0.0.6', { app: 'y' }),
     ];
     const { cache, reads } = countingCache();
     const cached = cachedGenerator(cache);
@@ -331,6 +364,29 @@ spec:
       ['DestinationRule edit', REVIEWS_DR_EDIT, 'updated'],
       ['local DestinationRule removed', VARIED.split('---').find((d) => d.includes('reviews-local'))!, 'deleted'],
       ['Sidecar removed', VARIED.split('---').find((d) => d.includes('kind: Sidecar'))!, 'deleted'],
+      ['consistent hash DestinationRule added for productpage', PRODUCTPAGE_HASH_DR, 'added'],
+      ['consistent hash edited', PRODUCTPAGE_HASH_DR.replace('httpHeaderName: x-user', 'httpCookie: { name: sticky, ttl: 60s }'), 'updated'],
+      ['a rule without a hash shadowing it in namespace data', PRODUCTPAGE_HASH_DR.replace('namespace: default', 'namespace: data').replace('{ consistentHash: { httpHeaderName: x-user } }', '{ simple: RANDOM }'), 'added'],
+      [
+        'a selector rule with a hash picking the reviews workloads',
+        `apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: productpage-for-reviews, namespace: default }
+spec:
+  host: productpage.default.svc.cluster.local
+  workloadSelector: { matchLabels: { app: reviews } }
+  trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } }
+`,
+        'added',
+      ],
+      ['VirtualService pp removed (productpage takes the default route)', VARIED.split('---').find((d) => d.includes('name: pp'))!, 'deleted'],
+      ['consistent hash rule removed', PRODUCTPAGE_HASH_DR, 'deleted'],
+      ['a source-IP hash for db (tcp_proxy)', DB_SOURCE_IP_DR, 'added'],
+      ['a rule without a hash shadowing it in namespace other', DB_SOURCE_IP_DR.replace('namespace: data', 'namespace: other').replace('{ consistentHash: { useSourceIp: true } }', '{ simple: RANDOM }'), 'added'],
+      ['a tcp route to subset primary of db', DB_PRIMARY_VS, 'added'],
+      ['the source-IP rule gains subset primary with a simple load balancer (no hash there, as istiod)', `${DB_SOURCE_IP_DR}  subsets: [{ name: primary, labels: { app: db }, trafficPolicy: { loadBalancer: { simple: RANDOM } } }]\n`, 'updated'],
+      ['the tcp route to subset primary removed', DB_PRIMARY_VS, 'deleted'],
+      ['the source-IP hash turned off', DB_SOURCE_IP_DR.replace('useSourceIp: true', 'httpHeaderName: x-user'), 'updated'],
       [
         'tcp route by source labels added',
         `apiVersion: networking.mesh.io/v1
@@ -411,7 +467,7 @@ spec:
     assert.deepEqual([...changed].sort(), [`10.96.0.45_27017`, `10.96.0.45_6379`, `outbound|27017||${PROTO}`, `outbound|6379||${PROTO}`], 'the options change these resources only');
   });
 
-  it('given DestinationRules edited, removed and added should leave every proxy\'s listeners and routes byte-identical (why LDS and RDS skip DestinationRule changes)', async () => {
+  it('given DestinationRules edited, removed and added, none hashing on the source IP, should leave every proxy\'s listeners byte-identical and change the routes whose hash they set', async () => {
     const model = sidecarModel(VARIED);
     const plain = new SidecarGenerator({ sendUnhealthyEndpoints: false });
     const proxies = [proxyOf('default', '10.0.0.1', { app: 'productpage' }), proxyOf('default', '10.0.0.2', { app: 'reviews', version: 'v9' }, 'r1/z1'), proxyOf('data', '10.0.0.3', { app: 'db' }), proxyOf('scoped', '10.0.0.4', { app: 'x' })];
@@ -443,7 +499,9 @@ spec:
     const after = await listenersAndRoutes(push);
     assert.ok(before.size > 10);
     assert.deepEqual([...after.keys()], [...before.keys()]);
-    for (const [k, v] of before) assert.equal(after.get(k), v, k);
+    for (const [k, v] of before) if (k.includes(TYPE_URL.listener)) assert.equal(after.get(k), v, k);
+    const routesChanged = [...before].filter(([k, v]) => k.includes(TYPE_URL.route) && after.get(k) !== v).map(([k]) => k);
+    assert.ok(routesChanged.some((k) => k.startsWith(`${proxies[0]!.id} `) && k.endsWith(' 9080')), `productpage's new hash shows on route configuration 9080: ${routesChanged.join(', ')}`);
   });
 
   it('given a build from an older snapshot finishing after a DestinationRule change should not cache it, and later pushes should serve the new config', async () => {

@@ -75,18 +75,15 @@ const conflictsOf = new WeakMap<Uint8Array, readonly Conflict[]>();
  * `skippedLdsConfigs[SidecarProxy]` adds Gateway to what LDS skips for every
  * proxy type; CDS and RDS skip nothing more for sidecars (a VirtualService widens a Sidecar scope, so
  * it can change clusters).
- * NOTE: beyond istiod, LDS and RDS skip DestinationRule: no sidecar listener or route builder reads one
- * (istiod's routes take a consistent-hash policy from it, which meshd's sidecar routes do not build yet;
- * the day one does, DestinationRule leaves these sets). A test holds the builders to it: every proxy's
- * listeners and routes are the same bytes before and after a DestinationRule edit.
+ * LDS and RDS read DestinationRules (route-hash.ts: the consistent hash of routes, the source-IP hash of tcp_proxy).
  */
 export const SIDECAR_CDS_UNAFFECTED: ReadonlySet<string> = new Set();
 /** See SIDECAR_CDS_UNAFFECTED. */
 export const SIDECAR_EDS_UNAFFECTED: ReadonlySet<string> = new Set(['VirtualService']);
 /** See SIDECAR_CDS_UNAFFECTED. */
-export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway', 'DestinationRule']);
+export const SIDECAR_LDS_UNAFFECTED: ReadonlySet<string> = new Set(['Gateway']);
 /** See SIDECAR_CDS_UNAFFECTED. */
-export const SIDECAR_RDS_UNAFFECTED: ReadonlySet<string> = new Set(['DestinationRule']);
+export const SIDECAR_RDS_UNAFFECTED: ReadonlySet<string> = new Set();
 /** Kinds that cannot change a sidecar's clusters: the CDS descriptor's and the sidecar's own (see changedServiceHosts). */
 const CDS_UNAFFECTED: ReadonlySet<string> = new Set([...(xdsType(TYPE_URL.cluster)?.unaffectedKinds ?? []), ...SIDECAR_CDS_UNAFFECTED]);
 /** Kinds that cannot change a sidecar's load assignments: the EDS descriptor's and the sidecar's own. */

@@ -9,7 +9,10 @@
  * `sourceLabels` matches (in the key when any VirtualService has one), its Sidecar scope (the listener
  * services, in order, and the outbound mode: in the key as a digest), the services (ports, protocols,
  * addresses: dependencies `ServiceEntry/<ns>/<host>` of the listener services and of the tcp/tls route
- * destinations, whose ports pick the cluster), and every VirtualService (`kind:VirtualService`). A mesh
+ * destinations, whose ports pick the cluster), every VirtualService (`kind:VirtualService`), and the
+ * DestinationRules of those services when any rule hashes on the source IP (a tcp_proxy hash policy: the
+ * proxy's DestinationRule selection and route-hash.ts's sourceIpRulesKey in the key, the rules read as
+ * dependencies; without such a rule no listener reads one). A mesh
  * config change is a full push naming nothing, which clears all. The entry is one cache value per
  * listener plus an index value (the names, in order, and the listener conflicts the build met, which a
  * hit reports again so the conflict gauges stay right).
@@ -19,11 +22,12 @@
  * `ServiceEntry/<ns>/<host>` dependency) and the proxy's own pod listener is dropped per proxy, after the cache.
  */
 import { createHash } from 'node:crypto';
-import { definedFields, resolveShortName, type PushContext, type PushSnapshot, type Proxy } from '../../../core/index.js';
+import { definedFields, destinationRuleSources, resolveShortName, type PushContext, type PushSnapshot, type Proxy } from '../../../core/index.js';
 import type { VirtualServiceSpec } from '../../../crds/index.js';
 import type { XdsCache } from '../../cache/xds-cache.js';
 import type { ConflictMetric, ConflictSink } from './conflict-recorder.js';
 import { podListenerNames, withoutOwnPodListeners } from './headless-pod-listeners.js';
+import { sourceIpRulesKey } from './route-hash.js';
 import { buildOutboundListeners } from './listener-builder.js';
 import { ipModeKey } from './listener-address.js';
 import { proxyWantsHttp10, resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
@@ -77,22 +81,35 @@ export function sidecarListenerKey(ctx: PushContext, proxy: Proxy, scope: Sideca
   // NOTE: the proxy's IP mode picks the wildcard addresses (listener-address.ts); a proxy that does not intercept
   // binds every outbound listener at localhost (outbound-entries.ts).
   const none = interceptionNone(proxy) ? '|none' : '';
-  const base = `slds|${proxy.namespace}|${scopeDigest(scope)}${http10}${ipModeKey(proxy)}${none}`;
+  // NOTE: a tcp_proxy carries a source-IP hash from the DestinationRule of its service (route-hash.ts).
+  const ipRules = sourceIpRulesKey(ctx);
+  const rules = ipRules === '' ? '' : `|dr:${ctx.destinationRuleSelection(proxy)}|${ipRules}`;
+  const base = `slds|${proxy.namespace}|${scopeDigest(scope)}${http10}${ipModeKey(proxy)}${none}${rules}`;
   if (!anyL4SourceLabels(ctx)) return base;
   return `${base}|${Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',')}`;
 }
 
-/** The dependencies of a proxy's outbound listener set: its listener services, their tcp/tls destinations, every VirtualService. */
+/**
+ * The dependencies of a proxy's outbound listener set: its listener services, their tcp/tls destinations, every
+ * VirtualService, and (when a rule hashes on the source IP) the DestinationRules of those services and destinations.
+ */
 export function sidecarListenerDependencies(ctx: PushContext, proxy: Proxy, scope: SidecarScope): string[] {
   const deps = new Set<string>(['kind:VirtualService']);
+  const rules = sourceIpRulesKey(ctx) !== '';
+  const rule = (host: string): void => {
+    const dr = rules ? ctx.destinationRule(host, proxy) : undefined;
+    if (dr) for (const d of destinationRuleSources(dr)) deps.add(d);
+  };
   for (const s of scope.listenerServices) {
     deps.add(`ServiceEntry/${s.namespace}/${s.hostname}`);
+    rule(s.hostname);
     const vs = ctx.virtualService(s.hostname, proxy.namespace);
     const spec = vs?.spec as unknown as VirtualServiceSpec | undefined;
     for (const r of [...(spec?.tcp ?? []), ...(spec?.tls ?? [])]) {
       for (const d of r.route ?? []) {
         const dest = ctx.service(resolveShortName(d.destination.host, vs!.metadata.namespace, ctx.domain));
         if (dest) deps.add(`ServiceEntry/${dest.namespace}/${dest.hostname}`);
+        if (dest) rule(dest.hostname);
       }
     }
   }

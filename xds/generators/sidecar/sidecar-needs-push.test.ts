@@ -14,7 +14,7 @@ const cases: { name: string; push: PushRequest; want: [cds: boolean, eds: boolea
   { name: 'given an EDS-only push should push EDS only', push: eds('ServiceEntry/default/reviews.default.svc.cluster.local'), want: [false, true, false, false] },
   { name: 'given a service change should push every type', push: full('ServiceEntry/default/reviews'), want: [true, true, true, true] },
   { name: 'given a VirtualService change should push CDS, LDS and RDS (it widens a Sidecar scope), not EDS', push: full('VirtualService/default/reviews'), want: [true, false, true, true] },
-  { name: 'given a DestinationRule change should push CDS and EDS only (no sidecar listener or route reads one)', push: full('DestinationRule/default/reviews'), want: [true, true, false, false] },
+  { name: 'given a DestinationRule change should push every type (routes carry its consistent hash, tcp_proxy its source-IP hash)', push: full('DestinationRule/default/reviews'), want: [true, true, true, true] },
   { name: 'given a Sidecar change should push every type', push: full('Sidecar/default/default'), want: [true, true, true, true] },
   { name: 'given a PeerAuthentication change should push CDS and LDS', push: full('PeerAuthentication/default/default'), want: [true, false, true, false] },
   { name: 'given an AuthorizationPolicy change should push LDS only', push: full('AuthorizationPolicy/default/deny'), want: [false, false, true, false] },

@@ -11,7 +11,10 @@
  * short name), the VirtualService that applies (its key in the key and as a dependency; every
  * VirtualService when it delegates), the proxy's namespace through `sourceNamespace` matches (in the key
  * when a VirtualService applies), its labels through `sourceLabels` matches (in the key when any
- * VirtualService has one), and the services its destinations name (dependencies). The route
+ * VirtualService has one), the services its destinations name (dependencies), and the DestinationRules
+ * whose consistent hash its routes carry (route-hash.ts; every rule read is a dependency): the default route
+ * reads the service's rule (its identity in the key), a VirtualService's routes read each destination's (the
+ * proxy's DestinationRule selection and a digest of every rule's identity in the key). The route
  * configuration that concatenates them is cached as before (sidecar-cache-keys.ts) with the union of
  * those dependencies.
  */
@@ -19,6 +22,7 @@ import { keyStringOf, type PushContext, type Proxy } from '../../../core/index.j
 import type { XdsCache } from '../../cache/xds-cache.js';
 import { buildServiceVirtualHost, planSidecarRouteConfiguration, ROUTE_CONFIGURATION_TAIL, type VirtualHostPlan } from './route-builder.js';
 import { anySourceLabels } from './sidecar-cache-keys.js';
+import { destinationRulesKey, serviceRuleKey } from './route-hash.js';
 
 /** Encodes a RouteConfiguration given as a plain object (the generator's codec). */
 export type RouteEncoder = (partial: Record<string, unknown>) => Uint8Array;
@@ -29,8 +33,13 @@ const dependenciesOf = new WeakMap<Uint8Array, readonly string[]>();
 /** The cache key of a planned service virtual host on `port` for `proxy` (see the file comment). */
 export function virtualHostKey(ctx: PushContext, proxy: Proxy, port: number, h: VirtualHostPlan): string {
   const svc = `${h.svc.namespace}/${h.svc.hostname}`;
-  if (!h.vs) return `svh|${port}|${svc}|-|${h.domains.join(',')}`;
-  const base = `svh|${port}|${svc}|${keyStringOf(h.vs)}|${proxy.namespace}|${h.domains.join(',')}`;
+  if (!h.vs) {
+    const rule = serviceRuleKey(ctx, proxy, h.svc.hostname);
+    return `svh|${port}|${svc}|-|${h.domains.join(',')}${rule === '-' ? '' : `|dr:${rule}`}`;
+  }
+  const rules = destinationRulesKey(ctx);
+  const drPart = rules === '' ? '' : `|dr:${ctx.destinationRuleSelection(proxy)}|${rules}`;
+  const base = `svh|${port}|${svc}|${keyStringOf(h.vs)}|${proxy.namespace}|${h.domains.join(',')}${drPart}`;
   if (!anySourceLabels(ctx)) return base;
   return `${base}|${Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',')}`;
 }

@@ -5,11 +5,13 @@
  * or HTTPS port gets, on `<vip>_<port>` (or `0.0.0.0_<port>` without a VIP), one filter chain per
  * VirtualService `tls` route matching its `sniHosts` and else one matching the service's host as SNI,
  * with tls_inspector to read the SNI. A MONGO or REDIS port's chain carries the Mongo or Redis proxy
- * (PILOT_ENABLE_MONGO_FILTER, PILOT_ENABLE_REDIS_FILTER; see protocolFilters).
+ * (PILOT_ENABLE_MONGO_FILTER, PILOT_ENABLE_REDIS_FILTER; see protocolFilters). A tcp_proxy to a service whose
+ * DestinationRule hashes on the source IP carries that hash policy (istiod's maybeSetHashPolicy; route-hash.ts).
  */
 import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import type { VirtualServiceSpec } from '../../../crds/index.js';
 import { any, outboundClusterName } from '../grpc/envoy.js';
+import { tcpSourceIpHashPolicy } from './route-hash.js';
 import { ENVOY, provenance } from './sidecar-names.js';
 
 type RouteDestination = NonNullable<NonNullable<VirtualServiceSpec['tcp']>[number]['route']>[number];
@@ -65,8 +67,20 @@ export function protocolFilters(protocol: ServicePort['protocol'], tcpProxy: Rec
   return [tcpProxy];
 }
 
+/**
+ * The source-IP hash of a tcp_proxy to route destinations (istiod's buildOutboundNetworkFilters): the rule of
+ * the first destination's service, with its subset when it is the only destination.
+ */
+export function routeSourceIpHash(ctx: PushContext, proxy: Proxy, vs: Config, dests: readonly RouteDestination[]): Record<string, unknown> {
+  const first = dests[0];
+  if (!first) return {};
+  const svc = ctx.service(resolveShortName(first.destination.host, vs.metadata.namespace, ctx.domain));
+  const hashPolicy = svc ? tcpSourceIpHashPolicy(ctx, proxy, svc.hostname, dests.length === 1 ? (first.destination.subset ?? '') : '') : undefined;
+  return hashPolicy ? { hashPolicy } : {};
+}
+
 /** tcp_proxy to the route's destinations (one cluster, or weighted clusters). */
-function tcpProxyTo(ctx: PushContext, vs: Config, dests: readonly RouteDestination[], port: number, statPrefix: string): Record<string, unknown> | undefined {
+function tcpProxyTo(ctx: PushContext, proxy: Proxy, vs: Config, dests: readonly RouteDestination[], port: number, statPrefix: string): Record<string, unknown> | undefined {
   const clusters = dests
     .map((d) => {
       const host = resolveShortName(d.destination.host, vs.metadata.namespace, ctx.domain);
@@ -77,12 +91,13 @@ function tcpProxyTo(ctx: PushContext, vs: Config, dests: readonly RouteDestinati
     .filter((c) => c.weight > 0);
   if (clusters.length === 0) return undefined;
   const config = clusters.length === 1 ? { statPrefix, cluster: clusters[0]!.name } : { statPrefix, weightedClusters: { clusters } };
-  return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, config) };
+  return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { ...config, ...routeSourceIpHash(ctx, proxy, vs, dests) }) };
 }
 
-function plainTcpProxy(svc: Service, port: number): Record<string, unknown> {
+function plainTcpProxy(ctx: PushContext, proxy: Proxy, svc: Service, port: number): Record<string, unknown> {
   const cluster = outboundClusterName(port, '', svc.hostname);
-  return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: cluster, cluster }) };
+  const hashPolicy = tcpSourceIpHashPolicy(ctx, proxy, svc.hostname, '');
+  return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: cluster, cluster, ...(hashPolicy ? { hashPolicy } : {}) }) };
 }
 
 /**
@@ -96,12 +111,12 @@ export function tcpChain(ctx: PushContext, proxy: Proxy, svc: Service, port: num
   for (const r of spec?.tcp ?? []) {
     const matches = r.match && r.match.length > 0 ? r.match : [{}];
     if (!matches.some((m) => l4Applies(m, proxy, port))) continue;
-    const filter = tcpProxyTo(ctx, vs!, r.route ?? [], port, outboundClusterName(port, '', svc.hostname));
+    const filter = tcpProxyTo(ctx, proxy, vs!, r.route ?? [], port, outboundClusterName(port, '', svc.hostname));
     if (!filter) continue;
     const meta = provenance([vs]);
     return { name: `${name}-tcp`, filters: protocolFilters(protocol, filter, opts), ...(meta ? { metadata: meta } : {}) };
   }
-  return { name: `${name}-tcp`, filters: protocolFilters(protocol, plainTcpProxy(svc, port), opts) };
+  return { name: `${name}-tcp`, filters: protocolFilters(protocol, plainTcpProxy(ctx, proxy, svc, port), opts) };
 }
 
 /** The SNI filter chains of a TLS service port: one per applicable VirtualService `tls` route, then the service's own host. */
@@ -113,13 +128,13 @@ export function tlsChains(ctx: PushContext, proxy: Proxy, svc: Service, port: nu
   for (const [i, r] of (spec?.tls ?? []).entries()) {
     const sni = [...new Set(r.match.filter((m) => l4Applies(m, proxy, port)).flatMap((m) => m.sniHosts ?? []))].filter((h) => !claimed.has(h));
     if (sni.length === 0) continue;
-    const filter = tcpProxyTo(ctx, vs!, r.route ?? [], port, outboundClusterName(port, '', svc.hostname));
+    const filter = tcpProxyTo(ctx, proxy, vs!, r.route ?? [], port, outboundClusterName(port, '', svc.hostname));
     if (!filter) continue;
     for (const h of sni) claimed.add(h);
     const meta = provenance([vs]);
     chains.push({ name: `${svc.hostname}:${port}-tls-${i}`, filterChainMatch: { serverNames: sni }, filters: [filter], ...(meta ? { metadata: meta } : {}) });
   }
-  if (!claimed.has(svc.hostname)) chains.push({ name: `${svc.hostname}:${port}-tls`, filterChainMatch: { serverNames: [svc.hostname] }, filters: [plainTcpProxy(svc, port)] });
+  if (!claimed.has(svc.hostname)) chains.push({ name: `${svc.hostname}:${port}-tls`, filterChainMatch: { serverNames: [svc.hostname] }, filters: [plainTcpProxy(ctx, proxy, svc, port)] });
   return chains;
 }
 

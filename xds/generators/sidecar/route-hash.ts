@@ -1,0 +1,151 @@
+/**
+ * Consistent-hash keys on HTTP routes (istiod's route.go `ConsistentHashToHashPolicy`, `hashForService`,
+ * `HashForHTTPDestination`): a DestinationRule `loadBalancer.consistentHash` makes the cluster RING_HASH or
+ * MAGLEV (cluster-builder.ts), but Envoy hashes nothing unless the route that picks the cluster names the
+ * key, so the routes to that destination carry a `hashPolicy` too. Which hash applies: for a VirtualService
+ * destination the subset's port-level setting (when the destination names a port), then the subset's, then
+ * the rule's port-level setting (destination port named), then the rule's; for the default route of a
+ * service without a VirtualService the rule's port-level setting for the service port, then the rule's.
+ */
+import { createHash } from 'node:crypto';
+import { destinationRuleKey, destinationRuleSources, keyStringOf, type Config, type PushContext, type Proxy } from '../../../core/index.js';
+import type { ConsistentHashLB, DestinationRuleSpec, PortTrafficPolicy, TrafficPolicy } from '../../../crds/index.js';
+import { duration } from '../grpc/envoy.js';
+
+/** Records a rule a route read (hash or not: an edit may add one): its sources become dependencies of what was built. */
+function readRule(ctx: PushContext, proxy: Proxy, host: string, deps: Set<string>): Config | undefined {
+  const rule = ctx.destinationRule(host, proxy);
+  if (rule) for (const s of destinationRuleSources(rule)) deps.add(s);
+  return rule;
+}
+
+/**
+ * Envoy's RouteAction.HashPolicy for a consistent hash (istiod's ConsistentHashToHashPolicy), or undefined
+ * when the hash names no key (ring options alone).
+ */
+export function consistentHashToHashPolicy(ch: ConsistentHashLB | undefined): Record<string, unknown> | undefined {
+  if (!ch) return undefined;
+  if (ch.httpHeaderName !== undefined) return { header: { headerName: ch.httpHeaderName } };
+  if (ch.httpCookie !== undefined) {
+    const c = ch.httpCookie;
+    const cookie: Record<string, unknown> = { name: c.name };
+    if (c.ttl !== undefined) cookie['ttl'] = duration(c.ttl);
+    if (c.path) cookie['path'] = c.path;
+    if (c.attributes && c.attributes.length > 0) cookie['attributes'] = c.attributes.map((a) => (a.value ? { name: a.name, value: a.value } : { name: a.name }));
+    return { cookie };
+  }
+  // NOTE: as istiod, `useSourceIp: false` still names the key (Go's oneof is set), with sourceIp false.
+  if (ch.useSourceIp !== undefined) return { connectionProperties: { sourceIp: ch.useSourceIp } };
+  if (ch.httpQueryParameterName !== undefined) return { queryParameter: { name: ch.httpQueryParameterName } };
+  return undefined;
+}
+
+function portHash(policies: readonly PortTrafficPolicy[] | undefined, port: number | undefined): ConsistentHashLB | undefined {
+  if (port === undefined) return undefined;
+  return policies?.find((p) => p.port?.number === port)?.loadBalancer?.consistentHash;
+}
+
+/**
+ * The consistent hash of a VirtualService destination (istiod's HashForHTTPDestination): `host` resolved,
+ * `port` the destination's own `port.number` (undefined when it names none: port-level settings then do not apply).
+ */
+export function hashForDestination(ctx: PushContext, proxy: Proxy, host: string, subset: string | undefined, port: number | undefined, deps: Set<string>): ConsistentHashLB | undefined {
+  const rule = readRule(ctx, proxy, host, deps);
+  if (!rule) return undefined;
+  const spec = rule.spec as unknown as DestinationRuleSpec;
+  const tp: TrafficPolicy | undefined = spec.trafficPolicy;
+  const sub = spec.subsets?.find((s) => s.name === (subset ?? ''));
+  return (
+    portHash(sub?.trafficPolicy?.portLevelSettings, port) ??
+    sub?.trafficPolicy?.loadBalancer?.consistentHash ??
+    portHash(tp?.portLevelSettings, port) ??
+    tp?.loadBalancer?.consistentHash
+  );
+}
+
+/**
+ * The consistent hash of the default route of service `host` on `port` (istiod's hashForService): the
+ * first port-level setting for the port when it has one, else the rule's.
+ */
+export function hashForService(ctx: PushContext, proxy: Proxy, host: string, port: number, deps: Set<string>): ConsistentHashLB | undefined {
+  const rule = readRule(ctx, proxy, host, deps);
+  if (!rule) return undefined;
+  const tp = (rule.spec as unknown as DestinationRuleSpec).trafficPolicy;
+  return portHash(tp?.portLevelSettings, port) ?? tp?.loadBalancer?.consistentHash;
+}
+
+/**
+ * istiod's DefaultConsistentHashPolicy and ConvertPolicy(_, true): a retry policy for a route with a hash
+ * policy, without the `previous_hosts` retry host predicate (a retry should reach the same host).
+ */
+export function withoutPreviousHosts(policy: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...policy };
+  delete out['retryHostPredicate'];
+  return out;
+}
+
+const ruleDigests = new WeakMap<PushContext, string>();
+
+/**
+ * A cache-key part naming every DestinationRule of the context (a digest; '' when none). A virtual host
+ * whose routes read rules for several destinations (a VirtualService's) changes its key when a rule appears
+ * or goes, as one may start or stop applying to a destination; an edit of a rule it read clears it through
+ * the rule's dependency.
+ */
+export function destinationRulesKey(ctx: PushContext): string {
+  let d = ruleDigests.get(ctx);
+  if (d === undefined) {
+    const keys = ctx.configs.byIndex('kind', 'DestinationRule').map((c) => keyStringOf(c)).sort();
+    d = keys.length === 0 ? '' : createHash('sha256').update(keys.join('\n')).digest('base64url');
+    ruleDigests.set(ctx, d);
+  }
+  return d;
+}
+
+/** The cache-key part of the rule the default route of `host` reads for a proxy (`-` when none). */
+export function serviceRuleKey(ctx: PushContext, proxy: Proxy, host: string): string {
+  const rule = ctx.destinationRule(host, proxy);
+  return rule ? destinationRuleKey(rule) : '-';
+}
+
+/**
+ * istiod's maybeSetHashPolicy for tcp_proxy: `[{ sourceIp: {} }]` when the rule of `host` hashes on the
+ * source IP, read from the rule's own load balancer unless subset `subset` has one (then the subset's
+ * `useSourceIp`; a subset load balancer without a consistent hash turns it off). Port-level settings do not
+ * count (as istiod). Every rule read is a dependency.
+ */
+export function tcpSourceIpHashPolicy(ctx: PushContext, proxy: Proxy, host: string, subset: string, deps?: Set<string>): Record<string, unknown>[] | undefined {
+  const rule = deps ? readRule(ctx, proxy, host, deps) : ctx.destinationRule(host, proxy);
+  if (!rule) return undefined;
+  const spec = rule.spec as unknown as DestinationRuleSpec;
+  let useSourceIp = spec.trafficPolicy?.loadBalancer?.consistentHash?.useSourceIp === true;
+  const sub = spec.subsets?.find((s) => s.name === subset);
+  const lb = sub?.trafficPolicy?.loadBalancer;
+  if (lb) useSourceIp = lb.consistentHash?.useSourceIp === true;
+  return useSourceIp ? [{ sourceIp: {} }] : undefined;
+}
+
+const sourceIpRules = new WeakMap<PushContext, string>();
+
+/**
+ * A cache-key part for what tcp_proxy hash policies may read ('' when no DestinationRule of the context
+ * hashes on the source IP anywhere, then no listener carries one): the rules that do, and a digest of every
+ * rule's identity (a rule that starts or stops applying to a host changes it).
+ */
+export function sourceIpRulesKey(ctx: PushContext): string {
+  let d = sourceIpRules.get(ctx);
+  if (d === undefined) {
+    const uses = (tp: TrafficPolicy | undefined): boolean => tp?.loadBalancer?.consistentHash?.useSourceIp === true;
+    const withIp = ctx.configs
+      .byIndex('kind', 'DestinationRule')
+      .filter((c) => {
+        const spec = c.spec as unknown as DestinationRuleSpec;
+        return uses(spec.trafficPolicy) || (spec.subsets ?? []).some((s) => uses(s.trafficPolicy));
+      })
+      .map((c) => keyStringOf(c))
+      .sort();
+    d = withIp.length === 0 ? '' : `${withIp.join(',')}|${destinationRulesKey(ctx)}`;
+    sourceIpRules.set(ctx, d);
+  }
+  return d;
+}
