@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './child-process.js';
+import { freePorts } from './child-process.js';
 import { waitFor } from './wait-for.js';
 
 const LAUNCHER = fileURLToPath(new URL('../../../bin/pilot-discovery', import.meta.url));
@@ -50,10 +50,20 @@ function accepts(port: number): Promise<boolean> {
 
 /** Starts meshd and waits until it is ready; throws with its output when it exits first. */
 export async function spawnMeshd(o: SpawnMeshdOptions): Promise<MeshdChild> {
-  const ports: MeshdPorts = {
-    grpc: await freePort(), http: await freePort(), monitoring: await freePort(), ctrlz: await freePort(),
-    ...(o.secure ? { secureGrpc: await freePort(), https: await freePort() } : {}),
-  };
+  // NOTE: the ports are free when chosen, not when meshd binds them: another process (an outgoing connection's
+  // ephemeral port) may take one meanwhile. meshd then exits naming the address; start again on new ports.
+  for (let attempt = 1; ; attempt++) {
+    const [grpc, http, monitoring, ctrlz, secureGrpc, https] = await freePorts(o.secure ? 6 : 4);
+    const ports: MeshdPorts = { grpc: grpc!, http: http!, monitoring: monitoring!, ctrlz: ctrlz!, ...(o.secure ? { secureGrpc: secureGrpc!, https: https! } : {}) };
+    try {
+      return await startMeshd(o, ports);
+    } catch (e) {
+      if (attempt >= 3 || !(e instanceof Error) || !e.message.includes('address already in use')) throw e;
+    }
+  }
+}
+
+async function startMeshd(o: SpawnMeshdOptions, ports: MeshdPorts): Promise<MeshdChild> {
   const child = spawn(
     process.execPath,
     [
