@@ -5,7 +5,7 @@ import { TYPE_URL } from '../../server/contracts.js';
 import { checkConsistency } from './consistency-checker.js';
 import { conflictRecorderFrom } from './conflict-recorder.js';
 import { buildSidecarResources } from './sidecar-generator.js';
-import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode, SIDECAR_MESH, LEGACY_SNIFFED_SERVICE } from './testing/sidecar-mesh.js';
+import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode, SIDECAR_MESH, LEGACY_SNIFFED_SERVICE, PP_GRPC_ON_9080 } from './testing/sidecar-mesh.js';
 
 // A service whose port has no protocol (sniffed), with a VirtualService, and the productpage sidecar as one of its endpoints.
 const SNIFFED = `${SIDECAR_MESH}
@@ -121,17 +121,7 @@ spec:
   ports: [{ number: 5432, name: tcp, protocol: TCP }]
   resolution: STATIC
 ---
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: pp-grpc, namespace: default }
-spec:
-  hosts: [pp-grpc.default.svc.cluster.local]
-  addresses: [10.96.0.21]
-  location: MESH_INTERNAL
-  ports: [{ number: 9081, name: grpc, protocol: GRPC, targetPort: 9080 }]
-  resolution: STATIC
-  workloadSelector: { labels: { app: productpage } }
-`;
+${PP_GRPC_ON_9080}`;
 
 describe('listener conflict metrics (pilot_conflict_*)', () => {
   it('given two TCP services on one VIP and port and two protocols on one inbound port should count each once, and clear on a snapshot without them', async () => {

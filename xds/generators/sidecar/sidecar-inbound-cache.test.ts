@@ -8,7 +8,7 @@ import { configEvent, configsFromYaml } from '../testing/model-fixtures.js';
 import { conflictRecorderFrom } from './conflict-recorder.js';
 import { SidecarGenerator } from './sidecar-generator.js';
 import { ENVOY, VIRTUAL_INBOUND } from './sidecar-names.js';
-import { sidecarModel, sidecarNode, SIDECAR_MESH } from './testing/sidecar-mesh.js';
+import { PP_GRPC_ON_9080, sidecarModel, sidecarNode, SIDECAR_MESH } from './testing/sidecar-mesh.js';
 
 /** A second productpage pod: one workload, two proxies. */
 const SECOND_POD = `
@@ -16,20 +16,6 @@ apiVersion: networking.mesh.io/v1
 kind: WorkloadEntry
 metadata: { name: productpage-2, namespace: default }
 spec: { address: 10.0.0.2, labels: { app: productpage, security.mesh.io/tlsMode: mesh }, serviceAccount: productpage }
-`;
-
-/** A GRPC service on productpage's target port 9080: an inbound conflict with its HTTP port (pilot_conflict_inbound_listener). */
-const GRPC_ON_9080 = `
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: pp-grpc, namespace: default }
-spec:
-  hosts: [pp-grpc.default.svc.cluster.local]
-  addresses: [10.96.0.21]
-  location: MESH_INTERNAL
-  ports: [{ number: 9081, name: grpc, protocol: GRPC, targetPort: 9080 }]
-  resolution: STATIC
-  workloadSelector: { labels: { app: productpage } }
 `;
 
 function proxyOf(ip: string, labels: Record<string, string> = { app: 'productpage' }): Proxy {
@@ -69,7 +55,7 @@ describe('virtualInbound through the cache (sidecar-inbound-cache.ts)', function
     const cache = new XdsCache({ maxSize: 10_000 });
     const cached = new SidecarGenerator({ sendUnhealthyEndpoints: false, enableCache: true, cache, conflicts });
     const plain = new SidecarGenerator({ sendUnhealthyEndpoints: false });
-    const push = proxyRequestPush(sidecarModel(`${SIDECAR_MESH}\n---\n${SECOND_POD}\n---\n${GRPC_ON_9080}`).snapshot);
+    const push = proxyRequestPush(sidecarModel(`${SIDECAR_MESH}\n---\n${SECOND_POD}\n---\n${PP_GRPC_ON_9080}`).snapshot);
     const [a, b] = [proxyOf('10.0.0.1'), proxyOf('10.0.0.2')];
     const gotA = await virtualInbound(cached, a, push);
     const gotB = await virtualInbound(cached, b, push);

@@ -181,6 +181,19 @@ export function sidecarAt(model: MeshModel, node = sidecarNode()): { proxy: Prox
 }
 
 /** A service of one port with no protocol (sniffed) and a VIP, whose endpoint is the productpage sidecar. */
+/** A GRPC service on productpage's target port 9080: an inbound conflict with its HTTP port (pilot_conflict_inbound_listener). */
+export const PP_GRPC_ON_9080 = `apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: pp-grpc, namespace: default }
+spec:
+  hosts: [pp-grpc.default.svc.cluster.local]
+  addresses: [10.96.0.21]
+  location: MESH_INTERNAL
+  ports: [{ number: 9081, name: grpc, protocol: GRPC, targetPort: 9080 }]
+  resolution: STATIC
+  workloadSelector: { labels: { app: productpage } }
+`;
+
 export const LEGACY_SNIFFED_SERVICE = `apiVersion: networking.mesh.io/v1
 kind: ServiceEntry
 metadata: { name: legacy, namespace: default }
