@@ -14,6 +14,9 @@ import { duration } from '../grpc/envoy.js';
 
 /** Records a rule a route read (hash or not: an edit may add one): its sources become dependencies of what was built. */
 function readRule(ctx: PushContext, proxy: Proxy, host: string, deps: Set<string>): Config | undefined {
+  // NOTE: while no rule sets a consistent hash no route can carry one: read none (destinationRulesKey is '' then,
+  // and becomes a digest, changing every key that reads rules, as soon as one does).
+  if (destinationRulesKey(ctx) === '') return undefined;
   const rule = ctx.destinationRule(host, proxy);
   if (rule) for (const s of destinationRuleSources(rule)) deps.add(s);
   return rule;
@@ -86,8 +89,14 @@ export function withoutPreviousHosts(policy: Record<string, unknown>): Record<st
 
 const ruleDigests = new WeakMap<PushContext, string>();
 
+/** Whether a traffic policy, or one of its port-level settings, sets a consistent hash. */
+function hashes(tp: TrafficPolicy | undefined): boolean {
+  return tp?.loadBalancer?.consistentHash !== undefined || (tp?.portLevelSettings ?? []).some((p) => p.loadBalancer?.consistentHash !== undefined);
+}
+
 /**
- * A cache-key part naming every DestinationRule of the context (a digest; '' when none). A virtual host
+ * A cache-key part naming every DestinationRule of the context (a digest), or '' when no rule sets a
+ * consistent hash anywhere: then no route carries a hash policy and routes read no rule at all. A virtual host
  * whose routes read rules for several destinations (a VirtualService's) changes its key when a rule appears
  * or goes, as one may start or stop applying to a destination; an edit of a rule it read clears it through
  * the rule's dependency.
@@ -95,16 +104,20 @@ const ruleDigests = new WeakMap<PushContext, string>();
 export function destinationRulesKey(ctx: PushContext): string {
   let d = ruleDigests.get(ctx);
   if (d === undefined) {
-    const keys = ctx.configs.byIndex('kind', 'DestinationRule').map((c) => keyStringOf(c)).sort();
-    d = keys.length === 0 ? '' : createHash('sha256').update(keys.join('\n')).digest('base64url');
+    const rules = ctx.configs.byIndex('kind', 'DestinationRule');
+    const anyHash = rules.some((c) => {
+      const spec = c.spec as unknown as DestinationRuleSpec;
+      return hashes(spec.trafficPolicy) || (spec.subsets ?? []).some((s) => hashes(s.trafficPolicy));
+    });
+    d = anyHash ? createHash('sha256').update(rules.map((c) => keyStringOf(c)).sort().join('\n')).digest('base64url') : '';
     ruleDigests.set(ctx, d);
   }
   return d;
 }
 
-/** The cache-key part of the rule the default route of `host` reads for a proxy (`-` when none). */
+/** The cache-key part of the rule the default route of `host` reads for a proxy (`-` when none, or when no rule hashes). */
 export function serviceRuleKey(ctx: PushContext, proxy: Proxy, host: string): string {
-  const rule = ctx.destinationRule(host, proxy);
+  const rule = destinationRulesKey(ctx) === '' ? undefined : ctx.destinationRule(host, proxy);
   return rule ? destinationRuleKey(rule) : '-';
 }
 
