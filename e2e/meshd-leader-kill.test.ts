@@ -193,7 +193,11 @@ describe('e2e: kill -9 of the status-writing meshd leader during status writes',
     // Every PATCH the API server took changed something the watch saw (a no-op rewrite would be counted but not seen).
     const patchesAfter = statusPatchCounts(await client.requestText('GET', '/metrics'));
     const delta = (code: string): number => (patchesAfter.get(code) ?? 0) - (patchesBefore.get(code) ?? 0);
-    assert.equal(delta('200'), seen.length, 'successful status PATCHes must equal the status changes watched');
+    // NOTE: the one PATCH in flight when the leader was killed (PILOT_STATUS_QPS=4, burst 1) may be applied while its
+    // response never reaches the killed client: the API server then counts it under another code, or not at all
+    // (CI saw 128 successful PATCHes for 129 watched changes once). Every other watched change is a counted 200.
+    assert.ok(delta('200') <= seen.length, `successful status PATCHes (${delta('200')}) must each be a status change watched (${seen.length})`);
+    assert.ok(seen.length - delta('200') <= 1, `status changes watched (${seen.length}) beyond the successful PATCHes (${delta('200')}): at most the one in flight at the kill`);
     assert.ok(writtenAtKill < OBJECTS, 'the kill must come while writes were still pending');
     const afterKill = seen.filter((w) => w.at > killedAt);
     assert.ok(afterKill.length > 0, 'the new leader must have written');
