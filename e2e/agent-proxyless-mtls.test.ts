@@ -107,6 +107,14 @@ describe('e2e: proxyless gRPC mTLS with pilot-agent (grpc-agent mode: bootstrap 
     await apply(`${net}/destinationrules`, { apiVersion: 'networking.mesh.io/v1', kind: 'DestinationRule', metadata: { name: 'echo' }, spec: { host, trafficPolicy: { tls: { mode: 'MESH_MUTUAL' } } } });
     await apply(`/apis/security.mesh.io/v1/namespaces/${ns}/peerauthentications`, { apiVersion: 'security.mesh.io/v1', kind: 'PeerAuthentication', metadata: { name: 'default' }, spec: { mtls: { mode: 'STRICT' } } });
 
+    // NOTE: meshd's watches may be throttled (429) and retried, so it can see the config a second late. A
+    // grpc-js-xds 1.14.1 XdsServer whose listener goes from plaintext (PERMISSIVE) to mTLS throws an uncaught
+    // TypeError in its listener comparison (server-listener.js), so the server starts after meshd holds all four.
+    await until(async () => {
+      const held = await meshd.debug<{ kind: string; metadata: { namespace: string } }[]>('/debug/configz');
+      return held.filter((c) => c.metadata.namespace === ns).length === 4;
+    }, 'meshd holding the ServiceEntry, WorkloadEntry, DestinationRule and PeerAuthentication', 60_000);
+
     const serverAgent = await startAgent('echo', 'echo-1', '127.0.0.1');
     const clientAgent = await startAgent('client', 'client-1', '127.0.0.2');
     const serverBootstrap = await bootstrapOf(serverAgent);

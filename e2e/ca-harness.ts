@@ -62,6 +62,11 @@ export class SecureMeshd {
     });
   }
 
+  /** GET a debug path of the plain HTTP port as JSON. */
+  async debug<T>(path: string): Promise<T> {
+    return (await (await fetch(`http://127.0.0.1:${this.ports.http}${path}`)).json()) as T;
+  }
+
   /** The value of an unlabelled counter or gauge on /metrics (0 when absent). */
   async metric(name: string): Promise<number> {
     const text = await (await fetch(`http://127.0.0.1:${this.ports.monitoring}/metrics`)).text();
