@@ -194,3 +194,8 @@ export const DURATION_PATTERN = '^([0-9]+(\\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$';
 export function duration(options?: CommonOptions): StringNode {
   return { type: 'string', pattern: DURATION_PATTERN, 'x-mesh-check': 'duration', ...options };
 }
+
+/** The same text with no minimum: Istio's fields marked `duration-validation:none` (`0s` allowed). */
+export function anyDuration(options?: CommonOptions): StringNode {
+  return { type: 'string', pattern: DURATION_PATTERN, ...options };
+}

@@ -1,16 +1,16 @@
-import { arr, atMostOneOf, bool, duration, enumOf, int, map, num, obj, str, uint32 } from '../../schema/builders.js';
+import { anyDuration, arr, atMostOneOf, bool, enumOf, int, map, num, obj, str, uint32 } from '../../schema/builders.js';
 import { connectionPoolSettings } from '../shared/connection-pool.js';
 import { portSelector } from '../shared/port-selector.js';
 import { celDuration } from '../shared/istio-cel.js';
 import { clientTlsSettings } from '../shared/server-tls.js';
 import { workloadSelector } from '../shared/workload-selector.js';
 
-/** Istio's LoadBalancerSettings.ConsistentHashLB: exactly one hash key plus ring options. */
+/** Istio's LoadBalancerSettings.ConsistentHashLB: at most one hash key (none: the ring balances, routes hash nothing) plus ring options. */
 export const consistentHashLb = obj(
   {
     httpHeaderName: str(),
     // NOTE: Istio's CRD has no 1ms rule on the cookie ttl (0s means a session cookie).
-    httpCookie: obj({ name: str(), path: str(), ttl: duration(), attributes: arr(obj({ name: str(), value: str() }, ['name'])) }, ['name']),
+    httpCookie: obj({ name: str(), path: str(), ttl: anyDuration(), attributes: arr(obj({ name: str(), value: str() }, ['name'])) }, ['name']),
     useSourceIp: bool(),
     httpQueryParameterName: str(),
     ringHash: obj({ minimumRingSize: int({ minimum: 0 }) }),

@@ -67,6 +67,7 @@ export const httpRetry = obj({
   perTryTimeout: celDuration(),
   retryOn: str(),
   retryRemoteLocalities: bool({ nullable: true }),
+  retryIgnorePreviousHosts: bool({ nullable: true }),
   backoff: celDuration(),
 });
 

@@ -87,3 +87,23 @@ describe('DestinationRule consistent hash cookie attributes (as Istio validateLo
     it(c.name, () => assert.deepEqual(issuesOf(dr(c.spec)).errors, c.errors));
   }
 });
+
+describe('DestinationRule consistent hash keys and algorithms (as Istio validateLoadBalancer and its CRD)', () => {
+  const hash = (consistentHash: Record<string, unknown>): Record<string, unknown> => ({ trafficPolicy: { loadBalancer: { consistentHash } } });
+  const at = 'spec.trafficPolicy.loadBalancer.consistentHash';
+  const cases: { name: string; spec: Record<string, unknown>; errors: string[] }[] = [
+    { name: 'given no hash key (a ring size only) should accept it', spec: hash({ ringHash: { minimumRingSize: 64 } }), errors: [] },
+    { name: 'given an empty consistentHash should accept it', spec: hash({}), errors: [] },
+    { name: 'given useSourceIp false should accept it', spec: hash({ useSourceIp: false }), errors: [] },
+    { name: 'given a cookie ttl of 0s (a session cookie) should accept it', spec: hash({ httpCookie: { name: 'sticky', ttl: '0s' } }), errors: [] },
+    { name: 'given a cookie with an empty name should refuse it', spec: hash({ httpCookie: { name: '' } }), errors: [`${at}.httpCookie: name required for HttpCookie`] },
+    { name: 'given a prime maglev table size should accept it', spec: hash({ httpHeaderName: 'x-user', maglev: { tableSize: 65537 } }), errors: [] },
+    { name: 'given maglev without a table size should refuse it', spec: hash({ maglev: {} }), errors: [`${at}.maglev.tableSize: tableSize must be set for maglev`] },
+    { name: 'given a maglev table size that is not prime should refuse it', spec: hash({ maglev: { tableSize: 1000 } }), errors: [`${at}.maglev.tableSize: tableSize must be a prime number for maglev (got 1000)`] },
+    { name: 'given a maglev table size of 5000011 or more should refuse it', spec: hash({ maglev: { tableSize: 5000011 } }), errors: [`${at}.maglev.tableSize: tableSize must be less than 5000011 for maglev`] },
+    { name: 'given two hash keys should refuse them (the CRD allows at most one)', spec: hash({ httpHeaderName: 'x', useSourceIp: true }), errors: [`${at}: only one of httpHeaderName, httpCookie, useSourceIp or httpQueryParameterName may be set`] },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.deepEqual(issuesOf(dr(c.spec)).errors, c.errors));
+  }
+});

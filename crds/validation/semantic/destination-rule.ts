@@ -11,6 +11,14 @@ import { childPath, type IssueCollector } from '../issue.js';
 import { checkDns1123Label, checkPort, checkWildcardDomain } from '../values.js';
 import { checkExportToField, checkMatchLabels, report } from './common.js';
 
+/** Whether a Maglev table size is prime (as Envoy's and Istio's check: 1, 2 and 3 count as prime). */
+function isPrime(n: number): boolean {
+  if (n > 0 && n < 4) return true;
+  if (n % 2 === 0) return false;
+  for (let f = 3; f * f <= n; f += 2) if (n % f === 0) return false;
+  return true;
+}
+
 function checkLoadBalancer(lb: LoadBalancerSettings, path: string, issues: IssueCollector): void {
   if (lb.simple !== undefined && lb.consistentHash !== undefined) {
     issues.error(path, 'only one of simple or consistentHash may be set');
@@ -18,10 +26,11 @@ function checkLoadBalancer(lb: LoadBalancerSettings, path: string, issues: Issue
   const hash = lb.consistentHash;
   if (hash) {
     const at = childPath(path, 'consistentHash');
-    const keys = [hash.httpHeaderName, hash.httpCookie, hash.useSourceIp === true ? true : undefined, hash.httpQueryParameterName];
-    if (keys.filter((k) => k !== undefined).length !== 1) {
-      issues.error(at, 'consistentHash must set exactly one of httpHeaderName, httpCookie, useSourceIp or httpQueryParameterName');
-    }
+    // NOTE: as Istio, no hash key is required (the schema allows at most one): `{ ringHash: ... }` alone makes a
+    // ring-hash cluster whose routes set no hash policy, and `useSourceIp: false` is a key whose value is false.
+    const keys = [hash.httpHeaderName, hash.httpCookie, hash.useSourceIp, hash.httpQueryParameterName].filter((k) => k !== undefined);
+    if (keys.length > 1) issues.error(at, 'only one of httpHeaderName, httpCookie, useSourceIp or httpQueryParameterName may be set');
+    if (hash.httpCookie && (hash.httpCookie.name ?? '') === '') issues.error(childPath(at, 'httpCookie'), 'name required for HttpCookie');
     // NOTE: as Istio's validateLoadBalancer: cookie attribute names are set and unique (Envoy sends them as given).
     const seen = new Set<string>();
     hash.httpCookie?.attributes?.forEach((a, i) => {
@@ -35,6 +44,13 @@ function checkLoadBalancer(lb: LoadBalancerSettings, path: string, issues: Issue
     }
     const ring = [hash.ringHash, hash.maglev, hash.minimumRingSize].filter((k) => k !== undefined).length;
     if (ring > 1) issues.error(at, 'only one of ringHash, maglev or minimumRingSize may be set');
+    if (hash.maglev) {
+      const size = hash.maglev.tableSize ?? 0;
+      const sizeAt = childPath(childPath(at, 'maglev'), 'tableSize');
+      if (size === 0) issues.error(sizeAt, 'tableSize must be set for maglev');
+      else if (size >= 5000011) issues.error(sizeAt, 'tableSize must be less than 5000011 for maglev');
+      else if (!isPrime(size)) issues.error(sizeAt, `tableSize must be a prime number for maglev (got ${size})`);
+    }
   }
   const locality = lb.localityLbSetting;
   if (locality) {

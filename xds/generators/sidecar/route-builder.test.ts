@@ -1,6 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- assertions walk built Envoy objects */
 import assert from 'node:assert/strict';
+import { encode } from '../../protos/codec.js';
+import { validate } from '../../protos/validate.js';
 import { buildSidecarRouteConfiguration, serviceDomains } from './route-builder.js';
+import { ENVOY } from './sidecar-names.js';
 import { sidecarAt, sidecarModel, SIDECAR_MESH } from './testing/sidecar-mesh.js';
 
 const REVIEWS = 'reviews.default.svc.cluster.local';
@@ -126,6 +129,16 @@ describe('sidecar route builder', () => {
         assert.deepEqual(rs[0].route.requestMirrorPolicies, [{ cluster: `outbound|9080|v2|${REVIEWS}`, runtimeFraction: { defaultValue: { numerator: 250000, denominator: 'MILLION' } }, traceSampled: { value: false } }]),
     },
     {
+      name: 'given retryRemoteLocalities should add the previous-priorities plugin as istiod (update frequency 2), which Envoy requires configured',
+      http: `  - retries: { attempts: 2, retryRemoteLocalities: true }
+    route: [{ destination: { host: reviews } }]`,
+      check: (rs) =>
+        assert.deepEqual(rs[0].route.retryPolicy.retryPriority, {
+          name: 'envoy.retry_priorities.previous_priorities',
+          typedConfig: { '@type': 'type.googleapis.com/envoy.extensions.retry.priority.previous_priorities.v3.PreviousPrioritiesConfig', updateFrequency: 2 },
+        }),
+    },
+    {
       name: 'given retries with zero attempts should send no retry policy',
       http: `  - retries: { attempts: 0 }
     route: [{ destination: { host: reviews } }]`,
@@ -159,7 +172,14 @@ describe('sidecar route builder', () => {
       check: (rs) => assert.equal(rs.length, 1),
     },
   ];
-  for (const c of routeCases) it(c.name, () => c.check(vhost(routeConfig('9080', withRoutes(c.http)), `${REVIEWS}:9080`).routes));
+  for (const c of routeCases) {
+    it(c.name, () => {
+      const rc = routeConfig('9080', withRoutes(c.http));
+      // NOTE: every case's whole route configuration passes the Envoy protos' protoc-gen-validate rules.
+      assert.deepEqual(validate(ENVOY.route, encode(ENVOY.route, rc)), []);
+      c.check(vhost(rc, `${REVIEWS}:9080`).routes);
+    });
+  }
 
   it('given a delegate VirtualService should splice its routes in with matches merged under the root match', () => {
     const yaml = `${withRoutes(`  - match: [{ uri: { prefix: /api } }]

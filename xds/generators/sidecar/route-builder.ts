@@ -21,6 +21,12 @@ import type { RouteConfiguration } from '../../envoy-types/index.js';
 
 const ZERO = { seconds: 0, nanos: 0 };
 
+/** `retryRemoteLocalities`: Envoy's previous-priorities retry plugin, as istiod configures it (update frequency 2). */
+const PREVIOUS_PRIORITIES = {
+  name: 'envoy.retry_priorities.previous_priorities',
+  typedConfig: { '@type': 'type.googleapis.com/envoy.extensions.retry.priority.previous_priorities.v3.PreviousPrioritiesConfig', updateFrequency: 2 },
+};
+
 /** Istio's default retry policy (applied when a route sets no `retries`); current istiod lists no retriable status codes. */
 export function defaultRetryPolicy(): Record<string, unknown> {
   return {
@@ -232,7 +238,7 @@ function routeBody(b: Build, vs: Config, r: HTTPRoute): Record<string, unknown> 
         else delete rp['retriableStatusCodes'];
       }
       if (r.retries.perTryTimeout) rp['perTryTimeout'] = duration(r.retries.perTryTimeout);
-      if (r.retries.retryRemoteLocalities) rp['retryPriority'] = { name: 'envoy.retry_priorities.previous_priorities' };
+      if (r.retries.retryRemoteLocalities) rp['retryPriority'] = PREVIOUS_PRIORITIES;
       if (r.retries.backoff) rp['retryBackOff'] = { baseInterval: duration(r.retries.backoff) };
       action['retryPolicy'] = rp;
     }
@@ -241,7 +247,12 @@ function routeBody(b: Build, vs: Config, r: HTTPRoute): Record<string, unknown> 
   }
   const hash = routeHashPolicies(b, vs, dests);
   if (hash.policies.length > 0) action['hashPolicy'] = hash.policies;
-  if (hash.sticky && action['retryPolicy']) action['retryPolicy'] = withoutPreviousHosts(action['retryPolicy'] as Record<string, unknown>);
+  // NOTE: as istiod: a consistent hash drops the previous-hosts predicate (a retry goes to the same host),
+  // unless the route's retries say `retryIgnorePreviousHosts` themselves; `false` drops it always.
+  const ignorePrevious = (r.retries?.attempts ?? 0) > 0 ? r.retries?.retryIgnorePreviousHosts : undefined;
+  if (action['retryPolicy'] && (ignorePrevious === false || (hash.sticky && ignorePrevious !== true))) {
+    action['retryPolicy'] = withoutPreviousHosts(action['retryPolicy'] as Record<string, unknown>);
+  }
   const rw = r.rewrite;
   if (rw?.uri !== undefined) action['prefixRewrite'] = rw.uri;
   if (rw?.uriRegexRewrite?.match) action['regexRewrite'] = { pattern: { regex: rw.uriRegexRewrite.match }, substitution: rw.uriRegexRewrite.rewrite ?? '' };

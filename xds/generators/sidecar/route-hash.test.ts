@@ -86,6 +86,9 @@ describe('consistent hash on sidecar routes (istiod route.go)', () => {
     { name: 'given httpCookie with a name only should hash on a session cookie (no ttl, no path)', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { httpCookie: { name: sticky } } } }', want: [{ cookie: { name: 'sticky' } }] },
     { name: 'given useSourceIp should hash on the source address', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } }', want: [{ connectionProperties: { sourceIp: true } }] },
     { name: 'given httpQueryParameterName should hash on the query parameter', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { httpQueryParameterName: user } } }', want: [{ queryParameter: { name: 'user' } }] },
+    { name: 'given a ring hash without a key should set no hash policy (as istiod)', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { ringHash: { minimumRingSize: 64 } } } }', want: undefined },
+    { name: 'given useSourceIp false should name the source address with sourceIp false (as istiod)', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: false } } }', want: [{ connectionProperties: { sourceIp: false } }] },
+    { name: 'given a cookie ttl of 0s should send ttl 0 (Envoy: a session cookie)', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { httpCookie: { name: sticky, ttl: 0s } } } }', want: [{ cookie: { name: 'sticky', ttl: { seconds: 0, nanos: 0 } } }] },
     { name: 'given a simple load balancer should set no hash policy', dr: '  trafficPolicy: { loadBalancer: { simple: ROUND_ROBIN } }', want: undefined },
     { name: 'given no DestinationRule should set no hash policy', dr: undefined, want: undefined },
     {
@@ -117,29 +120,38 @@ describe('consistent hash on sidecar routes (istiod route.go)', () => {
   }
 
   const TOP = '  trafficPolicy:\n    loadBalancer: { consistentHash: { httpHeaderName: x-user } }\n    portLevelSettings: [{ port: { number: 8080 }, loadBalancer: { consistentHash: { httpCookie: { name: port-cookie } } } }]\n';
-  const routeCases: { name: string; dr: string | undefined; http: string; want: unknown; sticky: boolean; retries?: number }[] = [
-    { name: 'given one destination should hash on its rule\'s key and retry without previous_hosts', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: x-user } } }', http: '  - route: [{ destination: { host: shop } }]', want: [{ header: { headerName: 'x-user' } }], sticky: true },
-    { name: 'given one destination without a port should ignore port-level hashes (as istiod)', dr: TOP, http: '  - route: [{ destination: { host: shop } }]', want: [{ header: { headerName: 'x-user' } }], sticky: true },
-    { name: 'given one destination naming the port should take its port-level hash', dr: TOP, http: '  - route: [{ destination: { host: shop, port: { number: 8080 } } }]', want: [{ cookie: { name: 'port-cookie' } }], sticky: true },
-    { name: 'given a subset with a hash should take it over the rule\'s and its port-level one', dr: `${TOP}${SUBSETS}`, http: '  - route: [{ destination: { host: shop, subset: v2, port: { number: 8080 } } }]', want: [{ queryParameter: { name: 'session' } }], sticky: true },
-    { name: 'given a subset port-level hash for the destination port should take it over the subset\'s', dr: `${TOP}${SUBSETS}`, http: '  - route: [{ destination: { host: shop, subset: v3, port: { number: 8080 } } }]', want: [{ header: { headerName: 'x-v3-port' } }], sticky: true },
-    { name: 'given a subset without a hash should fall back to the rule\'s', dr: `${TOP}${SUBSETS}`, http: '  - route: [{ destination: { host: shop, subset: v1 } }]', want: [{ header: { headerName: 'x-user' } }], sticky: true },
+  const routeCases: { name: string; dr: string | undefined; http: string; want: unknown; previousHosts: boolean; retries?: number }[] = [
+    { name: 'given one destination should hash on its rule\'s key and retry without previous_hosts', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: x-user } } }', http: '  - route: [{ destination: { host: shop } }]', want: [{ header: { headerName: 'x-user' } }], previousHosts: false },
+    { name: 'given one destination without a port should ignore port-level hashes (as istiod)', dr: TOP, http: '  - route: [{ destination: { host: shop } }]', want: [{ header: { headerName: 'x-user' } }], previousHosts: false },
+    { name: 'given one destination naming the port should take its port-level hash', dr: TOP, http: '  - route: [{ destination: { host: shop, port: { number: 8080 } } }]', want: [{ cookie: { name: 'port-cookie' } }], previousHosts: false },
+    { name: 'given a subset with a hash should take it over the rule\'s and its port-level one', dr: `${TOP}${SUBSETS}`, http: '  - route: [{ destination: { host: shop, subset: v2, port: { number: 8080 } } }]', want: [{ queryParameter: { name: 'session' } }], previousHosts: false },
+    { name: 'given a subset port-level hash for the destination port should take it over the subset\'s', dr: `${TOP}${SUBSETS}`, http: '  - route: [{ destination: { host: shop, subset: v3, port: { number: 8080 } } }]', want: [{ header: { headerName: 'x-v3-port' } }], previousHosts: false },
+    { name: 'given a subset without a hash should fall back to the rule\'s', dr: `${TOP}${SUBSETS}`, http: '  - route: [{ destination: { host: shop, subset: v1 } }]', want: [{ header: { headerName: 'x-user' } }], previousHosts: false },
     {
       name: 'given weighted destinations should carry each one\'s hash in order and keep previous_hosts (as istiod)',
       dr: `  trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: x-user } } }\n${SUBSETS}`,
       http: '  - route:\n    - { destination: { host: shop, subset: v1 }, weight: 50 }\n    - { destination: { host: shop, subset: v2 }, weight: 50 }\n    - { destination: { host: shop, subset: v3 }, weight: 0 }',
       want: [{ header: { headerName: 'x-user' } }, { queryParameter: { name: 'session' } }],
-      sticky: false,
+      previousHosts: true,
     },
-    { name: 'given explicit retries should keep the attempts and leave out previous_hosts', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } }', http: '  - route: [{ destination: { host: shop } }]\n    retries: { attempts: 4, retryOn: 5xx }', want: [{ connectionProperties: { sourceIp: true } }], sticky: true, retries: 4 },
-    { name: 'given no consistent hash should set no hash policy and keep previous_hosts', dr: '  trafficPolicy: { loadBalancer: { simple: LEAST_REQUEST } }', http: '  - route: [{ destination: { host: shop } }]', want: undefined, sticky: false },
-    { name: 'given no DestinationRule should set no hash policy and keep previous_hosts', dr: undefined, http: '  - route: [{ destination: { host: shop } }]', want: undefined, sticky: false },
+    { name: 'given explicit retries should keep the attempts and leave out previous_hosts', dr: '  trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } }', http: '  - route: [{ destination: { host: shop } }]\n    retries: { attempts: 4, retryOn: 5xx }', want: [{ connectionProperties: { sourceIp: true } }], previousHosts: false, retries: 4 },
+    {
+      name: 'given retries with retryIgnorePreviousHosts true should keep previous_hosts despite the hash (as istiod)',
+      dr: '  trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: x-user } } }',
+      http: '  - route: [{ destination: { host: shop } }]\n    retries: { attempts: 3, retryIgnorePreviousHosts: true }',
+      want: [{ header: { headerName: 'x-user' } }],
+      previousHosts: true,
+      retries: 3,
+    },
+    { name: 'given retries with retryIgnorePreviousHosts false should leave out previous_hosts', dr: undefined, http: '  - route: [{ destination: { host: shop } }]\n    retries: { attempts: 3, retryIgnorePreviousHosts: false }', want: undefined, previousHosts: false, retries: 3 },
+    { name: 'given no consistent hash should set no hash policy and keep previous_hosts', dr: '  trafficPolicy: { loadBalancer: { simple: LEAST_REQUEST } }', http: '  - route: [{ destination: { host: shop } }]', want: undefined, previousHosts: true },
+    { name: 'given no DestinationRule should set no hash policy and keep previous_hosts', dr: undefined, http: '  - route: [{ destination: { host: shop } }]', want: undefined, previousHosts: true },
   ];
   for (const c of routeCases) {
     it(`${c.name} on the VirtualService route`, () => {
       const [r] = shopRoutes(mesh(c.dr, c.http));
       assert.deepEqual(r.route.hashPolicy, c.want);
-      assert.deepEqual(predicates(r), c.sticky ? undefined : [PREVIOUS_HOSTS]);
+      assert.deepEqual(predicates(r), c.previousHosts ? [PREVIOUS_HOSTS] : undefined);
       assert.equal(r.route.retryPolicy.numRetries.value, c.retries ?? 2);
       assert.equal(r.route.retryPolicy.hostSelectionRetryMaxAttempts, 5);
     });
