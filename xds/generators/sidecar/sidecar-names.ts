@@ -117,9 +117,24 @@ export function provenance(configs: readonly (Config | undefined)[], extra: Reco
   const fields: Record<string, unknown> = { ...extra };
   if (used.length > 0) {
     fields['config'] = configPath(used[0]!);
-    fields['sources'] = used.map((c) => `${c.kind}/${c.metadata.namespace}/${c.metadata.name}@${String((c.metadata as { generation?: number }).generation ?? 0)}`);
+    fields['sources'] = used.map(sourceName);
   }
   return { filterMetadata: { [MESH_METADATA]: struct(fields) } };
+}
+
+/**
+ * The provenance of a virtual host: only `sources`. Istio puts no metadata on virtual hosts, so its `config` path
+ * (which repeats the first source) is left out; each route under it still carries Istio's `config` and its sources.
+ */
+export function virtualHostProvenance(configs: readonly (Config | undefined)[]): Record<string, unknown> | undefined {
+  const used = configs.filter((c): c is Config => c !== undefined);
+  if (used.length === 0) return undefined;
+  return { filterMetadata: { [MESH_METADATA]: struct({ sources: used.map(sourceName) }) } };
+}
+
+/** `kind/namespace/name@generation`. */
+function sourceName(c: Config): string {
+  return `${c.kind}/${c.metadata.namespace}/${c.metadata.name}@${String((c.metadata as { generation?: number }).generation ?? 0)}`;
 }
 
 function value(v: unknown): Record<string, unknown> {
