@@ -219,7 +219,8 @@ export function listenerAddressShape(l: Obj): string {
 /**
  * What a DestinationRule's consistent hash makes of a virtual host's routes, in one line: per route in order,
  * its route action's `hashPolicy` (protobuf JSON, `none` without) and the names of its retry host predicates
- * (`none` without: a single hashed destination retries on the same host); `-` for a redirect or direct response.
+ * (`none` without: a single hashed destination retries on the same host) and its retry priority plugin with its update
+ * frequency, if any; `-` for a redirect or direct response.
  */
 export function routeHashShape(vh: Obj): string {
   return ((vh['routes'] as Obj[] | undefined) ?? [])
@@ -227,8 +228,11 @@ export function routeHashShape(vh: Obj): string {
       const action = r['route'] as Obj | undefined;
       if (!action) return '-';
       const hash = action['hashPolicy'] as unknown[] | undefined;
-      const predicates = (((action['retryPolicy'] as Obj | undefined)?.['retryHostPredicate'] as Obj[] | undefined) ?? []).map((p) => String(p['name']));
-      return `hash=${hash && hash.length > 0 ? JSON.stringify(hash) : 'none'} retryHosts=${predicates.length > 0 ? predicates.join(',') : 'none'}`;
+      const retry = action['retryPolicy'] as Obj | undefined;
+      const predicates = ((retry?.['retryHostPredicate'] as Obj[] | undefined) ?? []).map((p) => String(p['name']));
+      const priority = retry?.['retryPriority'] as Obj | undefined;
+      const prio = priority ? ` retryPriority=${String(priority['name'])}/${String((priority['typedConfig'] as Obj | undefined)?.['updateFrequency'] ?? 'unset')}` : '';
+      return `hash=${hash && hash.length > 0 ? JSON.stringify(hash) : 'none'} retryHosts=${predicates.length > 0 ? predicates.join(',') : 'none'}${prio}`;
     })
     .join(' ; ');
 }

@@ -70,6 +70,11 @@ describe('diff:istiod cases (meshd side)', function () {
       'hash=[{"header":{"headerName":"x-top"}}] retryHosts=none',
     ]);
     assert.equal(shape('8080', 'hplain'), `hash=none ${PREV}`);
+    assert.deepEqual(shape('8080', 'hring').split(' ; '), [`hash=none ${PREV} retryPriority=envoy.retry_priorities.previous_priorities/2`, 'hash=none retryHosts=none']);
+    assert.deepEqual(shape('8080', 'hsrc').split(' ; '), [
+      `hash=[{"cookie":{"name":"session","ttl":{"seconds":0,"nanos":0}}}] ${PREV}`,
+      'hash=[{"connectionProperties":{"sourceIp":false}}] retryHosts=none',
+    ]);
     const listener = (name: string): Record<string, unknown> => cfg.listeners.find((l) => l['name'] === name)!;
     assert.equal(tcpHashShape(listener('10.96.11.6_7000')), '[{"sourceIp":{}}]');
     assert.equal(tcpHashShape(listener('10.96.11.7_7001')), 'none');
