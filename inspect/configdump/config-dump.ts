@@ -110,9 +110,17 @@ export function pick(v: unknown, ...path: string[]): unknown {
   return cur;
 }
 
-/** `name.namespace` of a `/apis/<group>/<version>/namespaces/<ns>/<kind>/<name>` config path, else ''. */
+/**
+ * `name.namespace` of the object a resource's metadata names first, else '': meshd's `mesh.sources[0]`
+ * (`Kind/namespace/name@generation`), or the `config` path istiod writes (`/apis/<group>/<version>/namespaces/<ns>/<kind>/<name>`).
+ */
 export function configRef(meta: unknown): string {
   const fm = obj(pick(meta, 'filter_metadata'));
+  const first = pick(fm?.['mesh'], 'sources');
+  if (Array.isArray(first) && typeof first[0] === 'string') {
+    const m = /^[^/]+\/([^/]+)\/([^/@]+)@/.exec(first[0]);
+    if (m) return `${m[2]}.${m[1]}`;
+  }
   for (const key of ['mesh', 'istio']) {
     const path = pick(fm?.[key], 'config');
     if (typeof path === 'string') {

@@ -15,7 +15,7 @@
 import { hostMatches, resolveShortName, visibleTo, type Config, type PushContext, type Proxy } from '../../../core/index.js';
 import type { VirtualServiceSpec } from '../../../crds/index.js';
 import { qualifiedGateway, virtualServiceRoutes, type RouteBuild } from '../sidecar/route-builder.js';
-import { virtualHostProvenance } from '../sidecar/sidecar-names.js';
+import { provenance } from '../sidecar/sidecar-names.js';
 import { splitServerHost, type MergedGateway, type RouterServer } from './merged-gateway.js';
 import type { RouteConfiguration } from '../../envoy-types/index.js';
 
@@ -152,7 +152,7 @@ export function buildRouterRouteConfiguration(ctx: PushContext, proxy: Proxy, me
   } else {
     virtualHosts = [...(opts.routeCollapse !== false ? collapseVirtualHosts(vhosts) : vhosts).values()]
       .map(({ sources, ...vh }) => {
-        const meta = virtualHostProvenance(sources);
+        const meta = provenance(sources);
         return meta ? { ...vh, metadata: meta } : vh;
       })
       .sort((a, b) => (String(a['name']) < String(b['name']) ? -1 : 1));

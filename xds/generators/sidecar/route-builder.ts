@@ -16,7 +16,7 @@ import { routesHttp } from './cluster-builder.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { isUnixBind, UNIX_ADDRESS_PREFIX } from './unix-egress.js';
 import { consistentHashToHashPolicy, hashForDestination, hashForService, withoutPreviousHosts } from './route-hash.js';
-import { ENVOY, HTTP_FILTER, PASSTHROUGH_CLUSTER, provenance, virtualHostProvenance } from './sidecar-names.js';
+import { ENVOY, HTTP_FILTER, PASSTHROUGH_CLUSTER, provenance } from './sidecar-names.js';
 import type { RouteConfiguration } from '../../envoy-types/index.js';
 
 const ZERO = { seconds: 0, nanos: 0 };
@@ -532,7 +532,7 @@ export function buildServiceVirtualHost(ctx: PushContext, proxy: Proxy, port: nu
   }
   const routes = h.vs ? virtualServiceRoutes(b, h.vs) : [withServiceHash(b, h.svc, defaultRoute(h.svc, port))];
   const virtualHost: Record<string, unknown> = { name: `${h.svc.hostname}:${port}`, domains: [...h.domains], routes, includeRequestAttemptCount: true };
-  const meta = virtualHostProvenance([h.vs]);
+  const meta = provenance([h.vs]);
   if (meta) virtualHost['metadata'] = meta;
   return { virtualHost, dependencies: [...b.deps].sort() };
 }

@@ -100,41 +100,17 @@ export function inboundClusterName(port: number): string {
   return `inbound|${port}||`;
 }
 
-/** The REST-like path Istio puts in `config` metadata: `/apis/networking.mesh.io/v1/namespaces/<ns>/<kind>/<name>`. */
-export function configPath(c: Config): string {
-  const group = c.kind === 'PeerAuthentication' || c.kind === 'AuthorizationPolicy' ? 'security.mesh.io' : 'networking.mesh.io';
-  const kind = c.kind.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
-  return `/apis/${group}/v1/namespaces/${c.metadata.namespace}/${kind}/${c.metadata.name}`;
-}
-
 /**
- * Provenance metadata (`filterMetadata.mesh`): the mesh.io objects that shaped a resource, each as
- * `kind/namespace/name@generation`, plus Istio's `config` path of the first one.
+ * Provenance metadata (`filterMetadata.mesh`): `sources`, the mesh.io objects that shaped a resource, each as
+ * `kind/namespace/name@generation`, plus `extra` fields. Istio's `config` path (`/apis/<group>/v1/namespaces/...`) is
+ * not repeated: it names the first source without its generation, and at S=200 it was 15 % of a route configuration.
  */
 export function provenance(configs: readonly (Config | undefined)[], extra: Record<string, unknown> = {}): Record<string, unknown> | undefined {
   const used = configs.filter((c): c is Config => c !== undefined);
   if (used.length === 0 && Object.keys(extra).length === 0) return undefined;
   const fields: Record<string, unknown> = { ...extra };
-  if (used.length > 0) {
-    fields['config'] = configPath(used[0]!);
-    fields['sources'] = used.map(sourceName);
-  }
+  if (used.length > 0) fields['sources'] = used.map((c) => `${c.kind}/${c.metadata.namespace}/${c.metadata.name}@${String((c.metadata as { generation?: number }).generation ?? 0)}`);
   return { filterMetadata: { [MESH_METADATA]: struct(fields) } };
-}
-
-/**
- * The provenance of a virtual host: only `sources`. Istio puts no metadata on virtual hosts, so its `config` path
- * (which repeats the first source) is left out; each route under it still carries Istio's `config` and its sources.
- */
-export function virtualHostProvenance(configs: readonly (Config | undefined)[]): Record<string, unknown> | undefined {
-  const used = configs.filter((c): c is Config => c !== undefined);
-  if (used.length === 0) return undefined;
-  return { filterMetadata: { [MESH_METADATA]: struct({ sources: used.map(sourceName) }) } };
-}
-
-/** `kind/namespace/name@generation`. */
-function sourceName(c: Config): string {
-  return `${c.kind}/${c.metadata.namespace}/${c.metadata.name}@${String((c.metadata as { generation?: number }).generation ?? 0)}`;
 }
 
 function value(v: unknown): Record<string, unknown> {
