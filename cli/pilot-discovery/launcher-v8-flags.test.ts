@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MESHD_V8_FLAGS } from './v8-flags.js';
 
 const LAUNCHER = fileURLToPath(new URL('../../../bin/pilot-discovery', import.meta.url));
 
@@ -44,9 +45,9 @@ describe('the pilot-discovery launcher (process)', function () {
     if (process.platform !== 'linux') this.skip(); // not Linux: the test reads the child's flags from /proc/<pid>/cmdline
   });
 
-  it('given no V8 flags should run meshd in the same process with a 16 MB semi-space', async () => {
+  it('given no V8 flags should run meshd in the same process with MESHD_V8_FLAGS (a 16 MB semi-space)', async () => {
     const argv = await cmdlineOf({});
-    assert.deepEqual(argv.slice(0, 3), [process.execPath, '--max-semi-space-size=16', LAUNCHER]);
+    assert.deepEqual(argv.slice(0, 2 + MESHD_V8_FLAGS.length), [process.execPath, ...MESHD_V8_FLAGS, LAUNCHER]);
   });
 
   it('given NODE_OPTIONS with its own semi-space should not add the flag', async () => {
