@@ -12,7 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { decodeMessage } from '../../../xds/index.js';
 import type { TestNode } from '../../../xds/testing/index.js';
 import { findMarker } from './markers.js';
-import { subscriptionsFor, type NamedBody, type Subscriptions, type XdsProtocol } from './subscriptions.js';
+import { subscriptionsFor, type Received, type Subscriptions, type XdsProtocol } from './subscriptions.js';
 
 const HCM = 'envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 
@@ -179,6 +179,8 @@ const REFUSALS: ReadonlySet<number> = new Set([
   grpc.status.INVALID_ARGUMENT, grpc.status.FAILED_PRECONDITION, grpc.status.PERMISSION_DENIED, grpc.status.UNIMPLEMENTED, grpc.status.UNAUTHENTICATED,
 ]);
 
+const NO_REFERENCES: readonly string[] = Object.freeze([]);
+
 /** One ADS client. */
 export class BenchClient {
   readonly spec: ClientSpec;
@@ -196,8 +198,6 @@ export class BenchClient {
   refused: string | undefined;
   readonly #hooks: ClientHooks;
   readonly #refs: ReferenceCache;
-  /** The references of each body this client holds (see #followReferences). */
-  readonly #refsByBody = new WeakMap<Uint8Array, readonly string[]>();
   #client: grpc.Client | undefined;
   #call: grpc.ClientDuplexStream<Buffer, Buffer> | undefined;
   #subs: Subscriptions | undefined;
@@ -237,7 +237,7 @@ export class BenchClient {
   }
 
   #openStream(): void {
-    const subs = subscriptionsFor(this.spec.protocol, this.spec.node);
+    const subs = subscriptionsFor(this.spec.protocol, this.spec.node, (type, name, body) => this.#referencesOf(type, name, body));
     const call = this.#client!.makeBidiStreamRequest(subs.method, identity, identity);
     this.#call = call;
     this.#subs = subs;
@@ -347,7 +347,7 @@ export class BenchClient {
       this.arrivedType = type;
       this.#hooks.arrived(this);
     }
-    this.#followReferences(type, r.held);
+    this.#followReferences(type, r);
     this.#hooks.response(this, type, b.length);
     const allAnswered = [...this.#expected].every((x) => this.#answered.has(x));
     if (this.completeAt === undefined && allAnswered) {
@@ -363,20 +363,14 @@ export class BenchClient {
     }
   }
 
-  #followReferences(type: string, resources: readonly NamedBody[]): void {
-    const refsOf = (): string[] => {
-      const out = new Set<string>();
-      for (const r of resources) {
-        // NOTE: over delta a held resource keeps its body object until it changes: its references are looked up once.
-        let refs = this.#refsByBody.get(r.body);
-        if (!refs) {
-          refs = this.#refs.refs(type, r.name, Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength));
-          this.#refsByBody.set(r.body, refs);
-        }
-        for (const x of refs) out.add(x);
-      }
-      return [...out];
-    };
+  /** The references of a resource this client follows (see #followReferences); none for a type it does not follow from. */
+  #referencesOf(type: string, name: string, body: Uint8Array): readonly string[] {
+    const follows = type === TYPES.lds || type === TYPES.cds || (type === TYPES.rds && this.spec.proxyType !== 'sidecar');
+    return follows ? this.#refs.refs(type, name, Buffer.from(body.buffer, body.byteOffset, body.byteLength)) : NO_REFERENCES;
+  }
+
+  #followReferences(type: string, received: Received): void {
+    const refsOf = (): readonly string[] => received.references();
     const sidecar = this.spec.proxyType === 'sidecar';
     switch (type) {
       case TYPES.lds:

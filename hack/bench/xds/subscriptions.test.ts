@@ -7,6 +7,9 @@ const NODE = { id: 'sidecar~10.0.0.1~a.ns~ns.svc.cluster.local', cluster: 'a.ns'
 const cla = (name: string): Uint8Array => encode('envoy.config.endpoint.v3.ClusterLoadAssignment', { clusterName: name });
 const anyOf = (name: string): { typeUrl: string; value: Uint8Array } => ({ typeUrl: TYPES.eds, value: cla(name) });
 
+/** A stand-in for the client's reference lookup: resource `x` refers to `x-ref`. */
+const REFS = (_type: string, name: string): readonly string[] => [`${name}-ref`];
+
 function deltaRequest(b: Buffer): Record<string, unknown> {
   const t = lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
   return t.toObject(t.decode(b), { defaults: false }) as Record<string, unknown>;
@@ -14,7 +17,7 @@ function deltaRequest(b: Buffer): Record<string, unknown> {
 
 describe('bench:xds subscriptions', () => {
   it('given delta subscriptions should send the node once, subscribe and unsubscribe the difference, and nothing when unchanged', () => {
-    const s = new DeltaSubscriptions(NODE);
+    const s = new DeltaSubscriptions(NODE, REFS);
     const first = deltaRequest(s.subscribe(TYPES.eds, ['a', 'b']));
     assert.deepEqual(first['resourceNamesSubscribe'], ['a', 'b']);
     assert.ok(first['node'], 'the first request carries the node');
@@ -24,22 +27,23 @@ describe('bench:xds subscriptions', () => {
   });
 
   it('given delta responses should hold what was added, drop what was removed, and ACK with the nonce only', () => {
-    const s = new DeltaSubscriptions(NODE);
+    const s = new DeltaSubscriptions(NODE, REFS);
     s.subscribe(TYPES.eds, ['a', 'b']);
     const response = (nonce: string, names: string[], removed: string[]): Buffer =>
       Buffer.from(encode('envoy.service.discovery.v3.DeltaDiscoveryResponse', { typeUrl: TYPES.eds, nonce, resources: names.map((n) => ({ name: n, version: '1', resource: anyOf(n) })), removedResources: removed }));
     const r1 = s.receive(response('n1', ['a', 'b'], []));
-    assert.deepEqual(r1.held.map((x) => x.name), ['a', 'b']);
+    assert.deepEqual(r1.heldNames(), ['a', 'b']);
     const r2 = s.receive(response('n2', ['c'], ['a']));
-    assert.deepEqual([r2.changed.map((x) => x.name), r2.held.map((x) => x.name)], [['c'], ['b', 'c']]);
+    assert.deepEqual([r2.changed.map((x) => x.name), r2.heldNames()], [['c'], ['b', 'c']]);
+    assert.deepEqual(r2.references(), ['b-ref', 'c-ref'], 'the references of what is held, the removed one\'s gone');
     assert.deepEqual(deltaRequest(s.ack(TYPES.eds)), { typeUrl: TYPES.eds, responseNonce: 'n2' });
   });
 
   it('given SotW responses should hold exactly the last response and ACK with its version, nonce and the names', () => {
-    const s = new SotwSubscriptions(NODE);
+    const s = new SotwSubscriptions(NODE, REFS);
     s.subscribe(TYPES.eds, ['b', 'a']);
     const r = s.receive(Buffer.from(encode('envoy.service.discovery.v3.DiscoveryResponse', { typeUrl: TYPES.eds, versionInfo: 'v7', nonce: 'n7', resources: [anyOf('a')] })));
-    assert.deepEqual(r.held.map((x) => x.name), ['a']);
+    assert.deepEqual(r.heldNames(), ['a']);
     const t = lookupType('envoy.service.discovery.v3.DiscoveryRequest');
     const ack = t.toObject(t.decode(s.ack(TYPES.eds)), { defaults: false });
     assert.deepEqual(ack, { typeUrl: TYPES.eds, versionInfo: 'v7', responseNonce: 'n7', resourceNames: ['b', 'a'] });
