@@ -1,8 +1,9 @@
 /**
  * The endpoints a push serves for each host (istiod's EndpointIndex.ShardsForService(hostname, namespace) and
- * the port-name mapping of its EDS builder): the instances of the namespace of the service the PushContext chose
- * for the host, on the ports that service has (matched by number and name). Two ServiceEntries of one host in
- * two namespaces thus never mix their endpoints; two of one namespace do, as istiod merges them.
+ * the port-name mapping of its EDS builder): the instances of the namespace of the service chosen for the host,
+ * on the ports that service has (matched by number and name). The choice is the one proxies of a namespace see
+ * (`PushContext.serviceFor`) when the caller names that namespace, else the mesh-wide one. Two ServiceEntries
+ * of one host in two namespaces thus never mix their endpoints; two of one namespace do, as istiod merges them.
  */
 import type { EndpointIndex } from './endpoint-shards.js';
 import type { PushContext } from './push-context.js';
@@ -29,16 +30,33 @@ const NONE: readonly ServiceInstance[] = Object.freeze([]);
  */
 export function servedEndpoints(ctx: PushContext, index: EndpointIndex): EndpointView {
   const memo = new Map<string, readonly ServiceInstance[]>();
+  // NOTE: per chosen service object (PushContext keeps one per choice), for hosts several services declare.
+  const byService = new WeakMap<Service, readonly ServiceInstance[]>();
+  const filter = (all: readonly ServiceInstance[], svc: Service | undefined): readonly ServiceInstance[] => {
+    const kept = !svc || all.every((i) => served(svc, i)) ? all : all.filter((i) => served(svc, i));
+    return kept.length === 0 ? NONE : kept;
+  };
   return {
-    instances(hostname: string): readonly ServiceInstance[] {
-      const known = memo.get(hostname);
+    instances(hostname: string, from?: string): readonly ServiceInstance[] {
+      if (from !== undefined && ctx.serviceChoiceKey(hostname, from) !== '') return this.instancesOf(ctx.serviceFor(hostname, from)!);
+      return mainChoice(hostname);
+    },
+    instancesOf(svc: Service): readonly ServiceInstance[] {
+      // NOTE: the mesh-wide choice (most hosts) shares the per-host memo.
+      if (ctx.service(svc.hostname) === svc) return mainChoice(svc.hostname);
+      const known = byService.get(svc);
       if (known) return known;
-      const all = index.instances(hostname);
-      const svc = all.length === 0 ? undefined : ctx.service(hostname);
-      const kept = !svc || all.every((i) => served(svc, i)) ? all : all.filter((i) => served(svc, i));
-      const out = kept.length === 0 ? NONE : kept;
-      memo.set(hostname, out);
+      const out = filter(index.instances(svc.hostname), svc);
+      byService.set(svc, out);
       return out;
     },
   };
+  function mainChoice(hostname: string): readonly ServiceInstance[] {
+      const known = memo.get(hostname);
+      if (known) return known;
+      const all = index.instances(hostname);
+      const out = filter(all, all.length === 0 ? undefined : ctx.service(hostname));
+      memo.set(hostname, out);
+      return out;
+  }
 }
