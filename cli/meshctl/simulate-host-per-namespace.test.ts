@@ -50,16 +50,14 @@ describe('meshctl x translate / x simulate: one host declared privately by two n
     return { clusters, endpoints };
   };
 
-  const cases = [
-    { proxy: 'team-a/a-client', want: { clusters: [CLUSTER], endpoints: ['127.0.1.1'] } },
-    { proxy: 'team-b/b-client', want: { clusters: [CLUSTER], endpoints: ['127.0.2.1'] } },
-    { proxy: 'team-c/c-client', want: { clusters: [], endpoints: [] } },
-  ];
-  for (const c of cases) {
-    it(`given translate for ${c.proxy} should give ${c.want.clusters.length > 0 ? `the cluster with ${c.want.endpoints[0]!}` : 'no cluster of the host'}`, async () => {
-      assert.deepEqual(await translated(c.proxy), c.want);
-    });
-  }
+  it('given translate for a client of team-a, team-b and team-c should give team-a and team-b the cluster with their own endpoint, team-c none', async () => {
+    const got = await Promise.all(['team-a/a-client', 'team-b/b-client', 'team-c/c-client'].map(translated));
+    assert.deepEqual(got, [
+      { clusters: [CLUSTER], endpoints: ['127.0.1.1'] },
+      { clusters: [CLUSTER], endpoints: ['127.0.2.1'] },
+      { clusters: [], endpoints: [] },
+    ]);
+  });
 
   it('given simulate from team-b under REGISTRY_ONLY should route TLS to api.stripe.com through team-b\'s own cluster and endpoint', async () => {
     const mesh = join(REPO_ROOT, 'examples/bookinfo-sidecar/mesh-config/registry-only.yaml');

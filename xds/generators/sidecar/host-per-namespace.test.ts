@@ -54,83 +54,57 @@ function seenFrom(yaml: string, ns: Ns, mesh = {}): { clusters: string[]; endpoi
 const TEAM_A = (resolution: string, addresses: string[]): string => entry('team-a', '2026-01-01T00:00:00Z', '["."]', resolution, addresses);
 const TEAM_B = (resolution: string, addresses: string[]): string => entry('team-b', '2026-02-01T00:00:00Z', '["."]', resolution, addresses);
 
+type Seen = ReturnType<typeof seenFrom>;
+const NONE: Seen = { clusters: [], endpoints: {}, listens: false };
+const own = (address: string, port = 443): Seen => ({ clusters: [`outbound|${port}||${HOST}`], endpoints: { [`outbound|${port}||${HOST}`]: [`${address}:${port}`] }, listens: true });
+
 describe('one service per host, chosen per proxy namespace', () => {
-  const cases: { name: string; yaml: string; ns: Ns; want: { clusters: string[]; endpoints: Record<string, string[]>; listens: boolean }; mesh?: object }[] = [
+  const cases: { name: string; yaml: string; want: Record<Ns, Seen>; mesh?: object }[] = [
     {
-      name: 'given two teams each declaring the host privately (STATIC) should give team-a its own endpoints',
+      name: 'given two teams each declaring the host privately (STATIC) should give team-a and team-b each its own cluster, listener and endpoints, team-c neither',
       yaml: TEAM_A('STATIC', ['127.0.1.1']) + TEAM_B('STATIC', ['127.0.2.1']),
-      ns: 'team-a',
-      want: { clusters: [CLUSTER], endpoints: { [CLUSTER]: ['127.0.1.1:443'] }, listens: true },
+      want: { 'team-a': own('127.0.1.1'), 'team-b': own('127.0.2.1'), 'team-c': NONE },
     },
     {
-      name: 'given two teams each declaring the host privately (STATIC) should give team-b its own cluster, listener and endpoints',
+      name: 'given two teams each declaring the host privately under REGISTRY_ONLY should give each team its own cluster and listener, team-c neither',
       yaml: TEAM_A('STATIC', ['127.0.1.1']) + TEAM_B('STATIC', ['127.0.2.1']),
-      ns: 'team-b',
-      want: { clusters: [CLUSTER], endpoints: { [CLUSTER]: ['127.0.2.1:443'] }, listens: true },
-    },
-    {
-      name: 'given two teams each declaring the host privately (REGISTRY_ONLY) should give team-b its own cluster and listener',
-      yaml: TEAM_A('STATIC', ['127.0.1.1']) + TEAM_B('STATIC', ['127.0.2.1']),
-      ns: 'team-b',
       mesh: { outboundTrafficPolicy: { mode: 'REGISTRY_ONLY' } },
-      want: { clusters: [CLUSTER], endpoints: { [CLUSTER]: ['127.0.2.1:443'] }, listens: true },
+      want: { 'team-a': own('127.0.1.1'), 'team-b': own('127.0.2.1'), 'team-c': NONE },
     },
     {
-      name: 'given two teams each declaring the host privately should give a third namespace neither',
-      yaml: TEAM_A('STATIC', ['127.0.1.1']) + TEAM_B('STATIC', ['127.0.2.1']),
-      ns: 'team-c',
-      want: { clusters: [], endpoints: {}, listens: false },
-    },
-    {
-      name: 'given two teams each declaring the host privately (DNS) should resolve team-b\'s own endpoint for team-b',
+      name: 'given two teams each declaring the host privately (DNS) should resolve each team\'s own endpoint, team-c neither',
       yaml: TEAM_A('DNS', ['a.example.org']) + TEAM_B('DNS', ['b.example.org']),
-      ns: 'team-b',
-      want: { clusters: [CLUSTER], endpoints: { [CLUSTER]: ['b.example.org:443'] }, listens: true },
+      want: { 'team-a': own('a.example.org'), 'team-b': own('b.example.org'), 'team-c': NONE },
     },
     {
-      name: 'given a public entry in team-a and a younger private one in team-b should give team-b its own',
+      name: 'given a public entry in team-a and a younger private one in team-b should give team-b its own, team-a and team-c team-a\'s',
       yaml: entry('team-a', '2026-01-01T00:00:00Z', '["*"]', 'STATIC', ['127.0.1.1']) + TEAM_B('STATIC', ['127.0.2.1']),
-      ns: 'team-b',
-      want: { clusters: [CLUSTER], endpoints: { [CLUSTER]: ['127.0.2.1:443'] }, listens: true },
+      want: { 'team-a': own('127.0.1.1'), 'team-b': own('127.0.2.1'), 'team-c': own('127.0.1.1') },
     },
     {
-      name: 'given a public entry in team-a and a private one in team-b should give team-c team-a\'s',
-      yaml: entry('team-a', '2026-01-01T00:00:00Z', '["*"]', 'STATIC', ['127.0.1.1']) + TEAM_B('STATIC', ['127.0.2.1']),
-      ns: 'team-c',
-      want: { clusters: [CLUSTER], endpoints: { [CLUSTER]: ['127.0.1.1:443'] }, listens: true },
-    },
-    {
-      name: 'given a younger entry exported to team-c by name and an older public one should give team-c the one exported to it',
+      name: 'given a younger entry exported to team-c by name and an older public one should give team-c the one exported to it, the others the public one',
       yaml: entry('team-a', '2026-01-01T00:00:00Z', '["*"]', 'STATIC', ['127.0.1.1']) + entry('team-b', '2026-02-01T00:00:00Z', '[team-c]', 'STATIC', ['127.0.2.1']),
-      ns: 'team-c',
-      want: { clusters: [CLUSTER], endpoints: { [CLUSTER]: ['127.0.2.1:443'] }, listens: true },
+      want: { 'team-a': own('127.0.1.1'), 'team-b': own('127.0.1.1'), 'team-c': own('127.0.2.1') },
     },
     {
-      name: 'given a younger entry exported to team-c by name and an older public one should give team-b (which the entry is not exported to) the public one',
-      yaml: entry('team-a', '2026-01-01T00:00:00Z', '["*"]', 'STATIC', ['127.0.1.1']) + entry('team-b', '2026-02-01T00:00:00Z', '[team-c]', 'STATIC', ['127.0.2.1']),
-      ns: 'team-b',
-      want: { clusters: [CLUSTER], endpoints: { [CLUSTER]: ['127.0.1.1:443'] }, listens: true },
-    },
-    {
-      name: 'given two private entries of team-b with other ports and a private one in team-a should merge team-b\'s ports for team-b (canMergeServices)',
+      name: 'given two private entries of team-b with other ports and a private one in team-a should merge team-b\'s ports for team-b only (canMergeServices)',
       yaml:
         TEAM_A('STATIC', ['127.0.1.1']) +
         TEAM_B('STATIC', ['127.0.2.1']) +
         entry('team-b', '2026-03-01T00:00:00Z', '["."]', 'STATIC', ['127.0.2.2'], '[{ number: 8443, name: tls-alt, protocol: TLS }]', 'stripe-alt'),
-      ns: 'team-b',
-      want: { clusters: [CLUSTER, `outbound|8443||${HOST}`], endpoints: { [CLUSTER]: ['127.0.2.1:443'], [`outbound|8443||${HOST}`]: ['127.0.2.2:8443'] }, listens: true },
-    },
-    {
-      name: 'given two private entries of team-b with other ports should leave team-a with its own port only',
-      yaml:
-        TEAM_A('STATIC', ['127.0.1.1']) +
-        TEAM_B('STATIC', ['127.0.2.1']) +
-        entry('team-b', '2026-03-01T00:00:00Z', '["."]', 'STATIC', ['127.0.2.2'], '[{ number: 8443, name: tls-alt, protocol: TLS }]', 'stripe-alt'),
-      ns: 'team-a',
-      want: { clusters: [CLUSTER], endpoints: { [CLUSTER]: ['127.0.1.1:443'] }, listens: true },
+      want: {
+        'team-a': own('127.0.1.1'),
+        'team-b': { clusters: [CLUSTER, `outbound|8443||${HOST}`], endpoints: { [CLUSTER]: ['127.0.2.1:443'], [`outbound|8443||${HOST}`]: ['127.0.2.2:8443'] }, listens: true },
+        'team-c': NONE,
+      },
     },
   ];
-  for (const c of cases) it(c.name, () => assert.deepEqual(seenFrom(c.yaml, c.ns, c.mesh), c.want));
+  for (const c of cases) {
+    it(c.name, () => {
+      const got = Object.fromEntries((Object.keys(NAMESPACES) as Ns[]).map((ns) => [ns, seenFrom(c.yaml, ns, c.mesh)]));
+      assert.deepEqual(got, c.want);
+    });
+  }
 
   it('given the generator\'s cache should serve each team its own cluster and load assignment (no key shared across the two choices)', async () => {
     const model = sidecarModel(SIDECAR_MESH + TEAM_A('STATIC', ['127.0.1.1']) + TEAM_B('STATIC', ['127.0.2.1']));
@@ -155,12 +129,5 @@ describe('one service per host, chosen per proxy namespace', () => {
     const next = withSnapshot(req, model.snapshot);
     gen.invalidate(next);
     assert.deepEqual([await eds(a, next), await eds(b, next)], [['127.0.1.1'], ['127.0.2.9']]);
-  });
-
-  it('given a single public entry should give every namespace the same service object (the mesh-wide choice)', () => {
-    const { snap } = sidecarAt(sidecarModel(SIDECAR_MESH + entry('team-a', '2026-01-01T00:00:00Z', '["*"]', 'STATIC', ['127.0.1.1'])));
-    const ctx = snap.pushContext;
-    assert.equal(ctx.serviceFor(HOST, 'team-b'), ctx.service(HOST));
-    assert.equal(ctx.serviceFor(HOST, 'team-a'), ctx.service(HOST));
   });
 });
