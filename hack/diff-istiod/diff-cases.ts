@@ -331,8 +331,8 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
     name: `diff-team-${team}/client-0 (api.stripe.com and api.teams.test declared privately by diff-team-a and diff-team-b: ${team === 'c' ? 'neither seen' : 'its own namespace\'s'})`,
     node: sidecarNode({ ns: `diff-team-${team}`, pod: 'client-0', ip: `10.82.1.${i + 1}`, app: 'client', sa: 'client', ports: [8000] }),
     requests: [
-      tls('api.stripe.com TLS: the entry of the proxy\'s namespace and its endpoint', '203.0.113.50', 443, 'api.stripe.com'),
-      http('api.teams.test HTTP: the entry of the proxy\'s namespace and its endpoint', '203.0.113.51', 8094, 'api.teams.test:8094', '/'),
+      tls(`api.stripe.com TLS: ${team === 'c' ? 'no entry visible (passes through)' : 'the entry of the proxy\'s namespace and its endpoint'}`, '203.0.113.50', 443, 'api.stripe.com'),
+      http(`api.teams.test HTTP: ${team === 'c' ? 'no entry visible (passes through)' : 'the entry of the proxy\'s namespace and its endpoint'}`, '203.0.113.51', 8094, 'api.teams.test:8094', '/'),
     ],
   })),
   {
