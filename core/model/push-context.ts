@@ -173,6 +173,18 @@ export class PushContext {
     return (this.#choice.isShared(hostname) ? this.#choice.serviceFor(hostname, from) : undefined) ?? this.#servicesByHost.get(hostname);
   }
 
+  /**
+   * Every service declaring a host (several when ServiceEntries of several namespaces, or of one, share it),
+   * oldest first; for a host one service declares, that service. For what belongs to a workload rather than a
+   * viewer (the inbound side: the services its instances serve).
+   */
+  declarations(hostname: string): readonly Service[] {
+    const shared = this.#choice.declarations(hostname);
+    if (shared) return shared;
+    const s = this.#servicesByHost.get(hostname);
+    return s ? [s] : [];
+  }
+
   /** The services proxies of namespace `from` see, one per host (their {@link serviceFor}), sorted by host name. Memoized. */
   servicesVisibleTo(from: string): readonly Service[] {
     return this.#choice.visibleTo(from);

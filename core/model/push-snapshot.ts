@@ -13,6 +13,11 @@ export interface EndpointView {
    * proxies of namespace `from` choose when given (two namespaces may each declare the host), else mesh-wide.
    */
   instances(hostname: string, from?: string): readonly ServiceInstance[];
+  /**
+   * Instances of a host that any service declaring it serves (each on a port of a service of its own namespace):
+   * the workloads' side (inbound), whichever service viewers choose.
+   */
+  declaredInstances(hostname: string): readonly ServiceInstance[];
   /** Instances of `svc`'s host that `svc` serves (its namespace's, on its ports): for a service a proxy chose. */
   instancesOf(svc: Service): readonly ServiceInstance[];
 }

@@ -25,6 +25,16 @@ function served(svc: Service, i: ServiceInstance): boolean {
 const NONE: readonly ServiceInstance[] = Object.freeze([]);
 
 /**
+ * The service that declares an instance (istiod's service target of a workload): a service of the instance's host
+ * and namespace on whose port (number and name) it is, the oldest first; else the mesh-wide choice of its host.
+ * The inbound side asks it: a workload serves its own namespace's entry whichever service viewers choose.
+ */
+export function servingService(ctx: PushContext, i: ServiceInstance): Service | undefined {
+  const ns = instanceNamespace(i);
+  return ctx.declarations(i.hostname).find((s) => s.namespace === ns && served(s, i)) ?? ctx.service(i.hostname);
+}
+
+/**
  * The view of `index` that a push from `ctx` serves (see the file comment); hosts without a service keep every
  * instance. Filtered lists are computed once per host; an unfiltered host answers with the index's own array.
  */
@@ -32,6 +42,7 @@ export function servedEndpoints(ctx: PushContext, index: EndpointIndex): Endpoin
   const memo = new Map<string, readonly ServiceInstance[]>();
   // NOTE: per chosen service object (PushContext keeps one per choice), for hosts several services declare.
   const byService = new WeakMap<Service, readonly ServiceInstance[]>();
+  const declared = new Map<string, readonly ServiceInstance[]>();
   const filter = (all: readonly ServiceInstance[], svc: Service | undefined): readonly ServiceInstance[] => {
     const kept = !svc || all.every((i) => served(svc, i)) ? all : all.filter((i) => served(svc, i));
     return kept.length === 0 ? NONE : kept;
@@ -40,6 +51,16 @@ export function servedEndpoints(ctx: PushContext, index: EndpointIndex): Endpoin
     instances(hostname: string, from?: string): readonly ServiceInstance[] {
       if (from !== undefined && ctx.serviceChoiceKey(hostname, from) !== '') return this.instancesOf(ctx.serviceFor(hostname, from)!);
       return mainChoice(hostname);
+    },
+    declaredInstances(hostname: string): readonly ServiceInstance[] {
+      const decls = ctx.declarations(hostname);
+      if (decls.length <= 1) return mainChoice(hostname);
+      let out = declared.get(hostname);
+      if (!out) {
+        const kept = index.instances(hostname).filter((i) => decls.some((s) => served(s, i)));
+        declared.set(hostname, (out = kept.length === 0 ? NONE : kept));
+      }
+      return out;
     },
     instancesOf(svc: Service): readonly ServiceInstance[] {
       // NOTE: the mesh-wide choice (most hosts) shares the per-host memo.

@@ -143,6 +143,11 @@ export class NamespaceServiceChoice {
     return undefined;
   }
 
+  /** The services declaring a host several services declare, oldest first; undefined for other hosts. */
+  declarations(hostname: string): readonly Service[] | undefined {
+    return this.#shared.get(hostname);
+  }
+
   /** Whether `hostname` is declared by more than one service (its choice may differ per namespace). */
   isShared(hostname: string): boolean {
     return this.#shared.has(hostname);

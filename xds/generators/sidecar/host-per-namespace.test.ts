@@ -130,4 +130,31 @@ describe('one service per host, chosen per proxy namespace', () => {
     gen.invalidate(next);
     assert.deepEqual([await eds(a, next), await eds(b, next)], [['127.0.1.1'], ['127.0.2.9']]);
   });
+
+  it('given a host two namespaces declare privately with a workloadSelector should give each team\'s server sidecar its inbound cluster (the entry of its own namespace)', () => {
+    const team = (ns: string, created: string, ip: string): string => `
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: pay, namespace: ${ns}, creationTimestamp: "${created}" }
+spec:
+  hosts: [pay.internal]
+  exportTo: ["."]
+  location: MESH_INTERNAL
+  ports: [{ number: 8080, name: http, protocol: HTTP, targetPort: 9090 }]
+  resolution: STATIC
+  workloadSelector: { labels: { app: pay } }
+---
+apiVersion: networking.mesh.io/v1
+kind: WorkloadEntry
+metadata: { name: pay-1, namespace: ${ns} }
+spec: { address: ${ip}, labels: { app: pay }, serviceAccount: pay }
+`;
+    const { snap } = sidecarAt(sidecarModel(SIDECAR_MESH + team('team-a', '2026-01-01T00:00:00Z', '10.1.0.5') + team('team-b', '2026-02-01T00:00:00Z', '10.2.0.5')));
+    const inbound = (ns: string, ip: string): string[] =>
+      allSidecarResources(proxyFromNode(sidecarNode({ id: `sidecar~${ip}~pay-1.${ns}~${ns}.svc.cluster.local`, ipAddresses: [ip], podName: 'pay-1', namespace: ns, metadata: { LABELS: { app: 'pay' }, NAMESPACE: ns } })), snap)
+        .clusters.map((c) => String(c['name']))
+        .filter((n) => n.startsWith('inbound|'));
+    assert.deepEqual([inbound('team-a', '10.1.0.5'), inbound('team-b', '10.2.0.5')], [['inbound|9090||'], ['inbound|9090||']]);
+  });
 });
