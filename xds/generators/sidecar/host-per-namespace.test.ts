@@ -112,7 +112,7 @@ describe('one service per host, chosen per proxy namespace', () => {
     const push = proxyRequestPush(model.snapshot);
     const eds = async (p: Proxy, req: PushRequest): Promise<string[]> => {
       const r = await gen.generate(p, { typeUrl: TYPE_URL.endpoint, names: new Set([CLUSTER]), wildcard: false }, req);
-      return r.resources.flatMap((x) => (decode(ENVOY.endpoint, x.body) as any).endpoints.flatMap((l: any) => l.lbEndpoints.map((e: any) => e.endpoint.address.socketAddress.address)));
+      return r.resources.flatMap((x) => ((decode(ENVOY.endpoint, x.body) as any).endpoints ?? []).flatMap((l: any) => l.lbEndpoints.map((e: any) => e.endpoint.address.socketAddress.address)));
     };
     const cds = async (p: Proxy, req: PushRequest): Promise<string[]> => {
       const r = await gen.generate(p, { typeUrl: TYPE_URL.cluster, names: new Set(), wildcard: true }, req);
@@ -156,5 +156,32 @@ spec: { address: ${ip}, labels: { app: pay }, serviceAccount: pay }
         .clusters.map((c) => String(c['name']))
         .filter((n) => n.startsWith('inbound|'));
     assert.deepEqual([inbound('team-a', '10.1.0.5'), inbound('team-b', '10.2.0.5')], [['inbound|9090||'], ['inbound|9090||']]);
+  });
+
+  it('given an entry exported to team-c by name added after team-c got the public one should move team-c\'s cached cluster and assignment to it (the push names the host)', async () => {
+    const model = sidecarModel(SIDECAR_MESH + entry('team-a', '2026-01-01T00:00:00Z', '["*"]', 'STATIC', ['127.0.1.1']));
+    const gen = new SidecarGenerator({ sendUnhealthyEndpoints: false, enableCache: true, enableCdsCache: true, enableRdsCache: true, cache: new XdsCache({ maxSize: 10_000 }) });
+    const c = proxyIn('team-c', NAMESPACES['team-c']);
+    const eds = async (req: PushRequest): Promise<string[]> => {
+      const r = await gen.generate(c, { typeUrl: TYPE_URL.endpoint, names: new Set([CLUSTER]), wildcard: false }, req);
+      return r.resources.flatMap((x) => ((decode(ENVOY.endpoint, x.body) as any).endpoints ?? []).flatMap((l: any) => l.lbEndpoints.map((e: any) => e.endpoint.address.socketAddress.address)));
+    };
+    const clusterOf = async (req: PushRequest): Promise<string> => {
+      const r = await gen.generate(c, { typeUrl: TYPE_URL.cluster, names: new Set(), wildcard: true }, req);
+      const x = r.resources.find((y) => y.name === CLUSTER);
+      return x ? JSON.stringify(decode(ENVOY.cluster, x.body)) : '';
+    };
+    const first = proxyRequestPush(model.snapshot);
+    const before = await clusterOf(first);
+    assert.deepEqual([before.includes('"stringValue":"team-a"'), await eds(first)], [true, ['127.0.1.1']]);
+    const req = model.apply(configsFromYaml(entry('team-b', '2026-02-01T00:00:00Z', '[team-c]', 'STATIC', ['127.0.2.1'])).map((x) => configEvent(x, 'added')));
+    assert.ok(req);
+    model.rebuild();
+    const next = withSnapshot(req, model.snapshot);
+    assert.ok([...next.configsUpdated].some((k) => k.kind === 'ServiceEntry' && k.name === HOST), 'the push names the host');
+    gen.invalidate(next);
+    // NOTE: the cluster's metadata names the namespace of the service it was built from.
+    const after = await clusterOf(next);
+    assert.deepEqual([after.includes('"stringValue":"team-b"'), after.includes('"stringValue":"team-a"'), await eds(next)], [true, false, ['127.0.2.1']]);
   });
 });
