@@ -170,7 +170,7 @@ export class PushContext {
    * visible to `from`, or the host has one service, the mesh-wide {@link service} (callers check visibility).
    */
   serviceFor(hostname: string, from: string): Service | undefined {
-    return (this.#choice.isShared(hostname) ? this.#choice.serviceFor(hostname, from) : undefined) ?? this.#servicesByHost.get(hostname);
+    return this.#choice.serviceFor(hostname, from) ?? this.#servicesByHost.get(hostname);
   }
 
   /**

@@ -137,10 +137,12 @@ export class NamespaceServiceChoice {
     return this.#shared.size > 0;
   }
 
-  /** The service of `hostname` a proxy of namespace `from` sees, undefined when none visible to it. */
+  /**
+   * The service of a host several services declare that a proxy of namespace `from` sees; undefined when none of
+   * them is visible to it, and for a host one service declares (PushContext answers those with the mesh-wide choice).
+   */
   serviceFor(hostname: string, from: string): Service | undefined {
-    if (this.#shared.has(hostname)) return this.#chosenIn(from).get(hostname);
-    return undefined;
+    return this.#shared.has(hostname) ? this.#chosenIn(from).get(hostname) : undefined;
   }
 
   /** The services declaring a host several services declare, oldest first; undefined for other hosts. */

@@ -61,8 +61,10 @@ describe('one host declared privately by two namespaces, over real ADS streams',
     const open = (ns: string, ip: string, proxyless: boolean): AdsClient => {
       const c = new AdsClient({ address: mesh!.xdsAddress, node: node(ns, ip, proxyless), autoAck: true });
       clients.push(c);
-      // NOTE: a sidecar asks for CDS (wildcard) then the EDS names its clusters reference; a proxyless client asks EDS by name.
-      if (!proxyless) c.subscribe(TYPE_URL.cluster, []);
+      // NOTE: a sidecar asks for CDS (wildcard) then the EDS names its clusters reference; a proxyless client asks
+      // for the listener of its target, then the cluster and assignment by name.
+      if (proxyless) c.subscribe(TYPE_URL.listener, [`${HOST}:443`]);
+      c.subscribe(TYPE_URL.cluster, proxyless ? [CLUSTER] : []);
       c.subscribe(TYPE_URL.endpoint, [CLUSTER]);
       return c;
     };
@@ -71,9 +73,15 @@ describe('one host declared privately by two namespaces, over real ADS streams',
     const grpcA = open('team-a', '10.1.0.2', true);
     const grpcB = open('team-b', '10.2.0.2', true);
     const all = (): string[][] => [sidecarA, sidecarB, grpcA, grpcB].map(addresses);
-    await until(() => all().every((a) => a.length > 0), 'every client holds a load assignment of the cluster');
+    const proxyless = [grpcA, grpcB];
+    await until(
+      () =>
+        all().every((a) => a.length > 0) &&
+        [sidecarA, sidecarB, ...proxyless].every((c) => c.held(TYPE_URL.cluster).has(CLUSTER)) &&
+        proxyless.every((c) => c.held(TYPE_URL.listener).has(`${HOST}:443`)),
+      'every client holds the cluster and its load assignment, every proxyless client its listener',
+    );
     assert.deepEqual(all(), [['127.0.1.1'], ['127.0.2.1'], ['127.0.1.1'], ['127.0.2.1']]);
-    for (const c of [sidecarA, sidecarB]) assert.ok(c.held(TYPE_URL.cluster).has(CLUSTER), 'each sidecar gets the cluster');
 
     mesh.apply(entry('team-b', '2026-02-01T00:00:00Z', '127.0.2.9'));
     await until(() => addresses(sidecarB)[0] === '127.0.2.9' && addresses(grpcB)[0] === '127.0.2.9', 'team-b\'s clients follow its endpoint change');
