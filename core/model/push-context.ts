@@ -190,14 +190,9 @@ export class PushContext {
     return this.#choice.visibleTo(from);
   }
 
-  /**
-   * A key naming the service a proxy of namespace `from` sees for `hostname` where two namespaces' choices can
-   * differ (its declaring config), '' for a host one service declares: for the cache keys of what is built from
-   * the choice.
-   */
-  serviceChoiceKey(hostname: string, from: string): string {
-    if (!this.#choice.isShared(hostname)) return '';
-    return this.serviceFor(hostname, from)?.source ?? '';
+  /** Whether several services declare a host (then proxies of two namespaces may see different ones). */
+  hostShared(hostname: string): boolean {
+    return this.#choice.isShared(hostname);
   }
 
   /** Whether a service is visible to proxies of namespace `from`. */

@@ -47,37 +47,35 @@ export function servedEndpoints(ctx: PushContext, index: EndpointIndex): Endpoin
     const kept = !svc || all.every((i) => served(svc, i)) ? all : all.filter((i) => served(svc, i));
     return kept.length === 0 ? NONE : kept;
   };
+  const meshWide = (hostname: string): readonly ServiceInstance[] => {
+    const known = memo.get(hostname);
+    if (known) return known;
+    const all = index.instances(hostname);
+    const out = filter(all, all.length === 0 ? undefined : ctx.service(hostname));
+    memo.set(hostname, out);
+    return out;
+  };
+  const instancesOf = (svc: Service): readonly ServiceInstance[] => {
+    // NOTE: the mesh-wide choice (most hosts) shares the per-host memo.
+    if (ctx.service(svc.hostname) === svc) return meshWide(svc.hostname);
+    const known = byService.get(svc);
+    if (known) return known;
+    const out = filter(index.instances(svc.hostname), svc);
+    byService.set(svc, out);
+    return out;
+  };
   return {
-    instances(hostname: string, from?: string): readonly ServiceInstance[] {
-      if (from !== undefined && ctx.serviceChoiceKey(hostname, from) !== '') return this.instancesOf(ctx.serviceFor(hostname, from)!);
-      return mainChoice(hostname);
-    },
+    instances: (hostname, from) => (from !== undefined && ctx.hostShared(hostname) ? instancesOf(ctx.serviceFor(hostname, from)!) : meshWide(hostname)),
     declaredInstances(hostname: string): readonly ServiceInstance[] {
-      const decls = ctx.declarations(hostname);
-      if (decls.length <= 1) return mainChoice(hostname);
+      if (!ctx.hostShared(hostname)) return meshWide(hostname);
       let out = declared.get(hostname);
       if (!out) {
+        const decls = ctx.declarations(hostname);
         const kept = index.instances(hostname).filter((i) => decls.some((s) => served(s, i)));
         declared.set(hostname, (out = kept.length === 0 ? NONE : kept));
       }
       return out;
     },
-    instancesOf(svc: Service): readonly ServiceInstance[] {
-      // NOTE: the mesh-wide choice (most hosts) shares the per-host memo.
-      if (ctx.service(svc.hostname) === svc) return mainChoice(svc.hostname);
-      const known = byService.get(svc);
-      if (known) return known;
-      const out = filter(index.instances(svc.hostname), svc);
-      byService.set(svc, out);
-      return out;
-    },
+    instancesOf,
   };
-  function mainChoice(hostname: string): readonly ServiceInstance[] {
-      const known = memo.get(hostname);
-      if (known) return known;
-      const all = index.instances(hostname);
-      const out = filter(all, all.length === 0 ? undefined : ctx.service(hostname));
-      memo.set(hostname, out);
-      return out;
-  }
 }
