@@ -12,6 +12,7 @@ export * from './model/service.js';
 export * from './model/proxy.js';
 export * from './model/mesh-config.js';
 export * from './model/push-context.js';
+export * from './model/service-choice.js';
 export * from './model/destination-rules.js';
 export * from './model/mesh-model.js';
 export * from './model/endpoint-shards.js';

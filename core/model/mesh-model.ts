@@ -189,9 +189,12 @@ export class MeshModel {
     if (touched.size === 0 && shards.length === 0) return req;
     const current = this.#configs.snapshot;
     const svc = this.#services.update(change?.previous ?? current, change?.snapshot ?? current, touched, shards);
-    const seKey = (host: string): ConfigKey => {
-      const s = this.#services.snapshot.services.byIndex('host', host)[0];
-      return { kind: 'ServiceEntry', namespace: s?.namespace ?? '', name: host };
+    // NOTE: one key per namespace declaring the host: proxies of each may see their own service of it
+    // (PushContext.serviceFor), and what was built from each depends on `ServiceEntry/<its ns>/<host>`.
+    const seKey = (host: string): ConfigKey[] => {
+      const namespaces = new Set(this.#services.snapshot.services.byIndex('host', host).map((s) => s.namespace));
+      if (namespaces.size === 0) namespaces.add('');
+      return [...namespaces].map((namespace) => ({ kind: 'ServiceEntry', namespace, name: host }));
     };
     // NOTE: the collections key configs by their string form; the PushRequest (the seam) carries ConfigKeys.
     const other = [...touched].filter((k) => !k.startsWith('ServiceEntry/') && !k.startsWith('WorkloadEntry/')).map(parseConfigKey);
@@ -199,7 +202,7 @@ export class MeshModel {
     const anyServiceEntry = this.#opts.optimizedServicePush === false && [...touched].some((k) => k.startsWith('ServiceEntry/'));
     if (svc.servicesChanged.size > 0 || anyServiceEntry) {
       this.#opts.metrics?.inboundUpdate?.('svc');
-      const configs = [...svc.servicesChanged].map(seKey);
+      const configs = [...svc.servicesChanged].flatMap(seKey);
       // NOTE: a removed service has no namespace left; the config key of its ServiceEntry names it too.
       const seConfigs = [...touched].filter((k) => k.startsWith('ServiceEntry/')).map(parseConfigKey);
       req = mergePushRequests(req, pushRequest('service', { full: true, configs: [...configs, ...seConfigs], start: now }));
@@ -212,13 +215,13 @@ export class MeshModel {
       if (headless.length > 0) {
         // NOTE: the listeners change (one per pod), so the push is full; the PushContext is rebuilt as istiod does.
         this.#opts.metrics?.inboundUpdate?.('eds');
-        req = mergePushRequests(req, pushRequest('endpoint', { full: true, configs: headless.map(seKey), start: now }));
+        req = mergePushRequests(req, pushRequest('endpoint', { full: true, configs: headless.flatMap(seKey), start: now }));
         edsOnly = edsOnly.filter((h) => !headless.includes(h));
       }
     }
     if (edsOnly.length > 0) {
       this.#opts.metrics?.inboundUpdate?.('eds');
-      req = mergePushRequests(req, pushRequest('endpoint', { full: false, configs: edsOnly.map(seKey), start: now }));
+      req = mergePushRequests(req, pushRequest('endpoint', { full: false, configs: edsOnly.flatMap(seKey), start: now }));
     }
     return req;
   }

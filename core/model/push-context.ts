@@ -9,7 +9,8 @@ import type { Config } from './config.js';
 import { keyStringOf } from './config.js';
 import { consolidateDestinationRules, destinationRuleExportTo, selectDestinationRule, type ConsolidatedDestinationRule } from './destination-rules.js';
 import type { MeshConfig, MeshNetworks } from './mesh-config.js';
-import { hostMatches, labelsMatch, orchServiceOf, resolveShortName, type Service } from './service.js';
+import { hostMatches, labelsMatch, resolveShortName, type Service } from './service.js';
+import { chooseServices, NamespaceServiceChoice } from './service-choice.js';
 
 /** Inputs of a build. */
 export interface PushContextInput {
@@ -113,70 +114,17 @@ function drExportedTo(e: ConsolidatedDestinationRule, from: string): boolean {
   return e.exportTo.size === 0 || e.exportTo.has('*') || e.exportTo.has(from);
 }
 
-/** Creation order as istiod's SortServicesByCreationTime, with the declaring config's key as the tie-break. */
-function olderService(a: Service, b: Service): boolean {
-  if (a.creationTimestamp !== b.creationTimestamp) return a.creationTimestamp < b.creationTimestamp;
-  return a.source < b.source;
-}
-
-/** istiod's canMergeServices: two services of one host whose ports a Sidecar scope merges. */
-function canMergeServices(a: Service, b: Service): boolean {
-  const sameList = (x: readonly string[], y: readonly string[]): boolean => x.length === y.length && [...x].sort().join('\n') === [...y].sort().join('\n');
-  const sameLabels = (x: Readonly<Record<string, string>>, y: Readonly<Record<string, string>>): boolean =>
-    Object.keys(x).length === Object.keys(y).length && Object.keys(x).every((k) => x[k] === y[k]);
-  return (
-    a.namespace === b.namespace &&
-    a.resolution === b.resolution &&
-    (orchServiceOf(a) === undefined) === (orchServiceOf(b) === undefined) &&
-    sameLabels(a.labels, b.labels) &&
-    sameList(a.exportTo, b.exportTo)
-  );
-}
-
-/**
- * One service per host, as istiod's Sidecar scope picks it (appendSidecarServices over services sorted by
- * creation time): an orchestrator Service wins over ServiceEntries (no "domain squatting"), else the oldest.
- * A younger ServiceEntry of the same namespace that istiod's canMergeServices admits (same resolution,
- * labels and exportTo) adds the ports the chosen one lacks (by number); its endpoints are served for those
- * ports (see servedEndpoints), those of another namespace never (istiod's EDS shards are per host and namespace).
- * NOTE: istiod picks per proxy namespace (services exported to it by name before public ones); meshd picks once
- * for every proxy, which differs only when two namespaces declare one host with different `exportTo`.
- */
-export function chooseServices(all: Iterable<Service>): Map<string, Service> {
-  const byHost = new Map<string, Service[]>();
-  for (const s of all) {
-    const list = byHost.get(s.hostname);
-    if (list) list.push(s);
-    else byHost.set(s.hostname, [s]);
-  }
-  const out = new Map<string, Service>();
-  for (const [host, list] of byHost) {
-    if (list.length === 1) {
-      out.set(host, list[0]!);
-      continue;
-    }
-    list.sort((a, b) => (olderService(a, b) ? -1 : olderService(b, a) ? 1 : 0));
-    const chosen = list.find((s) => orchServiceOf(s) !== undefined) ?? list[0]!;
-    let ports = chosen.ports;
-    for (const s of list) {
-      if (s === chosen || !canMergeServices(chosen, s)) continue;
-      const extra = s.ports.filter((p) => !ports.some((q) => q.port === p.port));
-      if (extra.length > 0) ports = [...ports, ...extra];
-    }
-    out.set(host, ports === chosen.ports ? chosen : Object.freeze({ ...chosen, ports: Object.freeze(ports) }));
-  }
-  return out;
-}
-
 /** The snapshot; see the file comment. Every method is a pure read. */
 export class PushContext {
   readonly version: string;
   readonly meshConfig: MeshConfig;
   readonly networks: MeshNetworks;
   readonly domain: string;
-  /** Every service, one per host name (see chooseServices), sorted by host name. */
+  /** Every service, one per host name (the mesh-wide choice: see chooseServices), sorted by host name. */
   readonly services: readonly Service[];
   readonly #servicesByHost: ReadonlyMap<string, Service>;
+  // NOTE: the per proxy namespace choice of hosts several services declare (memoized per namespace inside).
+  readonly #choice: NamespaceServiceChoice;
   readonly #configs: ConfigSnapshot;
   // NOTE: a lazily filled memo; the context itself stays frozen (a WeakMap entry is not a field write).
   readonly #wildcardVs = new WeakMap<PushContext, readonly { host: string; c: Config }[]>();
@@ -197,6 +145,7 @@ export class PushContext {
     this.#configs = input.configs;
     this.#servicesByHost = chooseServices(input.registry.services.values());
     this.services = Object.freeze([...this.#servicesByHost.values()].sort((a, b) => (a.hostname < b.hostname ? -1 : 1)));
+    this.#choice = new NamespaceServiceChoice(input.registry.services.values(), this.services, this.meshConfig.defaultServiceExportTo);
     Object.freeze(this);
   }
 
@@ -205,9 +154,45 @@ export class PushContext {
     return this.#configs;
   }
 
-  /** The service of a host name, if any. */
+  /**
+   * The mesh-wide service of a host name, if any (see chooseServices): for what involves no proxy. A proxy
+   * resolves hosts with {@link serviceFor}.
+   */
   service(hostname: string): Service | undefined {
     return this.#servicesByHost.get(hostname);
+  }
+
+  /**
+   * The service of a host name as proxies of namespace `from` see it (istiod's `ServiceForHostname` through the
+   * namespace's default Sidecar scope): when several services declare the host, the first visible one in the
+   * order private to `from`, exported to `from` by name, public (oldest first in each; an orchestrator Service
+   * before ServiceEntries), with the ports of the same-namespace services it merges. When none of them is
+   * visible to `from`, or the host has one service, the mesh-wide {@link service} (callers check visibility).
+   */
+  serviceFor(hostname: string, from: string): Service | undefined {
+    return this.#choice.serviceFor(hostname, from) ?? this.#servicesByHost.get(hostname);
+  }
+
+  /**
+   * Every service declaring a host (several when ServiceEntries of several namespaces, or of one, share it),
+   * oldest first; for a host one service declares, that service. For what belongs to a workload rather than a
+   * viewer (the inbound side: the services its instances serve).
+   */
+  declarations(hostname: string): readonly Service[] {
+    const shared = this.#choice.declarations(hostname);
+    if (shared) return shared;
+    const s = this.#servicesByHost.get(hostname);
+    return s ? [s] : [];
+  }
+
+  /** The services proxies of namespace `from` see, one per host (their {@link serviceFor}), sorted by host name. Memoized. */
+  servicesVisibleTo(from: string): readonly Service[] {
+    return this.#choice.visibleTo(from);
+  }
+
+  /** Whether several services declare a host (then proxies of two namespaces may see different ones). */
+  hostShared(hostname: string): boolean {
+    return this.#choice.isShared(hostname);
   }
 
   /** Whether a service is visible to proxies of namespace `from`. */
@@ -352,7 +337,7 @@ export class PushContext {
     // whatever the default); a root-namespace proxy looks first at the root's private rules only.
     const local = this.#mostSpecificRules(hostname, from, exact, from === root ? (c) => drPrivateOnly(c, defaults) : drLocal);
     if (local.length > 0) return consolidateDestinationRules(local);
-    const svcNs = this.service(hostname)?.namespace;
+    const svcNs = this.serviceFor(hostname, from)?.namespace;
     for (const ns of svcNs !== undefined && svcNs !== root ? [svcNs, root] : [root]) {
       const exported = this.#mostSpecificRules(hostname, ns, exact, (c) => !drPrivateOnly(c, defaults));
       // NOTE: as istiod, consolidated first (over every rule the namespace exports for the host), then filtered

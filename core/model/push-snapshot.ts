@@ -4,12 +4,22 @@
  * view of the endpoints, numbered so that caches can tell older builds from newer ones.
  */
 import type { PushContext } from './push-context.js';
-import type { ServiceInstance } from './service.js';
+import type { Service, ServiceInstance } from './service.js';
 
 /** Read access to the endpoints of every service, frozen at one point in time. */
 export interface EndpointView {
-  /** Instances of a host across every source that declares it, in a stable order. */
-  instances(hostname: string): readonly ServiceInstance[];
+  /**
+   * Instances of a host in a stable order: those of the service chosen for it (see served-endpoints.ts), as
+   * proxies of namespace `from` choose when given (two namespaces may each declare the host), else mesh-wide.
+   */
+  instances(hostname: string, from?: string): readonly ServiceInstance[];
+  /**
+   * Instances of a host that any service declaring it serves (each on a port of a service of its own namespace):
+   * the workloads' side (inbound), whichever service viewers choose.
+   */
+  declaredInstances(hostname: string): readonly ServiceInstance[];
+  /** Instances of `svc`'s host that `svc` serves (its namespace's, on its ports): for a service a proxy chose. */
+  instancesOf(svc: Service): readonly ServiceInstance[];
 }
 
 /**

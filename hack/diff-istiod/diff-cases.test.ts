@@ -37,6 +37,27 @@ describe('diff:istiod cases (meshd side)', function () {
     wild.requests.forEach((r, i) => assert.match(outcomeLine(simulateRequest(cfg, r.request)), want[i]!, r.label));
   });
 
+  it('given the same-host teams case should route each team\'s proxy to its own namespace\'s endpoint and diff-team-c\'s through', () => {
+    const yaml = readCaseDocs(REPO_ROOT)
+      .flatMap((f) => f.docs)
+      .map((d) => stringify(d))
+      .join('---\n');
+    const lines = (['a', 'b', 'c'] as const).map((team, i) => {
+      const ns = `diff-team-${team}`;
+      const ip = `10.82.1.${i + 1}`;
+      const node = sidecarNode({ id: `sidecar~${ip}~client-0.${ns}~${ns}.svc.cluster.local`, ipAddresses: [ip], podName: 'client-0', namespace: ns, dnsDomain: `${ns}.svc.cluster.local`, metadata: { LABELS: { app: 'client', version: 'v1' }, NAMESPACE: ns } });
+      const { proxy, snap } = sidecarAt(sidecarModel(yaml), node);
+      const cfg = allSidecarResources(proxy, snap);
+      const teams = DIFF_PROXIES.find((p) => p.name.startsWith(`${ns}/`))!;
+      return teams.requests.map((r) => outcomeLine(simulateRequest(cfg, r.request)));
+    });
+    assert.deepEqual(lines, [
+      ['routed outbound|443||api.stripe.com(100)[10.82.0.1:443]', 'routed outbound|8094||api.teams.test(100)[10.82.0.1:8094]'],
+      ['routed outbound|443||api.stripe.com(100)[10.82.0.2:443]', 'routed outbound|8094||api.teams.test(100)[10.82.0.2:8094]'],
+      ['routed PassthroughCluster(100)[203.0.113.50:443]', 'routed PassthroughCluster(100)[203.0.113.51:8094]'],
+    ]);
+  });
+
   it('given the consistent hash case should put on diff-hash/client-0\'s routes the hash policies and retry host predicates its comment names', () => {
     const yaml = readCaseDocs(REPO_ROOT)
       .flatMap((f) => f.docs)

@@ -55,7 +55,7 @@ export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none', 'diff-wild', 'diff-dup', 'diff-hash'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none', 'diff-wild', 'diff-dup', 'diff-hash', 'diff-team-a', 'diff-team-b', 'diff-team-c'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -116,6 +116,7 @@ const http = (label: string, address: string, port: number, host: string, path =
   request: { direction: 'outbound', protocol: 'http', address, port, host, path, ...more },
 });
 const tcp = (label: string, address: string, port: number): LabelledRequest => ({ label, request: { direction: 'outbound', protocol: 'tcp', address, port } });
+const tls = (label: string, address: string, port: number, sni: string): LabelledRequest => ({ label, request: { direction: 'outbound', protocol: 'tls', address, port, sni } });
 const inbound = (label: string, address: string, port: number, more: Partial<LabelledRequest['request']>): LabelledRequest => ({
   label,
   request: { direction: 'inbound', address, port, host: `${address}:${port}`, path: '/', ...more },
@@ -326,6 +327,14 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       tcp('htcp2 (TCP): subset v2, whose simple load balancer turns the hash off', '10.96.11.7', 7001),
     ],
   },
+  ...(['a', 'b', 'c'] as const).map((team, i) => ({
+    name: `diff-team-${team}/client-0 (api.stripe.com and api.teams.test declared privately by diff-team-a and diff-team-b: ${team === 'c' ? 'neither seen' : 'its own namespace\'s'})`,
+    node: sidecarNode({ ns: `diff-team-${team}`, pod: 'client-0', ip: `10.82.1.${i + 1}`, app: 'client', sa: 'client', ports: [8000] }),
+    requests: [
+      tls(`api.stripe.com TLS: ${team === 'c' ? 'no entry visible (passes through)' : 'the entry of the proxy\'s namespace and its endpoint'}`, '203.0.113.50', 443, 'api.stripe.com'),
+      http(`api.teams.test HTTP: ${team === 'c' ? 'no entry visible (passes through)' : 'the entry of the proxy\'s namespace and its endpoint'}`, '203.0.113.51', 8094, 'api.teams.test:8094', '/'),
+    ],
+  })),
   {
     name: 'diff-gw/eastwest-0 (router: AUTO_PASSTHROUGH on 15443, PASSTHROUGH on 8443)',
     node: sidecarNode({ ns: 'diff-gw', pod: 'eastwest-0', ip: '10.40.0.1', app: 'eastwest', sa: 'eastwest', ports: [15443, 8443], type: 'router' }),

@@ -36,10 +36,11 @@ function routeKeyOf(parts: KeyParts, p: Proxy): string {
 function clusterKeyParts(ctx: PushContext, p: Proxy, type: 'cds' | 'eds', name: string, withLocality: boolean): KeyParts {
   const parsed = parseOutboundClusterName(name);
   if (!parsed) return { key: undefined, perProxy: false };
-  const svc = ctx.service(parsed.host);
+  const svc = ctx.serviceFor(parsed.host, p.namespace);
   if (!svc || !ctx.serviceVisible(svc, p.namespace)) return { key: undefined, perProxy: false };
   const dr = ctx.destinationRule(parsed.host, p);
-  const key = `${type}|${name}|${dr ? destinationRuleKey(dr) : '-'}`;
+  // NOTE: the service's declaring config: proxies of two namespaces may each see their own service of one host.
+  const key = `${type}|${name}|${svc.source}|${dr ? destinationRuleKey(dr) : '-'}`;
   return { key, perProxy: withLocality && Boolean(effectivePolicy(dr, parsed.subset, parsed.port).outlierDetection) };
 }
 
@@ -59,7 +60,8 @@ export function routeKey(ctx: PushContext, p: Proxy, name: string): string {
 /**
  * A cache key for a cluster or its endpoints that proxies of different namespaces share when they
  * see the same inputs: the service must be visible to the proxy (else no key: nothing is cached or
- * served), and the DestinationRule that applies is part of the key; EDS adds the proxy's locality
+ * served); the service the proxy's namespace sees (its declaring config: PushContext.serviceFor) and the
+ * DestinationRule that applies are part of the key; EDS adds the proxy's locality
  * when locality failover makes priorities depend on it.
  */
 export function sharedClusterKey(ctx: PushContext, p: Proxy, type: 'cds' | 'eds', name: string, withLocality: boolean): string | undefined {

@@ -138,7 +138,7 @@ export class ProxylessGrpcGenerator {
           build: (name) => buildRouteConfiguration(ctx, p, name),
         });
       case TYPE_URL.cluster: {
-        const sas = (host: string): string[] => snap.endpoints.instances(host).map((i) => i.serviceAccount);
+        const sas = (host: string): string[] => snap.endpoints.instances(host, p.namespace).map((i) => i.serviceAccount);
         return this.#each(snap.token, watched, () => allClusterNames(ctx, p), ENVOY.cluster, {
           key: (name) => (o.enableCdsCache ? this.#keys.cluster(ctx, p, name) : undefined),
           build: (name) => buildCluster(ctx, p, name, { serviceAccounts: sas }),
@@ -168,7 +168,7 @@ export class ProxylessGrpcGenerator {
       case TYPE_URL.route:
         return buildRouteConfiguration(ctx, p, name)?.resource;
       case TYPE_URL.cluster:
-        return buildCluster(ctx, p, name, { serviceAccounts: (h) => snap.endpoints.instances(h).map((i) => i.serviceAccount) })?.resource;
+        return buildCluster(ctx, p, name, { serviceAccounts: (h) => snap.endpoints.instances(h, p.namespace).map((i) => i.serviceAccount) })?.resource;
       case TYPE_URL.endpoint:
         return buildLoadAssignment(ctx, p, name, snap.endpoints, { sendUnhealthyEndpoints: this.#opts.sendUnhealthyEndpoints })?.resource;
       default:

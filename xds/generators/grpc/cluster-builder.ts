@@ -73,7 +73,7 @@ export interface ClusterBuildOptions {
 export function buildCluster(ctx: PushContext, proxy: Proxy, name: string, opts: ClusterBuildOptions): BuiltCluster | undefined {
   const parsed = parseOutboundClusterName(name);
   if (!parsed) return undefined;
-  const svc = ctx.service(parsed.host);
+  const svc = ctx.serviceFor(parsed.host, proxy.namespace);
   if (!svc || !ctx.serviceVisible(svc, proxy.namespace)) return undefined;
   if (!svc.ports.some((p) => p.port === parsed.port)) return undefined;
   const dr = ctx.destinationRule(parsed.host, proxy);
@@ -156,8 +156,7 @@ export function clientTlsMode(ctx: PushContext, svc: Service, policy: TrafficPol
 /** Every cluster name a wildcard CDS request gets: each visible service port, plain and per subset. */
 export function allClusterNames(ctx: PushContext, proxy: Proxy): string[] {
   const names: string[] = [];
-  for (const svc of ctx.services) {
-    if (!ctx.serviceVisible(svc, proxy.namespace)) continue;
+  for (const svc of ctx.servicesVisibleTo(proxy.namespace)) {
     const dr = ctx.destinationRule(svc.hostname, proxy);
     const subsets = ((dr?.spec as unknown as DestinationRuleSpec | undefined)?.subsets ?? []).map((s) => s.name);
     for (const p of svc.ports) {

@@ -48,7 +48,7 @@ function assignment(yaml: string, sendUnhealthy: boolean): { address: string; pr
   m.apply(configsFromYaml(yaml).map((c) => configEvent(c)));
   m.rebuild();
   const proxy = proxyFromNode(grpcNode('qs', { locality: { region: 'r1', zone: 'z1', subZone: 's1' } }));
-  const built = buildLoadAssignment(m.pushContext, proxy, 'outbound|80||echo.qs.svc.cluster.local', m.endpoints, { sendUnhealthyEndpoints: sendUnhealthy })!;
+  const built = buildLoadAssignment(m.pushContext, proxy, 'outbound|80||echo.qs.svc.cluster.local', m.snapshot.endpoints, { sendUnhealthyEndpoints: sendUnhealthy })!;
   const eps = built.resource['endpoints'] as { priority: number; lbEndpoints: { endpoint: { address: { socketAddress: { address: string } } }; healthStatus: string }[] }[];
   return eps
     .flatMap((l) => l.lbEndpoints.map((e) => ({ address: e.endpoint.address.socketAddress.address, priority: l.priority, health: e.healthStatus })))

@@ -47,7 +47,7 @@ export function buildLoadAssignment(
 ): BuiltEndpoints | undefined {
   const parsed = parseOutboundClusterName(name);
   if (!parsed) return undefined;
-  const svc = ctx.service(parsed.host);
+  const svc = ctx.serviceFor(parsed.host, proxy.namespace);
   if (!svc || !ctx.serviceVisible(svc, proxy.namespace)) return undefined;
   const dr = ctx.destinationRule(parsed.host, proxy);
   let selector: Readonly<Record<string, string>> | undefined;
@@ -59,7 +59,7 @@ export function buildLoadAssignment(
   const policy = effectivePolicy(dr, parsed.subset, parsed.port);
   const failover = policy.outlierDetection !== undefined && proxy.locality.region !== '';
   const picked: ServiceInstance[] = index
-    .instances(parsed.host)
+    .instances(parsed.host, proxy.namespace)
     .filter((i) => i.servicePort === parsed.port && labelsMatch(selector, i.labels) && isIP(i.address) !== 0)
     .filter((i) => i.health !== 'UNHEALTHY' || opts.sendUnhealthyEndpoints);
   const groups = new Map<string, { locality: Locality; priority: number; eps: ServiceInstance[] }>();

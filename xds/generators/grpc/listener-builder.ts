@@ -44,7 +44,7 @@ export function resolveListenerService(ctx: PushContext, proxy: Proxy, host: str
   if (dots === 1) candidates.push(`${host}.svc.${ctx.domain}`);
   if (host.endsWith('.svc')) candidates.push(`${host}.${ctx.domain}`);
   for (const c of candidates) {
-    const s = ctx.service(c);
+    const s = ctx.serviceFor(c, proxy.namespace);
     if (s && ctx.serviceVisible(s, proxy.namespace)) return s;
   }
   return undefined;

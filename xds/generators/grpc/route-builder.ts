@@ -114,7 +114,7 @@ function hashPolicy(dr: Config | undefined, subset: string): HashPolicy[] | unde
 export function buildRouteConfiguration(ctx: PushContext, proxy: Proxy, name: string): BuiltRoute | undefined {
   const parsed = parseOutboundClusterName(name);
   if (!parsed || parsed.subset !== '') return undefined;
-  const svc = ctx.service(parsed.host);
+  const svc = ctx.serviceFor(parsed.host, proxy.namespace);
   if (!svc || !ctx.serviceVisible(svc, proxy.namespace)) return undefined;
   const deps = new Set<string>([`ServiceEntry/${svc.namespace}/${svc.hostname}`, 'kind:VirtualService', 'kind:DestinationRule']);
   const vs = ctx.virtualService(parsed.host, proxy.namespace);
@@ -167,7 +167,7 @@ function routeAction(
   if (dests.length === 0) return undefined;
   const clusters = dests.map((d) => {
     const host = resolveShortName(d.destination.host, vs.metadata.namespace, ctx.domain);
-    const svc = ctx.service(host);
+    const svc = ctx.serviceFor(host, proxy.namespace);
     if (svc) deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
     const port = d.destination.port?.number ?? (svc && svc.ports.length === 1 ? svc.ports[0]!.port : listenerPort);
     const subset = d.destination.subset ?? '';

@@ -25,7 +25,7 @@ function addressesOf(svc: Service, snap: PushSnapshot, orch: boolean): string[] 
   // NOTE: no VIP: a headless orchestrator service answers with its endpoints' addresses (first port's).
   if (!orch || svc.resolution !== 'NONE' || svc.ports.length === 0) return [];
   const first = svc.ports[0]!.port;
-  return [...new Set(snap.endpoints.instances(svc.hostname).filter((i) => i.servicePort === first && isIP(i.address) !== 0).map((i) => i.address))];
+  return [...new Set(snap.endpoints.instancesOf(svc).filter((i) => i.servicePort === first && isIP(i.address) !== 0).map((i) => i.address))];
 }
 
 /** The name table of `proxy` from the snapshot, keyed by host in host order (the scope's order). */

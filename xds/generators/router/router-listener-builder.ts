@@ -50,7 +50,7 @@ function tcpProxyTo(ctx: PushContext, proxy: Proxy, vs: Config, dests: readonly 
   const clusters = dests
     .map((d) => {
       const host = resolveShortName(d.destination.host, vs.metadata.namespace, ctx.domain);
-      const svc = ctx.service(host);
+      const svc = ctx.serviceFor(host, proxy.namespace);
       const p = d.destination.port?.number ?? (svc && svc.ports.length === 1 ? svc.ports[0]!.port : port);
       return { name: outboundClusterName(p, d.destination.subset ?? '', host), weight: d.weight ?? (dests.length === 1 ? 100 : 0) };
     })

@@ -108,8 +108,8 @@ export function buildSniDnatLoadAssignment(ctx: PushContext, scoped: Proxy, name
   if (!parsed) return undefined;
   const la = buildSidecarLoadAssignment(ctx, scoped, outboundClusterName(parsed.port, parsed.subset, parsed.host), endpoints, opts);
   if (!la) return undefined;
-  const svc = ctx.service(parsed.host);
-  const byAddress = new Map(endpoints.instances(parsed.host).filter((i) => i.servicePort === parsed.port).map((i) => [`${i.address}:${i.port}`, i]));
+  const svc = ctx.serviceFor(parsed.host, scoped.namespace);
+  const byAddress = new Map(endpoints.instances(parsed.host, scoped.namespace).filter((i) => i.servicePort === parsed.port).map((i) => [`${i.address}:${i.port}`, i]));
   const keep = (e: Obj): boolean => {
     const a = ((e['endpoint'] as Obj | undefined)?.['address'] as Obj | undefined)?.['socketAddress'] as Obj | undefined;
     const i = byAddress.get(`${String(a?.['address'])}:${String(a?.['portValue'])}`);

@@ -72,7 +72,7 @@ export function outboundClusterNamesOf(snap: PushSnapshot, p: Proxy, hosts: Read
   const scope = scoped ? sidecarScope(ctx, p) : undefined;
   const out: string[] = [];
   for (const host of hosts) {
-    const svc = ctx.service(host);
+    const svc = ctx.serviceFor(host, p.namespace);
     if (!svc || (scope && !scope.includes(svc))) continue;
     const subsets = ['', ...subsetsOf(ctx.destinationRule(host, p)).map((s) => s.name)];
     for (const port of svc.ports) for (const subset of subsets) out.push(outboundClusterName(port.port, subset, host));

@@ -240,7 +240,7 @@ export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Servic
   const dr = ctx.destinationRule(svc.hostname, proxy);
   const policy = effectivePolicy(dr, subset, port.port);
   const c: Record<string, unknown> = { name, connectTimeout: duration(ctx.meshConfig.connectTimeout) };
-  const instances = endpoints.instances(svc.hostname).filter((i) => i.servicePort === port.port);
+  const instances = endpoints.instancesOf(svc).filter((i) => i.servicePort === port.port);
   const type = outboundDiscoveryType(proxy, svc, opts);
   if (type === 'STRICT_DNS' || type === 'LOGICAL_DNS') {
     c['type'] = type;

@@ -45,7 +45,7 @@ function endpointMetadata(ctx: PushContext, i: ServiceInstance, serviceNamespace
 export function buildSidecarLoadAssignment(ctx: PushContext, proxy: Proxy, name: string, endpoints: EndpointView, opts: SidecarEndpointOptions): ClusterLoadAssignment | undefined {
   const parsed = parseOutboundClusterName(name);
   if (!parsed) return undefined;
-  const svc = ctx.service(parsed.host);
+  const svc = ctx.serviceFor(parsed.host, proxy.namespace);
   if (!svc || !sidecarScope(ctx, proxy).includes(svc) || !svc.ports.some((p) => p.port === parsed.port)) return undefined;
   const dr = ctx.destinationRule(parsed.host, proxy);
   let selector: Readonly<Record<string, string>> | undefined;
@@ -56,7 +56,7 @@ export function buildSidecarLoadAssignment(ctx: PushContext, proxy: Proxy, name:
   }
   const policy = effectivePolicy(dr, parsed.subset, parsed.port);
   const picked = endpoints
-    .instances(parsed.host)
+    .instances(parsed.host, proxy.namespace)
     .filter((i) => i.servicePort === parsed.port && labelsMatch(selector, i.labels) && isIP(i.address) !== 0)
     .filter((i) => i.health !== 'UNHEALTHY' || opts.sendUnhealthyEndpoints);
   const byLocality = new Map<string, { locality: Locality; eps: ServiceInstance[] }>();

@@ -26,7 +26,7 @@ export function vip(svc: Service): string | undefined {
  */
 export function headlessPodBinds(ctx: PushContext, svc: Service, p: ServicePort, endpoints: EndpointView): readonly string[] | undefined {
   if (svc.resolution !== 'NONE' || vip(svc) !== undefined) return undefined;
-  const ips = [...new Set(endpoints.instances(svc.hostname).filter((i) => i.servicePort === p.port && isIP(i.address) !== 0).map((i) => i.address))];
+  const ips = [...new Set(endpoints.instancesOf(svc).filter((i) => i.servicePort === p.port && isIP(i.address) !== 0).map((i) => i.address))];
   if (ips.length > 0) return ips;
   if (orchServiceOf(svc)) return [];
   const spec = ctx.configs.get(svc.source)?.spec as { workloadSelector?: unknown } | undefined;

@@ -6,7 +6,7 @@
  * ingress ports (`captureMode: NONE`) keep their clusters here too. The outbound side is cluster-builder.ts.
  */
 import { createHash } from 'node:crypto';
-import { parseProtocol, type Config, type EndpointView, type PushContext, type Proxy, type ServiceInstance, type ServicePort } from '../../../core/index.js';
+import { parseProtocol, servingService, type Config, type EndpointView, type PushContext, type Proxy, type ServiceInstance, type ServicePort } from '../../../core/index.js';
 import type { ConnectionPoolSettings, ServerTLSSettings, SidecarSpec } from '../../../crds/index.js';
 import type { Cluster } from '../../envoy-types/index.js';
 import { duration } from '../grpc/envoy.js';
@@ -51,7 +51,8 @@ function instancesByAddress(ctx: PushContext, endpoints: EndpointView): AddressI
   index = new Map();
   let position = 0;
   for (const svc of ctx.services) {
-    for (const instance of endpoints.instances(svc.hostname)) {
+    // NOTE: every declaration's instances: a workload serves its own namespace's entry of a host that two declare.
+    for (const instance of endpoints.declaredInstances(svc.hostname)) {
       let list = index.get(instance.address);
       if (!list) index.set(instance.address, (list = []));
       list.push({ instance, position: position++ });
@@ -92,7 +93,7 @@ export interface InboundPort {
 export function inboundPorts(ctx: PushContext, instances: readonly ServiceInstance[], onConflict?: (port: number) => void): InboundPort[] {
   const seen = new Map<number, InboundPort>();
   for (const i of instances) {
-    const protocol = ctx.service(i.hostname)?.ports.find((p) => p.port === i.servicePort)?.protocol ?? 'TCP';
+    const protocol = servingService(ctx, i)?.ports.find((p) => p.port === i.servicePort)?.protocol ?? 'TCP';
     const have = seen.get(i.port);
     if (have) {
       if (have.protocol !== protocol) onConflict?.(i.port);

@@ -165,7 +165,7 @@ type Build = RouteBuild;
 
 function destinationCluster(b: Build, vs: Config, d: { host: string; subset?: string; port?: { number?: number } }): string {
   const host = resolveShortName(d.host, vs.metadata.namespace, b.ctx.domain);
-  const svc = b.ctx.service(host);
+  const svc = b.ctx.serviceFor(host, b.proxy.namespace);
   // NOTE: a destination that does not exist yet changes the route when it appears: depend on every service then.
   b.deps.add(svc ? `ServiceEntry/${svc.namespace}/${svc.hostname}` : 'kind:ServiceEntry');
   const port = d.port?.number ?? (svc && svc.ports.length === 1 ? svc.ports[0]!.port : b.port);

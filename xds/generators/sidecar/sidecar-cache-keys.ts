@@ -4,7 +4,8 @@
  *
  * Outbound cluster (`buildOutboundCluster`) reads: the cluster name (port, subset, host); the service
  * (resolution, ports, location, namespace, service accounts: dependency `ServiceEntry/<ns>/<host>`,
- * plus its namespace in the key as two namespaces may define one host); the DestinationRule that
+ * plus its declaring config in the key: proxies of two namespaces may each see their own service of one host,
+ * PushContext.serviceFor); the DestinationRule that
  * applies to the proxy (by its namespace and, for a rule with a workloadSelector, its labels: its
  * identity in the key, so a DestinationRule that starts or stops applying changes the key; its own key a
  * dependency, so an edit clears; a rule merged from several names them all); the endpoints of the host
@@ -51,7 +52,7 @@ export function clusterDependencies(svc: Service, dr: Config | undefined): strin
  */
 export function sidecarClusterKey(name: string, svc: Service, dr: Config | undefined, proxy?: Pick<Proxy, 'ipAddresses'>): string {
   const dns = proxy && (svc.resolution === 'DNS' || svc.resolution === 'DNS_ROUND_ROBIN') ? ipModeKey(proxy) : '';
-  return `scds|${name}|${svc.namespace}|${dr ? destinationRuleKey(dr) : '-'}${dns}`;
+  return `scds|${name}|${svc.source}|${dr ? destinationRuleKey(dr) : '-'}${dns}`;
 }
 
 /**
@@ -64,7 +65,7 @@ export function sidecarEndpointsKey(name: string, svc: Service, dr: Config | und
 
 /** {@link sidecarEndpointsKey}, and whether it reads the proxy's labels (failoverPriority on labels). */
 export function sidecarEndpointsKeyOf(name: string, svc: Service, dr: Config | undefined, subset: string, port: number, proxy: Proxy, mesh: MeshConfig): { key: string; usesLabels: boolean } {
-  const base = `seds|${name}|${svc.namespace}|${dr ? destinationRuleKey(dr) : '-'}`;
+  const base = `seds|${name}|${svc.source}|${dr ? destinationRuleKey(dr) : '-'}`;
   const { mode, usesLabels } = localityLbMode(effectivePolicy(dr, subset, port), mesh, proxy);
   if (mode === 'none') return { key: base, usesLabels: false };
   const withLocality = `${base}|${proxy.locality.region}/${proxy.locality.zone}/${proxy.locality.subZone}`;
@@ -89,7 +90,7 @@ function scopeDigest(scope: SidecarScope, port: number): string {
   let d = byPort.get(port);
   if (d === undefined) {
     const h = createHash('sha256').update(scope.outboundMode);
-    for (const s of scope.routeServices(port)) if (s.ports.some((p) => p.port === port && routesHttp(p))) h.update(`\n${s.namespace}/${s.hostname}`);
+    for (const s of scope.routeServices(port)) if (s.ports.some((p) => p.port === port && routesHttp(p))) h.update(`\n${s.source}/${s.hostname}`);
     d = h.digest('base64url');
     byPort.set(port, d);
   }

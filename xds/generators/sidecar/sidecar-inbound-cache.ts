@@ -23,7 +23,7 @@
  * proxy's IPs and metadata.
  */
 import { createHash } from 'node:crypto';
-import type { PushContext, PushSnapshot, Proxy } from '../../../core/index.js';
+import { servingService, type PushContext, type PushSnapshot, type Proxy } from '../../../core/index.js';
 import type { XdsCache } from '../../cache/xds-cache.js';
 import type { ConflictSink } from './conflict-recorder.js';
 import { proxyInstances } from './inbound-clusters.js';
@@ -43,7 +43,7 @@ export function virtualInboundDependencies(ctx: PushContext, proxy: Proxy, snap:
   const sidecar = sidecarScope(ctx, proxy).sidecar;
   if (sidecar) deps.add(`Sidecar/${sidecar.metadata.namespace}/${sidecar.metadata.name}`);
   for (const i of proxyInstances(ctx, proxy, snap.endpoints)) {
-    const svc = ctx.service(i.hostname);
+    const svc = servingService(ctx, i);
     if (svc) deps.add(`ServiceEntry/${svc.namespace}/${svc.hostname}`);
   }
   return [...deps].sort();

@@ -189,11 +189,11 @@ function endpointItem(p: Proxy, snap: PushSnapshot, scope: SidecarScope, name: s
   const build = (): { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined => {
     const resource = buildSidecarLoadAssignment(ctx, p, name, snap.endpoints, o);
     const parsed = parseOutboundClusterName(name);
-    const svc = parsed ? ctx.service(parsed.host) : undefined;
+    const svc = parsed ? ctx.serviceFor(parsed.host, p.namespace) : undefined;
     return resource && svc ? { resource, dependencies: endpointsDependencies(svc, ctx.destinationRule(svc.hostname, p)) } : undefined;
   };
   const parsed = cached ? parseOutboundClusterName(name) : undefined;
-  const svc = parsed ? ctx.service(parsed.host) : undefined;
+  const svc = parsed ? ctx.serviceFor(parsed.host, p.namespace) : undefined;
   // NOTE: only names the builder serves get a key (the scope decides which proxies may read it).
   if (!parsed || !svc || !scope.includes(svc)) return { item: { name, key: undefined, build }, usesLabels: false };
   const dr = ctx.destinationRule(svc.hostname, p);

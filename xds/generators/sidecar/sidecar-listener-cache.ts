@@ -65,7 +65,7 @@ function scopeDigest(scope: SidecarScope): string {
   let d = scopeDigests.get(scope);
   if (d === undefined) {
     const h = createHash('sha256').update(scope.outboundMode);
-    for (const s of scope.listenerServices) h.update(`\n${s.namespace}/${s.hostname}`);
+    for (const s of scope.listenerServices) h.update(`\n${s.source}/${s.hostname}`);
     // NOTE: egress listeners with ports or binds shape the listeners beyond the services they select.
     if (scope.egressDigest !== '') h.update(`\n${scope.egressDigest}`);
     d = h.digest('base64url');
@@ -107,7 +107,7 @@ export function sidecarListenerDependencies(ctx: PushContext, proxy: Proxy, scop
     const spec = vs?.spec as unknown as VirtualServiceSpec | undefined;
     for (const r of [...(spec?.tcp ?? []), ...(spec?.tls ?? [])]) {
       for (const d of r.route ?? []) {
-        const dest = ctx.service(resolveShortName(d.destination.host, vs!.metadata.namespace, ctx.domain));
+        const dest = ctx.serviceFor(resolveShortName(d.destination.host, vs!.metadata.namespace, ctx.domain), proxy.namespace);
         if (dest) deps.add(`ServiceEntry/${dest.namespace}/${dest.hostname}`);
         if (dest) rule(dest.hostname);
       }

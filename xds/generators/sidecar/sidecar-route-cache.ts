@@ -32,7 +32,8 @@ const dependenciesOf = new WeakMap<Uint8Array, readonly string[]>();
 
 /** The cache key of a planned service virtual host on `port` for `proxy` (see the file comment). */
 export function virtualHostKey(ctx: PushContext, proxy: Proxy, port: number, h: VirtualHostPlan): string {
-  const svc = `${h.svc.namespace}/${h.svc.hostname}`;
+  // NOTE: the service's declaring config: proxies of two namespaces may each see their own service of one host.
+  const svc = `${h.svc.namespace}/${h.svc.hostname}|${h.svc.source}`;
   if (!h.vs) {
     const rule = serviceRuleKey(ctx, proxy, h.svc.hostname);
     return `svh|${port}|${svc}|-|${h.domains.join(',')}${rule === '-' ? '' : `|dr:${rule}`}`;

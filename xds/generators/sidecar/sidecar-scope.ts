@@ -171,7 +171,7 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
   }
   const spec = sidecar?.spec as SidecarSpec | undefined;
   const hosts = (spec?.egress ?? []).flatMap((e) => e.hosts ?? []);
-  const visible = ctx.services.filter((s) => ctx.serviceVisible(s, proxy.namespace));
+  const visible = ctx.servicesVisibleTo(proxy.namespace);
   const scoped = spec?.egress && spec.egress.length > 0 ? visible.filter((s) => hosts.some((h) => egressHostSelects(h, sidecar!.metadata.namespace, s))) : visible;
   // NOTE: as Istio, the destinations of the VirtualServices of scoped hosts join the scope, so every
   // route the proxy gets names a cluster it also gets.
@@ -181,7 +181,7 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     for (const svc of scoped) {
       const vs = ctx.virtualService(svc.hostname, proxy.namespace);
       for (const host of vs ? destinationHosts(ctx, vs) : []) {
-        const dest = ctx.service(host);
+        const dest = ctx.serviceFor(host, proxy.namespace);
         if (dest && visibleSet.has(dest)) set.add(dest);
       }
     }

@@ -74,7 +74,7 @@ export function protocolFilters(protocol: ServicePort['protocol'], tcpProxy: Rec
 export function routeSourceIpHash(ctx: PushContext, proxy: Proxy, vs: Config, dests: readonly RouteDestination[]): Record<string, unknown> {
   const first = dests[0];
   if (!first) return {};
-  const svc = ctx.service(resolveShortName(first.destination.host, vs.metadata.namespace, ctx.domain));
+  const svc = ctx.serviceFor(resolveShortName(first.destination.host, vs.metadata.namespace, ctx.domain), proxy.namespace);
   const hashPolicy = svc ? tcpSourceIpHashPolicy(ctx, proxy, svc.hostname, dests.length === 1 ? (first.destination.subset ?? '') : '') : undefined;
   return hashPolicy ? { hashPolicy } : {};
 }
@@ -84,7 +84,7 @@ function tcpProxyTo(ctx: PushContext, proxy: Proxy, vs: Config, dests: readonly 
   const clusters = dests
     .map((d) => {
       const host = resolveShortName(d.destination.host, vs.metadata.namespace, ctx.domain);
-      const svc = ctx.service(host);
+      const svc = ctx.serviceFor(host, proxy.namespace);
       const p = d.destination.port?.number ?? (svc && svc.ports.length === 1 ? svc.ports[0]!.port : port);
       return { name: outboundClusterName(p, d.destination.subset ?? '', host), weight: d.weight ?? (dests.length === 1 ? 100 : 0) };
     })
