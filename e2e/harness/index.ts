@@ -10,7 +10,7 @@ export {
   type TestControlPlaneOptions,
 } from './test-control-plane.js';
 export { e2eCluster, startE2eCluster, stopE2eCluster, type E2eCluster, type E2eClusterOptions } from './e2e-cluster.js';
-export { waitFor } from './wait-for.js';
+export { WaitAborted, waitFor } from './wait-for.js';
 export { uniqueName, httpStatusOf, createTestNamespace, deleteNamespaceFully } from './namespaces.js';
 export { TcpProxy } from './tcp-proxy.js';
 export { applyCrds } from './crds.js';

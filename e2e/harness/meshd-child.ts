@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { freePorts } from './child-process.js';
-import { waitFor } from './wait-for.js';
+import { WaitAborted, waitFor } from './wait-for.js';
 
 const LAUNCHER = fileURLToPath(new URL('../../../bin/pilot-discovery', import.meta.url));
 
@@ -90,7 +90,8 @@ async function startMeshd(o: SpawnMeshdOptions, ports: MeshdPorts): Promise<Mesh
   child.stdout!.on('data', (d: Buffer) => (log += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
   const running = (): void => {
-    if (child.exitCode !== null) throw new Error(`meshd exited (${child.exitCode}):\n${log}`);
+    // NOTE: WaitAborted: a meshd that exited will not become ready (a taken port is then seen at once, not after 60 s).
+    if (child.exitCode !== null || child.signalCode !== null) throw new WaitAborted(`meshd exited (${child.exitCode ?? child.signalCode}):\n${log}`);
   };
   await waitFor('meshd /ready', async () => {
     running();
