@@ -89,13 +89,15 @@ export function leadingName(body: Uint8Array): string {
   return '';
 }
 
+/** The names seen in this thread, each once (it grows with the distinct resource names of a run). */
+const namePool = new Map<string, string>();
+
 /**
  * One string per resource name in this thread (a worker's clients share it). Decoded names are new strings, many of
  * them concatenations (protobufjs builds long strings in chunks): 200 sidecars holding 1,200 cluster and endpoint
  * names each kept 3.6 million string objects per worker, whose marking made 100-190 ms GC pauses land in the
  * measured pushes. A proxy keeps its names in C++, with no such pauses.
  */
-const namePool = new Map<string, string>();
 export function internName(name: string): string {
   const known = namePool.get(name);
   if (known !== undefined) return known;
