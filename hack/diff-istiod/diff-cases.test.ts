@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import type { MeshModel } from '../../core/index.js';
 import { simulateRequest } from '../../xds/index.js';
 import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode } from '../../xds/generators/sidecar/testing/sidecar-mesh.js';
 import { outcomeLine, routeHashShape, tcpHashShape } from './compare-configs.js';
@@ -8,24 +9,37 @@ import { DIFF_PROXIES, istiodDoc, readCaseDocs } from './diff-cases.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
+/** The model of every case's documents (built once: each test reads the sidecars of one case from it). */
+let casesModel: MeshModel | undefined;
+function allCases(): MeshModel {
+  casesModel ??= sidecarModel(
+    readCaseDocs(REPO_ROOT)
+      .flatMap((f) => f.docs)
+      .map((d) => stringify(d))
+      .join('---\n'),
+  );
+  return casesModel;
+}
+
+/** What meshd gives the sidecar `client-0` of namespace `ns` at `ip` with `labels`. */
+function caseSidecar(ns: string, ip: string, labels: Record<string, string>): ReturnType<typeof allSidecarResources> {
+  const node = sidecarNode({
+    id: `sidecar~${ip}~client-0.${ns}~${ns}.svc.cluster.local`,
+    ipAddresses: [ip],
+    podName: 'client-0',
+    namespace: ns,
+    dnsDomain: `${ns}.svc.cluster.local`,
+    metadata: { LABELS: labels, NAMESPACE: ns },
+  });
+  const { proxy, snap } = sidecarAt(allCases(), node);
+  return allSidecarResources(proxy, snap);
+}
+
 describe('diff:istiod cases (meshd side)', function () {
   this.timeout(120_000);
 
   it('given the wildcard DestinationRule case should route each request of diff-wild/client-0 to the subset its comment names', () => {
-    const yaml = readCaseDocs(REPO_ROOT)
-      .flatMap((f) => f.docs)
-      .map((d) => stringify(d))
-      .join('---\n');
-    const node = sidecarNode({
-      id: 'sidecar~10.71.1.1~client-0.diff-wild~diff-wild.svc.cluster.local',
-      ipAddresses: ['10.71.1.1'],
-      podName: 'client-0',
-      namespace: 'diff-wild',
-      dnsDomain: 'diff-wild.svc.cluster.local',
-      metadata: { LABELS: { app: 'wclient', version: 'v1', 'security.mesh.io/tlsMode': 'mesh' }, NAMESPACE: 'diff-wild' },
-    });
-    const { proxy, snap } = sidecarAt(sidecarModel(yaml), node);
-    const cfg = allSidecarResources(proxy, snap);
+    const cfg = caseSidecar('diff-wild', '10.71.1.1', { app: 'wclient', version: 'v1', 'security.mesh.io/tlsMode': 'mesh' });
     const wild = DIFF_PROXIES.find((p) => p.name.startsWith('diff-wild/'))!;
     const want = [
       /^routed outbound\|8080\|pinned\|alpha\.diff-wild\.svc\.cluster\.local\(100\)\[10\.71\.0\.12:8080\]$/,
@@ -38,16 +52,9 @@ describe('diff:istiod cases (meshd side)', function () {
   });
 
   it('given the same-host teams case should route each team\'s proxy to its own namespace\'s endpoint and diff-team-c\'s through', () => {
-    const yaml = readCaseDocs(REPO_ROOT)
-      .flatMap((f) => f.docs)
-      .map((d) => stringify(d))
-      .join('---\n');
     const lines = (['a', 'b', 'c'] as const).map((team, i) => {
       const ns = `diff-team-${team}`;
-      const ip = `10.82.1.${i + 1}`;
-      const node = sidecarNode({ id: `sidecar~${ip}~client-0.${ns}~${ns}.svc.cluster.local`, ipAddresses: [ip], podName: 'client-0', namespace: ns, dnsDomain: `${ns}.svc.cluster.local`, metadata: { LABELS: { app: 'client', version: 'v1' }, NAMESPACE: ns } });
-      const { proxy, snap } = sidecarAt(sidecarModel(yaml), node);
-      const cfg = allSidecarResources(proxy, snap);
+      const cfg = caseSidecar(ns, `10.82.1.${i + 1}`, { app: 'client', version: 'v1' });
       const teams = DIFF_PROXIES.find((p) => p.name.startsWith(`${ns}/`))!;
       return teams.requests.map((r) => outcomeLine(simulateRequest(cfg, r.request)));
     });
@@ -59,20 +66,7 @@ describe('diff:istiod cases (meshd side)', function () {
   });
 
   it('given the consistent hash case should put on diff-hash/client-0\'s routes the hash policies and retry host predicates its comment names', () => {
-    const yaml = readCaseDocs(REPO_ROOT)
-      .flatMap((f) => f.docs)
-      .map((d) => stringify(d))
-      .join('---\n');
-    const node = sidecarNode({
-      id: 'sidecar~10.72.1.1~client-0.diff-hash~diff-hash.svc.cluster.local',
-      ipAddresses: ['10.72.1.1'],
-      podName: 'client-0',
-      namespace: 'diff-hash',
-      dnsDomain: 'diff-hash.svc.cluster.local',
-      metadata: { LABELS: { app: 'hclient', version: 'v1', 'security.mesh.io/tlsMode': 'mesh' }, NAMESPACE: 'diff-hash' },
-    });
-    const { proxy, snap } = sidecarAt(sidecarModel(yaml), node);
-    const cfg = allSidecarResources(proxy, snap);
+    const cfg = caseSidecar('diff-hash', '10.72.1.1', { app: 'hclient', version: 'v1', 'security.mesh.io/tlsMode': 'mesh' });
     const shape = (rc: string, host: string): string => {
       const vhs = (cfg.routes.find((r) => r['name'] === rc)?.['virtualHosts'] ?? []) as Record<string, unknown>[];
       const vh = vhs.find((v) => v['name'] === `${host}.diff-hash.svc.cluster.local:${rc}`);

@@ -11,26 +11,14 @@ import { TYPE_URL } from '../../server/contracts.js';
 import { configEvent, configsFromYaml } from '../testing/model-fixtures.js';
 import { SidecarGenerator } from './sidecar-generator.js';
 import { ENVOY } from './sidecar-names.js';
-import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode, SIDECAR_MESH } from './testing/sidecar-mesh.js';
+import { allSidecarResources, externalEntryYaml, sidecarAt, sidecarModel, sidecarNode, SIDECAR_MESH } from './testing/sidecar-mesh.js';
 
 const HOST = 'api.stripe.com';
 const CLUSTER = `outbound|443||${HOST}`;
 
 /** A ServiceEntry of HOST in `ns` with `exportTo`, created at `created`, with endpoints at `addresses`. */
 function entry(ns: string, created: string, exportTo: string, resolution: string, addresses: string[], ports = '[{ number: 443, name: tls, protocol: TLS }]', name = 'stripe'): string {
-  return `
----
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: ${name}, namespace: ${ns}, creationTimestamp: "${created}" }
-spec:
-  hosts: [${HOST}]
-  exportTo: ${exportTo}
-  location: MESH_EXTERNAL
-  ports: ${ports}
-  resolution: ${resolution}
-  endpoints: [${addresses.map((a) => `{ address: ${a} }`).join(', ')}]
-`;
+  return externalEntryYaml({ host: HOST, name, namespace: ns, created, exportTo, ports, resolution, addresses });
 }
 
 function proxyIn(ns: string, ip: string): Proxy {

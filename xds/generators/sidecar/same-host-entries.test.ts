@@ -5,23 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { buildSidecarLoadAssignment } from './endpoint-builder.js';
-import { allSidecarResources, sidecarAt, sidecarModel, SIDECAR_MESH } from './testing/sidecar-mesh.js';
+import { allSidecarResources, externalEntryYaml, sidecarAt, sidecarModel, SIDECAR_MESH } from './testing/sidecar-mesh.js';
 
 const HOST = 'api.partner.org';
 
 function entry(name: string, ns: string, created: string, ports: string, resolution: string, addresses: string[]): string {
-  return `
----
-apiVersion: networking.mesh.io/v1
-kind: ServiceEntry
-metadata: { name: ${name}, namespace: ${ns}, creationTimestamp: "${created}" }
-spec:
-  hosts: [${HOST}]
-  location: MESH_EXTERNAL
-  ports: ${ports}
-  resolution: ${resolution}
-  endpoints: [${addresses.map((a) => `{ address: ${a} }`).join(', ')}]
-`;
+  return externalEntryYaml({ host: HOST, name, namespace: ns, created, ports, resolution, addresses });
 }
 
 const HTTP80 = '[{ number: 80, name: http, protocol: HTTP }]';

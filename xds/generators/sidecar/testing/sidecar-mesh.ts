@@ -180,7 +180,22 @@ export function sidecarAt(model: MeshModel, node = sidecarNode()): { proxy: Prox
   return { proxy: proxyFromNode(node), snap };
 }
 
-/** A service of one port with no protocol (sniffed) and a VIP, whose endpoint is the productpage sidecar. */
+/** A MESH_EXTERNAL ServiceEntry document (led by `---`) of `host` with static or DNS `addresses` as its endpoints. */
+export function externalEntryYaml(o: { host: string; name: string; namespace: string; created: string; ports: string; resolution: string; addresses: readonly string[]; exportTo?: string }): string {
+  return `
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: ${o.name}, namespace: ${o.namespace}, creationTimestamp: "${o.created}" }
+spec:
+  hosts: [${o.host}]${o.exportTo !== undefined ? `\n  exportTo: ${o.exportTo}` : ''}
+  location: MESH_EXTERNAL
+  ports: ${o.ports}
+  resolution: ${o.resolution}
+  endpoints: [${o.addresses.map((a) => `{ address: ${a} }`).join(', ')}]
+`;
+}
+
 /** A GRPC service on productpage's target port 9080: an inbound conflict with its HTTP port (pilot_conflict_inbound_listener). */
 export const PP_GRPC_ON_9080 = `apiVersion: networking.mesh.io/v1
 kind: ServiceEntry
@@ -194,6 +209,7 @@ spec:
   workloadSelector: { labels: { app: productpage } }
 `;
 
+/** A service of one port with no protocol (sniffed) and a VIP, whose endpoint is the productpage sidecar. */
 export const LEGACY_SNIFFED_SERVICE = `apiVersion: networking.mesh.io/v1
 kind: ServiceEntry
 metadata: { name: legacy, namespace: default }
