@@ -17,15 +17,15 @@
  * A listener left with no filter chain is not sent (istiod omits it too). TLS listeners read SNI with
  * tls_inspector.
  */
-import { resolveShortName, type Config, type PushContext, type Proxy } from '../../../core/index.js';
+import type { Config, PushContext, Proxy } from '../../../core/index.js';
 import type { ServerTLSSettings, VirtualServiceSpec } from '../../../crds/index.js';
-import { any, outboundClusterName } from '../grpc/envoy.js';
+import { any } from '../grpc/envoy.js';
 import { outboundHcm } from '../sidecar/listener-builder.js';
 import { qualifiedGateway } from '../sidecar/route-builder.js';
 import { ENVOY, provenance } from '../sidecar/sidecar-names.js';
-import { tcpSourceIpHashPolicy } from '../sidecar/route-hash.js';
+import { tcpSourceIpHash } from '../sidecar/route-hash.js';
 import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from '../sidecar/server-tls.js';
-import { routeSourceIpHash, tlsListenerFilters } from '../sidecar/tcp-listener-builder.js';
+import { tcpProxyTo, tlsListenerFilters } from '../sidecar/tcp-listener-builder.js';
 import { type MergedGateway, type RouterPort, type RouterServer } from './merged-gateway.js';
 import { intersectHosts, virtualServicesForGateway } from './router-route-builder.js';
 import type { Listener } from '../../envoy-types/index.js';
@@ -35,7 +35,6 @@ import { serverAdmits, sniDnatTargets } from './sni-dnat.js';
 const AUTO_PASSTHROUGH_ALPN = ['mesh', 'mesh-peer-exchange', 'mesh-http/1.0', 'mesh-http/1.1', 'mesh-h2'] as const;
 
 type Obj = Record<string, unknown>;
-type RouteDestination = { destination: { host: string; subset?: string; port?: { number?: number } }; weight?: number };
 type L4Match = { port?: number; gateways?: string[]; sniHosts?: string[] };
 
 /** The gateway HCM: the sidecar's outbound HCM with istiod's gateway settings (the remote address is the client's; client certs sanitized). */
@@ -43,22 +42,6 @@ function gatewayHcm(statPrefix: string, routeName: string): Obj {
   const hcm = outboundHcm(statPrefix, routeName);
   const tc = hcm['typedConfig'] as Obj;
   return { ...hcm, typedConfig: { ...tc, useRemoteAddress: { value: true }, forwardClientCertDetails: 'SANITIZE_SET' } };
-}
-
-/** tcp_proxy to route destinations (one cluster, or weighted), resolving short hosts in the VirtualService's namespace. */
-function tcpProxyTo(ctx: PushContext, proxy: Proxy, vs: Config, dests: readonly RouteDestination[], port: number, statPrefix: string): Obj | undefined {
-  const clusters = dests
-    .map((d) => {
-      const host = resolveShortName(d.destination.host, vs.metadata.namespace, ctx.domain);
-      const svc = ctx.serviceFor(host, proxy.namespace);
-      const p = d.destination.port?.number ?? (svc && svc.ports.length === 1 ? svc.ports[0]!.port : port);
-      return { name: outboundClusterName(p, d.destination.subset ?? '', host), weight: d.weight ?? (dests.length === 1 ? 100 : 0) };
-    })
-    .filter((c) => c.weight > 0);
-  if (clusters.length === 0) return undefined;
-  const config = clusters.length === 1 ? { statPrefix, cluster: clusters[0]!.name } : { statPrefix, weightedClusters: { clusters } };
-  // NOTE: as istiod's gateway TCP and passthrough chains: the source-IP hash of the first destination's rule.
-  return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { ...config, ...routeSourceIpHash(ctx, proxy, vs, dests) }) };
 }
 
 function l4Applies(m: L4Match, s: RouterServer, vsNs: string): boolean {
@@ -100,12 +83,6 @@ function passthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, list
   return chains;
 }
 
-/** `{ hashPolicy }` when the rule of `host` hashes on the source IP for `subset` (route-hash.ts), else nothing. */
-function sourceIpHash(ctx: PushContext, proxy: Proxy, host: string, subset: string): Obj {
-  const hashPolicy = tcpSourceIpHashPolicy(ctx, proxy, host, subset);
-  return hashPolicy ? { hashPolicy } : {};
-}
-
 /**
  * The chains of an AUTO_PASSTHROUGH server, as istiod's: one per SNI-DNAT cluster (sni-dnat.ts), matching
  * its name as SNI and the mesh mTLS ALPN a client sidecar offers, with tcp_proxy to that cluster (hashed on the
@@ -121,7 +98,7 @@ function autoPassthroughChains(ctx: PushContext, proxy: Proxy, s: RouterServer, 
         {
           name: t.name,
           filterChainMatch: { serverNames: [t.name], applicationProtocols: [...AUTO_PASSTHROUGH_ALPN] },
-          filters: [{ name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: t.name, cluster: t.name, ...sourceIpHash(ctx, proxy, t.svc.hostname, t.subset) }) }],
+          filters: [{ name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: t.name, cluster: t.name, ...tcpSourceIpHash(ctx, proxy, t.svc.hostname, t.subset) }) }],
         },
         [s.gateway],
       ),

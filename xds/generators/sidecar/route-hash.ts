@@ -122,20 +122,20 @@ export function serviceRuleKey(ctx: PushContext, proxy: Proxy, host: string): st
 }
 
 /**
- * istiod's maybeSetHashPolicy for tcp_proxy: `[{ sourceIp: {} }]` when the rule of `host` hashes on the
- * source IP, read from the rule's own load balancer unless subset `subset` has one (then the subset's
- * `useSourceIp`; a subset load balancer without a consistent hash turns it off). Port-level settings do not
- * count (as istiod). Every rule read is a dependency.
+ * istiod's maybeSetHashPolicy for tcp_proxy, as fields to spread into its config: `{ hashPolicy: [{ sourceIp: {} }] }`
+ * when the rule of `host` hashes on the source IP, read from the rule's own load balancer unless subset `subset` has
+ * one (then the subset's `useSourceIp`; a subset load balancer without a consistent hash turns it off), else `{}`.
+ * Port-level settings do not count (as istiod). Every rule read is a dependency.
  */
-export function tcpSourceIpHashPolicy(ctx: PushContext, proxy: Proxy, host: string, subset: string, deps?: Set<string>): Record<string, unknown>[] | undefined {
+export function tcpSourceIpHash(ctx: PushContext, proxy: Proxy, host: string, subset: string, deps?: Set<string>): { hashPolicy?: Record<string, unknown>[] } {
   const rule = deps ? readRule(ctx, proxy, host, deps) : ctx.destinationRule(host, proxy);
-  if (!rule) return undefined;
+  if (!rule) return {};
   const spec = rule.spec as unknown as DestinationRuleSpec;
   let useSourceIp = spec.trafficPolicy?.loadBalancer?.consistentHash?.useSourceIp === true;
   const sub = spec.subsets?.find((s) => s.name === subset);
   const lb = sub?.trafficPolicy?.loadBalancer;
   if (lb) useSourceIp = lb.consistentHash?.useSourceIp === true;
-  return useSourceIp ? [{ sourceIp: {} }] : undefined;
+  return useSourceIp ? { hashPolicy: [{ sourceIp: {} }] } : {};
 }
 
 const sourceIpRules = new WeakMap<PushContext, string>();

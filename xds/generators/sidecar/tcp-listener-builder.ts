@@ -11,7 +11,7 @@
 import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import type { VirtualServiceSpec } from '../../../crds/index.js';
 import { any, outboundClusterName } from '../grpc/envoy.js';
-import { tcpSourceIpHashPolicy } from './route-hash.js';
+import { tcpSourceIpHash } from './route-hash.js';
 import { ENVOY, provenance } from './sidecar-names.js';
 
 type RouteDestination = NonNullable<NonNullable<VirtualServiceSpec['tcp']>[number]['route']>[number];
@@ -71,16 +71,18 @@ export function protocolFilters(protocol: ServicePort['protocol'], tcpProxy: Rec
  * The source-IP hash of a tcp_proxy to route destinations (istiod's buildOutboundNetworkFilters): the rule of
  * the first destination's service, with its subset when it is the only destination.
  */
-export function routeSourceIpHash(ctx: PushContext, proxy: Proxy, vs: Config, dests: readonly RouteDestination[]): Record<string, unknown> {
+function routeSourceIpHash(ctx: PushContext, proxy: Proxy, vs: Config, dests: readonly RouteDestination[]): Record<string, unknown> {
   const first = dests[0];
   if (!first) return {};
   const svc = ctx.serviceFor(resolveShortName(first.destination.host, vs.metadata.namespace, ctx.domain), proxy.namespace);
-  const hashPolicy = svc ? tcpSourceIpHashPolicy(ctx, proxy, svc.hostname, dests.length === 1 ? (first.destination.subset ?? '') : '') : undefined;
-  return hashPolicy ? { hashPolicy } : {};
+  return svc ? tcpSourceIpHash(ctx, proxy, svc.hostname, dests.length === 1 ? (first.destination.subset ?? '') : '') : {};
 }
 
-/** tcp_proxy to the route's destinations (one cluster, or weighted clusters). */
-function tcpProxyTo(ctx: PushContext, proxy: Proxy, vs: Config, dests: readonly RouteDestination[], port: number, statPrefix: string): Record<string, unknown> | undefined {
+/**
+ * tcp_proxy to a TCP or TLS route's destinations (one cluster, or weighted clusters), short hosts resolved in the
+ * VirtualService's namespace, for sidecars and gateways alike.
+ */
+export function tcpProxyTo(ctx: PushContext, proxy: Proxy, vs: Config, dests: readonly RouteDestination[], port: number, statPrefix: string): Record<string, unknown> | undefined {
   const clusters = dests
     .map((d) => {
       const host = resolveShortName(d.destination.host, vs.metadata.namespace, ctx.domain);
@@ -96,8 +98,7 @@ function tcpProxyTo(ctx: PushContext, proxy: Proxy, vs: Config, dests: readonly 
 
 function plainTcpProxy(ctx: PushContext, proxy: Proxy, svc: Service, port: number): Record<string, unknown> {
   const cluster = outboundClusterName(port, '', svc.hostname);
-  const hashPolicy = tcpSourceIpHashPolicy(ctx, proxy, svc.hostname, '');
-  return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: cluster, cluster, ...(hashPolicy ? { hashPolicy } : {}) }) };
+  return { name: 'envoy.filters.network.tcp_proxy', typedConfig: any(ENVOY.tcpProxy, { statPrefix: cluster, cluster, ...tcpSourceIpHash(ctx, proxy, svc.hostname, '') }) };
 }
 
 /**
