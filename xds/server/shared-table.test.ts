@@ -26,8 +26,8 @@ describe('SharedTable', () => {
     const early = SharedTable.EMPTY.with([['a', '1']], []).with([['b', '1']], []).with([['a', '2']], []);
     const late = SharedTable.EMPTY.with([['b', '1'], ['a', '2']], []);
     assert.equal(late, early);
-    const names = SharedTable.ofNames(['x', 'y']);
-    assert.equal(SharedTable.ofNames(['y', 'x']), names);
+    const names = SharedTable.EMPTY.withNames(['x', 'y']);
+    assert.equal(SharedTable.EMPTY.withNames(['y', 'x']), names);
     assert.deepEqual(names.sorted(), ['x', 'y']);
   });
 
@@ -45,6 +45,16 @@ describe('SharedTable', () => {
   it('given a name both set and removed in one change should remove it', () => {
     const t = SharedTable.EMPTY.with([['a', '1'], ['b', '1']], ['a']);
     assert.deepEqual(entries(t), [['b', '1']]);
+  });
+
+  it('given a list of names should hold exactly those names, and share the step between equal tables', () => {
+    const base = SharedTable.EMPTY.with([['a', '1'], ['b', ''], ['c', '']], []);
+    const next = base.withNames(['b', 'd', 'a']);
+    assert.deepEqual(entries(next), [['a', ''], ['b', ''], ['d', '']], 'a versioned entry becomes a name, c leaves');
+    assert.equal(base.withNames(new Set(['a', 'd', 'b'])), next, 'the same step from the same table is one table');
+    assert.equal(next.withNames(['d', 'b', 'a', 'b']), next, 'the same names (in any order, repeated) change nothing');
+    assert.equal(SharedTable.EMPTY.withNames(['a', 'b', 'd']), next, 'reached from empty, the live table of equal content');
+    assert.equal(next.withNames([]), SharedTable.EMPTY);
   });
 
   it('given random changes from several streams should hold what a Map holds and share equal tables', () => {

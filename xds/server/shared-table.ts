@@ -66,11 +66,17 @@ export class SharedTable implements Iterable<string> {
     this.#h2 = h2;
   }
 
-  /** A table of names (version ''). */
-  static ofNames(names: Iterable<string>): SharedTable {
+  /**
+   * The table of exactly `names` (version ''), reached from this table by what differs: proxies that move
+   * between the same two name lists share the transition, and only the difference is keyed and hashed.
+   */
+  withNames(names: Iterable<string>): SharedTable {
+    const want = names instanceof Set ? (names as ReadonlySet<string>) : new Set(names);
     const set: TableEntry[] = [];
-    for (const n of names) set.push([n, '']);
-    return SharedTable.EMPTY.with(set, []);
+    for (const name of want) if (this.#map.get(name) !== '') set.push([name, '']);
+    const removed: string[] = [];
+    for (const name of this.#map.keys()) if (!want.has(name)) removed.push(name);
+    return this.with(set, removed);
   }
 
   get size(): number {

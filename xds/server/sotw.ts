@@ -100,7 +100,7 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
   #setNames(w: WatchState, req: DiscoveryRequest): void {
     const names = req.resourceNames;
     w.namesKey = ownCopy(req.resourceNamesKey);
-    w.names = SharedTable.ofNames(names.filter((n) => n !== '*'));
+    w.names = w.names.withNames(names.filter((n) => n !== '*'));
     w.wildcard = names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(w.typeUrl));
     if (!w.wildcard) w.sent = w.sent.with([], [...w.sent.keys()].filter((n) => !w.names.has(n)));
   }
@@ -132,7 +132,7 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
       names.add(r.name);
     }
     if (partial && bodies.length === 0 && !isRequest) return false;
-    w.sent = partial ? w.sent.with([...names].map((n) => [n, ''] as const), []) : SharedTable.ofNames(names);
+    w.sent = partial ? w.sent.with([...names].map((n) => [n, ''] as const), []) : w.sent.withNames(names);
     const version = this.host.version(push);
     const nonce = this.host.nonce(conn);
     const msg = encodeDiscoveryResponse({ versionInfo: version, typeUrl: w.typeUrl, nonce, resources: bodies, controlPlane: this.host.controlPlaneId });
