@@ -12,6 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { decodeMessage } from '../../../xds/index.js';
 import type { TestNode } from '../../../xds/testing/index.js';
 import { findMarker } from './markers.js';
+import { edsNamesOfCluster } from './response-wire.js';
 import { subscriptionsFor, type Received, type Subscriptions, type XdsProtocol } from './subscriptions.js';
 
 const HCM = 'envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
@@ -79,8 +80,8 @@ interface AnyMsg {
   value: Uint8Array;
 }
 
-/** Names a resource refers to (Listener -> route configs, RouteConfiguration -> clusters, Cluster -> EDS names). */
-function references(typeUrl: string, body: Uint8Array, name: string): string[] {
+/** Names a resource refers to (Listener -> route configs, RouteConfiguration -> clusters). */
+function references(typeUrl: string, body: Uint8Array): string[] {
   const rdsOf = (a: AnyMsg | null | undefined): string | undefined => {
     if (!a?.type_url.endsWith(HCM)) return undefined;
     const h = decodeMessage(HCM, a.value) as unknown as { rds?: { routeConfigName?: string } };
@@ -117,10 +118,6 @@ function references(typeUrl: string, body: Uint8Array, name: string): string[] {
       }
       return [...out];
     }
-    case TYPES.cds: {
-      const c = decodeMessage(TYPES.cds, body) as unknown as { edsClusterConfig?: { serviceName?: string } };
-      return c.edsClusterConfig ? [c.edsClusterConfig.serviceName || name] : [];
-    }
     default:
       return [];
   }
@@ -140,7 +137,7 @@ export class ReferenceCache {
     let seen = this.#m.get(key);
     if (!seen) this.#m.set(key, (seen = []));
     for (const v of seen) if (v.body.length === body.length && v.body.equals(body)) return v.refs;
-    const refs = references(typeUrl, body, name);
+    const refs = references(typeUrl, body);
     seen.push({ body: Buffer.from(body), refs });
     if (seen.length > ReferenceCache.VARIANTS) seen.shift();
     return refs;
@@ -365,7 +362,9 @@ export class BenchClient {
 
   /** The references of a resource this client follows (see #followReferences); none for a type it does not follow from. */
   #referencesOf(type: string, name: string, body: Uint8Array): readonly string[] {
-    const follows = type === TYPES.lds || type === TYPES.cds || (type === TYPES.rds && this.spec.proxyType !== 'sidecar');
+    // NOTE: a cluster's EDS name is read from its bytes directly (cheaper than comparing them with a cached copy).
+    if (type === TYPES.cds) return edsNamesOfCluster(body, name);
+    const follows = type === TYPES.lds || (type === TYPES.rds && this.spec.proxyType !== 'sidecar');
     return follows ? this.#refs.refs(type, name, Buffer.from(body.buffer, body.byteOffset, body.byteLength)) : NO_REFERENCES;
   }
 

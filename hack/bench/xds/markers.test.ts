@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { encode } from '../../../xds/index.js';
 import { TYPES } from './bench-client.js';
-import { leadingName } from './subscriptions.js';
+import { leadingName } from './response-wire.js';
 import { endpointAddress } from './config-gen.js';
 import { findMarker, markerFor, planEdits, SCENARIOS, type ResourceBytes } from './markers.js';
 import { percentile } from '../stats.js';

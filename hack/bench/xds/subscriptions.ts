@@ -4,8 +4,9 @@
  * resources and the names removed; the client keeps what it holds). A `Subscriptions` keeps one stream's
  * requests and held resources; the client decides what to ask for, this encodes it as its variant does.
  */
-import { encode, lookupType } from '../../../xds/index.js';
+import { encode } from '../../../xds/index.js';
 import { nodeObject, type TestNode } from '../../../xds/testing/index.js';
+import { leadingName, readDeltaDiscoveryResponse, readDiscoveryResponse } from './response-wire.js';
 
 /** The ADS variant of a client. */
 export type XdsProtocol = 'sotw' | 'delta';
@@ -51,44 +52,6 @@ export interface Subscriptions {
   ack(typeUrl: string): Buffer;
 }
 
-const sameNames = (a: readonly string[] | undefined, sorted: readonly string[]): boolean =>
-  a !== undefined && a.length === sorted.length && a.every((n, i) => n === sorted[i]);
-
-interface AnyMsg {
-  typeUrl: string;
-  value: Uint8Array;
-}
-
-/** The string in field 1 of an encoded message (the `name` of Listener/Cluster/RouteConfiguration, CLA `cluster_name`). */
-export function leadingName(body: Uint8Array): string {
-  let i = 0;
-  const varint = (): number => {
-    let v = 0;
-    let mul = 1;
-    for (;;) {
-      if (i >= body.length) throw new RangeError('truncated varint');
-      const b = body[i++]!;
-      v += (b & 0x7f) * mul;
-      if (b < 0x80) return v;
-      mul *= 128;
-    }
-  };
-  while (i < body.length) {
-    const key = varint();
-    const field = Math.floor(key / 8);
-    const wire = key & 7;
-    if (wire === 0) varint();
-    else if (wire === 1) i += 8;
-    else if (wire === 5) i += 4;
-    else if (wire === 2) {
-      const len = varint();
-      if (field === 1) return Buffer.from(body.buffer, body.byteOffset + i, len).toString('utf8');
-      i += len;
-    } else throw new RangeError(`unsupported wire type ${wire}`);
-  }
-  return '';
-}
-
 /** The names seen in this thread, each once (it grows with the distinct resource names of a run). */
 const namePool = new Map<string, string>();
 
@@ -108,6 +71,7 @@ export function internName(name: string): string {
 /** What both variants keep of a stream: the names asked per type, and the node until the first request carries it. */
 abstract class StreamSubscriptions {
   protected readonly names = new Map<string, readonly string[]>();
+  readonly #asked = new Map<string, ReadonlySet<string>>();
   protected readonly referencesOf: ReferencesOf;
   #node: TestNode | undefined;
 
@@ -118,6 +82,22 @@ abstract class StreamSubscriptions {
 
   has(typeUrl: string): boolean {
     return this.names.has(typeUrl);
+  }
+
+  /** Records the names asked for a type. */
+  protected ask(typeUrl: string, names: readonly string[]): void {
+    this.names.set(typeUrl, names);
+    this.#asked.set(typeUrl, new Set(names));
+  }
+
+  /** Whether `names`, in any order, are what was last asked for the type (a set compare: a CDS response names 1,000). */
+  protected askedAlready(typeUrl: string, names: readonly string[]): boolean {
+    const asked = this.#asked.get(typeUrl);
+    if (!asked) return false;
+    const now = new Set(names);
+    if (now.size !== asked.size) return false;
+    for (const n of now) if (!asked.has(n)) return false;
+    return true;
   }
 
   /** Adds the node to the stream's first request. */
@@ -134,19 +114,18 @@ export class SotwSubscriptions extends StreamSubscriptions implements Subscripti
   readonly #last = new Map<string, { version: string; nonce: string }>();
 
   subscribe(typeUrl: string, names: readonly string[]): Buffer {
-    this.names.set(typeUrl, names);
+    this.ask(typeUrl, names);
     return this.#request(typeUrl);
   }
 
   follow(typeUrl: string, names: readonly string[]): Buffer | undefined {
-    const sorted = [...names].sort();
-    return sameNames(this.names.get(typeUrl), sorted) ? undefined : this.subscribe(typeUrl, sorted);
+    return this.askedAlready(typeUrl, names) ? undefined : this.subscribe(typeUrl, [...new Set(names)].sort());
   }
 
   receive(bytes: Buffer): Received {
-    const r = lookupType('envoy.service.discovery.v3.DiscoveryResponse').decode(bytes) as unknown as { versionInfo: string; nonce: string; typeUrl: string; resources: AnyMsg[] };
+    const r = readDiscoveryResponse(bytes);
     this.#last.set(r.typeUrl, { version: r.versionInfo, nonce: r.nonce });
-    const resources = r.resources.map((a) => ({ name: internName(leadingName(a.value)), body: a.value }));
+    const resources = r.bodies.map((body) => ({ name: internName(leadingName(body)), body }));
     return {
       typeUrl: r.typeUrl,
       changed: resources,
@@ -178,17 +157,16 @@ export class DeltaSubscriptions extends StreamSubscriptions implements Subscript
   readonly #held = new Map<string, Map<string, readonly string[]>>();
 
   subscribe(typeUrl: string, names: readonly string[]): Buffer {
-    this.names.set(typeUrl, names);
+    this.ask(typeUrl, names);
     return this.#request({ typeUrl, resourceNamesSubscribe: names });
   }
 
   follow(typeUrl: string, names: readonly string[]): Buffer | undefined {
-    const sorted = [...names].sort();
-    const before = this.names.get(typeUrl);
-    if (sameNames(before, sorted)) return undefined;
-    const was = new Set(before);
+    if (this.askedAlready(typeUrl, names)) return undefined;
+    const sorted = [...new Set(names)].sort();
+    const was = new Set(this.names.get(typeUrl));
     const now = new Set(sorted);
-    this.names.set(typeUrl, sorted);
+    this.ask(typeUrl, sorted);
     return this.#request({
       typeUrl,
       resourceNamesSubscribe: sorted.filter((n) => !was.has(n)),
@@ -197,12 +175,7 @@ export class DeltaSubscriptions extends StreamSubscriptions implements Subscript
   }
 
   receive(bytes: Buffer): Received {
-    const r = lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse').decode(bytes) as unknown as {
-      typeUrl: string;
-      nonce: string;
-      resources: { name: string; resource?: AnyMsg }[];
-      removedResources: string[];
-    };
+    const r = readDeltaDiscoveryResponse(bytes);
     this.#nonce.set(r.typeUrl, r.nonce);
     let held = this.#held.get(r.typeUrl);
     if (!held) this.#held.set(r.typeUrl, (held = new Map()));
@@ -210,13 +183,13 @@ export class DeltaSubscriptions extends StreamSubscriptions implements Subscript
     const changed: NamedBody[] = [];
     for (const x of r.resources) {
       // NOTE: a resource without a body is a name the client asked for that does not exist (as a removal).
-      if (!x.resource) {
+      if (!x.body) {
         held.delete(x.name);
         continue;
       }
       const name = internName(x.name);
-      held.set(name, this.referencesOf(r.typeUrl, name, x.resource.value));
-      changed.push({ name, body: x.resource.value });
+      held.set(name, this.referencesOf(r.typeUrl, name, x.body));
+      changed.push({ name, body: x.body });
     }
     const all = held;
     return { typeUrl: r.typeUrl, changed, heldNames: () => [...all.keys()], references: () => union(all.values()) };
