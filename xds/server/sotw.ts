@@ -11,7 +11,6 @@ import type { ResponseWriter, StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
 import { decodeDiscoveryRequestLazily } from './request-wire.js';
 import { encodeDiscoveryResponse, type DiscoveryRequest } from './wire.js';
-import { SharedTable } from './shared-table.js';
 
 /** The SotW half of a stream: answers requests and pushes; `write` takes the encoded responses. */
 export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
