@@ -20,8 +20,8 @@
 import type { Config, PushContext, Proxy } from '../../../core/index.js';
 import type { ServerTLSSettings, VirtualServiceSpec } from '../../../crds/index.js';
 import { any } from '../grpc/envoy.js';
-import { outboundHcm } from '../sidecar/listener-builder.js';
-import { qualifiedGateway } from '../sidecar/route-builder.js';
+import { outboundHcm } from '../sidecar/sidecar-filters.js';
+import { qualifiedGateway } from '../sidecar/http-routes.js';
 import { ENVOY, provenance } from '../sidecar/sidecar-names.js';
 import { tcpSourceIpHash } from '../sidecar/route-hash.js';
 import { SERVER_TLS_HTTP_ALPN, serverTlsSocket } from '../sidecar/server-tls.js';

@@ -14,7 +14,7 @@
  */
 import { hostMatches, resolveShortName, visibleTo, type Config, type PushContext, type Proxy } from '../../../core/index.js';
 import type { VirtualServiceSpec } from '../../../crds/index.js';
-import { qualifiedGateway, virtualServiceRoutes, type RouteBuild } from '../sidecar/route-builder.js';
+import { qualifiedGateway, virtualServiceRoutes, type RouteBuild } from '../sidecar/http-routes.js';
 import { provenance } from '../sidecar/sidecar-names.js';
 import { splitServerHost, type MergedGateway, type RouterServer } from './merged-gateway.js';
 import type { RouteConfiguration } from '../../envoy-types/index.js';

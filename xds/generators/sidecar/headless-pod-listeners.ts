@@ -1,7 +1,7 @@
 /**
  * Headless pod listeners (istiod's per-instance outbound listeners, PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS):
  * which pod addresses a headless service's ports get listeners on, and the per-proxy removal of the
- * proxy's own. The listeners themselves are built in listener-builder.ts.
+ * proxy's own. The listeners themselves are built in outbound-listeners.ts.
  */
 import { isIP } from 'node:net';
 import { orchServiceOf, type EndpointView, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';

@@ -15,7 +15,7 @@
  *   listens on 0.0.0.0 (an `additional_addresses` entry) and its DNS clusters resolve both families;
  * - MESH_DUAL_STACK: a dual-stack proxy's virtual listeners and inbound clusters take both families (see
  *   listener-address.ts);
- * - PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS: see listener-builder.ts (headless pod listeners).
+ * - PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS: see outbound-listeners.ts (headless pod listeners).
  */
 import { isIP } from 'node:net';
 import type { MeshNetworks, PushContext, Proxy } from '../../../core/index.js';

@@ -1,7 +1,7 @@
 /**
  * What a sidecar's outbound listeners are built for: service ports and where their listeners go, from the
  * Sidecar scope's egress listeners (istiod's buildSidecarOutboundListeners loop over egress listeners and its
- * listener bindings). The builder is listener-builder.ts's buildOutboundListeners.
+ * listener bindings). The builder is outbound-listeners.ts's buildOutboundListeners.
  */
 import type { Proxy, Service, ServicePort } from '../../../core/index.js';
 import type { EgressListenerScope, SidecarScope } from './sidecar-scope.js';

@@ -27,7 +27,7 @@ import { servingService, type PushContext, type PushSnapshot, type Proxy } from 
 import type { XdsCache } from '../../cache/xds-cache.js';
 import type { ConflictSink } from './conflict-recorder.js';
 import { proxyInstances } from './inbound-clusters.js';
-import { buildVirtualInboundFrom, type InboundListenerOptions } from './listener-builder.js';
+import { buildVirtualInboundFrom, type InboundListenerOptions } from './inbound-listeners.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { VIRTUAL_INBOUND } from './sidecar-names.js';
 import { virtualInboundInputs, type VirtualInboundInputs } from './virtual-inbound-inputs.js';

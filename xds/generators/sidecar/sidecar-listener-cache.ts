@@ -28,7 +28,7 @@ import type { XdsCache } from '../../cache/xds-cache.js';
 import type { ConflictMetric, ConflictSink } from './conflict-recorder.js';
 import { podListenerNames, withoutOwnPodListeners } from './headless-pod-listeners.js';
 import { sourceIpRulesKey } from './route-hash.js';
-import { buildOutboundListeners } from './listener-builder.js';
+import { buildOutboundListeners } from './outbound-listeners.js';
 import { ipModeKey } from './listener-address.js';
 import { proxyWantsHttp10, resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
 import { interceptionNone } from './outbound-entries.js';

@@ -53,7 +53,7 @@ export interface SidecarScope {
   includes(svc: Service): boolean;
   /**
    * The Sidecar's egress listeners when one of them has a port, a bind or captureMode NONE (istiod then builds
-   * listeners per egress listener, see listener-builder.ts); undefined otherwise (every listener service on
+   * listeners per egress listener, see outbound-listeners.ts); undefined otherwise (every listener service on
    * every port of it, as without a Sidecar).
    */
   readonly egressListeners: readonly EgressListenerScope[] | undefined;

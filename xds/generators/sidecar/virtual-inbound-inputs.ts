@@ -1,5 +1,5 @@
 /**
- * What `virtualInbound` is built from, gathered per proxy (buildVirtualInboundFrom in listener-builder.ts reads
+ * What `virtualInbound` is built from, gathered per proxy (buildVirtualInboundFrom in inbound-listeners.ts reads
  * these and the process-wide network filter options, nothing else), so that sidecar-inbound-cache.ts can key the
  * bytes by a digest of them:
  * - the inbound ports on `virtualInbound` (proxyInboundPorts: the proxy's own service instances, found by its IPs,
