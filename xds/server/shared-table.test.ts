@@ -57,6 +57,21 @@ describe('SharedTable', () => {
     assert.equal(next.withNames([]), SharedTable.EMPTY);
   });
 
+  it('given random name lists in turn should hold exactly the last list', () => {
+    const name = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'outbound|80||x');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.array(fc.tuple(name, fc.constantFrom('', '1')), { maxLength: 4 }), fc.array(name, { maxLength: 6 })), { maxLength: 20 }), (steps) => {
+        let t = SharedTable.EMPTY;
+        for (const [versions, names] of steps) {
+          t = t.with(versions as TableEntry[], []);
+          t = t.withNames(names);
+          assert.deepEqual(entries(t), [...new Set(names)].sort().map((n) => [n, '']));
+        }
+      }),
+      { numRuns: 300, seed: 12 },
+    );
+  });
+
   it('given random changes from several streams should hold what a Map holds and share equal tables', () => {
     const name = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'outbound|80||x', 'x\u0000y');
     const change = fc.record({

@@ -73,9 +73,15 @@ export class SharedTable implements Iterable<string> {
   withNames(names: Iterable<string>): SharedTable {
     const want = names instanceof Set ? (names as ReadonlySet<string>) : new Set(names);
     const set: TableEntry[] = [];
-    for (const name of want) if (this.#map.get(name) !== '') set.push([name, '']);
+    let kept = 0;
+    for (const name of want) {
+      const version = this.#map.get(name);
+      if (version !== undefined) kept++;
+      if (version !== '') set.push([name, '']);
+    }
     const removed: string[] = [];
-    for (const name of this.#map.keys()) if (!want.has(name)) removed.push(name);
+    // NOTE: when every entry of this table is among the names, nothing leaves (the usual step: a name or two added).
+    if (kept < this.#map.size) for (const name of this.#map.keys()) if (!want.has(name)) removed.push(name);
     return this.with(set, removed);
   }
 
