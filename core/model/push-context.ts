@@ -164,9 +164,10 @@ export class PushContext {
 
   /**
    * The service of a host name as proxies of namespace `from` see it (istiod's `ServiceForHostname` through the
-   * namespace's default Sidecar scope): when several services declare the host, the first visible one in the
-   * order private to `from`, exported to `from` by name, public (oldest first in each; an orchestrator Service
-   * before ServiceEntries), with the ports of the same-namespace services it merges. When none of them is
+   * namespace's default Sidecar scope): when several services declare the host, `viewerChoice` of those visible
+   * in the order private to `from`, exported to `from` by name, public (oldest first in each; `from`'s own
+   * declaration first, an orchestrator Service over ServiceEntries), with the ports of the same-namespace
+   * services it merges. A Sidecar may choose otherwise (sidecar-scope.ts). When none of them is
    * visible to `from`, or the host has one service, the mesh-wide {@link service} (callers check visibility).
    */
   serviceFor(hostname: string, from: string): Service | undefined {
@@ -183,6 +184,20 @@ export class PushContext {
     if (shared) return shared;
     const s = this.#servicesByHost.get(hostname);
     return s ? [s] : [];
+  }
+
+  /**
+   * The services declaring a host several services declare that proxies of namespace `from` see, in the order they
+   * see them (private, exported to `from` by name, public; oldest first in each); empty for other hosts. A Sidecar's
+   * egress hosts choose among them (sidecar-scope.ts).
+   */
+  visibleDeclarations(hostname: string, from: string): readonly Service[] {
+    return this.#choice.visibleDeclarations(hostname, from);
+  }
+
+  /** A declaration of a shared host as proxies are served it: with the ports of the same-namespace ones it merges. */
+  servedDeclaration(s: Service): Service {
+    return this.#choice.served(s);
   }
 
   /** The services proxies of namespace `from` see, one per host (their {@link serviceFor}), sorted by host name. Memoized. */

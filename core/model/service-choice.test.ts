@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { Service } from './service.js';
-import { chooseServices, exportRank, NamespaceServiceChoice } from './service-choice.js';
+import { ORCH_NAME_PREFIX, type Service } from './service.js';
+import { chooseServices, exportRank, NamespaceServiceChoice, viewerChoice } from './service-choice.js';
 
 function svc(ns: string, name: string, created: string, exportTo: string[], ports: number[] = [443], host = 'api.example.com'): Service {
   return Object.freeze({
@@ -30,6 +30,22 @@ describe('exportRank (istiod ServiceIndex: private, exported by name, public)', 
     { name: 'given none and public defaults should be public', exportTo: [], defaults: ['*'], from: 'b', want: 2 },
   ];
   for (const c of cases) it(c.name, () => assert.equal(exportRank({ exportTo: c.exportTo, namespace: 'a' }, c.defaults, c.from), c.want));
+});
+
+describe('viewerChoice (istiod SidecarScope, unified scoping)', () => {
+  const A = svc('a', 'x', '2026-01-01', ['*']);
+  const B = svc('b', 'x', '2026-02-01', ['*']);
+  const V = svc('v', 'x', '2026-03-01', ['*']);
+  const orch = (ns: string): Service => svc(ns, `${ORCH_NAME_PREFIX}api`, '2026-04-01', ['*']);
+  const cases: { name: string; imported: Service[]; want: Service | undefined }[] = [
+    { name: 'given nothing imported should choose nothing', imported: [], want: undefined },
+    { name: 'given declarations of other namespaces should choose the first', imported: [A, B], want: A },
+    { name: 'given one of the viewer\'s namespace, seen last, should choose it', imported: [A, B, V], want: V },
+    { name: 'given an orchestrator Service after a ServiceEntry of another namespace should choose the Service', imported: [A, orch('b')], want: orch('b') },
+    { name: 'given an orchestrator Service after the viewer\'s own ServiceEntry should keep the viewer\'s', imported: [V, orch('b')], want: V },
+    { name: 'given the viewer\'s ServiceEntry and Service should choose the Service', imported: [V, orch('v')], want: orch('v') },
+  ];
+  for (const c of cases) it(c.name, () => assert.deepEqual(viewerChoice(c.imported, 'v'), c.want));
 });
 
 describe('NamespaceServiceChoice', () => {

@@ -36,6 +36,26 @@ function first(ordered: readonly Service[]): Service {
 }
 
 /**
+ * istiod's choice (its SidecarScope, with unified Sidecar scoping) among the declarations of one host that a proxy of
+ * namespace `from` imports, given in the order it sees them (see exportRank): the namespace of the first, replaced by
+ * `from` when `from` declares the host too, and a ServiceEntry's namespace by an orchestrator Service's unless that
+ * takes the host from `from`; of the chosen namespace's declarations, its orchestrator Service, else the first.
+ * Undefined when `imported` is empty.
+ */
+export function viewerChoice(imported: readonly Service[], from: string): Service | undefined {
+  let ns: string | undefined;
+  let orch = false;
+  for (const s of imported) {
+    const isOrch = orchServiceOf(s) !== undefined;
+    if (ns === undefined || s.namespace === from || (!orch && isOrch && ns !== from)) {
+      ns = s.namespace;
+      orch = isOrch;
+    }
+  }
+  return ns === undefined ? undefined : first(imported.filter((s) => s.namespace === ns));
+}
+
+/**
  * `chosen` with the ports of the younger services of `all` that `canMergeServices` admits (by number; istiod's
  * appendSidecarServices); a frozen copy, or `chosen` itself when nothing merges. Those services share the
  * chosen one's namespace and exportTo, so every viewer that picks `chosen` sees them too: the result depends on
@@ -97,8 +117,9 @@ export function exportRank(s: Pick<Service, 'exportTo' | 'namespace'>, defaults:
 /**
  * The per-namespace choice (istiod's `SidecarScope.servicesByHostname` of a namespace's default scope): a proxy
  * of namespace `ns` looks at its namespace's private services, then those exported to it by name, then public
- * ones, each group oldest first; the first of a host wins (an orchestrator Service anywhere in that order wins
- * over ServiceEntries), and the later ones of its namespace that canMergeServices admits add their ports.
+ * ones, each group oldest first, and takes {@link viewerChoice} of a host's (its own namespace's declaration
+ * first, an orchestrator Service over ServiceEntries); the later ones of the chosen service's namespace that
+ * canMergeServices admits add their ports.
  * Hosts declared once answer with the one service (when visible). Memoized per namespace: every proxy of a
  * namespace asks the same questions. The instance is filled lazily but never changes an answer.
  */
@@ -172,22 +193,37 @@ export class NamespaceServiceChoice {
     return frozen;
   }
 
+  /**
+   * The services declaring a shared host that a proxy of namespace `from` sees, in the order it sees them
+   * (private, exported to it by name, public; oldest first in each); empty for other hosts.
+   */
+  visibleDeclarations(hostname: string, from: string): readonly Service[] {
+    const list = this.#shared.get(hostname);
+    if (!list) return [];
+    const ranked: Service[][] = [[], [], []];
+    for (const s of list) {
+      const r = exportRank(s, this.#defaults, from);
+      if (r !== undefined) ranked[r]!.push(s);
+    }
+    return ranked.flat();
+  }
+
+  /** A declaration of a shared host as served: with the ports of the younger same-namespace ones it merges (one object per declaration). */
+  served(chosen: Service): Service {
+    const list = this.#shared.get(chosen.hostname);
+    if (!list) return chosen;
+    let m = this.#merged.get(chosen);
+    if (!m) this.#merged.set(chosen, (m = merged(chosen, list)));
+    return m;
+  }
+
   #chosenIn(from: string): ReadonlyMap<string, Service> {
     const known = this.#chosen.get(from);
     if (known) return known;
     const out = new Map<string, Service>();
-    for (const [host, list] of this.#shared) {
-      const ranked: Service[][] = [[], [], []];
-      for (const s of list) {
-        const r = exportRank(s, this.#defaults, from);
-        if (r !== undefined) ranked[r]!.push(s);
-      }
-      const ordered = ranked.flat();
-      if (ordered.length === 0) continue;
-      const chosen = first(ordered);
-      let m = this.#merged.get(chosen);
-      if (!m) this.#merged.set(chosen, (m = merged(chosen, list)));
-      out.set(host, m);
+    for (const host of this.#shared.keys()) {
+      const chosen = viewerChoice(this.visibleDeclarations(host, from), from);
+      if (chosen) out.set(host, this.served(chosen));
     }
     this.#chosen.set(from, out);
     return out;

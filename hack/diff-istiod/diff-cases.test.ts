@@ -65,6 +65,16 @@ describe('diff:istiod cases (meshd side)', function () {
     ]);
   });
 
+  it('given the Sidecar of diff-team-d importing diff-team-b/api.pick.test should route its proxy to diff-team-b\'s endpoint, diff-team-c\'s to the older diff-team-a\'s', () => {
+    const teamD = caseSidecar('diff-team-d', '10.82.1.4', { app: 'client', version: 'v1' });
+    const teamC = caseSidecar('diff-team-c', '10.82.1.3', { app: 'client', version: 'v1' });
+    const pick = DIFF_PROXIES.find((p) => p.name.startsWith('diff-team-d/'))!.requests[0]!.request;
+    assert.deepEqual(
+      [outcomeLine(simulateRequest(teamD, pick)), outcomeLine(simulateRequest(teamC, pick))],
+      ['routed outbound|8095||api.pick.test(100)[10.82.0.2:8095]', 'routed outbound|8095||api.pick.test(100)[10.82.0.1:8095]'],
+    );
+  });
+
   it('given the consistent hash case should put on diff-hash/client-0\'s routes the hash policies and retry host predicates its comment names', () => {
     const cfg = caseSidecar('diff-hash', '10.72.1.1', { app: 'hclient', version: 'v1', 'security.mesh.io/tlsMode': 'mesh' });
     const shape = (rc: string, host: string): string => {

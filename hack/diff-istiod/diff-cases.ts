@@ -55,7 +55,7 @@ export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none', 'diff-wild', 'diff-dup', 'diff-hash', 'diff-team-a', 'diff-team-b', 'diff-team-c'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none', 'diff-wild', 'diff-dup', 'diff-hash', 'diff-team-a', 'diff-team-b', 'diff-team-c', 'diff-team-d'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -335,6 +335,11 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
       http(`api.teams.test HTTP: ${team === 'c' ? 'no entry visible (passes through)' : 'the entry of the proxy\'s namespace and its endpoint'}`, '203.0.113.51', 8094, 'api.teams.test:8094', '/'),
     ],
   })),
+  {
+    name: 'diff-team-d/client-0 (a Sidecar importing diff-team-b/api.pick.test, which diff-team-a declares too, older)',
+    node: sidecarNode({ ns: 'diff-team-d', pod: 'client-0', ip: '10.82.1.4', app: 'client', sa: 'client', ports: [8000] }),
+    requests: [http('api.pick.test HTTP: the entry the Sidecar names (diff-team-b\'s) and its endpoint', '203.0.113.52', 8095, 'api.pick.test:8095', '/')],
+  },
   {
     name: 'diff-gw/eastwest-0 (router: AUTO_PASSTHROUGH on 15443, PASSTHROUGH on 8443)',
     node: sidecarNode({ ns: 'diff-gw', pod: 'eastwest-0', ip: '10.40.0.1', app: 'eastwest', sa: 'eastwest', ports: [15443, 8443], type: 'router' }),

@@ -10,7 +10,7 @@
 import { configKeyString, destinationRuleSources, type Proxy, type PushRequest, type PushSnapshot } from '../../../core/index.js';
 import { outboundClusterName } from '../grpc/envoy.js';
 import { subsetsOf } from './cluster-builder.js';
-import { sidecarScope } from './sidecar-scope.js';
+import { scopedServiceFor, sidecarScope } from './sidecar-scope.js';
 
 /** The config kinds whose changes are followed service by service. */
 const SERVICE_SCOPED_KINDS: ReadonlySet<string> = new Set(['ServiceEntry', 'DestinationRule']);
@@ -72,7 +72,7 @@ export function outboundClusterNamesOf(snap: PushSnapshot, p: Proxy, hosts: Read
   const scope = scoped ? sidecarScope(ctx, p) : undefined;
   const out: string[] = [];
   for (const host of hosts) {
-    const svc = ctx.serviceFor(host, p.namespace);
+    const svc = scopedServiceFor(ctx, p, host);
     if (!svc || (scope && !scope.includes(svc))) continue;
     const subsets = ['', ...subsetsOf(ctx.destinationRule(host, p)).map((s) => s.name)];
     for (const port of svc.ports) for (const subset of subsets) out.push(outboundClusterName(port.port, subset, host));

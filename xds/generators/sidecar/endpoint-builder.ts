@@ -11,7 +11,7 @@ import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { parseOutboundClusterName } from '../grpc/envoy.js';
 import { subsetsOf } from './cluster-builder.js';
 import { applyLocalityLb, type LocalityGroup } from './locality-lb.js';
-import { sidecarScope } from './sidecar-scope.js';
+import { scopedServiceFor, sidecarScope } from './sidecar-scope.js';
 import { takesMeshMtls } from './cluster-tls.js';
 import { struct, TLS_MODE_MESH, TRANSPORT_SOCKET_MATCH } from './sidecar-names.js';
 import type { ClusterLoadAssignment } from '../../envoy-types/index.js';
@@ -45,7 +45,7 @@ function endpointMetadata(ctx: PushContext, i: ServiceInstance, serviceNamespace
 export function buildSidecarLoadAssignment(ctx: PushContext, proxy: Proxy, name: string, endpoints: EndpointView, opts: SidecarEndpointOptions): ClusterLoadAssignment | undefined {
   const parsed = parseOutboundClusterName(name);
   if (!parsed) return undefined;
-  const svc = ctx.serviceFor(parsed.host, proxy.namespace);
+  const svc = scopedServiceFor(ctx, proxy, parsed.host);
   if (!svc || !sidecarScope(ctx, proxy).includes(svc) || !svc.ports.some((p) => p.port === parsed.port)) return undefined;
   const dr = ctx.destinationRule(parsed.host, proxy);
   let selector: Readonly<Record<string, string>> | undefined;
@@ -56,7 +56,7 @@ export function buildSidecarLoadAssignment(ctx: PushContext, proxy: Proxy, name:
   }
   const policy = effectivePolicy(dr, parsed.subset, parsed.port);
   const picked = endpoints
-    .instances(parsed.host, proxy.namespace)
+    .instancesOf(svc)
     .filter((i) => i.servicePort === parsed.port && labelsMatch(selector, i.labels) && isIP(i.address) !== 0)
     .filter((i) => i.health !== 'UNHEALTHY' || opts.sendUnhealthyEndpoints);
   const byLocality = new Map<string, { locality: Locality; eps: ServiceInstance[] }>();

@@ -42,6 +42,18 @@ function seenFrom(yaml: string, ns: Ns, mesh = {}): { clusters: string[]; endpoi
 const TEAM_A = (resolution: string, addresses: string[]): string => entry('team-a', '2026-01-01T00:00:00Z', '["."]', resolution, addresses);
 const TEAM_B = (resolution: string, addresses: string[]): string => entry('team-b', '2026-02-01T00:00:00Z', '["."]', resolution, addresses);
 
+/** A namespace-wide Sidecar in `ns` whose one egress listener imports `hosts`. */
+const sidecarIn = (ns: string, hosts: string[]): string => `
+---
+apiVersion: networking.mesh.io/v1
+kind: Sidecar
+metadata: { name: default, namespace: ${ns} }
+spec:
+  egress: [{ hosts: ${JSON.stringify(hosts)} }]
+`;
+const PUBLIC_A = entry('team-a', '2026-01-01T00:00:00Z', '["*"]', 'STATIC', ['127.0.1.1']);
+const PUBLIC_B = entry('team-b', '2026-02-01T00:00:00Z', '["*"]', 'STATIC', ['127.0.2.1']);
+
 type Seen = ReturnType<typeof seenFrom>;
 const NONE: Seen = { clusters: [], endpoints: {}, listens: false };
 const own = (address: string, port = 443): Seen => ({ clusters: [`outbound|${port}||${HOST}`], endpoints: { [`outbound|${port}||${HOST}`]: [`${address}:${port}`] }, listens: true });
@@ -85,6 +97,31 @@ describe('one service per host, chosen per proxy namespace', () => {
         'team-b': { clusters: [CLUSTER, `outbound|8443||${HOST}`], endpoints: { [CLUSTER]: ['127.0.2.1:443'], [`outbound|8443||${HOST}`]: ['127.0.2.2:8443'] }, listens: true },
         'team-c': NONE,
       },
+    },
+    {
+      name: 'given two public entries should give each declaring team its own (istiod prefers the proxy\'s namespace), team-c the older',
+      yaml: PUBLIC_A + PUBLIC_B,
+      want: { 'team-a': own('127.0.1.1'), 'team-b': own('127.0.2.1'), 'team-c': own('127.0.1.1') },
+    },
+    {
+      name: 'given two public entries and a Sidecar in team-c importing team-b/<host> should give team-c team-b\'s (istiod selects among every declaration)',
+      yaml: PUBLIC_A + PUBLIC_B + sidecarIn('team-c', [`team-b/${HOST}`]),
+      want: { 'team-a': own('127.0.1.1'), 'team-b': own('127.0.2.1'), 'team-c': own('127.0.2.1') },
+    },
+    {
+      name: 'given two public entries and a Sidecar in team-b importing team-a/<host> should give team-b team-a\'s (its own is not imported)',
+      yaml: PUBLIC_A + PUBLIC_B + sidecarIn('team-b', [`team-a/${HOST}`]),
+      want: { 'team-a': own('127.0.1.1'), 'team-b': own('127.0.1.1'), 'team-c': own('127.0.1.1') },
+    },
+    {
+      name: 'given two public entries and a Sidecar in team-c importing */<host> should give team-c the older (the first selected), as without a Sidecar',
+      yaml: PUBLIC_A + PUBLIC_B + sidecarIn('team-c', [`*/${HOST}`]),
+      want: { 'team-a': own('127.0.1.1'), 'team-b': own('127.0.2.1'), 'team-c': own('127.0.1.1') },
+    },
+    {
+      name: 'given two public entries and a Sidecar in team-c importing team-a/<host> and then team-b/<host> in two egress listeners should keep the first listener\'s',
+      yaml: PUBLIC_A + PUBLIC_B + sidecarIn('team-c', [`team-a/${HOST}`]).replace(']\n', `, { port: { number: 9999, protocol: TCP, name: tcp }, hosts: ["team-b/${HOST}"] }]\n`),
+      want: { 'team-a': own('127.0.1.1'), 'team-b': own('127.0.2.1'), 'team-c': own('127.0.1.1') },
     },
   ];
   for (const c of cases) {

@@ -9,6 +9,7 @@ import type { Headers, HTTPMatchRequest, HTTPRoute, StringMatch, VirtualServiceS
 import { any, duration, fractionalPercent, GRPC_STATUS, outboundClusterName } from '../grpc/envoy.js';
 import { consistentHashToHashPolicy, hashForDestination, withoutPreviousHosts } from './route-hash.js';
 import { ENVOY, HTTP_FILTER, provenance } from './sidecar-names.js';
+import { scopedServiceFor } from './sidecar-scope.js';
 
 /** A zero duration: as a route's timeout or maxGrpcTimeout, none. */
 export const ZERO = { seconds: 0, nanos: 0 };
@@ -136,7 +137,7 @@ type Build = RouteBuild;
 
 function destinationCluster(b: Build, vs: Config, d: { host: string; subset?: string; port?: { number?: number } }): string {
   const host = resolveShortName(d.host, vs.metadata.namespace, b.ctx.domain);
-  const svc = b.ctx.serviceFor(host, b.proxy.namespace);
+  const svc = scopedServiceFor(b.ctx, b.proxy, host);
   // NOTE: a destination that does not exist yet changes the route when it appears: depend on every service then.
   b.deps.add(svc ? `ServiceEntry/${svc.namespace}/${svc.hostname}` : 'kind:ServiceEntry');
   const port = d.port?.number ?? (svc && svc.ports.length === 1 ? svc.ports[0]!.port : b.port);

@@ -20,7 +20,7 @@ import type { ScopeMemo } from './scope-memo.js';
 import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKeyOf, sidecarRouteKey } from './sidecar-cache-keys.js';
 import { ENVOY, inboundClusterName } from './sidecar-names.js';
 import { encodedRouteConfiguration } from './sidecar-route-cache.js';
-import { sidecarScope, type SidecarScope } from './sidecar-scope.js';
+import { scopedServiceFor, sidecarScope, type SidecarScope } from './sidecar-scope.js';
 
 /** One resource to serve: its name and, on a cache miss, how to build it with its cache key and dependencies. */
 export interface Item {
@@ -189,11 +189,11 @@ function endpointItem(p: Proxy, snap: PushSnapshot, scope: SidecarScope, name: s
   const build = (): { resource: Record<string, unknown>; dependencies: readonly string[] } | undefined => {
     const resource = buildSidecarLoadAssignment(ctx, p, name, snap.endpoints, o);
     const parsed = parseOutboundClusterName(name);
-    const svc = parsed ? ctx.serviceFor(parsed.host, p.namespace) : undefined;
+    const svc = parsed ? scopedServiceFor(ctx, p, parsed.host) : undefined;
     return resource && svc ? { resource, dependencies: endpointsDependencies(svc, ctx.destinationRule(svc.hostname, p)) } : undefined;
   };
   const parsed = cached ? parseOutboundClusterName(name) : undefined;
-  const svc = parsed ? ctx.serviceFor(parsed.host, p.namespace) : undefined;
+  const svc = parsed ? scopedServiceFor(ctx, p, parsed.host) : undefined;
   // NOTE: only names the builder serves get a key (the scope decides which proxies may read it).
   if (!parsed || !svc || !scope.includes(svc)) return { item: { name, key: undefined, build }, usesLabels: false };
   const dr = ctx.destinationRule(svc.hostname, p);

@@ -33,7 +33,7 @@ import { ipModeKey } from './listener-address.js';
 import { proxyWantsHttp10, resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
 import { interceptionNone } from './outbound-entries.js';
 import type { NetworkFilterOptions } from './tcp-listener-builder.js';
-import type { SidecarScope } from './sidecar-scope.js';
+import { scopedServiceFor, type SidecarScope } from './sidecar-scope.js';
 
 /** The index value of a cached listener set. */
 interface ListenerIndex {
@@ -107,7 +107,7 @@ export function sidecarListenerDependencies(ctx: PushContext, proxy: Proxy, scop
     const spec = vs?.spec as unknown as VirtualServiceSpec | undefined;
     for (const r of [...(spec?.tcp ?? []), ...(spec?.tls ?? [])]) {
       for (const d of r.route ?? []) {
-        const dest = ctx.serviceFor(resolveShortName(d.destination.host, vs!.metadata.namespace, ctx.domain), proxy.namespace);
+        const dest = scopedServiceFor(ctx, proxy, resolveShortName(d.destination.host, vs!.metadata.namespace, ctx.domain));
         if (dest) deps.add(`ServiceEntry/${dest.namespace}/${dest.hostname}`);
         if (dest) rule(dest.hostname);
       }

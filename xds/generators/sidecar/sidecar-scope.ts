@@ -9,7 +9,7 @@
  * (`egressListeners`): listeners are then built per egress listener (outbound-entries.ts) and route configuration
  * `<port>` takes the virtual hosts of the port's egress listener (`routeServices`), as istiod.
  */
-import { hostMatches, labelsMatch, parseProtocol, resolveShortName, type Config, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
+import { hostMatches, labelsMatch, orchServiceOf, parseProtocol, resolveShortName, viewerChoice, type Config, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
 import type { SidecarSpec, VirtualServiceSpec } from '../../../crds/index.js';
 
 /**
@@ -51,6 +51,11 @@ export interface SidecarScope {
   readonly narrowed: boolean;
   /** Whether the proxy's scope includes a service. */
   includes(svc: Service): boolean;
+  /**
+   * The service of a host name for this scope's proxies: for a host several services declare, the declaration the
+   * Sidecar's egress hosts choose (see sidecarChoice), else the namespace's ({@link PushContext.serviceFor}).
+   */
+  serviceFor(hostname: string): Service | undefined;
   /**
    * The Sidecar's egress listeners when one of them has a port, a bind or captureMode NONE (istiod then builds
    * listeners per egress listener, see outbound-listeners.ts); undefined otherwise (every listener service on
@@ -145,6 +150,30 @@ function destinationHosts(ctx: PushContext, vs: Config, depth = 0): string[] {
   return [...out, ...hosts.map((h) => resolveShortName(h, vs.metadata.namespace, ctx.domain))];
 }
 
+/**
+ * The declarations a Sidecar's egress listeners choose for the hosts several services declare, where they differ
+ * from the namespace's choice (istiod's SidecarScope: each egress listener selects among the services exported to
+ * the namespace, the first listener's pick stays, an orchestrator Service replaces a ServiceEntry). A Sidecar without
+ * egress imports every host of every namespace.
+ */
+function sidecarChoice(ctx: PushContext, proxyNs: string, sidecar: Config, visible: readonly Service[]): ReadonlyMap<string, Service> {
+  const spec = sidecar.spec as SidecarSpec;
+  const listeners = spec.egress && spec.egress.length > 0 ? spec.egress.map((e) => e.hosts ?? []) : [['*/*']];
+  const out = new Map<string, Service>();
+  for (const v of visible) {
+    if (!ctx.hostShared(v.hostname)) continue;
+    const candidates = ctx.visibleDeclarations(v.hostname, proxyNs);
+    let pick: Service | undefined;
+    for (const hosts of listeners) {
+      const p = viewerChoice(candidates.filter((c) => hosts.some((h) => egressHostSelects(h, sidecar.metadata.namespace, c))), proxyNs);
+      if (p && (!pick || (orchServiceOf(pick) === undefined && orchServiceOf(p) !== undefined))) pick = p;
+    }
+    const served = pick && ctx.servedDeclaration(pick);
+    if (served && served !== v) out.set(v.hostname, served);
+  }
+  return out;
+}
+
 const memo = new WeakMap<PushContext, Map<string, SidecarScope>>();
 const labelsKeys = new WeakMap<Readonly<Record<string, string>>, string>();
 
@@ -171,7 +200,9 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
   }
   const spec = sidecar?.spec as SidecarSpec | undefined;
   const hosts = (spec?.egress ?? []).flatMap((e) => e.hosts ?? []);
-  const visible = ctx.servicesVisibleTo(proxy.namespace);
+  const chosen = sidecar ? sidecarChoice(ctx, proxy.namespace, sidecar, ctx.servicesVisibleTo(proxy.namespace)) : undefined;
+  const visible = chosen && chosen.size > 0 ? ctx.servicesVisibleTo(proxy.namespace).map((v) => chosen.get(v.hostname) ?? v) : ctx.servicesVisibleTo(proxy.namespace);
+  const serviceFor = (hostname: string): Service | undefined => chosen?.get(hostname) ?? ctx.serviceFor(hostname, proxy.namespace);
   const scoped = spec?.egress && spec.egress.length > 0 ? visible.filter((s) => hosts.some((h) => egressHostSelects(h, sidecar!.metadata.namespace, s))) : visible;
   // NOTE: as Istio, the destinations of the VirtualServices of scoped hosts join the scope, so every
   // route the proxy gets names a cluster it also gets.
@@ -181,7 +212,7 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     for (const svc of scoped) {
       const vs = ctx.virtualService(svc.hostname, proxy.namespace);
       for (const host of vs ? destinationHosts(ctx, vs) : []) {
-        const dest = ctx.serviceFor(host, proxy.namespace);
+        const dest = serviceFor(host);
         if (dest && visibleSet.has(dest)) set.add(dest);
       }
     }
@@ -210,6 +241,7 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     outboundMode: spec?.outboundTrafficPolicy?.mode ?? ctx.meshConfig.outboundTrafficPolicy.mode,
     narrowed: scoped.length < visible.length,
     includes: (svc) => set.has(svc),
+    serviceFor,
     egressListeners,
     egressDigest,
     routeServices,
@@ -218,4 +250,12 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
   perCtx.set(key, scope);
   perCtx.set(sharedKey, scope);
   return scope;
+}
+
+/**
+ * The service of a host name for a proxy: its scope's choice ({@link SidecarScope.serviceFor}). Only a host several
+ * services declare can differ from the namespace's choice, so other hosts skip the scope lookup.
+ */
+export function scopedServiceFor(ctx: PushContext, proxy: Proxy, hostname: string): Service | undefined {
+  return ctx.hostShared(hostname) ? sidecarScope(ctx, proxy).serviceFor(hostname) : ctx.serviceFor(hostname, proxy.namespace);
 }

@@ -13,6 +13,7 @@ import type { VirtualServiceSpec } from '../../../crds/index.js';
 import { any, outboundClusterName } from '../grpc/envoy.js';
 import { tcpSourceIpHash } from './route-hash.js';
 import { ENVOY, provenance } from './sidecar-names.js';
+import { scopedServiceFor } from './sidecar-scope.js';
 
 type RouteDestination = NonNullable<NonNullable<VirtualServiceSpec['tcp']>[number]['route']>[number];
 type L4Match = { port?: number; sourceLabels?: Record<string, string>; sourceNamespace?: string; gateways?: string[] };
@@ -74,7 +75,7 @@ export function protocolFilters(protocol: ServicePort['protocol'], tcpProxy: Rec
 function routeSourceIpHash(ctx: PushContext, proxy: Proxy, vs: Config, dests: readonly RouteDestination[]): Record<string, unknown> {
   const first = dests[0];
   if (!first) return {};
-  const svc = ctx.serviceFor(resolveShortName(first.destination.host, vs.metadata.namespace, ctx.domain), proxy.namespace);
+  const svc = scopedServiceFor(ctx, proxy, resolveShortName(first.destination.host, vs.metadata.namespace, ctx.domain));
   return svc ? tcpSourceIpHash(ctx, proxy, svc.hostname, dests.length === 1 ? (first.destination.subset ?? '') : '') : {};
 }
 
@@ -86,7 +87,7 @@ export function tcpProxyTo(ctx: PushContext, proxy: Proxy, vs: Config, dests: re
   const clusters = dests
     .map((d) => {
       const host = resolveShortName(d.destination.host, vs.metadata.namespace, ctx.domain);
-      const svc = ctx.serviceFor(host, proxy.namespace);
+      const svc = scopedServiceFor(ctx, proxy, host);
       const p = d.destination.port?.number ?? (svc && svc.ports.length === 1 ? svc.ports[0]!.port : port);
       return { name: outboundClusterName(p, d.destination.subset ?? '', host), weight: d.weight ?? (dests.length === 1 ? 100 : 0) };
     })
