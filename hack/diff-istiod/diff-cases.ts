@@ -365,6 +365,13 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
  * objects go to the API server and both servers read it instead of files (meshd `--registries
  * Orchestrator`, istiod without `--configDir`), once per entry of ORCH_PASSES with its environment.
  */
+const SHARED_ENTRY: Doc = {
+  apiVersion: 'networking.mesh.io/v1',
+  kind: 'ServiceEntry',
+  metadata: { name: 'shared', namespace: 'diff-team-a' },
+  spec: { hosts: ['shared.diff-orch.svc.cluster.local'], location: 'MESH_INTERNAL', ports: [{ number: 8096, name: 'http', protocol: 'HTTP' }], resolution: 'STATIC', endpoints: [{ address: '10.80.0.8' }] },
+};
+
 export const ORCH_OBJECTS: readonly { readonly path: string; readonly body: Doc }[] = [
   {
     path: '/api/v1/namespaces/diff-orch/services',
@@ -389,6 +396,25 @@ export const ORCH_OBJECTS: readonly { readonly path: string; readonly body: Doc 
       ],
     },
   },
+  // NOTE: a host an orchestrator Service and a ServiceEntry of another namespace share: Service `shared` of diff-orch
+  // (10.80.0.7) and a public entry in diff-team-a naming its FQDN (10.80.0.8). As istiod, a proxy of diff-team-a takes
+  // its own namespace's entry, every other proxy the Service (no "domain squatting").
+  {
+    path: '/api/v1/namespaces/diff-orch/services',
+    body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'shared', namespace: 'diff-orch' }, spec: { selector: { app: 'shared' }, ports: [{ name: 'http', port: 8096, protocol: 'TCP' }] } },
+  },
+  {
+    path: '/apis/discovery.k8s.io/v1/namespaces/diff-orch/endpointslices',
+    body: {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'shared-1', namespace: 'diff-orch', labels: { 'kubernetes.io/service-name': 'shared' } },
+      addressType: 'IPv4',
+      ports: [{ name: 'http', port: 8096, protocol: 'TCP' }],
+      endpoints: [{ addresses: ['10.80.0.7'], conditions: { ready: true } }],
+    },
+  },
+  ...[SHARED_ENTRY, istiodDoc(SHARED_ENTRY)].map((body) => ({ path: `/apis/${String(body['apiVersion'])}/namespaces/diff-team-a/serviceentries`, body })),
 ];
 
 /** The environments of the orchestrator pass (both servers get the same). */
@@ -402,6 +428,15 @@ export const ORCH_PROXIES: readonly DiffProxy[] = [
   {
     name: 'diff-orch/client-0 (orchestrator registry: a headless Service)',
     node: sidecarNode({ ns: 'diff-orch', pod: 'client-0', ip: '10.80.1.1', app: 'client', sa: 'client', ports: [8000] }),
-    requests: [tcp('headless Service (clusterIP None): TCP to a pod IP', '10.80.0.5', 9042), tcp('headless Service: TCP to the other pod IP', '10.80.0.6', 9042)],
+    requests: [
+      tcp('headless Service (clusterIP None): TCP to a pod IP', '10.80.0.5', 9042),
+      tcp('headless Service: TCP to the other pod IP', '10.80.0.6', 9042),
+      http('shared: the Service of its own namespace', '203.0.113.60', 8096, 'shared.diff-orch.svc.cluster.local:8096', '/'),
+    ],
   },
+  ...([['diff-team-a', '10.82.1.11', 'the ServiceEntry of its own namespace'], ['diff-team-c', '10.82.1.13', 'the Service over the other namespace\'s ServiceEntry']] as const).map(([ns, ip, what]) => ({
+    name: `${ns}/orch-client-0 (orchestrator registry: a host a Service of diff-orch and a ServiceEntry of diff-team-a share)`,
+    node: sidecarNode({ ns, pod: 'orch-client-0', ip, app: 'client', sa: 'client', ports: [8000] }),
+    requests: [http(`shared: ${what}`, '203.0.113.60', 8096, 'shared.diff-orch.svc.cluster.local:8096', '/')],
+  })),
 ];
