@@ -276,13 +276,14 @@ export class PushContext {
    * of the proxy's namespace whose `workloadSelector` matches the proxy's labels wins, else the last
    * without a selector, else none: as istiod, a proxy that no selector picks does not fall back to
    * another namespace's rule when its own namespace holds a rule for the host. A merged rule is a copy
-   * (`destinationRuleSources` names what it was made of).
+   * (`destinationRuleSources` names what it was made of). `serviceNamespace`: the namespace of the service the
+   * proxy resolved the host to, when its Sidecar chose another declaration than the namespace's (sidecar-scope.ts).
    */
-  destinationRule(hostname: string, client: DestinationRuleClient): Config | undefined {
-    const key = `${client.namespace}\n${hostname}`;
+  destinationRule(hostname: string, client: DestinationRuleClient, serviceNamespace?: string): Config | undefined {
+    const key = serviceNamespace === undefined ? `${client.namespace}\n${hostname}` : `${client.namespace}\n${hostname}\n${serviceNamespace}`;
     let m = this.#drMemo.get(key);
     if (!m) {
-      const list = this.#destinationRuleCandidates(hostname, client.namespace);
+      const list = this.#destinationRuleCandidates(hostname, client.namespace, serviceNamespace);
       // NOTE: most hosts have no rule with a selector: their answer does not depend on the labels.
       const bySelector = list.some((e) => e.matchLabels !== undefined);
       m = bySelector ? { list } : { list, rule: selectDestinationRule(list, client.namespace, {}) };
@@ -342,7 +343,7 @@ export class PushContext {
     return hosts.size;
   }
 
-  #destinationRuleCandidates(hostname: string, from: string): readonly ConsolidatedDestinationRule[] {
+  #destinationRuleCandidates(hostname: string, from: string, serviceNamespace?: string): readonly ConsolidatedDestinationRule[] {
     const exact = this.#configs.byIndex('host', `DestinationRule/${hostname}`);
     const wildcards = this.#wildcardDestinationRules();
     if (exact.length === 0 && wildcards.size === 0) return NO_DR;
@@ -352,7 +353,7 @@ export class PushContext {
     // whatever the default); a root-namespace proxy looks first at the root's private rules only.
     const local = this.#mostSpecificRules(hostname, from, exact, from === root ? (c) => drPrivateOnly(c, defaults) : drLocal);
     if (local.length > 0) return consolidateDestinationRules(local);
-    const svcNs = this.serviceFor(hostname, from)?.namespace;
+    const svcNs = serviceNamespace ?? this.serviceFor(hostname, from)?.namespace;
     for (const ns of svcNs !== undefined && svcNs !== root ? [svcNs, root] : [root]) {
       const exported = this.#mostSpecificRules(hostname, ns, exact, (c) => !drPrivateOnly(c, defaults));
       // NOTE: as istiod, consolidated first (over every rule the namespace exports for the host), then filtered

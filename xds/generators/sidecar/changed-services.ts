@@ -10,7 +10,7 @@
 import { configKeyString, destinationRuleSources, type Proxy, type PushRequest, type PushSnapshot } from '../../../core/index.js';
 import { outboundClusterName } from '../grpc/envoy.js';
 import { subsetsOf } from './cluster-builder.js';
-import { scopedServiceFor, sidecarScope } from './sidecar-scope.js';
+import { scopedServiceFor, sidecarScope, scopedDestinationRule } from './sidecar-scope.js';
 
 /** The config kinds whose changes are followed service by service. */
 const SERVICE_SCOPED_KINDS: ReadonlySet<string> = new Set(['ServiceEntry', 'DestinationRule']);
@@ -55,7 +55,7 @@ function ruleHosts(push: PushRequest, snap: PushSnapshot, rules: readonly { name
   const wanted = new Set(rules.map((r) => configKeyString({ kind: 'DestinationRule', namespace: r.namespace, name: r.name })));
   const out: string[] = [];
   for (const svc of scope.services) {
-    const dr = ctx.destinationRule(svc.hostname, p);
+    const dr = scopedDestinationRule(ctx, p, svc.hostname);
     // NOTE: a merged rule (istiod's merge of one namespace's rules for a host) names every rule in it.
     if (dr && destinationRuleSources(dr).some((k) => wanted.has(k))) out.push(svc.hostname);
   }
@@ -74,7 +74,7 @@ export function outboundClusterNamesOf(snap: PushSnapshot, p: Proxy, hosts: Read
   for (const host of hosts) {
     const svc = scopedServiceFor(ctx, p, host);
     if (!svc || (scope && !scope.includes(svc))) continue;
-    const subsets = ['', ...subsetsOf(ctx.destinationRule(host, p)).map((s) => s.name)];
+    const subsets = ['', ...subsetsOf(scopedDestinationRule(ctx, p, host)).map((s) => s.name)];
     for (const port of svc.ports) for (const subset of subsets) out.push(outboundClusterName(port.port, subset, host));
   }
   return out;

@@ -17,7 +17,7 @@ import { buildProxyInboundCluster, defaultThresholds, proxyInboundPorts } from '
 import { usesLocalityWeights } from './locality-lb.js';
 import { dnsLookupFamily, ipMode, passthroughUpstreamBind, type IpMode } from './listener-address.js';
 import { resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
-import { sidecarScope } from './sidecar-scope.js';
+import { sidecarScope, scopedDestinationRule } from './sidecar-scope.js';
 import {
   ADS,
   BLACKHOLE_CLUSTER,
@@ -237,7 +237,7 @@ export function outboundDiscoveryType(proxy: Proxy, svc: Service, opts: Outbound
  */
 export function buildOutboundCluster(ctx: PushContext, proxy: Proxy, svc: Service, port: ServicePort, subset: string, endpoints: EndpointView, opts: OutboundClusterOptions = {}, onDrop?: (name: string) => void): Cluster | undefined {
   const name = outboundClusterName(port.port, subset, svc.hostname);
-  const dr = ctx.destinationRule(svc.hostname, proxy);
+  const dr = scopedDestinationRule(ctx, proxy, svc.hostname);
   const policy = effectivePolicy(dr, subset, port.port);
   const c: Record<string, unknown> = { name, connectTimeout: duration(ctx.meshConfig.connectTimeout) };
   const instances = endpoints.instancesOf(svc).filter((i) => i.servicePort === port.port);
@@ -320,7 +320,7 @@ export function buildOutboundClusters(ctx: PushContext, proxy: Proxy, endpoints:
     if (c) out.push(c);
   };
   for (const svc of sidecarScope(ctx, proxy).services) {
-    const subsets = subsetsOf(ctx.destinationRule(svc.hostname, proxy));
+    const subsets = subsetsOf(scopedDestinationRule(ctx, proxy, svc.hostname));
     for (const p of svc.ports) {
       add(buildOutboundCluster(ctx, proxy, svc, p, '', endpoints, opts, onDrop));
       for (const s of subsets) add(buildOutboundCluster(ctx, proxy, svc, p, s.name, endpoints, opts, onDrop));

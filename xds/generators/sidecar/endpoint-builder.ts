@@ -11,7 +11,7 @@ import { effectivePolicy } from '../grpc/cluster-builder.js';
 import { parseOutboundClusterName } from '../grpc/envoy.js';
 import { subsetsOf } from './cluster-builder.js';
 import { applyLocalityLb, type LocalityGroup } from './locality-lb.js';
-import { scopedServiceFor, sidecarScope } from './sidecar-scope.js';
+import { scopedServiceFor, sidecarScope, scopedDestinationRule } from './sidecar-scope.js';
 import { takesMeshMtls } from './cluster-tls.js';
 import { struct, TLS_MODE_MESH, TRANSPORT_SOCKET_MATCH } from './sidecar-names.js';
 import type { ClusterLoadAssignment } from '../../envoy-types/index.js';
@@ -47,7 +47,7 @@ export function buildSidecarLoadAssignment(ctx: PushContext, proxy: Proxy, name:
   if (!parsed) return undefined;
   const svc = scopedServiceFor(ctx, proxy, parsed.host);
   if (!svc || !sidecarScope(ctx, proxy).includes(svc) || !svc.ports.some((p) => p.port === parsed.port)) return undefined;
-  const dr = ctx.destinationRule(parsed.host, proxy);
+  const dr = scopedDestinationRule(ctx, proxy, parsed.host);
   let selector: Readonly<Record<string, string>> | undefined;
   if (parsed.subset) {
     const sub = subsetsOf(dr).find((s) => s.name === parsed.subset);

@@ -131,6 +131,24 @@ describe('one service per host, chosen per proxy namespace', () => {
     });
   }
 
+  it('given a Sidecar in team-c importing team-b/<host> and a DestinationRule in team-b should give team-c that rule\'s subset (the chosen service\'s namespace), team-a none', () => {
+    const rule = `
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: stripe, namespace: team-b }
+spec:
+  host: ${HOST}
+  subsets: [{ name: v1, labels: { version: v1 } }]
+`;
+    const { snap } = sidecarAt(sidecarModel(SIDECAR_MESH + PUBLIC_A + PUBLIC_B + sidecarIn('team-c', [`team-b/${HOST}`]) + rule));
+    const clustersOf = (ns: Ns): string[] => allSidecarResources(proxyIn(ns, NAMESPACES[ns]), snap).clusters.map((c) => String(c['name'])).filter((n) => n.endsWith(`|${HOST}`)).sort();
+    assert.deepEqual(
+      { 'team-a': clustersOf('team-a'), 'team-c': clustersOf('team-c') },
+      { 'team-a': [CLUSTER], 'team-c': [`outbound|443|v1|${HOST}`, CLUSTER] },
+    );
+  });
+
   it('given the generator\'s cache should serve each team its own cluster and load assignment (no key shared across the two choices)', async () => {
     const model = sidecarModel(SIDECAR_MESH + TEAM_A('STATIC', ['127.0.1.1']) + TEAM_B('STATIC', ['127.0.2.1']));
     const gen = new SidecarGenerator({ sendUnhealthyEndpoints: false, enableCache: true, enableCdsCache: true, enableRdsCache: true, cache: new XdsCache({ maxSize: 10_000 }) });

@@ -11,13 +11,14 @@ import { createHash } from 'node:crypto';
 import { destinationRuleKey, destinationRuleSources, keyStringOf, type Config, type PushContext, type Proxy } from '../../../core/index.js';
 import type { ConsistentHashLB, DestinationRuleSpec, PortTrafficPolicy, TrafficPolicy } from '../../../crds/index.js';
 import { duration } from '../grpc/envoy.js';
+import { scopedDestinationRule } from './sidecar-scope.js';
 
 /** Records a rule a route read (hash or not: an edit may add one): its sources become dependencies of what was built. */
 function readRule(ctx: PushContext, proxy: Proxy, host: string, deps: Set<string>): Config | undefined {
   // NOTE: while no rule sets a consistent hash no route can carry one: read none (destinationRulesKey is '' then,
   // and becomes a digest, changing every key that reads rules, as soon as one does).
   if (destinationRulesKey(ctx) === '') return undefined;
-  const rule = ctx.destinationRule(host, proxy);
+  const rule = scopedDestinationRule(ctx, proxy, host);
   if (rule) for (const s of destinationRuleSources(rule)) deps.add(s);
   return rule;
 }
@@ -117,7 +118,7 @@ export function destinationRulesKey(ctx: PushContext): string {
 
 /** The cache-key part of the rule the default route of `host` reads for a proxy (`-` when none, or when no rule hashes). */
 export function serviceRuleKey(ctx: PushContext, proxy: Proxy, host: string): string {
-  const rule = destinationRulesKey(ctx) === '' ? undefined : ctx.destinationRule(host, proxy);
+  const rule = destinationRulesKey(ctx) === '' ? undefined : scopedDestinationRule(ctx, proxy, host);
   return rule ? destinationRuleKey(rule) : '-';
 }
 
@@ -128,7 +129,7 @@ export function serviceRuleKey(ctx: PushContext, proxy: Proxy, host: string): st
  * Port-level settings do not count (as istiod). Every rule read is a dependency.
  */
 export function tcpSourceIpHash(ctx: PushContext, proxy: Proxy, host: string, subset: string, deps?: Set<string>): { hashPolicy?: Record<string, unknown>[] } {
-  const rule = deps ? readRule(ctx, proxy, host, deps) : ctx.destinationRule(host, proxy);
+  const rule = deps ? readRule(ctx, proxy, host, deps) : scopedDestinationRule(ctx, proxy, host);
   if (!rule) return {};
   const spec = rule.spec as unknown as DestinationRuleSpec;
   let useSourceIp = spec.trafficPolicy?.loadBalancer?.consistentHash?.useSourceIp === true;

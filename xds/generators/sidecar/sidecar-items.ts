@@ -20,7 +20,7 @@ import type { ScopeMemo } from './scope-memo.js';
 import { clusterDependencies, endpointsDependencies, sidecarClusterKey, sidecarEndpointsKeyOf, sidecarRouteKey } from './sidecar-cache-keys.js';
 import { ENVOY, inboundClusterName } from './sidecar-names.js';
 import { encodedRouteConfiguration } from './sidecar-route-cache.js';
-import { scopedServiceFor, sidecarScope, type SidecarScope } from './sidecar-scope.js';
+import { scopedServiceFor, sidecarScope, type SidecarScope, scopedDestinationRule } from './sidecar-scope.js';
 
 /** One resource to serve: its name and, on a cache miss, how to build it with its cache key and dependencies. */
 export interface Item {
@@ -109,7 +109,7 @@ function outboundClusterItems(p: Proxy, snap: PushSnapshot, want: ReadonlySet<st
   const items: Item[] = [];
   for (const svc of sidecarScope(ctx, p).services) {
     if (hosts && !hosts.has(svc.hostname)) continue;
-    const dr = ctx.destinationRule(svc.hostname, p);
+    const dr = scopedDestinationRule(ctx, p, svc.hostname);
     const subsets = ['', ...subsetsOf(dr).map((s) => s.name)];
     for (const port of svc.ports) {
       for (const subset of subsets) {
@@ -190,13 +190,13 @@ function endpointItem(p: Proxy, snap: PushSnapshot, scope: SidecarScope, name: s
     const resource = buildSidecarLoadAssignment(ctx, p, name, snap.endpoints, o);
     const parsed = parseOutboundClusterName(name);
     const svc = parsed ? scopedServiceFor(ctx, p, parsed.host) : undefined;
-    return resource && svc ? { resource, dependencies: endpointsDependencies(svc, ctx.destinationRule(svc.hostname, p)) } : undefined;
+    return resource && svc ? { resource, dependencies: endpointsDependencies(svc, scopedDestinationRule(ctx, p, svc.hostname)) } : undefined;
   };
   const parsed = cached ? parseOutboundClusterName(name) : undefined;
   const svc = parsed ? scopedServiceFor(ctx, p, parsed.host) : undefined;
   // NOTE: only names the builder serves get a key (the scope decides which proxies may read it).
   if (!parsed || !svc || !scope.includes(svc)) return { item: { name, key: undefined, build }, usesLabels: false };
-  const dr = ctx.destinationRule(svc.hostname, p);
+  const dr = scopedDestinationRule(ctx, p, svc.hostname);
   const { key, usesLabels } = sidecarEndpointsKeyOf(name, svc, dr, parsed.subset, parsed.port, p, ctx.meshConfig);
   return { item: { name, key, build }, usesLabels };
 }

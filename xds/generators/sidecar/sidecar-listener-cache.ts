@@ -33,7 +33,7 @@ import { ipModeKey } from './listener-address.js';
 import { proxyWantsHttp10, resolveListenerOptions, type SidecarListenerOptions } from './listener-options.js';
 import { interceptionNone } from './outbound-entries.js';
 import type { NetworkFilterOptions } from './tcp-listener-builder.js';
-import { scopedServiceFor, type SidecarScope } from './sidecar-scope.js';
+import { scopedServiceFor, type SidecarScope, scopedDestinationRule } from './sidecar-scope.js';
 
 /** The index value of a cached listener set. */
 interface ListenerIndex {
@@ -97,7 +97,7 @@ export function sidecarListenerDependencies(ctx: PushContext, proxy: Proxy, scop
   const deps = new Set<string>(['kind:VirtualService']);
   const rules = sourceIpRulesKey(ctx) !== '';
   const rule = (host: string): void => {
-    const dr = rules ? ctx.destinationRule(host, proxy) : undefined;
+    const dr = rules ? scopedDestinationRule(ctx, proxy, host) : undefined;
     if (dr) for (const d of destinationRuleSources(dr)) deps.add(d);
   };
   for (const s of scope.listenerServices) {

@@ -259,3 +259,14 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
 export function scopedServiceFor(ctx: PushContext, proxy: Proxy, hostname: string): Service | undefined {
   return ctx.hostShared(hostname) ? sidecarScope(ctx, proxy).serviceFor(hostname) : ctx.serviceFor(hostname, proxy.namespace);
 }
+
+/**
+ * The DestinationRule of a host for a proxy (PushContext.destinationRule), looked up with the namespace of the service
+ * its scope resolves the host to when its Sidecar chose another declaration than the namespace's (istiod's Sidecar
+ * scope reads the rules of the chosen service's namespace).
+ */
+export function scopedDestinationRule(ctx: PushContext, proxy: Proxy, hostname: string): Config | undefined {
+  if (!ctx.hostShared(hostname)) return ctx.destinationRule(hostname, proxy);
+  const svc = sidecarScope(ctx, proxy).serviceFor(hostname);
+  return svc && svc !== ctx.serviceFor(hostname, proxy.namespace) ? ctx.destinationRule(hostname, proxy, svc.namespace) : ctx.destinationRule(hostname, proxy);
+}
