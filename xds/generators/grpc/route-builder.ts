@@ -6,9 +6,10 @@
  */
 import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy } from '../../../core/index.js';
 import { any, duration, ENVOY, fractionalPercent, GRPC_STATUS, outboundClusterName, parseOutboundClusterName } from './envoy.js';
+import { headerMatchers } from './route-match.js';
 import type { DestinationRuleSpec, HTTPRoute, HTTPRouteDestination, StringMatch, VirtualServiceSpec } from '../../../crds/index.js';
 import type {
-  AnyMessage, HashPolicy, HeaderMatcher, HTTPFault, Route, RouteAction, RouteConfiguration, RouteMatch, StringMatcher,
+  AnyMessage, HashPolicy, HTTPFault, Route, RouteAction, RouteConfiguration, RouteMatch,
 } from '../../envoy-types/index.js';
 
 /** The retry conditions gRPC clients understand (grpc-js-xds); others in `retryOn` are dropped. */
@@ -22,13 +23,6 @@ export interface BuiltRoute {
   readonly resource: RouteConfiguration;
   /** Config keys (`kind/ns/name`, `ServiceEntry/ns/host`) and kind markers (`kind:X`) it depends on. */
   readonly dependencies: readonly string[];
-}
-
-function stringMatcher(m: StringMatch): StringMatcher | undefined {
-  if (m.exact !== undefined) return { exact: m.exact };
-  if (m.prefix !== undefined) return { prefix: m.prefix };
-  if (m.regex !== undefined) return { safeRegex: { regex: m.regex } };
-  return undefined;
 }
 
 function pathMatch(uri: StringMatch | undefined): RouteMatch {
@@ -52,19 +46,7 @@ function routeMatches(route: HTTPRoute, proxy: Proxy, port: number): RouteMatch[
       (m.sourceNamespace === undefined || m.sourceNamespace === proxy.namespace),
   );
   return matches.map((m) => {
-    const headers: HeaderMatcher[] = [];
-    for (const [name, sm] of [[':method', m.method], [':authority', m.authority]] as const) {
-      const stringMatch = sm ? stringMatcher(sm) : undefined;
-      if (stringMatch) headers.push({ name, stringMatch });
-    }
-    for (const [name, sm] of Object.entries(m.headers ?? {})) {
-      const stringMatch = stringMatcher(sm);
-      headers.push(stringMatch ? { name, stringMatch } : { name, presentMatch: true });
-    }
-    for (const [name, sm] of Object.entries(m.withoutHeaders ?? {})) {
-      const stringMatch = stringMatcher(sm);
-      headers.push(stringMatch ? { name, stringMatch, invertMatch: true } : { name, presentMatch: true, invertMatch: true });
-    }
+    const headers = headerMatchers(m, [':method', ':authority']);
     return { ...pathMatch(m.uri), ...(headers.length > 0 ? { headers } : {}) };
   });
 }

@@ -5,8 +5,9 @@
  * destinations' consistent hash: route-hash.ts); and Istio's default route of a service without a VirtualService.
  */
 import { labelsMatch, resolveShortName, type Config, type PushContext, type Proxy, type Service } from '../../../core/index.js';
-import type { Headers, HTTPMatchRequest, HTTPRoute, StringMatch, VirtualServiceSpec } from '../../../crds/index.js';
+import type { Headers, HTTPMatchRequest, HTTPRoute, VirtualServiceSpec } from '../../../crds/index.js';
 import { any, duration, fractionalPercent, GRPC_STATUS, outboundClusterName } from '../grpc/envoy.js';
+import { headerMatchers, stringMatcher } from '../grpc/route-match.js';
 import { consistentHashToHashPolicy, hashForDestination, withoutPreviousHosts } from './route-hash.js';
 import { ENVOY, HTTP_FILTER, provenance } from './sidecar-names.js';
 import { scopedServiceFor } from './sidecar-scope.js';
@@ -30,14 +31,6 @@ export function defaultRetryPolicy(): Record<string, unknown> {
   };
 }
 
-function stringMatcher(m: StringMatch, ignoreCase = false): Record<string, unknown> | undefined {
-  const ic = ignoreCase ? { ignoreCase: true } : {};
-  if (m.exact !== undefined) return { exact: m.exact, ...ic };
-  if (m.prefix !== undefined) return { prefix: m.prefix, ...ic };
-  if (m.regex !== undefined) return { safeRegex: { regex: m.regex } };
-  return undefined;
-}
-
 /** The match entry of a VirtualService route that has none (everything). */
 const NO_MATCH: HTTPMatchRequest = Object.freeze({});
 
@@ -51,19 +44,7 @@ export function routeMatch(m: HTTPMatchRequest): Record<string, unknown> {
   else out['prefix'] = '/';
   // NOTE: as istiod's translateRouteMatch, every match entry says its case sensitivity (a route without any does not).
   if (m !== NO_MATCH) out['caseSensitive'] = { value: m.ignoreUriCase !== true };
-  const headers: Record<string, unknown>[] = [];
-  for (const [name, sm] of [[':method', m.method], [':authority', m.authority], [':scheme', m.scheme]] as const) {
-    const stringMatch = sm ? stringMatcher(sm) : undefined;
-    if (stringMatch) headers.push({ name, stringMatch });
-  }
-  for (const [name, sm] of Object.entries(m.headers ?? {})) {
-    const stringMatch = stringMatcher(sm);
-    headers.push(stringMatch ? { name, stringMatch } : { name, presentMatch: true });
-  }
-  for (const [name, sm] of Object.entries(m.withoutHeaders ?? {})) {
-    const stringMatch = stringMatcher(sm);
-    headers.push(stringMatch ? { name, stringMatch, invertMatch: true } : { name, presentMatch: true, invertMatch: true });
-  }
+  const headers = headerMatchers(m, [':method', ':authority', ':scheme']);
   if (headers.length > 0) out['headers'] = headers;
   const query = Object.entries(m.queryParams ?? {}).map(([name, sm]) => {
     const stringMatch = stringMatcher(sm);
