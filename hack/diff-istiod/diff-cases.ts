@@ -372,48 +372,40 @@ const SHARED_ENTRY: Doc = {
   spec: { hosts: ['shared.diff-orch.svc.cluster.local'], location: 'MESH_INTERNAL', ports: [{ number: 8096, name: 'http', protocol: 'HTTP' }], resolution: 'STATIC', endpoints: [{ address: '10.80.0.8' }] },
 };
 
-export const ORCH_OBJECTS: readonly { readonly path: string; readonly body: Doc }[] = [
-  {
-    path: '/api/v1/namespaces/diff-orch/services',
-    body: {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: 'cassandra', namespace: 'diff-orch' },
-      spec: { clusterIP: 'None', selector: { app: 'cassandra' }, ports: [{ name: 'tcp-cql', port: 9042, protocol: 'TCP' }] },
+/** An object the orchestrator pass creates, and where. */
+interface OrchObject {
+  readonly path: string;
+  readonly body: Doc;
+}
+
+/** A Service of diff-orch selecting `app: <name>` on one TCP port, and its EndpointSlice with `addresses` ready. */
+function orchService(name: string, port: { name: string; port: number }, addresses: readonly string[], spec: Doc = {}): OrchObject[] {
+  const ports = [{ ...port, protocol: 'TCP' }];
+  return [
+    {
+      path: '/api/v1/namespaces/diff-orch/services',
+      body: { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'diff-orch' }, spec: { ...spec, selector: { app: name }, ports } },
     },
-  },
-  {
-    path: '/apis/discovery.k8s.io/v1/namespaces/diff-orch/endpointslices',
-    body: {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name: 'cassandra-1', namespace: 'diff-orch', labels: { 'kubernetes.io/service-name': 'cassandra' } },
-      addressType: 'IPv4',
-      ports: [{ name: 'tcp-cql', port: 9042, protocol: 'TCP' }],
-      endpoints: [
-        { addresses: ['10.80.0.5'], conditions: { ready: true } },
-        { addresses: ['10.80.0.6'], conditions: { ready: true } },
-      ],
+    {
+      path: '/apis/discovery.k8s.io/v1/namespaces/diff-orch/endpointslices',
+      body: {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: `${name}-1`, namespace: 'diff-orch', labels: { 'kubernetes.io/service-name': name } },
+        addressType: 'IPv4',
+        ports,
+        endpoints: addresses.map((a) => ({ addresses: [a], conditions: { ready: true } })),
+      },
     },
-  },
+  ];
+}
+
+export const ORCH_OBJECTS: readonly OrchObject[] = [
+  ...orchService('cassandra', { name: 'tcp-cql', port: 9042 }, ['10.80.0.5', '10.80.0.6'], { clusterIP: 'None' }),
   // NOTE: a host an orchestrator Service and a ServiceEntry of another namespace share: Service `shared` of diff-orch
   // (10.80.0.7) and a public entry in diff-team-a naming its FQDN (10.80.0.8). As istiod, a proxy of diff-team-a takes
   // its own namespace's entry, every other proxy the Service (no "domain squatting").
-  {
-    path: '/api/v1/namespaces/diff-orch/services',
-    body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'shared', namespace: 'diff-orch' }, spec: { selector: { app: 'shared' }, ports: [{ name: 'http', port: 8096, protocol: 'TCP' }] } },
-  },
-  {
-    path: '/apis/discovery.k8s.io/v1/namespaces/diff-orch/endpointslices',
-    body: {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name: 'shared-1', namespace: 'diff-orch', labels: { 'kubernetes.io/service-name': 'shared' } },
-      addressType: 'IPv4',
-      ports: [{ name: 'http', port: 8096, protocol: 'TCP' }],
-      endpoints: [{ addresses: ['10.80.0.7'], conditions: { ready: true } }],
-    },
-  },
+  ...orchService('shared', { name: 'http', port: 8096 }, ['10.80.0.7']),
   ...[SHARED_ENTRY, istiodDoc(SHARED_ENTRY)].map((body) => ({ path: `/apis/${String(body['apiVersion'])}/namespaces/diff-team-a/serviceentries`, body })),
 ];
 
