@@ -32,6 +32,7 @@ export const CONFIG_FILES = [
   'hack/diff-istiod/testdata/dns-subsets.yaml',
   'hack/diff-istiod/testdata/same-host.yaml',
   'hack/diff-istiod/testdata/consistent-hash.yaml',
+  'hack/diff-istiod/testdata/egress-ports.yaml',
 ] as const;
 
 /**
@@ -55,7 +56,7 @@ export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none', 'diff-wild', 'diff-dup', 'diff-hash', 'diff-team-a', 'diff-team-b', 'diff-team-c', 'diff-team-d'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none', 'diff-wild', 'diff-dup', 'diff-hash', 'diff-team-a', 'diff-team-b', 'diff-team-c', 'diff-team-d', 'diff-multi', 'diff-trim', 'diff-vsdest'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -339,6 +340,20 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
     name: 'diff-team-d/client-0 (a Sidecar importing diff-team-b/api.pick.test, which diff-team-a declares too, older)',
     node: sidecarNode({ ns: 'diff-team-d', pod: 'client-0', ip: '10.82.1.4', app: 'client', sa: 'client', ports: [8000] }),
     requests: [http('api.pick.test HTTP: the entry the Sidecar names (diff-team-b\'s) and its endpoint', '203.0.113.52', 8095, 'api.pick.test:8095', '/')],
+  },
+  {
+    name: 'diff-trim/trim-0 (a Sidecar whose only egress listener is on port 9080: each service trimmed to that port)',
+    node: sidecarNode({ ns: 'diff-trim', pod: 'trim-0', ip: '10.83.0.1', app: 'trim-client', sa: 'trim-client', ports: [8000] }),
+    requests: [
+      http('multi on 9080 by its VIP', '10.96.12.1', 9080, 'multi.diff-multi:9080', '/'),
+      http('multi on 9090 by its VIP (not in the scope: no listener, passes through)', '10.96.12.1', 9090, 'multi.diff-multi:9090', '/'),
+      tcp('other on 7000 by its VIP (not in the scope)', '10.96.12.2', 7000),
+    ],
+  },
+  {
+    name: 'diff-vsdest/vsdest-0 (a VirtualService destination on port 9090 of a service the Sidecar does not import)',
+    node: sidecarNode({ ns: 'diff-vsdest', pod: 'vsdest-0', ip: '10.83.1.1', app: 'vsdest-client', sa: 'vsdest-client', ports: [8000] }),
+    requests: [http('front on 80: routed to multi 9090', '10.96.12.3', 80, 'front.diff-vsdest', '/')],
   },
   {
     name: 'diff-gw/eastwest-0 (router: AUTO_PASSTHROUGH on 15443, PASSTHROUGH on 8443)',

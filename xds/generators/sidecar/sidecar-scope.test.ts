@@ -115,3 +115,65 @@ spec:
     assert.deepEqual([direct.outcome, direct.virtualHost], ['direct-response', 'block_all']);
   });
 });
+
+describe('sidecar scope ports (istiod trims the services of a Sidecar scope to ports)', () => {
+  const MULTI = `
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: multi, namespace: data }
+spec:
+  hosts: [multi.data.svc.cluster.local]
+  addresses: [10.96.7.1]
+  location: MESH_INTERNAL
+  ports: [{ number: 9080, name: http-a, protocol: HTTP }, { number: 9090, name: http-b, protocol: HTTP }, { number: 7000, name: tcp-c, protocol: TCP }]
+  resolution: STATIC
+  endpoints: [{ address: 10.1.7.1 }]
+`;
+  const PRODUCTPAGE_TO_9090 = `
+---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: to-multi, namespace: default }
+spec:
+  hosts: [productpage]
+  http: [{ route: [{ destination: { host: multi.data.svc.cluster.local, port: { number: 9090 } } }] }]
+`;
+  /** The outbound clusters of the scope, as names. */
+  function outboundClusters(yaml: string): string[] {
+    const { proxy, snap } = sidecarAt(sidecarModel(yaml));
+    const cfg = allSidecarResources(proxy, snap);
+    assert.deepEqual(checkConsistency(cfg), []);
+    return cfg.clusters.map((c) => String(c['name'])).filter((n) => n.startsWith('outbound|')).sort();
+  }
+  const cases: { name: string; sidecar: string; more?: string; want: string[] }[] = [
+    {
+      name: 'given an egress listener on port 9080 should keep only port 9080 of each service and leave out one without it',
+      sidecar: '{ egress: [{ port: { number: 9080, protocol: HTTP, name: http }, hosts: ["data/*"] }] }',
+      want: ['outbound|9080||multi.data.svc.cluster.local'],
+    },
+    {
+      name: 'given an HTTP_PROXY egress listener should keep every port (no port match, as istiod)',
+      sidecar: '{ egress: [{ port: { number: 9080, protocol: HTTP_PROXY, name: proxy }, hosts: ["data/*"] }] }',
+      want: ['outbound|5432||db.data.svc.cluster.local', 'outbound|7000||multi.data.svc.cluster.local', 'outbound|9080||multi.data.svc.cluster.local', 'outbound|9090||multi.data.svc.cluster.local'],
+    },
+    {
+      name: 'given a port listener and a catch-all selecting the same service should add up to every port',
+      sidecar: '{ egress: [{ port: { number: 9080, protocol: HTTP, name: http }, hosts: ["data/*"] }, { hosts: ["data/multi.data.svc.cluster.local"] }] }',
+      want: ['outbound|7000||multi.data.svc.cluster.local', 'outbound|9080||multi.data.svc.cluster.local', 'outbound|9090||multi.data.svc.cluster.local'],
+    },
+    {
+      name: 'given a VirtualService destination on port 9090 of a service not imported should bring that port alone',
+      sidecar: '{ egress: [{ hosts: ["./productpage.default.svc.cluster.local"] }] }',
+      more: PRODUCTPAGE_TO_9090,
+      want: ['outbound|9080||productpage.default.svc.cluster.local', 'outbound|9090||multi.data.svc.cluster.local'],
+    },
+    {
+      name: 'given a VirtualService destination without a port should bring every port of it',
+      sidecar: '{ egress: [{ hosts: ["./productpage.default.svc.cluster.local"] }] }',
+      more: PRODUCTPAGE_TO_9090.replace(', port: { number: 9090 }', ''),
+      want: ['outbound|7000||multi.data.svc.cluster.local', 'outbound|9080||multi.data.svc.cluster.local', 'outbound|9080||productpage.default.svc.cluster.local', 'outbound|9090||multi.data.svc.cluster.local'],
+    },
+  ];
+  for (const c of cases) it(c.name, () => assert.deepEqual(outboundClusters(`${withSidecar(c.sidecar)}${MULTI}${c.more ?? ''}`), c.want));
+});

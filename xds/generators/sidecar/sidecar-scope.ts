@@ -33,7 +33,10 @@ export interface EgressListenerScope {
 export interface SidecarScope {
   /** The Sidecar that applies, if any. */
   readonly sidecar: Config | undefined;
-  /** Services the proxy gets clusters (and endpoints) for, in host order: the egress hosts' and their VirtualServices' destinations. */
+  /**
+   * Services the proxy gets clusters (and endpoints) for, in host order: the egress hosts' and their VirtualServices'
+   * destinations, each with only the ports the Sidecar takes of it (see scopePorts).
+   */
   readonly services: readonly Service[];
   /**
    * Services the proxy gets outbound listeners and virtual hosts for, in host order: those the egress
@@ -45,8 +48,9 @@ export interface SidecarScope {
   /** ALLOW_ANY or REGISTRY_ONLY, from the Sidecar or else the mesh config. */
   readonly outboundMode: 'ALLOW_ANY' | 'REGISTRY_ONLY';
   /**
-   * True when a Sidecar's egress leaves some visible services out; only then do the destinations of
-   * VirtualServices join the scope, so only then can a VirtualService change which clusters it has.
+   * True when a Sidecar's egress leaves some visible services out or has a listener that trims them to its port; only
+   * then can the destinations of VirtualServices add to the scope, so only then can a VirtualService change which
+   * clusters it has.
    */
   readonly narrowed: boolean;
   /** Whether the proxy's scope includes a service. */
@@ -131,23 +135,83 @@ export function egressHostSelects(entry: string, sidecarNs: string, svc: Service
   return host === '*' || hostMatches(host, svc.hostname);
 }
 
-/** The destination (and mirror) hosts of a VirtualService's HTTP, TCP and TLS routes (and of its delegates' HTTP routes), as FQDNs. */
-function destinationHosts(ctx: PushContext, vs: Config, depth = 0): string[] {
+/**
+ * The destination (and mirror) hosts of a VirtualService's HTTP, TCP and TLS routes (and of its delegates' HTTP routes),
+ * as FQDNs, each with the ports its destinations name (0: a destination without a port, i.e. every port).
+ */
+function destinationPorts(ctx: PushContext, vs: Config, out = new Map<string, Set<number>>(), depth = 0): Map<string, Set<number>> {
   const spec = vs.spec as unknown as VirtualServiceSpec;
-  const hosts: string[] = [];
-  const out: string[] = [];
+  const add = (host: string, port: number | undefined): void => {
+    const fqdn = resolveShortName(host, vs.metadata.namespace, ctx.domain);
+    let ports = out.get(fqdn);
+    if (!ports) out.set(fqdn, (ports = new Set()));
+    ports.add(port ?? 0);
+  };
   for (const r of spec.http ?? []) {
-    for (const d of r.route ?? []) hosts.push(d.destination.host);
-    if (r.mirror) hosts.push(r.mirror.host);
-    for (const m of r.mirrors ?? []) hosts.push(m.destination.host);
     if (r.delegate && depth === 0) {
       const ns = r.delegate.namespace ?? vs.metadata.namespace;
       const child = ctx.configs.byIndex('kindNamespace', `VirtualService/${ns}`).find((c) => c.metadata.name === r.delegate!.name);
-      if (child) out.push(...destinationHosts(ctx, child, depth + 1));
+      if (child) destinationPorts(ctx, child, out, depth + 1);
+    }
+    for (const d of r.route ?? []) add(d.destination.host, d.destination.port?.number);
+    if (r.mirror) add(r.mirror.host, r.mirror.port?.number);
+    for (const m of r.mirrors ?? []) add(m.destination.host, m.destination.port?.number);
+  }
+  for (const r of [...(spec.tcp ?? []), ...(spec.tls ?? [])]) for (const d of r.route ?? []) add(d.destination.host, d.destination.port?.number);
+  return out;
+}
+
+/** The port an egress listener trims its services to (istiod's needsPortMatch): its port, unless 0 (a unix socket) or HTTP_PROXY. */
+function egressMatchPort(e: NonNullable<SidecarSpec['egress']>[number]): number | undefined {
+  const n = e.port?.number;
+  return n !== undefined && n !== 0 && (e.port?.protocol ?? '').toUpperCase() !== 'HTTP_PROXY' ? n : undefined;
+}
+
+/** The ports of each service in a scope: every port, or the listed ones. */
+type ScopePorts = Map<Service, 'all' | Set<number>>;
+
+/**
+ * The services of a Sidecar's scope with the ports each brings (istiod's collectImportedServices): per egress listener
+ * (none: one importing every host), the services its hosts select, then the destinations of their VirtualServices. A listener
+ * with a port (egressMatchPort) keeps only that port of each (a service without it is left out); a destination brings
+ * the ports the VirtualService names for it (every port when one of its destinations names none). What several
+ * listeners bring of one service adds up.
+ */
+function scopePorts(ctx: PushContext, proxyNs: string, sidecar: Config, visible: readonly Service[], serviceFor: (host: string) => Service | undefined): ScopePorts {
+  const spec = sidecar.spec as SidecarSpec;
+  const listeners = spec.egress && spec.egress.length > 0 ? spec.egress : [{ hosts: ['*/*'] }];
+  const visibleSet = new Set(visible);
+  const out: ScopePorts = new Map();
+  const add = (svc: Service, ports: 'all' | readonly number[]): void => {
+    const had = out.get(svc);
+    if (had === 'all' || (ports !== 'all' && ports.length === 0)) return;
+    if (ports === 'all') out.set(svc, 'all');
+    else out.set(svc, new Set([...(had ?? []), ...ports]));
+  };
+  for (const e of listeners) {
+    const match = egressMatchPort(e);
+    const onMatch = (svc: Service): number[] => (svc.ports.some((p) => p.port === match) ? [match!] : []);
+    const selected = visible.filter((s) => (e.hosts ?? []).some((h) => egressHostSelects(h, sidecar.metadata.namespace, s)));
+    for (const svc of selected) add(svc, match === undefined ? 'all' : onMatch(svc));
+    // NOTE: as Istio, the destinations of the VirtualServices of selected hosts join the scope, so every route the
+    // proxy gets names a cluster it also gets.
+    for (const svc of selected) {
+      const vs = ctx.virtualService(svc.hostname, proxyNs);
+      for (const [host, ports] of vs ? destinationPorts(ctx, vs) : []) {
+        const dest = serviceFor(host);
+        if (!dest || !visibleSet.has(dest)) continue;
+        if (match !== undefined) add(dest, onMatch(dest));
+        else add(dest, ports.has(0) ? 'all' : dest.ports.filter((p) => ports.has(p.port)).map((p) => p.port));
+      }
     }
   }
-  for (const r of [...(spec.tcp ?? []), ...(spec.tls ?? [])]) for (const d of r.route ?? []) hosts.push(d.destination.host);
-  return [...out, ...hosts.map((h) => resolveShortName(h, vs.metadata.namespace, ctx.domain))];
+  return out;
+}
+
+/** A service with only `ports` of its ports (itself when that is all of them). */
+function withPorts(svc: Service, ports: 'all' | ReadonlySet<number>): Service {
+  if (ports === 'all' || svc.ports.every((p) => ports.has(p.port))) return svc;
+  return { ...svc, ports: svc.ports.filter((p) => ports.has(p.port)) };
 }
 
 /**
@@ -204,20 +268,9 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
   const visible = chosen && chosen.size > 0 ? ctx.servicesVisibleTo(proxy.namespace).map((v) => chosen.get(v.hostname) ?? v) : ctx.servicesVisibleTo(proxy.namespace);
   const serviceFor = (hostname: string): Service | undefined => chosen?.get(hostname) ?? ctx.serviceFor(hostname, proxy.namespace);
   const scoped = spec?.egress && spec.egress.length > 0 ? visible.filter((s) => hosts.some((h) => egressHostSelects(h, sidecar!.metadata.namespace, s))) : visible;
-  // NOTE: as Istio, the destinations of the VirtualServices of scoped hosts join the scope, so every
-  // route the proxy gets names a cluster it also gets.
-  const set = new Set(scoped);
-  if (scoped.length < visible.length) {
-    const visibleSet = new Set(visible);
-    for (const svc of scoped) {
-      const vs = ctx.virtualService(svc.hostname, proxy.namespace);
-      for (const host of vs ? destinationHosts(ctx, vs) : []) {
-        const dest = serviceFor(host);
-        if (dest && visibleSet.has(dest)) set.add(dest);
-      }
-    }
-  }
-  const services = visible.filter((s) => set.has(s));
+  const ports = sidecar ? scopePorts(ctx, proxy.namespace, sidecar, visible, serviceFor) : undefined;
+  const services = ports ? visible.filter((s) => ports.has(s)).map((s) => withPorts(s, ports.get(s)!)) : visible;
+  const visibleSet = new Set(visible);
   const egressListeners = sidecar ? egressListenersOf(spec, sidecar.metadata.namespace, visible) : undefined;
   const egressDigest = egressListeners
     ? JSON.stringify(egressListeners.map((e) => [e.port ?? null, e.bind ?? null, e.bindToPort, e.services.map((x) => `${x.namespace}/${x.hostname}`)]))
@@ -239,8 +292,8 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     services,
     listenerServices: scoped,
     outboundMode: spec?.outboundTrafficPolicy?.mode ?? ctx.meshConfig.outboundTrafficPolicy.mode,
-    narrowed: scoped.length < visible.length,
-    includes: (svc) => set.has(svc),
+    narrowed: scoped.length < visible.length || (spec?.egress ?? []).some((e) => egressMatchPort(e) !== undefined),
+    includes: ports ? (svc) => ports.has(svc) : (svc) => visibleSet.has(svc),
     serviceFor,
     egressListeners,
     egressDigest,
