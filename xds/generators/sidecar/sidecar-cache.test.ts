@@ -145,6 +145,16 @@ spec:
   http: [{ match: [{ sourceNamespace: data }], route: [{ destination: { host: reviews } }] }, { route: [{ destination: { host: legacy } }] }]
 `;
 
+/** A Sidecar whose only egress listener has a port: its scope keeps port 9080 of each service (sidecar-scope.ts scopePorts). */
+const OTHER_PORT_SIDECAR = `apiVersion: networking.mesh.io/v1
+kind: Sidecar
+metadata: { name: trim, namespace: other }
+spec:
+  egress:
+  - port: { number: 9080, protocol: HTTP, name: http }
+    hosts: ["*/*"]
+`;
+
 describe('SidecarGenerator with the XdsCache', function () {
   this.timeout(120_000);
   before(() => protoRoot());
@@ -416,6 +426,8 @@ spec:
 `,
         'added',
       ],
+      ['a Sidecar of namespace other trimming every service to port 9080', OTHER_PORT_SIDECAR, 'added'],
+      ['the same Sidecar with a catch-all for namespace data (its services on every port again)', `${OTHER_PORT_SIDECAR}  - hosts: ["data/*"]\n`, 'updated'],
     ] as const) {
       const push = change(model, yaml, type);
       cached.invalidate(push);
