@@ -353,7 +353,10 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
   {
     name: 'diff-vsdest/vsdest-0 (a VirtualService destination on port 9090 of a service the Sidecar does not import)',
     node: sidecarNode({ ns: 'diff-vsdest', pod: 'vsdest-0', ip: '10.83.1.1', app: 'vsdest-client', sa: 'vsdest-client', ports: [8000] }),
-    requests: [http('front on 80: routed to multi 9090', '10.96.12.3', 80, 'front.diff-vsdest', '/')],
+    requests: [
+      http('front on 80: routed to multi 9090', '10.96.12.3', 80, 'front.diff-vsdest', '/'),
+      http('front on 80 /trim (the route for sources in diff-trim does not apply): multi 9090', '10.96.12.3', 80, 'front.diff-vsdest', '/trim'),
+    ],
   },
   {
     name: 'diff-gw/eastwest-0 (router: AUTO_PASSTHROUGH on 15443, PASSTHROUGH on 8443)',

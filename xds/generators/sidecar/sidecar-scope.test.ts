@@ -174,6 +174,18 @@ spec:
       more: PRODUCTPAGE_TO_9090.replace(', port: { number: 9090 }', ''),
       want: ['outbound|7000||multi.data.svc.cluster.local', 'outbound|9080||multi.data.svc.cluster.local', 'outbound|9080||productpage.default.svc.cluster.local', 'outbound|9090||multi.data.svc.cluster.local'],
     },
+    {
+      name: 'given the route to multi only for sources in namespace data should not bring multi to a sidecar of default (as istiod)',
+      sidecar: '{ egress: [{ hosts: ["./productpage.default.svc.cluster.local"] }] }',
+      more: PRODUCTPAGE_TO_9090.replace('http: [{ route:', 'http: [{ match: [{ sourceNamespace: data }], route:'),
+      want: ['outbound|9080||productpage.default.svc.cluster.local'],
+    },
+    {
+      name: 'given the route to multi for sources in namespace default should bring it',
+      sidecar: '{ egress: [{ hosts: ["./productpage.default.svc.cluster.local"] }] }',
+      more: PRODUCTPAGE_TO_9090.replace('http: [{ route:', 'http: [{ match: [{ sourceNamespace: data }, { sourceNamespace: default }], route:'),
+      want: ['outbound|9080||productpage.default.svc.cluster.local', 'outbound|9090||multi.data.svc.cluster.local'],
+    },
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(outboundClusters(`${withSidecar(c.sidecar)}${MULTI}${c.more ?? ''}`), c.want));
 });

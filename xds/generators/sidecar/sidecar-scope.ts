@@ -135,11 +135,24 @@ export function egressHostSelects(entry: string, sidecarNs: string, svc: Service
   return host === '*' || hostMatches(host, svc.hostname);
 }
 
+/** Whether an HTTP route applies to sources in `ns` as far as its matches' `sourceNamespace` tells (istiod's filter). */
+function routeSeesNamespace(matches: readonly { readonly sourceNamespace?: string }[] | undefined, ns: string): boolean {
+  let seen = true;
+  for (const m of matches ?? []) {
+    if (!m.sourceNamespace) continue;
+    if (m.sourceNamespace === ns) return true;
+    seen = false;
+  }
+  return seen;
+}
+
 /**
  * The destination (and mirror) hosts of a VirtualService's HTTP, TCP and TLS routes (and of its delegates' HTTP routes),
- * as FQDNs, each with the ports its destinations name (0: a destination without a port, i.e. every port).
+ * as FQDNs, each with the ports its destinations name (0: a destination without a port, i.e. every port). HTTP routes
+ * whose matches name other source namespaces than `sourceNs` are left out (istiod's
+ * virtualServiceDestinationsFilteredBySourceNamespace).
  */
-function destinationPorts(ctx: PushContext, vs: Config, out = new Map<string, Set<number>>(), depth = 0): Map<string, Set<number>> {
+function destinationPorts(ctx: PushContext, vs: Config, sourceNs: string, out = new Map<string, Set<number>>(), depth = 0): Map<string, Set<number>> {
   const spec = vs.spec as unknown as VirtualServiceSpec;
   const add = (host: string, port: number | undefined): void => {
     const fqdn = resolveShortName(host, vs.metadata.namespace, ctx.domain);
@@ -148,10 +161,11 @@ function destinationPorts(ctx: PushContext, vs: Config, out = new Map<string, Se
     ports.add(port ?? 0);
   };
   for (const r of spec.http ?? []) {
+    if (!routeSeesNamespace(r.match, sourceNs)) continue;
     if (r.delegate && depth === 0) {
       const ns = r.delegate.namespace ?? vs.metadata.namespace;
       const child = ctx.configs.byIndex('kindNamespace', `VirtualService/${ns}`).find((c) => c.metadata.name === r.delegate!.name);
-      if (child) destinationPorts(ctx, child, out, depth + 1);
+      if (child) destinationPorts(ctx, child, sourceNs, out, depth + 1);
     }
     for (const d of r.route ?? []) add(d.destination.host, d.destination.port?.number);
     if (r.mirror) add(r.mirror.host, r.mirror.port?.number);
@@ -197,7 +211,7 @@ function scopePorts(ctx: PushContext, proxyNs: string, sidecar: Config, visible:
     // proxy gets names a cluster it also gets.
     for (const svc of selected) {
       const vs = ctx.virtualService(svc.hostname, proxyNs);
-      for (const [host, ports] of vs ? destinationPorts(ctx, vs) : []) {
+      for (const [host, ports] of vs ? destinationPorts(ctx, vs, proxyNs) : []) {
         const dest = serviceFor(host);
         if (!dest || !visibleSet.has(dest)) continue;
         if (match !== undefined) add(dest, onMatch(dest));
