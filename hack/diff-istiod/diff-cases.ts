@@ -56,7 +56,7 @@ export const LISTENER_OPTIONS_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Namespaces the files use (the API server gets them, and istiod's own). */
-export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none', 'diff-wild', 'diff-dup', 'diff-hash', 'diff-team-a', 'diff-team-b', 'diff-team-c', 'diff-team-d', 'diff-multi', 'diff-trim', 'diff-vsdest'] as const;
+export const NAMESPACES = ['default', 'data', 'diff-http', 'diff-scoped', 'diff-locality', 'diff-gw', 'diff-more', 'diff-ingress', 'diff-ports', 'diff-orch', 'diff-v6', 'diff-drsel', 'diff-sidecar', 'diff-egress', 'diff-none', 'diff-wild', 'diff-dup', 'diff-hash', 'diff-team-a', 'diff-team-b', 'diff-team-c', 'diff-team-d', 'diff-multi', 'diff-trim', 'diff-vsdest', 'diff-vsz', 'diff-vsb'] as const;
 
 /** The documents of `CONFIG_FILES`, by file. */
 export function readCaseDocs(repoRoot: string): { file: string; docs: Doc[] }[] {
@@ -356,6 +356,7 @@ export const DIFF_PROXIES: readonly DiffProxy[] = [
     requests: [
       http('front on 80: routed to multi 9090', '10.96.12.3', 80, 'front.diff-vsdest', '/'),
       http('front on 80 /trim (the route for sources in diff-trim does not apply): multi 9090', '10.96.12.3', 80, 'front.diff-vsdest', '/trim'),
+      http('front2 on 80: api.vsd.test (a destination no egress host selects): the older declaration, diff-vsz\'s', '10.96.12.4', 80, 'front2.diff-vsdest', '/'),
     ],
   },
   {
