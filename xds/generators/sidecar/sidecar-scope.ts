@@ -10,7 +10,7 @@
  * `<port>` takes the virtual hosts of the port's egress listener (`routeServices`), as istiod.
  */
 import { hostMatches, labelsMatch, orchServiceOf, parseProtocol, resolveShortName, viewerChoice, type Config, type PushContext, type Proxy, type Service, type ServicePort } from '../../../core/index.js';
-import type { SidecarSpec, VirtualServiceSpec } from '../../../crds/index.js';
+import type { SidecarEgressListener, SidecarSpec, VirtualServiceSpec } from '../../../crds/index.js';
 
 /**
  * One Sidecar egress listener as the outbound listener builder reads it (istiod's IstioEgressListenerWrapper):
@@ -81,11 +81,13 @@ export interface SidecarScope {
   unixRouteServices(bind: string): readonly Service[];
 }
 
-/** The egress listeners of a Sidecar (see SidecarScope.egressListeners), undefined when none has a port, a bind or captureMode NONE. */
-function egressListenersOf(spec: SidecarSpec | undefined, sidecarNs: string, visible: readonly Service[]): EgressListenerScope[] | undefined {
-  const egress = spec?.egress ?? [];
+/**
+ * The egress listeners of a Sidecar (see SidecarScope.egressListeners), undefined when none has a port, a bind or
+ * captureMode NONE. `selected[i]`: the services the hosts of egress listener i select.
+ */
+function egressListenersOf(egress: readonly SidecarEgressListener[], selected: readonly (readonly Service[])[]): EgressListenerScope[] | undefined {
   if (!egress.some((e) => e.port !== undefined || (e.bind ?? '') !== '' || e.captureMode === 'NONE')) return undefined;
-  return egress.map((e) => {
+  return egress.map((e, i) => {
     const bind = e.bind ?? '';
     const unix = bind.startsWith('unix://');
     // NOTE: as istiod, a unix socket bind also binds (there is no original destination to hand off from).
@@ -95,7 +97,7 @@ function egressListenersOf(spec: SidecarSpec | undefined, sidecarNs: string, vis
       ...(bind !== '' ? { bind } : bindToPort ? { bind: '127.0.0.1' } : {}),
       bindToPort,
       unix,
-      services: visible.filter((s) => (e.hosts ?? []).some((h) => egressHostSelects(h, sidecarNs, s))),
+      services: selected[i]!,
     };
   });
 }
@@ -176,7 +178,7 @@ function destinationPorts(ctx: PushContext, vs: Config, sourceNs: string, out = 
 }
 
 /** The port an egress listener trims its services to (istiod's needsPortMatch): its port, unless 0 (a unix socket) or HTTP_PROXY. */
-function egressMatchPort(e: NonNullable<SidecarSpec['egress']>[number]): number | undefined {
+function egressMatchPort(e: SidecarEgressListener): number | undefined {
   const n = e.port?.number;
   return n !== undefined && n !== 0 && (e.port?.protocol ?? '').toUpperCase() !== 'HTTP_PROXY' ? n : undefined;
 }
@@ -191,34 +193,42 @@ type ScopePorts = Map<Service, 'all' | Set<number>>;
  * the ports the VirtualService names for it (every port when one of its destinations names none). What several
  * listeners bring of one service adds up.
  */
-function scopePorts(ctx: PushContext, proxyNs: string, sidecar: Config, visible: readonly Service[], serviceFor: (host: string) => Service | undefined): ScopePorts {
-  const spec = sidecar.spec as SidecarSpec;
-  const listeners = spec.egress && spec.egress.length > 0 ? spec.egress : [{ hosts: ['*/*'] }];
-  const visibleSet = new Set(visible);
+function scopePorts(
+  ctx: PushContext,
+  proxyNs: string,
+  listeners: readonly SidecarEgressListener[],
+  selectedBy: readonly (readonly Service[])[],
+  visible: ReadonlySet<Service>,
+  serviceFor: (host: string) => Service | undefined,
+): ScopePorts {
   const out: ScopePorts = new Map();
+  let whole = 0;
   const add = (svc: Service, ports: 'all' | readonly number[]): void => {
     const had = out.get(svc);
     if (had === 'all' || (ports !== 'all' && ports.length === 0)) return;
-    if (ports === 'all') out.set(svc, 'all');
-    else out.set(svc, new Set([...(had ?? []), ...ports]));
+    if (ports === 'all') {
+      out.set(svc, 'all');
+      whole++;
+    } else out.set(svc, new Set([...(had ?? []), ...ports]));
   };
-  for (const e of listeners) {
+  listeners.forEach((e, i) => {
     const match = egressMatchPort(e);
     const onMatch = (svc: Service): number[] => (svc.ports.some((p) => p.port === match) ? [match!] : []);
-    const selected = visible.filter((s) => (e.hosts ?? []).some((h) => egressHostSelects(h, sidecar.metadata.namespace, s)));
+    const selected = selectedBy[i]!;
     for (const svc of selected) add(svc, match === undefined ? 'all' : onMatch(svc));
     // NOTE: as Istio, the destinations of the VirtualServices of selected hosts join the scope, so every route the
-    // proxy gets names a cluster it also gets.
+    // proxy gets names a cluster it also gets. Once every visible service has every port, they can add nothing.
+    if (whole === visible.size) return;
     for (const svc of selected) {
       const vs = ctx.virtualService(svc.hostname, proxyNs);
       for (const [host, ports] of vs ? destinationPorts(ctx, vs, proxyNs) : []) {
         const dest = serviceFor(host);
-        if (!dest || !visibleSet.has(dest)) continue;
+        if (!dest || !visible.has(dest)) continue;
         if (match !== undefined) add(dest, onMatch(dest));
         else add(dest, ports.has(0) ? 'all' : dest.ports.filter((p) => ports.has(p.port)).map((p) => p.port));
       }
     }
-  }
+  });
   return out;
 }
 
@@ -277,15 +287,19 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     return shared;
   }
   const spec = sidecar?.spec as SidecarSpec | undefined;
-  const hosts = (spec?.egress ?? []).flatMap((e) => e.hosts ?? []);
   const chosen = sidecar ? sidecarChoice(ctx, proxy.namespace, sidecar, ctx.servicesVisibleTo(proxy.namespace)) : undefined;
   const visible = chosen && chosen.size > 0 ? ctx.servicesVisibleTo(proxy.namespace).map((v) => chosen.get(v.hostname) ?? v) : ctx.servicesVisibleTo(proxy.namespace);
   const serviceFor = (hostname: string): Service | undefined => chosen?.get(hostname) ?? ctx.serviceFor(hostname, proxy.namespace);
-  const scoped = spec?.egress && spec.egress.length > 0 ? visible.filter((s) => hosts.some((h) => egressHostSelects(h, sidecar!.metadata.namespace, s))) : visible;
-  const ports = sidecar ? scopePorts(ctx, proxy.namespace, sidecar, visible, serviceFor) : undefined;
-  const services = ports ? visible.filter((s) => ports.has(s)).map((s) => withPorts(s, ports.get(s)!)) : visible;
   const visibleSet = new Set(visible);
-  const egressListeners = sidecar ? egressListenersOf(spec, sidecar.metadata.namespace, visible) : undefined;
+  // NOTE: without egress a Sidecar imports every host, as one egress listener of `*/*`.
+  const egress = spec?.egress ?? [];
+  const listeners: readonly SidecarEgressListener[] = egress.length > 0 ? egress : [{ hosts: ['*/*'] }];
+  const selectedBy = sidecar ? listeners.map((e) => visible.filter((s) => (e.hosts ?? []).some((h) => egressHostSelects(h, sidecar.metadata.namespace, s)))) : [visible];
+  const selectedAll = new Set(selectedBy.flat());
+  const scoped = egress.length > 0 ? visible.filter((s) => selectedAll.has(s)) : visible;
+  const ports = sidecar ? scopePorts(ctx, proxy.namespace, listeners, selectedBy, visibleSet, serviceFor) : undefined;
+  const services = ports ? visible.filter((s) => ports.has(s)).map((s) => withPorts(s, ports.get(s)!)) : visible;
+  const egressListeners = sidecar ? egressListenersOf(egress, selectedBy) : undefined;
   const egressDigest = egressListeners
     ? JSON.stringify(egressListeners.map((e) => [e.port ?? null, e.bind ?? null, e.bindToPort, e.services.map((x) => `${x.namespace}/${x.hostname}`)]))
     : '';
@@ -306,7 +320,7 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     services,
     listenerServices: scoped,
     outboundMode: spec?.outboundTrafficPolicy?.mode ?? ctx.meshConfig.outboundTrafficPolicy.mode,
-    narrowed: scoped.length < visible.length || (spec?.egress ?? []).some((e) => egressMatchPort(e) !== undefined),
+    narrowed: scoped.length < visible.length || egress.some((e) => egressMatchPort(e) !== undefined),
     includes: ports ? (svc) => ports.has(svc) : (svc) => visibleSet.has(svc),
     serviceFor,
     egressListeners,
