@@ -8,6 +8,7 @@ import { Subject, type Observable, type Subscription } from 'rxjs';
 import { systemClock, withSnapshot, type Clock, type PushRequest, type PushSnapshot } from '../../core/index.js';
 import { protoRoot } from '../protos/index.js';
 import { ADS_SERVICE } from './ads-service.js';
+import { installFramedResponses } from './framed-send.js';
 import type { XdsStreamAuth } from './auth.js';
 import type { ProxyNode, ResourceGenerator } from './contracts.js';
 import { Connection, Serial, type ConnectionInfo } from './connection.js';
@@ -137,6 +138,7 @@ export class AdsServer<P = unknown> {
    */
   register(server: Server, options: { readonly auth?: XdsStreamAuth } = {}): void {
     const auth = options.auth;
+    installFramedResponses();
     server.addService(ADS_SERVICE, {
       StreamAggregatedResources: (call: AdsCall) => this.#serve(call, 'sotw', auth),
       DeltaAggregatedResources: (call: AdsCall) => this.#serve(call, 'delta', auth),

@@ -9,7 +9,11 @@ import type { EncodedResponse } from './wire.js';
 const identity = (b: Buffer): Buffer => b;
 const bytesIn = (b: Buffer): Uint8Array => b;
 
-/** Reused by every response: grpc-js copies what `serializeResponse` returns into its frame before it returns. */
+/**
+ * Reused by every response: grpc-js copies what `serializeResponse` returns into its frame before it returns.
+ * NOTE: once framed-send.ts is installed (the ADS server does it), grpc-js lays responses out in their frames
+ * and calls this only where that could not be installed.
+ */
 let scratch = Buffer.allocUnsafe(64 * 1024);
 
 /**

@@ -56,9 +56,9 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     }
     this.#emitRequest(conn, req);
     const wasWildcard = prev.wildcard;
-    const before = new Set(prev.names);
+    // NOTE: one pass over the request's names, not two copies of the watched set (an EDS request names every cluster).
+    const added = [...new Set(req.resourceNames.filter((n) => n !== '*' && !prev.names.has(n)))];
     this.#setNames(prev, req);
-    const added = [...prev.names].filter((n) => !before.has(n));
     const push = forcedPush(this.host.latestSnapshot(), this.host.clock);
     // NOTE: a type that is not full-state (EDS, RDS) keeps what the proxy holds of the other names, so a
     // new subscription is answered with the new names only (as delta does), not everything again.

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import * as grpc from '@grpc/grpc-js';
+import { lookupType } from '../protos/index.js';
+import { protoRoot } from '../protos/root.js';
+import { ADS_METHODS, ADS_SERVICE } from './ads-service.js';
+import { TYPE_URL } from './contracts.js';
+import { frameResponse, installFramedResponses } from './framed-send.js';
+import { encodeDiscoveryResponse } from './wire.js';
+
+type SerializeMessage = (this: unknown, value: unknown) => Buffer;
+const grpcInternals = createRequire(import.meta.url)('@grpc/grpc-js/build/src/server-interceptors.js') as {
+  BaseServerInterceptingCall: { prototype: { serializeMessage: SerializeMessage } };
+};
+
+describe('framed ADS responses (framed-send.ts)', () => {
+  before(() => protoRoot());
+
+  it('given the grpc-js meshd pins should install on its server calls', () => {
+    // NOTE: fails when a grpc-js upgrade moves serializeMessage: responses would silently take the copying path.
+    assert.equal(installFramedResponses(), true);
+    assert.equal(installFramedResponses(), true, 'a second call is a no-op that reports the same');
+  });
+
+  it('given an encoded response should lay it out behind a gRPC header without calling the service serializer', () => {
+    installFramedResponses();
+    const r = encodeDiscoveryResponse({ versionInfo: 'v1', typeUrl: TYPE_URL.cluster, nonce: 'n1', resources: [Buffer.from('abc')] });
+    const call = { handler: { serialize: () => assert.fail('the copying path was taken') } };
+    const frame = grpcInternals.BaseServerInterceptingCall.prototype.serializeMessage.call(call, r);
+    assert.deepEqual(frame, Buffer.concat([Buffer.from([0, 0, 0, 0, r.length]), r.toBuffer()]));
+    assert.deepEqual(frameResponse(r), frame);
+  });
+
+  it('given any other message should leave framing to grpc-js and the service serializer', () => {
+    installFramedResponses();
+    const call = { handler: { serialize: (v: unknown) => Buffer.from(String(v)) } };
+    const frame = grpcInternals.BaseServerInterceptingCall.prototype.serializeMessage.call(call, 'hello');
+    assert.deepEqual(frame, Buffer.concat([Buffer.from([0, 0, 0, 0, 5]), Buffer.from('hello')]));
+  });
+
+  it('given responses of growing and shrinking sizes written back to back over a real stream should deliver each one intact', async () => {
+    installFramedResponses();
+    const sizes = [10, 70_000, 5, 200_000, 1, 131_072, 64 * 1024, 3];
+    const bodies = sizes.map((n, i) => Buffer.alloc(n, 97 + i));
+    const server = new grpc.Server();
+    server.addService(ADS_SERVICE, {
+      StreamAggregatedResources: (call: grpc.ServerDuplexStream<Uint8Array, unknown>) => {
+        bodies.forEach((b, i) => call.write(encodeDiscoveryResponse({ versionInfo: `v${i}`, typeUrl: TYPE_URL.cluster, nonce: `n${i}`, resources: [b] })));
+        call.end();
+      },
+      DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Uint8Array, unknown>) => call.end(),
+    });
+    const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    try {
+      const got: Buffer[] = await new Promise((resolve, reject) => {
+        const out: Buffer[] = [];
+        const call = client.makeBidiStreamRequest(ADS_METHODS.stream, (b: Buffer) => b, (b: Buffer) => b);
+        call.on('data', (b: Buffer) => out.push(b));
+        call.on('error', reject);
+        call.on('end', () => resolve(out));
+        call.end();
+      });
+      assert.equal(got.length, bodies.length);
+      const type = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
+      got.forEach((bytes, i) => {
+        const m = type.decode(bytes) as unknown as { versionInfo: string; nonce: string; resources: { value: Uint8Array }[] };
+        assert.equal(m.versionInfo, `v${i}`);
+        assert.equal(m.nonce, `n${i}`);
+        assert.ok(Buffer.from(m.resources[0]!.value).equals(bodies[i]!), `response ${i} (${sizes[i]} bytes) arrives as written`);
+      });
+    } finally {
+      client.close();
+      server.forceShutdown();
+    }
+  });
+});
