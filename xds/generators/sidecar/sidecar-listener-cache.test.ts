@@ -9,6 +9,8 @@ import { configEvent, configsFromYaml, testModel } from '../testing/model-fixtur
 import { MeshHarness } from '../testing/mesh-harness.js';
 import type { SidecarListenerOptions } from './listener-options.js';
 import { SidecarGenerator } from './sidecar-generator.js';
+import { sidecarListenerKey } from './sidecar-listener-cache.js';
+import { sidecarScope } from './sidecar-scope.js';
 import { ENVOY } from './sidecar-names.js';
 import { HEADLESS_SERVICES, LEGACY_SNIFFED_SERVICE, sidecarNode, SIDECAR_MESH } from './testing/sidecar-mesh.js';
 
@@ -91,6 +93,98 @@ describe('sidecar outbound listeners through the cache, with the listener option
       assert.equal(after.get(proxies[0]!.id)!.has('10.1.0.7_9042'), o.listener?.headlessPodListeners !== false);
     });
   }
+});
+
+const TWO_NAMESPACES = `apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: db, namespace: data }
+spec:
+  hosts: [db.data.svc.cluster.local]
+  addresses: [10.96.0.40]
+  location: MESH_INTERNAL
+  ports: [{ number: 5432, name: tcp, protocol: TCP }]
+  resolution: STATIC
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: db-replica, namespace: data }
+spec:
+  hosts: [db-replica.data.svc.cluster.local]
+  addresses: [10.96.0.41]
+  location: MESH_INTERNAL
+  ports: [{ number: 5432, name: tcp, protocol: TCP }]
+  resolution: STATIC
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: web, namespace: data }
+spec:
+  hosts: [web.data.svc.cluster.local]
+  location: MESH_INTERNAL
+  ports: [{ number: 8080, name: http, protocol: HTTP }]
+  resolution: STATIC
+---
+apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: web, namespace: data }
+spec:
+  hosts: [web.data.svc.cluster.local]
+  http: [{ route: [{ destination: { host: web.data.svc.cluster.local } }] }]
+`;
+/** Sends namespace a's connections to db to the replica: only sidecars in a get that tcp_proxy. */
+const TCP_ROUTE_FOR_A = `apiVersion: networking.mesh.io/v1
+kind: VirtualService
+metadata: { name: db, namespace: data }
+spec:
+  hosts: [db.data.svc.cluster.local]
+  tcp: [{ match: [{ sourceNamespace: a }], route: [{ destination: { host: db-replica.data.svc.cluster.local } }] }]
+`;
+
+describe('sidecar outbound listeners shared across namespaces', function () {
+  this.timeout(60_000);
+  before(() => protoRoot());
+
+  const inNamespace = (ns: string, ip: string): Proxy =>
+    proxyFromNode(sidecarNode({ id: `sidecar~${ip}~p-${ip}.${ns}~${ns}.svc.cluster.local`, ipAddresses: [ip], podName: `p-${ip}`, namespace: ns, metadata: { LABELS: { app: ns }, NAMESPACE: ns } }));
+  const proxies = [inNamespace('a', '10.2.0.1'), inNamespace('b', '10.2.0.2')];
+  const meshOf = (yaml: string): MeshModel => {
+    const m = testModel();
+    m.apply(configsFromYaml(yaml).map((c) => configEvent(c)));
+    m.rebuild();
+    return m;
+  };
+  const keysOf = (m: MeshModel): string[] => proxies.map((p) => sidecarListenerKey(m.snapshot.pushContext, p, sidecarScope(m.snapshot.pushContext, p)));
+  /** Each proxy's LDS from a cached generator (namespace a first) against an uncached one; returns the cached tcp_proxy cluster of db. */
+  const served = async (m: MeshModel): Promise<string[]> => {
+    const cached = new SidecarGenerator({ sendUnhealthyEndpoints: false, enableCache: true, cache: new XdsCache({ maxSize: 10_000 }) });
+    const plain = new SidecarGenerator({ sendUnhealthyEndpoints: false });
+    const push = proxyRequestPush(m.snapshot);
+    const clusters: string[] = [];
+    for (const p of proxies) {
+      const want = await lds(plain, p, push);
+      const got = await lds(cached, p, push);
+      assert.deepEqual([...got.keys()], [...want.keys()], `${p.id}: names`);
+      for (const [k, body] of want) assert.ok(Buffer.from(got.get(k)!).equals(Buffer.from(body)), `${p.id}: ${k} cached as uncached`);
+      const db = decode(ENVOY.listener, got.get('10.96.0.40_5432')!) as { filterChains: { filters: { typedConfig: { cluster?: string } }[] }[] };
+      clusters.push(db.filterChains[0]!.filters[0]!.typedConfig.cluster ?? '');
+    }
+    return clusters;
+  };
+
+  it('given no VirtualService with a tcp or tls route should key the sidecars of both namespaces alike and serve them the same listeners', async () => {
+    const m = meshOf(TWO_NAMESPACES);
+    const [a, b] = keysOf(m);
+    assert.equal(a, b, 'one outbound listener set for both namespaces');
+    assert.ok(a!.startsWith('slds|*|'), a);
+    assert.deepEqual(await served(m), ['outbound|5432||db.data.svc.cluster.local', 'outbound|5432||db.data.svc.cluster.local']);
+  });
+
+  it('given a tcp route matching one source namespace should key each namespace apart and serve each its own tcp_proxy', async () => {
+    const m = meshOf(`${TWO_NAMESPACES}---\n${TCP_ROUTE_FOR_A}`);
+    const [a, b] = keysOf(m);
+    assert.notEqual(a, b);
+    assert.deepEqual(await served(m), ['outbound|5432||db-replica.data.svc.cluster.local', 'outbound|5432||db.data.svc.cluster.local']);
+  });
 });
 
 describe('a headless endpoint change over a real ADS stream (PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS)', function () {

@@ -5,7 +5,10 @@
  * PeerAuthentication) is built per proxy, `virtualOutbound` once per snapshot and scope (sidecar-generator.ts).
  *
  * What the outbound listeners read (buildOutboundListeners and the TCP/TLS chain builders): the proxy's
- * namespace (VirtualService visibility, `sourceNamespace` matches), its labels only through `tcp`/`tls`
+ * namespace only through the `tcp`/`tls` routes of VirtualServices (their visibility and `sourceNamespace`
+ * matches) and the DestinationRules of source-IP hashes (a rule in the proxy's namespace wins): in the key when
+ * any VirtualService has such a route or any rule such a hash, so that without them the sidecars of every
+ * namespace whose scopes give the same listener services share one build; its labels only through `tcp`/`tls`
  * `sourceLabels` matches (in the key when any VirtualService has one), its Sidecar scope (the listener
  * services, in order, and the outbound mode: in the key as a digest), the services (ports, protocols,
  * addresses: dependencies `ServiceEntry/<ns>/<host>` of the listener services and of the tcp/tls route
@@ -43,17 +46,29 @@ interface ListenerIndex {
   readonly pods?: readonly string[];
 }
 
-const l4SourceLabels = new WeakMap<PushContext, boolean>();
+/** What the VirtualServices' tcp and tls routes make the outbound listeners read of a proxy. */
+interface L4RouteFacts {
+  /** Some VirtualService has a tcp or tls route: its visibility and `sourceNamespace` matches depend on the proxy's namespace. */
+  readonly any: boolean;
+  /** Some such route matches on source labels: listeners differ per proxy labels. */
+  readonly sourceLabels: boolean;
+}
 
-/** Whether any VirtualService's tcp or tls route matches on source labels (then listeners differ per proxy labels). */
-function anyL4SourceLabels(ctx: PushContext): boolean {
-  let known = l4SourceLabels.get(ctx);
+const l4Facts = new WeakMap<PushContext, L4RouteFacts>();
+
+function l4RouteFacts(ctx: PushContext): L4RouteFacts {
+  let known = l4Facts.get(ctx);
   if (known === undefined) {
-    known = ctx.configs.byIndex('kind', 'VirtualService').some((vs) => {
+    let any = false;
+    let sourceLabels = false;
+    for (const vs of ctx.configs.byIndex('kind', 'VirtualService')) {
       const spec = vs.spec as unknown as VirtualServiceSpec;
-      return [...(spec.tcp ?? []), ...(spec.tls ?? [])].some((r) => (r.match ?? []).some((m) => m.sourceLabels !== undefined));
-    });
-    l4SourceLabels.set(ctx, known);
+      const routes = [...(spec.tcp ?? []), ...(spec.tls ?? [])];
+      any ||= routes.length > 0;
+      sourceLabels ||= routes.some((r) => (r.match ?? []).some((m) => m.sourceLabels !== undefined));
+    }
+    known = { any, sourceLabels };
+    l4Facts.set(ctx, known);
   }
   return known;
 }
@@ -84,8 +99,12 @@ export function sidecarListenerKey(ctx: PushContext, proxy: Proxy, scope: Sideca
   // NOTE: a tcp_proxy carries a source-IP hash from the DestinationRule of its service (route-hash.ts).
   const ipRules = sourceIpRulesKey(ctx);
   const rules = ipRules === '' ? '' : `|dr:${ctx.destinationRuleSelection(proxy)}|${ipRules}`;
-  const base = `slds|${proxy.namespace}|${scopeDigest(scope)}${http10}${ipModeKey(proxy)}${none}${rules}`;
-  if (!anyL4SourceLabels(ctx)) return base;
+  const l4 = l4RouteFacts(ctx);
+  // NOTE: '*' for the namespace: no tcp/tls route and no source-IP hash (whose DestinationRule the proxy's namespace
+  // picks), so the listeners read nothing of the namespace beyond the scope.
+  const ns = l4.any || ipRules !== '' ? proxy.namespace : '*';
+  const base = `slds|${ns}|${scopeDigest(scope)}${http10}${ipModeKey(proxy)}${none}${rules}`;
+  if (!l4.sourceLabels) return base;
   return `${base}|${Object.keys(proxy.labels).sort().map((k) => `${k}=${proxy.labels[k]}`).join(',')}`;
 }
 
@@ -96,6 +115,8 @@ export function sidecarListenerKey(ctx: PushContext, proxy: Proxy, scope: Sideca
 export function sidecarListenerDependencies(ctx: PushContext, proxy: Proxy, scope: SidecarScope): string[] {
   const deps = new Set<string>(['kind:VirtualService']);
   const rules = sourceIpRulesKey(ctx) !== '';
+  // NOTE: without a tcp/tls route no VirtualService names a destination of these listeners.
+  const l4 = l4RouteFacts(ctx).any;
   const rule = (host: string): void => {
     const dr = rules ? scopedDestinationRule(ctx, proxy, host) : undefined;
     if (dr) for (const d of destinationRuleSources(dr)) deps.add(d);
@@ -103,6 +124,7 @@ export function sidecarListenerDependencies(ctx: PushContext, proxy: Proxy, scop
   for (const s of scope.listenerServices) {
     deps.add(`ServiceEntry/${s.namespace}/${s.hostname}`);
     rule(s.hostname);
+    if (!l4) continue;
     const vs = ctx.virtualService(s.hostname, proxy.namespace);
     const spec = vs?.spec as unknown as VirtualServiceSpec | undefined;
     for (const r of [...(spec?.tcp ?? []), ...(spec?.tls ?? [])]) {
