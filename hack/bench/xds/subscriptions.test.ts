@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { encode, lookupType } from '../../../xds/index.js';
+import { nodeObject } from '../../../xds/testing/index.js';
 import { TYPES } from './bench-client.js';
 import { DeltaSubscriptions, SotwSubscriptions } from './subscriptions.js';
 
@@ -47,5 +48,18 @@ describe('bench:xds subscriptions', () => {
     const t = lookupType('envoy.service.discovery.v3.DiscoveryRequest');
     const ack = t.toObject(t.decode(s.ack(TYPES.eds)), { defaults: false });
     assert.deepEqual(ack, { typeUrl: TYPES.eds, versionInfo: 'v7', responseNonce: 'n7', resourceNames: ['b', 'a'] });
+  });
+
+  it('given SotW requests built in parts should send the bytes of the whole request encoded at once, the node on the first only', () => {
+    const s = new SotwSubscriptions(NODE, REFS);
+    const names = ['outbound|80||b.ns.svc.cluster.local', 'outbound|80||a.ns.svc.cluster.local'];
+    const whole = (msg: Record<string, unknown>): Buffer => Buffer.from(encode('envoy.service.discovery.v3.DiscoveryRequest', msg));
+    const first = s.subscribe(TYPES.eds, names);
+    assert.deepEqual(first, whole({ versionInfo: '', node: nodeObject(NODE), resourceNames: names, typeUrl: TYPES.eds, responseNonce: '' }));
+    s.receive(Buffer.from(encode('envoy.service.discovery.v3.DiscoveryResponse', { typeUrl: TYPES.eds, versionInfo: 'v1', nonce: 'n1', resources: [anyOf('a')] })));
+    assert.deepEqual(s.ack(TYPES.eds), whole({ versionInfo: 'v1', resourceNames: names, typeUrl: TYPES.eds, responseNonce: 'n1' }));
+    s.receive(Buffer.from(encode('envoy.service.discovery.v3.DiscoveryResponse', { typeUrl: TYPES.eds, versionInfo: 'v2', nonce: 'n2', resources: [anyOf('a')] })));
+    assert.deepEqual(s.ack(TYPES.eds), whole({ versionInfo: 'v2', resourceNames: names, typeUrl: TYPES.eds, responseNonce: 'n2' }), 'a second ACK with the names part reused');
+    assert.deepEqual(s.subscribe(TYPES.cds, []), whole({ versionInfo: '', resourceNames: [], typeUrl: TYPES.cds, responseNonce: '' }));
   });
 });
