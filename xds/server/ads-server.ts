@@ -364,6 +364,7 @@ export class AdsServer<P = unknown> {
         metrics.sent(typeUrl, message.length, (performance.now() - start) / 1000);
       },
       emit: (event) => this.#events.next(event),
+      observed: () => this.#events.observed,
     };
   }
 }

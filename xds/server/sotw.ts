@@ -10,6 +10,7 @@ import type { AdsCall } from './send.js';
 import type { ResponseWriter, StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
 import { decodeDiscoveryRequestLazily } from './request-wire.js';
+import { namesStep, sentWithin, type NamesStep } from './sotw-names.js';
 import { encodeDiscoveryResponse, type DiscoveryRequest } from './wire.js';
 
 /** The SotW half of a stream: answers requests and pushes; `write` takes the encoded responses. */
@@ -37,7 +38,7 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
       // A first request for this type (or a reconnect that carries a nonce of another meshd).
       this.#emitRequest(conn, req);
       const w = conn.watch(typeUrl);
-      this.#setNames(w, req);
+      this.#setNames(w, req, namesStep(w, req));
       await this.#respond(conn, w, forcedPush(this.host.latestSnapshot(), this.host.clock), true);
       return;
     }
@@ -50,15 +51,15 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     // NOTE: most requests are plain ACKs naming what is already watched; skip rebuilding the sets then,
     // and skip even reading the names when their bytes repeat the request that set them.
     if (req.resourceNamesKey && prev.namesKey && Buffer.compare(req.resourceNamesKey, prev.namesKey) === 0) return;
-    if (sameNames(prev, req.resourceNames)) {
+    const step = namesStep(prev, req);
+    if (step.same) {
       prev.namesKey = ownCopy(req.resourceNamesKey);
       return;
     }
     this.#emitRequest(conn, req);
     const wasWildcard = prev.wildcard;
-    // NOTE: one pass over the request's names, not two copies of the watched set (an EDS request names every cluster).
-    const added = [...new Set(req.resourceNames.filter((n) => n !== '*' && !prev.names.has(n)))];
-    this.#setNames(prev, req);
+    const added = step.added;
+    this.#setNames(prev, req, step);
     const push = forcedPush(this.host.latestSnapshot(), this.host.clock);
     // NOTE: a type that is not full-state (EDS, RDS) keeps what the proxy holds of the other names, so a
     // new subscription is answered with the new names only (as delta does), not everything again.
@@ -80,6 +81,8 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
 
   /** Emits a request that may change what is sent (see AdsEvent `request`), for an event log. */
   #emitRequest(conn: Connection<P>, req: DiscoveryRequest): void {
+    // NOTE: the event copies every name (decoding them from the request's bytes), which nothing else may need.
+    if (this.host.observed?.() === false) return;
     const e = req.errorDetail;
     this.host.emit({
       kind: 'request',
@@ -96,12 +99,11 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     });
   }
 
-  #setNames(w: WatchState, req: DiscoveryRequest): void {
-    const names = req.resourceNames;
+  #setNames(w: WatchState, req: DiscoveryRequest, step: NamesStep): void {
     w.namesKey = ownCopy(req.resourceNamesKey);
-    w.names = w.names.withNames(names.filter((n) => n !== '*'));
-    w.wildcard = names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(w.typeUrl));
-    if (!w.wildcard) w.sent = w.sent.with([], [...w.sent.keys()].filter((n) => !w.names.has(n)));
+    w.names = step.names;
+    w.wildcard = step.wildcard;
+    if (!w.wildcard) w.sent = sentWithin(w.sent, w.names);
   }
 
   /**
@@ -148,20 +150,6 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
 /** A copy, so that a kept key does not hold the whole message (or a larger chunk grpc-js read it from). */
 function ownCopy(key: Uint8Array | undefined): Uint8Array | undefined {
   return key && Buffer.from(key);
-}
-
-/** Whether `names` (a request's resource names) would leave the watch's names and wildcard flag as they are. */
-function sameNames(w: WatchState, names: readonly string[]): boolean {
-  if (names.length === 0) return w.names.size === 0 && w.wildcard === WILDCARD_TYPES.has(w.typeUrl);
-  let star = false;
-  let n = 0;
-  for (const name of names) {
-    if (name === '*') star = true;
-    else if (w.names.has(name)) n++;
-    else return false;
-  }
-  // NOTE: a repeated name makes n exceed the set's size; the full path handles such requests.
-  return n === w.names.size && star === w.wildcard;
 }
 
 /** Serves one StreamAggregatedResources call. */

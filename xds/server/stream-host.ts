@@ -80,4 +80,6 @@ export interface StreamHost<P> {
   /** Writes one response of `push` (for the push's trace), counting it; throws SendTimeoutError / SendError. */
   send(conn: Connection<P>, call: AdsCall, typeUrl: string, message: EncodedResponse, push?: PushRequest): Promise<void>;
   emit(event: AdsEvent): void;
+  /** Whether anything listens to `emit` now (absent: assume so); a costly event is not built otherwise. */
+  observed?(): boolean;
 }
