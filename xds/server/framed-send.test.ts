@@ -6,6 +6,7 @@ import { protoRoot } from '../protos/root.js';
 import { ADS_METHODS, ADS_SERVICE } from './ads-service.js';
 import { TYPE_URL } from './contracts.js';
 import { frameResponse, installFramedResponses } from './framed-send.js';
+import { writeWithTimeout, type AdsCall } from './send.js';
 import { encodeDiscoveryResponse } from './wire.js';
 
 type SerializeMessage = (this: unknown, value: unknown) => Buffer;
@@ -71,6 +72,60 @@ describe('framed ADS responses (framed-send.ts)', () => {
       });
     } finally {
       client.close();
+      server.forceShutdown();
+    }
+  });
+
+  it('given many streams taking large responses at once should deliver every response intact', async () => {
+    installFramedResponses();
+    const streams = 12;
+    const perStream = 8;
+    const sizeOf = (s: number, i: number): number => 90_000 + ((s * 7 + i * 13) % 9) * 20_000;
+    const fillOf = (s: number, i: number): number => (s * perStream + i) % 251;
+    const server = new grpc.Server();
+    server.addService(ADS_SERVICE, {
+      StreamAggregatedResources: (call: AdsCall) => {
+        const s = Number(call.metadata.get('stream')[0]);
+        void (async () => {
+          for (let i = 0; i < perStream; i++) {
+            const body = Buffer.alloc(sizeOf(s, i), fillOf(s, i));
+            await writeWithTimeout(call, encodeDiscoveryResponse({ versionInfo: `${s}/${i}`, typeUrl: TYPE_URL.cluster, nonce: `n${i}`, resources: [body] }), 0);
+          }
+          call.end();
+        })();
+      },
+      DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Uint8Array, unknown>) => call.end(),
+    });
+    const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    const clients = Array.from({ length: streams }, () => new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()));
+    const type = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
+    try {
+      const received = await Promise.all(
+        clients.map(
+          (client, s) =>
+            new Promise<Buffer[]>((resolve, reject) => {
+              const out: Buffer[] = [];
+              const md = new grpc.Metadata();
+              md.set('stream', String(s));
+              const call = client.makeBidiStreamRequest(ADS_METHODS.stream, (b: Buffer) => b, (b: Buffer) => b, md);
+              call.on('data', (b: Buffer) => out.push(b));
+              call.on('error', reject);
+              call.on('end', () => resolve(out));
+            }),
+        ),
+      );
+      received.forEach((got, s) => {
+        assert.equal(got.length, perStream, `stream ${s}`);
+        got.forEach((bytes, i) => {
+          const m = type.decode(bytes) as unknown as { versionInfo: string; resources: { value: Uint8Array }[] };
+          assert.equal(m.versionInfo, `${s}/${i}`);
+          const value = Buffer.from(m.resources[0]!.value);
+          assert.equal(value.length, sizeOf(s, i), `stream ${s} response ${i}: length`);
+          assert.ok(value.every((b) => b === fillOf(s, i)), `stream ${s} response ${i}: every byte as written`);
+        });
+      });
+    } finally {
+      for (const c of clients) c.close();
       server.forceShutdown();
     }
   });
