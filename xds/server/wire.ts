@@ -117,9 +117,9 @@ export interface DiscoveryResponseFields {
 }
 
 /**
- * An encoded discovery response whose bytes are laid out only when they are needed: grpc-js serializes a
- * response (ads-service.ts) into a scratch buffer it copies into its frame at once, so a response to
- * hundreds of proxies costs one copy of its resources per proxy (grpc-js's frame), not two.
+ * An encoded discovery response whose bytes are laid out only when they are needed: when grpc-js sends it, straight
+ * into its gRPC frame (framed-send.ts), so a response to hundreds of proxies costs one copy of its resources per
+ * proxy. (Without framed-send, into a scratch buffer grpc-js copies at once: ads-service.ts.)
  */
 export class EncodedResponse {
   constructor(
