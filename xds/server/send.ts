@@ -3,6 +3,7 @@
  * closing a stream with a status.
  */
 import * as grpc from '@grpc/grpc-js';
+import { releaseFrame } from './framed-send.js';
 import type { EncodedResponse } from './wire.js';
 
 /** A write did not complete within the send timeout. */
@@ -63,6 +64,7 @@ export function writeWithTimeout(call: AdsCall, message: EncodedResponse, timeou
   if (timeoutMs <= 0 && message.length <= EARLY_RESOLVE_MAX_BYTES && call.writableLength < EARLY_RESOLVE_MAX_QUEUED && !call.writableEnded && !call.destroyed) {
     try {
       call.write(message, (err?: Error | null) => {
+        if (!err) releaseFrame(message);
         onSettled?.();
         if (err) onLateError?.(new SendError(`writing an xDS response failed: ${err.message}`, { cause: err }));
       });
@@ -88,7 +90,11 @@ export function writeWithTimeout(call: AdsCall, message: EncodedResponse, timeou
     if (timeoutMs > 0) timer = setTimeout(() => settle(new SendTimeoutError(timeoutMs)), timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      call.write(message, (err?: Error | null) => settle(err ? new SendError(`writing an xDS response failed: ${err.message}`, { cause: err }) : undefined));
+      call.write(message, (err?: Error | null) => {
+        // NOTE: a write that succeeded: HTTP/2 has written the frame, whose memory can go now.
+        if (!err) releaseFrame(message);
+        settle(err ? new SendError(`writing an xDS response failed: ${err.message}`, { cause: err }) : undefined);
+      });
     } catch (e) {
       settle(new SendError(`writing an xDS response failed: ${(e as Error).message}`, { cause: e }));
     }

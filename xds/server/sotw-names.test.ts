@@ -36,9 +36,12 @@ describe('SotW request names steps (sotw-names.ts)', () => {
     const names = Array.from({ length: 1000 }, (_, i) => `outbound|80||s${i}.ns.svc.cluster.local`);
     const from = state(TYPE_URL.endpoint, names);
     const more = [...names, 'outbound|80||new.ns.svc.cluster.local'];
-    const first = namesStep({ ...from }, request(TYPE_URL.endpoint, more));
+    const req = request(TYPE_URL.endpoint, more);
+    const first = namesStep({ ...from }, req);
     const second = namesStep({ ...from }, request(TYPE_URL.endpoint, more));
     assert.equal(second, first, 'the second stream reuses the first one\'s step');
+    assert.ok(first.key?.equals(req.resourceNamesKey!), 'the step keeps the request names bytes');
+    assert.notEqual(first.key!.buffer, req.resourceNamesKey!.buffer, 'a copy of its own, not a view of the request');
     assert.deepEqual(first.added, ['outbound|80||new.ns.svc.cluster.local']);
     assert.equal(first.names.size, 1001);
   });

@@ -38,7 +38,7 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
       // A first request for this type (or a reconnect that carries a nonce of another meshd).
       this.#emitRequest(conn, req);
       const w = conn.watch(typeUrl);
-      this.#setNames(w, req, namesStep(w, req));
+      this.#setNames(w, namesStep(w, req));
       await this.#respond(conn, w, forcedPush(this.host.latestSnapshot(), this.host.clock), true);
       return;
     }
@@ -53,13 +53,13 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     if (req.resourceNamesKey && prev.namesKey && Buffer.compare(req.resourceNamesKey, prev.namesKey) === 0) return;
     const step = namesStep(prev, req);
     if (step.same) {
-      prev.namesKey = ownCopy(req.resourceNamesKey);
+      prev.namesKey = step.key;
       return;
     }
     this.#emitRequest(conn, req);
     const wasWildcard = prev.wildcard;
     const added = step.added;
-    this.#setNames(prev, req, step);
+    this.#setNames(prev, step);
     const push = forcedPush(this.host.latestSnapshot(), this.host.clock);
     // NOTE: a type that is not full-state (EDS, RDS) keeps what the proxy holds of the other names, so a
     // new subscription is answered with the new names only (as delta does), not everything again.
@@ -99,8 +99,8 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     });
   }
 
-  #setNames(w: WatchState, req: DiscoveryRequest, step: NamesStep): void {
-    w.namesKey = ownCopy(req.resourceNamesKey);
+  #setNames(w: WatchState, step: NamesStep): void {
+    w.namesKey = step.key;
     w.names = step.names;
     w.wildcard = step.wildcard;
     if (!w.wildcard) w.sent = sentWithin(w.sent, w.names);
@@ -145,11 +145,6 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     this.log.debug({ connection: conn.id, type: w.typeUrl, resources: bodies.length, bytes: msg.length, version, nonce }, 'sent response');
     return true;
   }
-}
-
-/** A copy, so that a kept key does not hold the whole message (or a larger chunk grpc-js read it from). */
-function ownCopy(key: Uint8Array | undefined): Uint8Array | undefined {
-  return key && Buffer.from(key);
 }
 
 /** Serves one StreamAggregatedResources call. */
