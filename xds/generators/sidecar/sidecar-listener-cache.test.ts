@@ -21,8 +21,8 @@ metadata: { name: "orch:cassandra-2", namespace: default }
 spec: { address: 10.1.0.7, labels: { app: cassandra } }
 `;
 
-function proxyOf(ip: string, labels: Record<string, string>, metadata: Record<string, unknown> = {}): Proxy {
-  return proxyFromNode(sidecarNode({ id: `sidecar~${ip}~p-${ip}.default~default.svc.cluster.local`, ipAddresses: [ip], podName: `p-${ip}`, metadata: { LABELS: labels, NAMESPACE: 'default', ...metadata } }));
+function proxyOf(ip: string, labels: Record<string, string>, metadata: Record<string, unknown> = {}, ns = 'default'): Proxy {
+  return proxyFromNode(sidecarNode({ id: `sidecar~${ip}~p-${ip}.${ns}~${ns}.svc.cluster.local`, ipAddresses: [ip], podName: `p-${ip}`, namespace: ns, metadata: { LABELS: labels, NAMESPACE: ns, ...metadata } }));
 }
 
 async function lds(gen: SidecarGenerator, p: Proxy, push: PushRequest): Promise<Map<string, Uint8Array>> {
@@ -144,9 +144,7 @@ describe('sidecar outbound listeners shared across namespaces', function () {
   this.timeout(60_000);
   before(() => protoRoot());
 
-  const inNamespace = (ns: string, ip: string): Proxy =>
-    proxyFromNode(sidecarNode({ id: `sidecar~${ip}~p-${ip}.${ns}~${ns}.svc.cluster.local`, ipAddresses: [ip], podName: `p-${ip}`, namespace: ns, metadata: { LABELS: { app: ns }, NAMESPACE: ns } }));
-  const proxies = [inNamespace('a', '10.2.0.1'), inNamespace('b', '10.2.0.2')];
+  const proxies = [proxyOf('10.2.0.1', { app: 'a' }, {}, 'a'), proxyOf('10.2.0.2', { app: 'b' }, {}, 'b')];
   const meshOf = (yaml: string): MeshModel => {
     const m = testModel();
     m.apply(configsFromYaml(yaml).map((c) => configEvent(c)));
