@@ -14,4 +14,15 @@ describe('bench:xds reference cache', () => {
     assert.equal(cache.refs(TYPES.rds, '8080', route('outbound|8080||a')), a, 'the first variant is still known');
     assert.equal(cache.refs(TYPES.rds, '8080', route('outbound|8080||b')), b);
   });
+
+  it('given the same bytes under one key again (another copy) should give what was computed the first time, without computing', () => {
+    const cache = new ReferenceCache();
+    let computed = 0;
+    const compute = (names: string[]) => (): string[] => (computed++, names);
+    const first = cache.memo('sidecar|cds', Buffer.from('clusters-1'), compute(['x']));
+    assert.equal(cache.memo('sidecar|cds', Buffer.from('clusters-1'), compute(['wrong'])), first);
+    assert.deepEqual(cache.memo('sidecar|cds', Buffer.from('clusters-2'), compute(['y'])), ['y']);
+    assert.deepEqual(cache.memo('grpc|cds', Buffer.from('clusters-1'), compute(['z'])), ['z'], 'another key is another table');
+    assert.equal(computed, 3);
+  });
 });

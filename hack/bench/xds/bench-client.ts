@@ -11,9 +11,10 @@
 import * as grpc from '@grpc/grpc-js';
 import { decodeMessage } from '../../../xds/index.js';
 import type { TestNode } from '../../../xds/testing/index.js';
-import { findMarker } from './markers.js';
+import { findMarkerIn } from './markers.js';
+import { releaseMessage } from './pooled-decoder.js';
 import { edsNamesOfCluster } from './response-wire.js';
-import { subscriptionsFor, type Received, type Subscriptions, type XdsProtocol } from './subscriptions.js';
+import { subscriptionsFor, type NamedBody, type Received, type Subscriptions, type XdsProtocol } from './subscriptions.js';
 
 const HCM = 'envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 
@@ -131,14 +132,23 @@ function references(typeUrl: string, body: Uint8Array): string[] {
  */
 export class ReferenceCache {
   static readonly VARIANTS = 16;
-  readonly #m = new Map<string, { body: Buffer; refs: string[] }[]>();
-  refs(typeUrl: string, name: string, body: Buffer): string[] {
-    const key = `${typeUrl}|${name}`;
+  readonly #m = new Map<string, { body: Buffer; refs: readonly string[] }[]>();
+
+  /** The names a listener or route configuration refers to. */
+  refs(typeUrl: string, name: string, body: Buffer): readonly string[] {
+    return this.memo(`${typeUrl}|${name}`, body, () => references(typeUrl, body));
+  }
+
+  /**
+   * The references `compute` finds in `bytes`, computed once per distinct bytes under `key` (a copy of them is kept):
+   * e.g. the references of a whole SotW response's resources, which every sidecar of a namespace gets alike.
+   */
+  memo(key: string, bytes: Buffer, compute: () => readonly string[]): readonly string[] {
     let seen = this.#m.get(key);
     if (!seen) this.#m.set(key, (seen = []));
-    for (const v of seen) if (v.body.length === body.length && v.body.equals(body)) return v.refs;
-    const refs = references(typeUrl, body);
-    seen.push({ body: Buffer.from(body), refs });
+    for (const v of seen) if (v.body.length === bytes.length && v.body.equals(bytes)) return v.refs;
+    const refs = compute();
+    seen.push({ body: Buffer.from(bytes), refs });
     if (seen.length > ReferenceCache.VARIANTS) seen.shift();
     return refs;
   }
@@ -234,7 +244,7 @@ export class BenchClient {
   }
 
   #openStream(): void {
-    const subs = subscriptionsFor(this.spec.protocol, this.spec.node, (type, name, body) => this.#referencesOf(type, name, body));
+    const subs = subscriptionsFor(this.spec.protocol, this.spec.node, (type, resource) => this.#referencesOf(type, resource));
     const call = this.#client!.makeBidiStreamRequest(subs.method, identity, identity);
     this.#call = call;
     this.#subs = subs;
@@ -245,7 +255,12 @@ export class BenchClient {
     call.on('data', (b: Buffer) => {
       const t = now();
       inbox.add(() => {
-        if (call === this.#call && !this.closed) this.#onData(b, t);
+        try {
+          if (call === this.#call && !this.closed) this.#onData(b, t);
+        } finally {
+          // NOTE: nothing keeps the message's bytes past #onData (a kept body is copied: ReferenceCache).
+          releaseMessage(b);
+        }
       });
     });
     call.on('error', () => {
@@ -339,7 +354,7 @@ export class BenchClient {
     // ACK first, like a healthy proxy, then follow references to the next type.
     this.#call!.write(subs.ack(type));
     this.#answered.add(type);
-    if (this.marker && this.arrivedAt === undefined && this.markerTypes.has(type) && b.indexOf(this.marker) >= 0 && findMarker(r.changed, this.marker) !== undefined) {
+    if (this.marker && this.arrivedAt === undefined && this.markerTypes.has(type) && findMarkerIn(b, r.changed, this.marker) !== undefined) {
       this.arrivedAt = t;
       this.arrivedType = type;
       this.#hooks.arrived(this);
@@ -361,15 +376,21 @@ export class BenchClient {
   }
 
   /** The references of a resource this client follows (see #followReferences); none for a type it does not follow from. */
-  #referencesOf(type: string, name: string, body: Uint8Array): readonly string[] {
+  #referencesOf(type: string, resource: NamedBody): readonly string[] {
+    const body = resource.body;
     // NOTE: a cluster's EDS name is read from its bytes directly (cheaper than comparing them with a cached copy).
-    if (type === TYPES.cds) return edsNamesOfCluster(body, name);
+    if (type === TYPES.cds) return edsNamesOfCluster(body, () => resource.name);
     const follows = type === TYPES.lds || (type === TYPES.rds && this.spec.proxyType !== 'sidecar');
-    return follows ? this.#refs.refs(type, name, Buffer.from(body.buffer, body.byteOffset, body.byteLength)) : NO_REFERENCES;
+    return follows ? this.#refs.refs(type, resource.name, Buffer.from(body.buffer, body.byteOffset, body.byteLength)) : NO_REFERENCES;
   }
 
   #followReferences(type: string, received: Received): void {
-    const refsOf = (): readonly string[] => received.references();
+    // NOTE: a SotW response's references depend only on its resources' bytes, which the sidecars of a namespace all
+    // get alike: they are read once per distinct bytes (compared whole, ~0.1 ms), not once per client (~1 ms each for
+    // 1,600 clusters at S=200).
+    const region = received.resourceBytes;
+    const refsOf = (): readonly string[] =>
+      region ? this.#refs.memo(`${this.spec.proxyType}|${type}`, region, () => received.references()) : received.references();
     const sidecar = this.spec.proxyType === 'sidecar';
     switch (type) {
       case TYPES.lds:

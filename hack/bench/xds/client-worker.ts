@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { protoRoot } from '../../../xds/index.js';
 import { BenchClient, now, ReferenceCache, type ClientHooks, type ClientSpec } from './bench-client.js';
+import { installPooledDecoder } from './pooled-decoder.js';
 
 /** What the worker is started with. */
 export interface WorkerInit {
@@ -75,6 +76,7 @@ function main(): void {
   const init = workerData as WorkerInit;
   const post = (e: WorkerEvent): void => port.postMessage(e);
   protoRoot(); // NOTE: load the Envoy protos before the clock starts.
+  if (!installPooledDecoder()) throw new Error('client-worker: grpc-js StreamDecoder.write is not where pooled-decoder.ts expects it');
 
   const clients: BenchClient[] = [];
   const refs = new ReferenceCache();

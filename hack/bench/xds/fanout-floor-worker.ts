@@ -6,6 +6,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { parentPort, workerData } from 'node:worker_threads';
+import { installPooledDecoder, releaseMessage } from './pooled-decoder.js';
 import { FLOOR_METHOD, floorNow, type FloorCommand, type FloorEvent, type FloorWorkerInit } from './fanout-floor.js';
 
 const identity = (b: Buffer): Buffer => b;
@@ -15,6 +16,8 @@ function main(): void {
   if (!port) throw new Error('fanout-floor-worker must run as a worker thread');
   const init = workerData as FloorWorkerInit;
   const post = (e: FloorEvent): void => port.postMessage(e);
+  // NOTE: the same reassembly as the xDS bench clients (client-worker.ts), so the floor stays theirs.
+  if (!installPooledDecoder()) throw new Error('fanout-floor-worker: grpc-js StreamDecoder.write is not where pooled-decoder.ts expects it');
   const ack = Buffer.alloc(init.ackBytes, 0x61);
   const hello = Buffer.from('hello');
   const clients: grpc.Client[] = [];
@@ -40,8 +43,9 @@ function main(): void {
     calls.push(call);
     arrivals.push(undefined);
     let first = true;
-    call.on('data', () => {
+    call.on('data', (b: Buffer) => {
       const t = floorNow();
+      releaseMessage(b);
       if (first) {
         // NOTE: the server answers the hello once it holds the stream: the stream counts as open then.
         first = false;

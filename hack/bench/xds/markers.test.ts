@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { encode } from '../../../xds/index.js';
 import { TYPES } from './bench-client.js';
-import { leadingName } from './response-wire.js';
+import { leadingName, readDiscoveryResponse } from './response-wire.js';
 import { endpointAddress } from './config-gen.js';
-import { findMarker, markerFor, planEdits, SCENARIOS, type ResourceBytes } from './markers.js';
+import { findMarker, findMarkerIn, markerFor, planEdits, SCENARIOS, type ResourceBytes } from './markers.js';
 import { percentile } from '../stats.js';
 
 const te = new TextEncoder();
@@ -64,6 +65,42 @@ describe('bench:xds markers', () => {
     { name: 'given no resources should find nothing', resources: [], marker: 'bmvs-abc-0', want: undefined },
   ];
   for (const c of cases) it(c.name, () => assert.equal(findMarker(c.resources, te.encode(c.marker)), c.want));
+
+  /** The resources of `c` as a client reads them: views of one encoded DiscoveryResponse, which carries `version`. */
+  const inMessage = (resources: readonly ResourceBytes[], version: string): { message: Buffer; views: ResourceBytes[] } => {
+    const message = Buffer.from(encode('envoy.service.discovery.v3.DiscoveryResponse', { versionInfo: version, resources: resources.map((r) => ({ typeUrl: TYPES.cds, value: r.body })) }));
+    return { message, views: readDiscoveryResponse(message).bodies.map((body, i) => ({ name: resources[i]!.name, body })) };
+  };
+  for (const c of cases) {
+    it(`${c.name} (searching the message once)`, () => {
+      const { message, views } = inMessage(c.resources, 'v1');
+      assert.equal(findMarkerIn(message, views, te.encode(c.marker)), c.want);
+    });
+  }
+
+  it('given the marker outside every resource (in the version) and then inside one should name the one that holds it', () => {
+    const { message, views } = inMessage([cluster('outbound|80||a'), cluster('outbound|80||bmse-abc-0.ns')], 'bmse-abc-0');
+    assert.equal(findMarkerIn(message, views, te.encode('bmse-abc-0')), 'outbound|80||bmse-abc-0.ns');
+    const only = inMessage([cluster('outbound|80||a')], 'bmse-abc-0');
+    assert.equal(findMarkerIn(only.message, only.views, te.encode('bmse-abc-0')), undefined, 'found in the version, which is no resource');
+  });
+
+  it('given any resources and marker should name what the one-by-one search names', () => {
+    const text = fc.string({ unit: fc.constantFrom(...'abqvz-.019'), minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 8 }), text, text, (names, marker, version) => {
+        const { message, views } = inMessage(names.map((n) => cluster(n)), version);
+        const m = te.encode(marker);
+        assert.equal(findMarkerIn(message, views, m), findMarker(views, m));
+      }),
+      { numRuns: 500, seed: 7 },
+    );
+  });
+
+  it('given resources that are not views of the message should search them one by one', () => {
+    const r = [cluster('outbound|80||a'), cluster('outbound|80||bmsub-abc-1')];
+    assert.equal(findMarkerIn(Buffer.from('bmsub-abc-1'), r, te.encode('bmsub-abc-1')), 'outbound|80||bmsub-abc-1');
+  });
 
   it('given encoded listeners, clusters, routes and endpoints should read each name from field 1', () => {
     const listener = encode(TYPES.lds, { name: 'svc-0.ns-0.svc.cluster.local:8080', apiListener: {} });

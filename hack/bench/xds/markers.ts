@@ -103,3 +103,52 @@ export function findMarker(resources: readonly ResourceBytes[], marker: Uint8Arr
   }
   return undefined;
 }
+
+/**
+ * {@link findMarker} for resources that are views of `message`, in the order they lie in it (a decoded response's):
+ * the message is searched once and each occurrence placed in the resource that holds it, rather than each resource
+ * searched in turn after a first search of the whole message. Resources that are not views of `message` are searched
+ * one by one.
+ */
+export function findMarkerIn(message: Buffer, resources: readonly ResourceBytes[], marker: Uint8Array): string | undefined {
+  if (marker.length === 0) throw new RangeError('findMarker: empty marker');
+  const from = message.byteOffset;
+  const to = from + message.byteLength;
+  const inside = (b: Uint8Array): boolean => b.buffer === message.buffer && b.byteOffset >= from && b.byteOffset + b.byteLength <= to;
+  if (!resources.every((r) => inside(r.body))) return findMarker(resources, marker);
+  // NOTE: Buffer#indexOf scans for the needle's first byte, then compares: searching from the marker's rarest byte
+  // skips most of the message at memchr speed (a marker starting with "b" ran at ~0.3 GB/s over CDS responses).
+  const k = rarestByteAt(marker);
+  const tail = marker.subarray(k);
+  let i = 0;
+  for (let hit = message.indexOf(tail, k); hit >= 0; hit = message.indexOf(tail, hit + 1)) {
+    const at = hit - k;
+    if (k > 0 && message.compare(marker, 0, k, at, hit) !== 0) continue;
+    const start = message.byteOffset + at;
+    const end = start + marker.length;
+    while (i < resources.length && resources[i]!.body.byteOffset + resources[i]!.body.byteLength < end) i++;
+    if (i === resources.length) return undefined;
+    if (resources[i]!.body.byteOffset <= start) return resources[i]!.name;
+  }
+  return undefined;
+}
+
+/**
+ * Characters of markers (lowercase letters, digits, "-", ".") from rare to common in encoded xDS resources: a guess
+ * from their texts (host names, type URLs, filter names), which only makes a search faster or slower, never wrong.
+ */
+const RARE_FIRST = 'qzjxkwyvbfghmpd-9876543210ulcroinatse.';
+
+/** The position in `marker` of its rarest byte by {@link RARE_FIRST} (the first such; 0 for bytes it does not list). */
+function rarestByteAt(marker: Uint8Array): number {
+  let best = 0;
+  let bestRank = Infinity;
+  for (let i = 0; i < marker.length; i++) {
+    const rank = RARE_FIRST.indexOf(String.fromCharCode(marker[i]!));
+    if (rank >= 0 && rank < bestRank) {
+      best = i;
+      bestRank = rank;
+    }
+  }
+  return best;
+}

@@ -24,6 +24,22 @@ describe('bench:xds response wire', () => {
     assert.deepEqual(r.bodies.map(leadingName), ['a', 'outbound|80||b.ns.svc.cluster.local']);
   });
 
+  it('given resources in one run of fields should give their bytes, which differ only where the resources do', () => {
+    const response = (names: string[], nonce: string): Uint8Array =>
+      encode('envoy.service.discovery.v3.DiscoveryResponse', { versionInfo: nonce, typeUrl: TYPES.eds, nonce, resources: names.map((n) => ({ typeUrl: TYPES.eds, value: cla(n) })) });
+    const a = readDiscoveryResponse(response(['a', 'b'], 'n1')).resourceBytes!;
+    const sameResources = readDiscoveryResponse(response(['a', 'b'], 'n2-longer')).resourceBytes!;
+    const other = readDiscoveryResponse(response(['a', 'c'], 'n1')).resourceBytes!;
+    assert.ok(a.equals(sameResources), 'another version and nonce changed the resources\' bytes');
+    assert.ok(!a.equals(other));
+    const any = (n: string): Uint8Array => encode('google.protobuf.Any', { typeUrl: TYPES.eds, value: cla(n) });
+    const field = (n: number, body: Uint8Array): Buffer => Buffer.concat([Buffer.from([(n << 3) | 2, body.length]), body]);
+    assert.ok(a.equals(Buffer.concat([field(2, any('a')), field(2, any('b'))])), 'not exactly the two resource fields');
+    assert.equal(readDiscoveryResponse(response([], 'n1')).resourceBytes!.length, 0, 'no resources: no bytes');
+    const interrupted = Buffer.concat([field(2, any('a')), field(5, Buffer.from('n1')), field(2, any('b'))]);
+    assert.equal(readDiscoveryResponse(interrupted).resourceBytes, undefined, 'a nonce between two resources: no single run');
+  });
+
   it('given a DeltaDiscoveryResponse should read resources by name, a resource without a body, and removals', () => {
     const bytes = encode('envoy.service.discovery.v3.DeltaDiscoveryResponse', {
       systemVersionInfo: 's1',
@@ -45,7 +61,7 @@ describe('bench:xds response wire', () => {
     { name: 'given a cluster with an empty EDS config should ask for the cluster name', cluster: { name: 'c', type: 'EDS', edsClusterConfig: {} }, want: ['c'] },
     { name: 'given a STATIC cluster should ask for nothing', cluster: { name: 'c', type: 'STATIC', connectTimeout: { seconds: 1 } }, want: [] },
   ];
-  for (const c of clusters) it(c.name, () => assert.deepEqual(edsNamesOfCluster(encode(TYPES.cds, c.cluster), 'c'), c.want));
+  for (const c of clusters) it(c.name, () => assert.deepEqual(edsNamesOfCluster(encode(TYPES.cds, c.cluster), () => 'c'), c.want));
 
   it('given truncated bytes should throw a RangeError, not read past the message', () => {
     const bytes = encode('envoy.service.discovery.v3.DiscoveryResponse', { typeUrl: TYPES.eds, resources: [{ typeUrl: TYPES.eds, value: cla('a') }] });

@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { encode, lookupType } from '../../../xds/index.js';
 import { nodeObject } from '../../../xds/testing/index.js';
 import { TYPES } from './bench-client.js';
-import { DeltaSubscriptions, SotwSubscriptions } from './subscriptions.js';
+import { DeltaSubscriptions, SotwSubscriptions, type NamedBody } from './subscriptions.js';
 
 const NODE = { id: 'sidecar~10.0.0.1~a.ns~ns.svc.cluster.local', cluster: 'a.ns', metadata: {}, locality: {} };
 const cla = (name: string): Uint8Array => encode('envoy.config.endpoint.v3.ClusterLoadAssignment', { clusterName: name });
 const anyOf = (name: string): { typeUrl: string; value: Uint8Array } => ({ typeUrl: TYPES.eds, value: cla(name) });
 
 /** A stand-in for the client's reference lookup: resource `x` refers to `x-ref`. */
-const REFS = (_type: string, name: string): readonly string[] => [`${name}-ref`];
+const REFS = (_type: string, r: NamedBody): readonly string[] => [`${r.name}-ref`];
 
 function deltaRequest(b: Buffer): Record<string, unknown> {
   const t = lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
