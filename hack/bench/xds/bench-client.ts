@@ -345,7 +345,7 @@ export class BenchClient {
     const c = this.counters.get(type) ?? { bytes: 0, responses: 0, resources: 0 };
     c.bytes += b.length;
     c.responses++;
-    c.resources += r.changed.length;
+    c.resources += r.count;
     this.counters.set(type, c);
     if (this.connectedAt === undefined) {
       this.connectedAt = t;
@@ -354,7 +354,7 @@ export class BenchClient {
     // ACK first, like a healthy proxy, then follow references to the next type.
     this.#call!.write(subs.ack(type));
     this.#answered.add(type);
-    if (this.marker && this.arrivedAt === undefined && this.markerTypes.has(type) && findMarkerIn(b, r.changed, this.marker) !== undefined) {
+    if (this.marker && this.arrivedAt === undefined && this.markerTypes.has(type) && findMarkerIn(b, () => r.changed, this.marker) !== undefined) {
       this.arrivedAt = t;
       this.arrivedType = type;
       this.#hooks.arrived(this);

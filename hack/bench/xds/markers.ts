@@ -105,25 +105,26 @@ export function findMarker(resources: readonly ResourceBytes[], marker: Uint8Arr
 }
 
 /**
- * {@link findMarker} for resources that are views of `message`, in the order they lie in it (a decoded response's):
- * the message is searched once and each occurrence placed in the resource that holds it, rather than each resource
- * searched in turn after a first search of the whole message. Resources that are not views of `message` are searched
- * one by one.
+ * {@link findMarker} for the resources of a decoded `message`, which `resourcesOf` gives (read only when the message
+ * holds the marker) as views of it in the order they lie in it: the message is searched once and each occurrence
+ * placed in the resource that holds it, rather than each resource searched in turn after a first search of the
+ * whole message. Resources that turn out not to be views of `message` are searched one by one.
  */
-export function findMarkerIn(message: Buffer, resources: readonly ResourceBytes[], marker: Uint8Array): string | undefined {
+export function findMarkerIn(message: Buffer, resourcesOf: () => readonly ResourceBytes[], marker: Uint8Array): string | undefined {
   if (marker.length === 0) throw new RangeError('findMarker: empty marker');
-  const from = message.byteOffset;
-  const to = from + message.byteLength;
-  const inside = (b: Uint8Array): boolean => b.buffer === message.buffer && b.byteOffset >= from && b.byteOffset + b.byteLength <= to;
-  if (!resources.every((r) => inside(r.body))) return findMarker(resources, marker);
   // NOTE: Buffer#indexOf scans for the needle's first byte, then compares: searching from the marker's rarest byte
   // skips most of the message at memchr speed (a marker starting with "b" ran at ~0.3 GB/s over CDS responses).
   const k = rarestByteAt(marker);
   const tail = marker.subarray(k);
+  let resources: readonly ResourceBytes[] | undefined;
   let i = 0;
   for (let hit = message.indexOf(tail, k); hit >= 0; hit = message.indexOf(tail, hit + 1)) {
     const at = hit - k;
     if (k > 0 && message.compare(marker, 0, k, at, hit) !== 0) continue;
+    if (!resources) {
+      resources = resourcesOf();
+      if (!resources.every((r) => isViewOf(r.body, message))) return findMarker(resources, marker);
+    }
     const start = message.byteOffset + at;
     const end = start + marker.length;
     while (i < resources.length && resources[i]!.body.byteOffset + resources[i]!.body.byteLength < end) i++;
@@ -131,6 +132,11 @@ export function findMarkerIn(message: Buffer, resources: readonly ResourceBytes[
     if (resources[i]!.body.byteOffset <= start) return resources[i]!.name;
   }
   return undefined;
+}
+
+/** Whether `b` lies inside `message`'s bytes. */
+function isViewOf(b: Uint8Array, message: Buffer): boolean {
+  return b.buffer === message.buffer && b.byteOffset >= message.byteOffset && b.byteOffset + b.byteLength <= message.byteOffset + message.byteLength;
 }
 
 /**

@@ -86,7 +86,9 @@ export interface SotwResponseWire {
   readonly versionInfo: string;
   readonly typeUrl: string;
   readonly nonce: string;
-  /** Each resource's body (the Any's value). */
+  /** How many resources it carries. */
+  readonly count: number;
+  /** Each resource's body (the Any's value), read on first use: a client that needs none skips the work. */
   readonly bodies: readonly Buffer[];
   /**
    * The bytes from the first resource through the last, when nothing else lies between them (as encoders write a
@@ -101,7 +103,8 @@ export function readDiscoveryResponse(bytes: Uint8Array): SotwResponseWire {
   let versionInfo = '';
   let typeUrl = '';
   let nonce = '';
-  const bodies: Buffer[] = [];
+  /** Where each resource's Any lies (start, end, ...). */
+  const spans: number[] = [];
   /** Where the resources' run of fields starts and ends; `split` once another field interrupts it. */
   let first = -1;
   let last = -1;
@@ -111,7 +114,7 @@ export function readDiscoveryResponse(bytes: Uint8Array): SotwResponseWire {
       if (first < 0) first = f.fieldStart;
       else if (last !== f.fieldStart) split = true;
       last = f.end;
-      bodies.push(anyValue(buf, f.start, f.end));
+      spans.push(f.start, f.end);
       continue;
     }
     if (f.wire !== 2) continue;
@@ -120,7 +123,21 @@ export function readDiscoveryResponse(bytes: Uint8Array): SotwResponseWire {
     else if (f.number === 5) nonce = text(buf, f);
   }
   const resourceBytes = first < 0 ? buf.subarray(0, 0) : split ? undefined : buf.subarray(first, last);
-  return { versionInfo, typeUrl, nonce, bodies, resourceBytes };
+  let bodies: Buffer[] | undefined;
+  return {
+    versionInfo,
+    typeUrl,
+    nonce,
+    count: spans.length / 2,
+    get bodies(): readonly Buffer[] {
+      if (!bodies) {
+        bodies = [];
+        for (let i = 0; i < spans.length; i += 2) bodies.push(anyValue(buf, spans[i]!, spans[i + 1]!));
+      }
+      return bodies;
+    },
+    resourceBytes,
+  };
 }
 
 /** One Resource of a delta response; `body` is undefined when it carries no resource (a name that does not exist). */
