@@ -40,6 +40,18 @@ describe('bench:xds subscriptions', () => {
     assert.deepEqual(deltaRequest(s.ack(TYPES.eds)), { typeUrl: TYPES.eds, responseNonce: 'n2' });
   });
 
+  it('given SotW references that change and change back should ask again each time they differ from what was asked', () => {
+    const s = new SotwSubscriptions(NODE, REFS);
+    s.subscribe(TYPES.eds, ['a', 'b']);
+    const first = ['b', 'a'];
+    assert.equal(s.follow(TYPES.eds, first), undefined, 'the same names in another order');
+    assert.equal(s.follow(TYPES.eds, first), undefined);
+    const t = lookupType('envoy.service.discovery.v3.DiscoveryRequest');
+    const asked = (b: Buffer | undefined): unknown => (b ? (t.toObject(t.decode(b)) as { resourceNames: string[] }).resourceNames : undefined);
+    assert.deepEqual(asked(s.follow(TYPES.eds, ['c', 'a'])), ['a', 'c']);
+    assert.deepEqual(asked(s.follow(TYPES.eds, first)), ['a', 'b'], 'back to the first list, which is no longer what is asked');
+  });
+
   it('given SotW responses should hold exactly the last response and ACK with its version, nonce and the names', () => {
     const s = new SotwSubscriptions(NODE, REFS);
     s.subscribe(TYPES.eds, ['b', 'a']);

@@ -121,6 +121,8 @@ abstract class StreamSubscriptions {
   protected ask(typeUrl: string, names: readonly string[]): void {
     this.names.set(typeUrl, names);
     this.#asked.set(typeUrl, setOf(names));
+    // NOTE: a list that matched what was asked before may not match this.
+    this.#lastSame.delete(typeUrl);
   }
 
   /** Whether `names`, in any order, are what was last asked for the type (a set compare: a CDS response names 1,000). */
