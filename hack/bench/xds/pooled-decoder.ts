@@ -29,6 +29,8 @@ export const POOLED_MIN_BYTES = 64 * 1024;
 export class FramePool {
   readonly #free = new Map<number, ArrayBuffer[]>();
   readonly #ours = new WeakSet<ArrayBuffer>();
+  /** The memory in `#free`, to refuse a second release in O(1). */
+  readonly #isFree = new WeakSet<ArrayBuffer>();
   #freeBytes = 0;
   readonly maxFreeBytes: number;
   /** Buffers handed out that were reused rather than allocated (for tests and reports). */
@@ -44,6 +46,7 @@ export class FramePool {
     const list = this.#free.get(cls);
     let memory = list?.pop();
     if (memory) {
+      this.#isFree.delete(memory);
       this.#freeBytes -= cls;
       this.reused++;
     } else {
@@ -57,13 +60,14 @@ export class FramePool {
   release(bytes: Uint8Array): void {
     const memory = bytes.buffer;
     if (!(memory instanceof ArrayBuffer) || !this.#ours.has(memory)) return;
+    // NOTE: a second release of the same memory would hand it out twice.
+    if (this.#isFree.has(memory)) throw new Error('FramePool: memory released twice');
     if (this.#freeBytes + memory.byteLength > this.maxFreeBytes) return;
     const cls = memory.byteLength;
     let list = this.#free.get(cls);
     if (!list) this.#free.set(cls, (list = []));
-    // NOTE: a second release of the same memory would hand it out twice.
-    if (list.includes(memory)) throw new Error('FramePool: memory released twice');
     list.push(memory);
+    this.#isFree.add(memory);
     this.#freeBytes += cls;
   }
 }
