@@ -145,8 +145,17 @@ function isViewOf(b: Uint8Array, message: Buffer): boolean {
  */
 const RARE_FIRST = 'qzjxkwyvbfghmpd-9876543210ulcroinatse.';
 
+/** rarestByteAt's answer per marker: a client checks every response of the watched types against the same one. */
+const rarestOf = new WeakMap<Uint8Array, number>();
+
 /** The position in `marker` of its rarest byte by {@link RARE_FIRST} (the first such; 0 for bytes it does not list). */
 function rarestByteAt(marker: Uint8Array): number {
+  let best = rarestOf.get(marker);
+  if (best === undefined) rarestOf.set(marker, (best = rarestByteOf(marker)));
+  return best;
+}
+
+function rarestByteOf(marker: Uint8Array): number {
   let best = 0;
   let bestRank = Infinity;
   for (let i = 0; i < marker.length; i++) {
