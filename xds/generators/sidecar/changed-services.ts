@@ -65,7 +65,7 @@ function ruleHosts(push: PushRequest, snap: PushSnapshot, rules: readonly { name
 
 /**
  * The outbound cluster names `hosts` have for p in `snap` (every port and subset of the DestinationRule p sees);
- * with `scoped`, only for the services p's Sidecar scope includes.
+ * with `scoped`, only for the services and ports p's Sidecar scope includes.
  */
 export function outboundClusterNamesOf(snap: PushSnapshot, p: Proxy, hosts: ReadonlySet<string>, scoped = true): string[] {
   const ctx = snap.pushContext;
@@ -75,7 +75,10 @@ export function outboundClusterNamesOf(snap: PushSnapshot, p: Proxy, hosts: Read
     const svc = scopedServiceFor(ctx, p, host);
     if (!svc || (scope && !scope.includes(svc))) continue;
     const subsets = ['', ...subsetsOf(scopedDestinationRule(ctx, p, host)).map((s) => s.name)];
-    for (const port of svc.ports) for (const subset of subsets) out.push(outboundClusterName(port.port, subset, host));
+    for (const port of svc.ports) {
+      if (scope && !scope.includesPort(svc, port.port)) continue;
+      for (const subset of subsets) out.push(outboundClusterName(port.port, subset, host));
+    }
   }
   return out;
 }

@@ -46,7 +46,7 @@ export function buildSidecarLoadAssignment(ctx: PushContext, proxy: Proxy, name:
   const parsed = parseOutboundClusterName(name);
   if (!parsed) return undefined;
   const svc = scopedServiceFor(ctx, proxy, parsed.host);
-  if (!svc || !sidecarScope(ctx, proxy).includes(svc) || !svc.ports.some((p) => p.port === parsed.port)) return undefined;
+  if (!svc || !sidecarScope(ctx, proxy).includesPort(svc, parsed.port)) return undefined;
   const dr = scopedDestinationRule(ctx, proxy, parsed.host);
   let selector: Readonly<Record<string, string>> | undefined;
   if (parsed.subset) {

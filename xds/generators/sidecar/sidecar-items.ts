@@ -195,7 +195,7 @@ function endpointItem(p: Proxy, snap: PushSnapshot, scope: SidecarScope, name: s
   const parsed = cached ? parseOutboundClusterName(name) : undefined;
   const svc = parsed ? scopedServiceFor(ctx, p, parsed.host) : undefined;
   // NOTE: only names the builder serves get a key (the scope decides which proxies may read it).
-  if (!parsed || !svc || !scope.includes(svc)) return { item: { name, key: undefined, build }, usesLabels: false };
+  if (!parsed || !svc || !scope.includesPort(svc, parsed.port)) return { item: { name, key: undefined, build }, usesLabels: false };
   const dr = scopedDestinationRule(ctx, p, svc.hostname);
   const { key, usesLabels } = sidecarEndpointsKeyOf(name, svc, dr, parsed.subset, parsed.port, p, ctx.meshConfig);
   return { item: { name, key, build }, usesLabels };

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { proxyRequestPush } from '../../../core/index.js';
+import { TYPE_URL } from '../../server/contracts.js';
 import { simulateRequest } from '../../simulator/request-simulator.js';
 import { checkConsistency } from './consistency-checker.js';
+import { SidecarGenerator } from './sidecar-generator.js';
 import { sidecarScope } from './sidecar-scope.js';
 import { allSidecarResources, sidecarAt, sidecarModel, sidecarNode, SIDECAR_MESH } from './testing/sidecar-mesh.js';
 
@@ -188,4 +191,20 @@ spec:
     },
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(outboundClusters(`${withSidecar(c.sidecar)}${MULTI}${c.more ?? ''}`), c.want));
+
+  /** The load assignments the sidecar generator answers, cached or not, when asked for every port of every outbound service. */
+  async function answeredEndpoints(yaml: string, enableCache: boolean): Promise<string[]> {
+    const { proxy, snap } = sidecarAt(sidecarModel(yaml));
+    const every = snap.pushContext.services.flatMap((svc) => svc.ports.map((p) => `outbound|${p.port}||${svc.hostname}`));
+    const gen = new SidecarGenerator({ sendUnhealthyEndpoints: false, enableCache, enableCdsCache: enableCache, enableRdsCache: enableCache });
+    const r = await gen.generate(proxy, { typeUrl: TYPE_URL.endpoint, names: new Set(every), wildcard: false }, proxyRequestPush(snap));
+    return r.resources.map((x) => x.name).sort();
+  }
+  for (const c of cases) {
+    for (const enableCache of [false, true]) {
+      it(`${c.name}: EDS answers only those clusters' names (as istiod's scoped service), cache ${enableCache ? 'on' : 'off'}`, async () => {
+        assert.deepEqual(await answeredEndpoints(`${withSidecar(c.sidecar)}${MULTI}${c.more ?? ''}`, enableCache), c.want);
+      });
+    }
+  }
 });

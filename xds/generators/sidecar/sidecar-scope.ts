@@ -56,6 +56,12 @@ export interface SidecarScope {
   /** Whether the proxy's scope includes a service. */
   includes(svc: Service): boolean;
   /**
+   * Whether the scope includes port `port` of a service: the service has it and, when an egress listener with a port
+   * trims the service's ports (see scopePorts), kept it. NOTE: `serviceFor` returns the service whole, as its identity
+   * is what other lookups key on; this is what says which of its ports the proxy gets clusters and endpoints for.
+   */
+  includesPort(svc: Service, port: number): boolean;
+  /**
    * The service of a host name for this scope's proxies: for a host several services declare, the declaration the
    * Sidecar's egress hosts choose (see sidecarChoice), else the namespace's ({@link PushContext.serviceFor}).
    */
@@ -322,6 +328,10 @@ export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
     outboundMode: spec?.outboundTrafficPolicy?.mode ?? ctx.meshConfig.outboundTrafficPolicy.mode,
     narrowed: scoped.length < visible.length || egress.some((e) => egressMatchPort(e) !== undefined),
     includes: ports ? (svc) => ports.has(svc) : (svc) => visibleSet.has(svc),
+    includesPort: (svc, port) => {
+      const kept = ports ? ports.get(svc) : visibleSet.has(svc) ? 'all' : undefined;
+      return kept === 'all' ? svc.ports.some((p) => p.port === port) : kept !== undefined && kept.has(port);
+    },
     serviceFor,
     egressListeners,
     egressDigest,
