@@ -353,7 +353,7 @@ export class AdsServer<P = unknown> {
             }
           : flushed;
         try {
-          await writeWithTimeout(call, message, opts.sendTimeoutMs, () => metrics.sendError(typeUrl), { onSettled, signal: conn.signal });
+          await writeWithTimeout(call, message, opts.sendTimeoutMs, () => metrics.sendError(typeUrl), { onSettled, close: conn });
         } catch (e) {
           if (e instanceof SendTimeoutError) {
             metrics.writeTimeout();
