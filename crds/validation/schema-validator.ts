@@ -153,6 +153,17 @@ export function pointerToPath(pointer: string, root?: unknown): string {
   return path;
 }
 
+/** Longest value an error message quotes whole; a longer one is cut (a torn or pasted file can put kilobytes in one field). */
+const SHOWN_MAX = 80;
+
+/** A value as an error message quotes it: its JSON, cut after SHOWN_MAX characters with how long it was. */
+export function shown(value: unknown): string {
+  const json = JSON.stringify(value) ?? String(value);
+  if (json.length <= SHOWN_MAX) return json;
+  const what = typeof value === 'string' ? `a string of ${value.length} characters` : `${json.length} characters of JSON`;
+  return `${json.slice(0, SHOWN_MAX - 20)}... (${what})`;
+}
+
 function describe(error: ErrorObject, root: unknown): { path: string; message: string } {
   const path = pointerToPath(error.instancePath, root);
   const parent = (error.parentSchema ?? {}) as JsonObject;
@@ -165,21 +176,21 @@ function describe(error: ErrorObject, root: unknown): { path: string; message: s
     case 'enum':
       return {
         path,
-        message: `${JSON.stringify(error.data)} is not one of ${(params['allowedValues'] as unknown[]).join(', ')}`,
+        message: `${shown(error.data)} is not one of ${(params['allowedValues'] as unknown[]).join(', ')}`,
       };
     case 'type':
       // NOTE: YAML (as kubectl and istiod read it) makes an unquoted yes/no/on/off/y/n a boolean: say so.
       if (typeof error.data === 'boolean' && String(params['type']) === 'string') {
         return { path, message: `must be of type string, got ${String(error.data)} (unquoted yes/no/on/off/y/n/true/false are booleans in YAML: quote the value)` };
       }
-      return { path, message: `must be of type ${String(params['type'])}, got ${JSON.stringify(error.data)}` };
+      return { path, message: `must be of type ${String(params['type'])}, got ${shown(error.data)}` };
     case 'anyOf':
-      return { path, message: `must be an integer or a string, got ${JSON.stringify(error.data)}` };
+      return { path, message: `must be an integer or a string, got ${shown(error.data)}` };
     case 'minimum':
     case 'maximum':
       // NOTE: Istio's CEL message on every port field (the schema's 1..65535 bounds).
-      if (parent['minimum'] === 1 && parent['maximum'] === 65535) return { path, message: `port must be between 1-65535 (got ${JSON.stringify(error.data)})` };
-      return { path, message: `${error.message ?? error.keyword} (got ${JSON.stringify(error.data)})` };
+      if (parent['minimum'] === 1 && parent['maximum'] === 65535) return { path, message: `port must be between 1-65535 (got ${shown(error.data)})` };
+      return { path, message: `${error.message ?? error.keyword} (got ${shown(error.data)})` };
     case 'maxProperties':
       if (parent['maxProperties'] === 1 && typeof parent['properties'] === 'object') {
         const names = Object.keys(parent['properties'] as JsonObject).join(', ');
@@ -188,11 +199,11 @@ function describe(error: ErrorObject, root: unknown): { path: string; message: s
       return { path, message: error.message ?? 'too many fields' };
     case 'pattern':
       if (parent['x-mesh-check'] === 'duration') {
-        return { path, message: `invalid duration ${JSON.stringify(error.data)}: use forms such as 1s, 0.5s, 100ms or 1h30m` };
+        return { path, message: `invalid duration ${shown(error.data)}: use forms such as 1s, 0.5s, 100ms or 1h30m` };
       }
-      return { path, message: `${JSON.stringify(error.data)} does not match ${String(params['pattern'])}` };
+      return { path, message: `${shown(error.data)} does not match ${String(params['pattern'])}` };
     default:
-      return { path, message: `${error.message ?? error.keyword} (got ${JSON.stringify(error.data)})` };
+      return { path, message: `${error.message ?? error.keyword} (got ${shown(error.data)})` };
   }
 }
 

@@ -28,6 +28,17 @@ describe('validateConfig (errors in one pass)', () => {
     assert.ok(r.errors.some((e) => e.layer === 'schema'));
   });
 
+  it('given a field holding kilobytes of the wrong type (a torn or pasted file) should quote the value cut short with its length', () => {
+    const long = 'x'.repeat(4000);
+    const r = validateConfig({ apiVersion: 'networking.mesh.io/v1', kind: 'VirtualService', metadata: { name: 'x', namespace: 'd' }, spec: long });
+    assert.ok(!r.ok);
+    const spec = r.errors.find((e) => e.path === 'spec');
+    assert.equal(spec?.message, `must be of type object, got "${'x'.repeat(59)}... (a string of 4000 characters)`);
+    const list = validateConfig({ apiVersion: 'networking.mesh.io/v1', kind: 'VirtualService', metadata: { name: 'x', namespace: 'd' }, spec: { hosts: 'h'.repeat(30) } });
+    assert.ok(!list.ok);
+    assert.equal(list.errors.find((e) => e.path === 'spec.hosts')?.message, `must be of type array, got "${'h'.repeat(30)}"`, 'a short value is quoted whole');
+  });
+
   // NOTE: regression seeds found by fuzzing: semantic checks that met the wrong type printed it as
   // "[object Object]" or "undefined" next to the schema error that already named the field.
   const wrongTypes = [
