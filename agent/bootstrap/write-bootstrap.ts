@@ -1,5 +1,5 @@
 /** Renders the bootstrap template, checks it and writes it where the proxy reads it. */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BootstrapError, checkBootstrap } from './bootstrap-check.js';
 import { bootstrapData, type BootstrapInputs } from './bootstrap-data.js';
@@ -20,8 +20,10 @@ export interface WrittenBootstrap {
 
 /**
  * Renders the built-in template (or `templatePath`, the `--templateFile` / proxyBootstrapTemplatePath),
- * checks the result as an Envoy Bootstrap, and writes `<configPath>/dataplane-rev.json`.
- * Throws `BootstrapError` naming the template for unreadable files, template errors and invalid output.
+ * checks the result as an Envoy Bootstrap, and writes `<configPath>/dataplane-rev.json`: whole or not at all (a
+ * temporary file renamed into place, so a full disk never leaves a torn bootstrap for the proxy to read).
+ * Throws `BootstrapError` naming the template for unreadable files, template errors and invalid output, and the
+ * path for a write that fails.
  */
 export function writeBootstrap(inputs: BootstrapInputs, render: TemplateRenderer, templatePath?: string): WrittenBootstrap {
   const source = templatePath ? `template file ${templatePath}` : 'the built-in template';
@@ -40,8 +42,19 @@ export function writeBootstrap(inputs: BootstrapInputs, render: TemplateRenderer
     throw new BootstrapError(`bootstrap from ${source}: ${(e as Error).message}`);
   }
   const bytes = checkBootstrap(text, source);
-  mkdirSync(inputs.proxy.configPath, { recursive: true });
   const path = join(inputs.proxy.configPath, 'dataplane-rev.json');
-  writeFileSync(path, text);
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    mkdirSync(inputs.proxy.configPath, { recursive: true });
+    writeFileSync(temp, text);
+    renameSync(temp, path);
+  } catch (e) {
+    try {
+      rmSync(temp, { force: true });
+    } catch {
+      // NOTE: nothing more to do where even the removal fails (a read-only file system); the error below says why.
+    }
+    throw new BootstrapError(`bootstrap: cannot write ${path}: ${(e as Error).message}`);
+  }
   return { path, text, bytes };
 }

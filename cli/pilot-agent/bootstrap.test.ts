@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BOOTSTRAP_TYPE, BUILT_IN_BOOTSTRAP_TEMPLATE, defaultProxyConfig, writeBootstrap, type BootstrapInputs } from '../../agent/index.js';
 import { decode } from '../../xds/index.js';
+import { Tmpfs, tmpfsBlocker } from '../testing/tmpfs.js';
 import { renderGoTemplate } from './run-proxy.js';
 
 /** Walks a decoded message: `dig(b, 'node', 'id')`. */
@@ -58,6 +59,37 @@ describe('bootstrap', () => {
     assert.deepEqual(dig(b, 'dynamicResources', 'adsConfig', 'grpcServices'), [{ envoyGrpc: { clusterName: 'xds-grpc' } }]);
     assert.ok((dig(b, 'statsConfig', 'statsTags') as unknown[]).some((t) => dig(t, 'tagName') === 'app_version'));
     assert.equal(dig(b, 'tracing'), undefined);
+  });
+
+  it('given a config path it cannot create should fail naming the path', () => {
+    writeFileSync(join(dir, 'file'), '');
+    const configPath = join(dir, 'file', 'proxy');
+    assert.throws(
+      () => writeBootstrap(inputs(dir, { proxy: { ...inputs(dir).proxy, configPath } }), renderGoTemplate),
+      (e: Error) => e.name === 'BootstrapError' && e.message.startsWith(`bootstrap: cannot write ${join(configPath, 'dataplane-rev.json')}: ENOTDIR`),
+    );
+  });
+
+  it('given a full disk should fail naming the path and ENOSPC, and leave the previous bootstrap whole', function () {
+    const blocker = tmpfsBlocker();
+    if (blocker) {
+      console.log(`      skipped: ${blocker}`);
+      this.skip(); // no tmpfs here (reason printed above): the kernel's ENOSPC needs a file system of the test's own
+    }
+    const fs = new Tmpfs(256 * 1024, 'bootstrap-full-');
+    try {
+      const at = (podName: string): BootstrapInputs => inputs(fs.dir, { podName });
+      const first = writeBootstrap(at('reviews-v1-abc'), renderGoTemplate);
+      assert.ok(fs.fill() > 0);
+      assert.throws(
+        () => writeBootstrap(at('reviews-v1-def'), renderGoTemplate),
+        (e: Error) => e.name === 'BootstrapError' && e.message.startsWith(`bootstrap: cannot write ${first.path}: ENOSPC`),
+      );
+      assert.equal(readFileSync(first.path, 'utf8'), first.text, 'the previous bootstrap is whole');
+      assert.deepEqual(readdirSync(join(fs.dir, 'proxy')), ['dataplane-rev.json'], 'no temporary file is left');
+    } finally {
+      fs.dispose();
+    }
   });
 
   it('given Zipkin tracing in the ProxyConfig should add the zipkin cluster and tracer', () => {

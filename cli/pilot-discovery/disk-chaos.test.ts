@@ -8,13 +8,12 @@
  * nothing else stops.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TYPE_URL } from '../../xds/server/contracts.js';
 import { AdsClient } from '../../xds/testing/ads-client.js';
 import { freePorts, httpGet, programEnv, startProgram, waitForHttp, type ProgramProcess } from '../testing/program-process.js';
+import { Tmpfs, tmpfsBlocker } from '../testing/tmpfs.js';
 
 const TMPFS_BYTES = 256 * 1024;
 const NS = 'qs';
@@ -49,55 +48,17 @@ interface Rejected {
   readonly served: string | null;
 }
 
-/** Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN); the reason when not. */
-function mountBlocker(): string | undefined {
-  if (process.platform !== 'linux') return 'not Linux';
-  if (process.getuid?.() !== 0) return 'not root: mounting a tmpfs needs root';
-  const probe = mkdtempSync(join(tmpdir(), 'mesh-mount-probe-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { stdio: 'pipe' });
-    execFileSync('umount', [probe], { stdio: 'pipe' });
-    return undefined;
-  } catch (e) {
-    return `mount -t tmpfs failed: ${(e as Error).message.split('\n')[0]}`;
-  } finally {
-    rmSync(probe, { recursive: true, force: true });
-  }
-}
-
-/** Appends to `path` until the file system is full; returns the bytes written. */
-function fillDisk(path: string): number {
-  const chunk = Buffer.alloc(4096, 0x61);
-  let written = 0;
-  for (;;) {
-    try {
-      writeFileSync(path, chunk, { flag: 'a' });
-      written += chunk.length;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
-      return written;
-    }
-  }
-}
-
 describe('pilot-discovery discovery --configDir (process): a full disk and a read-only config dir (chaos)', function () {
   this.timeout(120_000);
-  let blocker: string | undefined;
+  let fs: Tmpfs | undefined;
   let dir = '';
-  let mounted = false;
   let proc: ProgramProcess | undefined;
   let client: AdsClient | undefined;
   let grpc = '';
   let http = '';
   let monitoring = '';
 
-  const mount = (opts: string): void => {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `${opts},size=${TMPFS_BYTES}`, 'tmpfs', dir], { stdio: 'pipe' });
-    mounted = true;
-  };
-  const remount = (mode: 'ro' | 'rw'): void => {
-    execFileSync('mount', ['-o', `remount,${mode}`, dir], { stdio: 'pipe' });
-  };
+  const remount = (mode: 'ro' | 'rw'): void => fs!.remount(mode);
   const log = (): string => (proc ? proc.stdout() + proc.stderr() : '');
   /** The error lines meshd logged, but the event log's on the full disk and the rejection of the torn file. */
   const errorLines = (): string[] => log().split('\n').filter((l) => /\t(error|fatal)\t/.test(l) && !/event log write failed|config rejected: virtual-service\.yaml/.test(l));
@@ -121,13 +82,13 @@ describe('pilot-discovery discovery --configDir (process): a full disk and a rea
   };
 
   before(async function () {
-    blocker = mountBlocker();
+    const blocker = tmpfsBlocker();
     if (blocker) {
       console.log(`      skipped: ${blocker}`);
       this.skip(); // no tmpfs mount here (reason printed above): the kernel's ENOSPC and EROFS need a file system of the test's own
     }
-    dir = mkdtempSync(join(tmpdir(), 'meshd-disk-chaos-'));
-    mount('rw');
+    fs = new Tmpfs(TMPFS_BYTES, 'meshd-disk-chaos-');
+    dir = fs.dir;
     writeFileSync(join(dir, 'service-entry.yaml'), SE);
     writeFileSync(join(dir, 'virtual-service.yaml'), VS('first'));
     remount('ro');
@@ -158,8 +119,7 @@ describe('pilot-discovery discovery --configDir (process): a full disk and a rea
       proc.child.kill('SIGKILL');
       await proc.exited;
     }
-    if (mounted) execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    fs?.dispose();
   });
 
   it('given a read-only config dir should start, serve its files and log no error, and follow it once it is writable again', async () => {
@@ -173,9 +133,7 @@ describe('pilot-discovery discovery --configDir (process): a full disk and a rea
 
   it('given a full disk should keep serving the last good version of a file a save tore, reject the torn version by name and count it', async () => {
     const counted = await rejectedTotal();
-    const filler = join(dir, '.filler');
-    const filled = fillDisk(filler);
-    assert.ok(filled > 0, 'the tmpfs filled up');
+    assert.ok(fs!.fill('.filler') > 0, 'the tmpfs filled up');
     // NOTE: an editor's atomic save fails whole (its temp file is hidden, never read) and changes nothing.
     assert.throws(() => writeFileSync(join(dir, '.virtual-service.yaml.swp'), VS('never', 64 * 1024)), (e: NodeJS.ErrnoException) => e.code === 'ENOSPC');
     // NOTE: an in-place save (truncate, then write) is torn where the space runs out: the page the truncation
@@ -193,7 +151,7 @@ describe('pilot-discovery discovery --configDir (process): a full disk and a rea
     assert.ok(routes().includes('second') && !routes().includes('third'), 'the sidecar keeps the last good routes');
 
     // NOTE: space freed, the same save goes through and replaces it.
-    rmSync(filler);
+    rmSync(join(dir, '.filler'));
     writeFileSync(join(dir, 'virtual-service.yaml'), VS('fourth'));
     await waitRouted('fourth');
     await until('the rejection to clear', async () => ((await rejectedz()).some((r) => r.location.startsWith('virtual-service.yaml')) ? undefined : true));
