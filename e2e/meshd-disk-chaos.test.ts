@@ -10,10 +10,10 @@
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TYPE_URL } from '../../xds/server/contracts.js';
-import { AdsClient } from '../../xds/testing/ads-client.js';
-import { freePorts, httpGet, programEnv, startProgram, waitForHttp, type ProgramProcess } from '../testing/program-process.js';
-import { Tmpfs, tmpfsBlocker } from '../testing/tmpfs.js';
+import { freePorts, httpGet, programEnv, startProgram, waitForHttp, type ProgramProcess } from '../cli/testing/program-process.js';
+import { Tmpfs, tmpfsBlocker } from '../cli/testing/tmpfs.js';
+import { TYPE_URL } from '../xds/index.js';
+import { AdsClient } from '../xds/testing/index.js';
 
 const TMPFS_BYTES = 256 * 1024;
 const NS = 'qs';
