@@ -16,18 +16,34 @@ export function childPath(path: string, key: string | number): string {
   return `${path}[${JSON.stringify(key)}]`;
 }
 
-/** Collects errors and warnings of one semantic pass. */
+/**
+ * Longest value a message quotes whole (here, and `shown` in schema-validator.ts for schema errors): a DNS name (up to
+ * 253 characters) is shown whole, a torn or pasted file's kilobytes in one field are not.
+ */
+export const QUOTED_MAX = 300;
+/** Every double-quoted value, left to right (so that the quotes pair up as written). */
+const QUOTED = /"((?:[^"\\]|\\.)*)"/g;
+
+/**
+ * `text` with every double-quoted value longer than QUOTED_MAX cut to its first 60 characters and its length: a message
+ * (and the log line and /debug/rejectedz entry that carry it) should not repeat kilobytes of one field.
+ */
+export function clipQuoted(text: string): string {
+  return text.replace(QUOTED, (whole, inner: string) => (inner.length <= QUOTED_MAX ? whole : `"${inner.slice(0, 60)}..." (${inner.length} characters)`));
+}
+
+/** Collects errors and warnings of one semantic pass; long quoted values in paths and messages are cut (clipQuoted). */
 export class IssueCollector {
   readonly errors: ValidationIssue[] = [];
   readonly warnings: ValidationIssue[] = [];
 
   /** Records an error at `path`. */
   error(path: string, message: string): void {
-    this.errors.push({ path, message, layer: 'semantic' });
+    this.errors.push({ path: clipQuoted(path), message: clipQuoted(message), layer: 'semantic' });
   }
 
   /** Records a warning at `path` (the object is still accepted). */
   warn(path: string, message: string): void {
-    this.warnings.push({ path, message, layer: 'semantic' });
+    this.warnings.push({ path: clipQuoted(path), message: clipQuoted(message), layer: 'semantic' });
   }
 }

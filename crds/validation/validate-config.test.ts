@@ -34,9 +34,21 @@ describe('validateConfig (errors in one pass)', () => {
     assert.ok(!r.ok);
     const spec = r.errors.find((e) => e.path === 'spec');
     assert.equal(spec?.message, `must be of type object, got "${'x'.repeat(59)}... (a string of 4000 characters)`);
-    const list = validateConfig({ apiVersion: 'networking.mesh.io/v1', kind: 'VirtualService', metadata: { name: 'x', namespace: 'd' }, spec: { hosts: 'h'.repeat(30) } });
+    const list = validateConfig({ apiVersion: 'networking.mesh.io/v1', kind: 'VirtualService', metadata: { name: 'x', namespace: 'd' }, spec: { hosts: 'h'.repeat(290) } });
     assert.ok(!list.ok);
-    assert.equal(list.errors.find((e) => e.path === 'spec.hosts')?.message, `must be of type array, got "${'h'.repeat(30)}"`, 'a short value is quoted whole');
+    assert.equal(list.errors.find((e) => e.path === 'spec.hosts')?.message, `must be of type array, got "${'h'.repeat(290)}"`, 'a value up to 300 characters is quoted whole');
+  });
+
+  it('given a semantic check meeting kilobytes in one field should quote the value cut short with its length', () => {
+    const r = validateConfig({
+      apiVersion: 'security.mesh.io/v1',
+      kind: 'AuthorizationPolicy',
+      metadata: { name: 'p', namespace: 'd' },
+      spec: { rules: [{ from: [{ source: { principals: [`spiffe://${'h'.repeat(4000)}`] } }] }] },
+    });
+    assert.ok(!r.ok);
+    const e = r.errors.find((x) => x.path === 'spec.rules[0].from[0].source.principals[0]');
+    assert.equal(e?.message, `principal "spiffe://${'h'.repeat(51)}..." (4009 characters) must not include the spiffe:// prefix (use <trust-domain>/ns/<ns>/sa/<sa>)`);
   });
 
   // NOTE: regression seeds found by fuzzing: semantic checks that met the wrong type printed it as
