@@ -9,7 +9,7 @@
  * as in Istio. An insecure registry is tried over HTTPS without verification, then over plain HTTP.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
@@ -120,7 +120,20 @@ export class WasmCache {
       throw new WasmFetchError('download_failure', `${url}: not a Wasm binary (no \\0asm header)`);
     }
     const path = join(this.#o.dir, `${got}.wasm`);
-    writeFileSync(path, bytes);
+    // NOTE: whole or not at all (a temporary file renamed into place): a full disk leaves no torn module behind.
+    const temp = `${path}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temp, bytes);
+      renameSync(temp, path);
+    } catch (e) {
+      try {
+        rmSync(temp, { force: true });
+      } catch {
+        // NOTE: nothing more to do where even the removal fails; the error below says why.
+      }
+      this.#o.metrics.counter('wasm_remote_fetch_count').inc({ result: 'download_failure' });
+      throw new WasmFetchError('download_failure', `${url}: cannot store it as ${path}: ${(e as Error).message}`);
+    }
     this.#entries.set(key, { path, sha256: got, lastUsedMs: this.#clock.now() });
     this.#o.metrics.counter('wasm_remote_fetch_count').inc({ result: 'success' });
     this.#o.metrics.gauge('wasm_cache_entries').set(this.#entries.size);
