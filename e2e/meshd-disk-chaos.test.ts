@@ -8,7 +8,7 @@
  * nothing else stops.
  */
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePorts, httpGet, programEnv, startProgram, waitForHttp, type ProgramProcess } from '../cli/testing/program-process.js';
 import { Tmpfs, tmpfsBlocker } from '../cli/testing/tmpfs.js';
@@ -151,7 +151,7 @@ describe('pilot-discovery discovery --configDir (process): a full disk and a rea
     assert.ok(routes().includes('second') && !routes().includes('third'), 'the sidecar keeps the last good routes');
 
     // NOTE: space freed, the same save goes through and replaces it.
-    rmSync(join(dir, '.filler'));
+    fs!.free();
     writeFileSync(join(dir, 'virtual-service.yaml'), VS('fourth'));
     await waitRouted('fourth');
     await until('the rejection to clear', async () => ((await rejectedz()).some((r) => r.location.startsWith('virtual-service.yaml')) ? undefined : true));

@@ -4,7 +4,7 @@
  * certificate provider named `default`, the server listener name template meshd serves) and keeps the
  * workload certificate, key and root in files the gRPC library watches, rewritten on every rotation.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { nodeId, nodeMetadata, type BootstrapInputs } from '../bootstrap/bootstrap-data.js';
 import type { WorkloadSecret } from '../sds/workload-secret.js';
@@ -44,9 +44,19 @@ export function writeCertificateFiles(dir: string, s: WorkloadSecret): void {
   atomicWrite(join(dir, CERT_FILES.root), s.rootCertPem, 0o644);
 }
 
+/** Replaces `path` with `text` whole or not at all; throws naming the path (the old file, if any, stays). */
 function atomicWrite(path: string, text: string, mode = 0o644): void {
-  mkdirSync(join(path, '..'), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text, { mode });
-  renameSync(tmp, path);
+  try {
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(tmp, text, { mode });
+    renameSync(tmp, path);
+  } catch (e) {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // NOTE: nothing more to do where even the removal fails; the error below says why.
+    }
+    throw new Error(`cannot write ${path}: ${(e as Error).message}`, { cause: e });
+  }
 }

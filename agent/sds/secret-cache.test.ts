@@ -1,4 +1,4 @@
-// Chaos: wall-clock jumps (a stepped system time, a resumed VM) against the workload certificate's rotation.
+// Chaos: wall-clock jumps (a stepped system time, a resumed VM) against the workload certificate's rotation, and a consumer of it that fails.
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { ManualClock } from '../../core/index.js';
@@ -19,7 +19,7 @@ class HourProvider implements CertificateProvider {
   }
 }
 
-describe('SecretCache under wall-clock jumps', () => {
+describe('SecretCache under wall-clock jumps and failing consumers', () => {
   let cache: SecretCache | undefined;
   afterEach(() => cache?.close());
 
@@ -61,5 +61,20 @@ describe('SecretCache under wall-clock jumps', () => {
     assert.equal(provider.issuedAt.length, 1);
     await clock.advance(1000);
     assert.equal(provider.issuedAt.length, 2);
+  });
+
+  it('given a consumer of the new secret that throws (certificate files on a full disk) should still hand it to the others and keep rotating, without requesting another', async () => {
+    const { clock, provider } = await start();
+    const seen: string[] = [];
+    cache!.subscribe(() => {
+      throw new Error('cannot write /etc/certs/cert-chain.pem: ENOSPC: no space left on device, write');
+    });
+    cache!.subscribe((s) => seen.push(s.certChainPem));
+    await clock.advance(HOUR / 2 + ROTATION_RECHECK_MS);
+    assert.deepEqual(seen, ['cert-2'], 'the consumer after the failing one got the rotated secret');
+    assert.equal(provider.issuedAt.length, 2, 'the failure is not taken for a failed issue (no extra request)');
+    assert.equal(cache!.current!.certChainPem, 'cert-2');
+    await clock.advance(HOUR / 2 + ROTATION_RECHECK_MS);
+    assert.deepEqual(seen, ['cert-2', 'cert-3'], 'and the next rotation comes on time');
   });
 });

@@ -88,7 +88,15 @@ export class SecretCache {
     const expiry = (s.notAfterMs - this.#clock.wallNow()) / 1000;
     this.#o.metrics?.gauge('cert_expiry_seconds').set({ resource_name: 'default' }, expiry);
     this.#o.logger.info({ notAfter: new Date(s.notAfterMs).toISOString(), provider: this.#o.provider.name }, 'workload certificate issued');
-    for (const l of this.#listeners) l(s);
+    // NOTE: a listener that fails (certificate files on a full disk) must neither keep the others from the new secret
+    // nor pass for a failed issue (which would request another certificate): it is logged, and the rotation goes on.
+    for (const l of this.#listeners) {
+      try {
+        l(s);
+      } catch (e) {
+        this.#o.logger.error({ err: (e as Error).message }, 'a consumer of the new workload certificate failed; the others have it');
+      }
+    }
     this.#scheduleRotation(s);
   }
 

@@ -54,6 +54,11 @@ export class Tmpfs {
     }
   }
 
+  /** Removes what `fill` wrote. */
+  free(name = '.filler'): void {
+    rmSync(join(this.dir, name), { force: true });
+  }
+
   /** Unmounts it (lazily: a process may still hold a file open) and removes the directory. */
   dispose(): void {
     if (this.#mounted) execFileSync('umount', ['-l', this.dir], { stdio: 'pipe' });
