@@ -1,9 +1,10 @@
 /** Renders the bootstrap template, checks it and writes it where the proxy reads it. */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BootstrapError, checkBootstrap } from './bootstrap-check.js';
 import { bootstrapData, type BootstrapInputs } from './bootstrap-data.js';
 import { BUILT_IN_BOOTSTRAP_TEMPLATE } from './bootstrap-template.js';
+import { writeFileWhole } from '../write-file-whole.js';
 
 /**
  * Renders Go text/template `text` with `data`. Injected by cli/ (the template engine lives in
@@ -20,8 +21,8 @@ export interface WrittenBootstrap {
 
 /**
  * Renders the built-in template (or `templatePath`, the `--templateFile` / proxyBootstrapTemplatePath),
- * checks the result as an Envoy Bootstrap, and writes `<configPath>/dataplane-rev.json`: whole or not at all (a
- * temporary file renamed into place, so a full disk never leaves a torn bootstrap for the proxy to read).
+ * checks the result as an Envoy Bootstrap, and writes `<configPath>/dataplane-rev.json` whole or not at all
+ * (writeFileWhole: a full disk never leaves a torn bootstrap for the proxy to read).
  * Throws `BootstrapError` naming the template for unreadable files, template errors and invalid output, and the
  * path for a write that fails.
  */
@@ -43,18 +44,10 @@ export function writeBootstrap(inputs: BootstrapInputs, render: TemplateRenderer
   }
   const bytes = checkBootstrap(text, source);
   const path = join(inputs.proxy.configPath, 'dataplane-rev.json');
-  const temp = `${path}.${process.pid}.tmp`;
   try {
-    mkdirSync(inputs.proxy.configPath, { recursive: true });
-    writeFileSync(temp, text);
-    renameSync(temp, path);
+    writeFileWhole(path, text);
   } catch (e) {
-    try {
-      rmSync(temp, { force: true });
-    } catch {
-      // NOTE: nothing more to do where even the removal fails (a read-only file system); the error below says why.
-    }
-    throw new BootstrapError(`bootstrap: cannot write ${path}: ${(e as Error).message}`);
+    throw new BootstrapError(`bootstrap: ${(e as Error).message}`);
   }
   return { path, text, bytes };
 }

@@ -4,10 +4,10 @@
  * certificate provider named `default`, the server listener name template meshd serves) and keeps the
  * workload certificate, key and root in files the gRPC library watches, rewritten on every rotation.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { nodeId, nodeMetadata, type BootstrapInputs } from '../bootstrap/bootstrap-data.js';
 import type { WorkloadSecret } from '../sds/workload-secret.js';
+import { writeFileWhole } from '../write-file-whole.js';
 
 /** The inbound listener names meshd serves proxyless servers (`xds.mesh.io/grpc/lds/inbound/<host:port>`). */
 export const GRPC_SERVER_LISTENER_TEMPLATE = 'xds.mesh.io/grpc/lds/inbound/%s';
@@ -33,30 +33,13 @@ export function grpcBootstrap(inputs: BootstrapInputs, certDir: string): Record<
 /** Writes the bootstrap to `path` (atomically); returns the document. */
 export function writeGrpcBootstrap(path: string, inputs: BootstrapInputs, certDir: string): Record<string, unknown> {
   const doc = grpcBootstrap(inputs, certDir);
-  atomicWrite(path, `${JSON.stringify(doc, null, 2)}\n`);
+  writeFileWhole(path, `${JSON.stringify(doc, null, 2)}\n`);
   return doc;
 }
 
 /** Writes the secret's chain, key and root into `dir`, each file replaced atomically (the watcher never reads half a file). */
 export function writeCertificateFiles(dir: string, s: WorkloadSecret): void {
-  atomicWrite(join(dir, CERT_FILES.chain), s.certChainPem, 0o644);
-  atomicWrite(join(dir, CERT_FILES.key), s.keyPem, 0o600);
-  atomicWrite(join(dir, CERT_FILES.root), s.rootCertPem, 0o644);
-}
-
-/** Replaces `path` with `text` whole or not at all; throws naming the path (the old file, if any, stays). */
-function atomicWrite(path: string, text: string, mode = 0o644): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  try {
-    mkdirSync(join(path, '..'), { recursive: true });
-    writeFileSync(tmp, text, { mode });
-    renameSync(tmp, path);
-  } catch (e) {
-    try {
-      rmSync(tmp, { force: true });
-    } catch {
-      // NOTE: nothing more to do where even the removal fails; the error below says why.
-    }
-    throw new Error(`cannot write ${path}: ${(e as Error).message}`, { cause: e });
-  }
+  writeFileWhole(join(dir, CERT_FILES.chain), s.certChainPem, 0o644);
+  writeFileWhole(join(dir, CERT_FILES.key), s.keyPem, 0o600);
+  writeFileWhole(join(dir, CERT_FILES.root), s.rootCertPem, 0o644);
 }

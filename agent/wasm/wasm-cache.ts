@@ -9,13 +9,14 @@
  * as in Istio. An insecure registry is tried over HTTPS without verification, then over plain HTTP.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { systemClock, type CancelTimer, type Clock, type Metrics } from '../../core/index.js';
 import { fetchOciWasm, parseOciUrl, type HttpAnswer } from './oci-image.js';
+import { FileWriteError, writeFileWhole } from '../write-file-whole.js';
 
 /** Credentials for a registry (from an image pull secret). */
 export interface RegistryCredentials {
@@ -120,19 +121,13 @@ export class WasmCache {
       throw new WasmFetchError('download_failure', `${url}: not a Wasm binary (no \\0asm header)`);
     }
     const path = join(this.#o.dir, `${got}.wasm`);
-    // NOTE: whole or not at all (a temporary file renamed into place): a full disk leaves no torn module behind.
-    const temp = `${path}.${process.pid}.tmp`;
+    // NOTE: whole or not at all: a full disk leaves no torn module behind.
     try {
-      writeFileSync(temp, bytes);
-      renameSync(temp, path);
+      writeFileWhole(path, bytes);
     } catch (e) {
-      try {
-        rmSync(temp, { force: true });
-      } catch {
-        // NOTE: nothing more to do where even the removal fails; the error below says why.
-      }
       this.#o.metrics.counter('wasm_remote_fetch_count').inc({ result: 'download_failure' });
-      throw new WasmFetchError('download_failure', `${url}: cannot store it as ${path}: ${(e as Error).message}`);
+      const reason = e instanceof FileWriteError ? e.reason : (e as Error).message;
+      throw new WasmFetchError('download_failure', `${url}: cannot store it as ${path}: ${reason}`);
     }
     this.#entries.set(key, { path, sha256: got, lastUsedMs: this.#clock.now() });
     this.#o.metrics.counter('wasm_remote_fetch_count').inc({ result: 'success' });
