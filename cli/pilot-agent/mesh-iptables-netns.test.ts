@@ -108,6 +108,8 @@ async function agent(ns: string, ...args: string[]): Promise<{ code: number; out
   return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
 }
 
+// Skipped as a whole, the reason printed, without root, iptables, iproute2, nsenter and setpriv or network namespaces:
+// the rules and the traffic must be real (.ci/run installs the packages; it runs as root).
 describe('mesh-iptables in a network namespace (real iptables, real traffic)', function () {
   this.timeout(60_000);
   let p: Pod | undefined;
