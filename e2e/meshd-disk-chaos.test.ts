@@ -14,6 +14,7 @@ import { freePorts, httpGet, programEnv, startProgram, waitForHttp, type Program
 import { Tmpfs, tmpfsBlocker } from '../cli/testing/tmpfs.js';
 import { TYPE_URL } from '../xds/index.js';
 import { AdsClient } from '../xds/testing/index.js';
+import { waitFor } from './harness/index.js';
 
 const TMPFS_BYTES = 256 * 1024;
 const NS = 'qs';
@@ -60,17 +61,15 @@ describe('pilot-discovery discovery --configDir (process): a full disk and a rea
   let http = '';
   let monitoring = '';
 
-  const remount = (mode: 'ro' | 'rw'): void => fs!.remount(mode);
   const log = (): string => (proc ? proc.stdout() + proc.stderr() : '');
   /** The error lines meshd logged, but the event log's on the full disk and the rejection of the torn file. */
   const errorLines = (): string[] => log().split('\n').filter((l) => /\t(error|fatal)\t/.test(l) && !/event log write failed|config rejected: virtual-service\.yaml/.test(l));
+  /** waitFor with meshd's output on a timeout. */
   async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, deadlineMs = 20_000): Promise<T> {
-    const end = Date.now() + deadlineMs;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}; meshd output:\n${log().slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 50));
+    try {
+      return await waitFor(what, probe, deadlineMs, 50);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}; meshd output:\n${log().slice(-3000)}`, { cause: e });
     }
   }
   /** The route configuration bytes the sidecar client holds, as text. */
@@ -93,7 +92,7 @@ describe('pilot-discovery discovery --configDir (process): a full disk and a rea
     dir = fs.dir;
     writeFileSync(join(dir, 'service-entry.yaml'), SE);
     writeFileSync(join(dir, 'virtual-service.yaml'), VS('first'));
-    remount('ro');
+    fs!.remount('ro');
     const [g, h, m, z] = await freePorts(4);
     grpc = `127.0.0.1:${g}`;
     http = `127.0.0.1:${h}`;
@@ -128,14 +127,14 @@ describe('pilot-discovery discovery --configDir (process): a full disk and a rea
     await waitRouted('first');
     assert.throws(() => writeFileSync(join(dir, 'probe.yaml'), ''), (e: NodeJS.ErrnoException) => e.code === 'EROFS', 'the mount is read-only');
     assert.deepEqual(errorLines(), [], 'no error logged but the event log\'s');
-    remount('rw');
+    fs!.remount('rw');
     writeFileSync(join(dir, 'virtual-service.yaml'), VS('second'));
     await waitRouted('second');
   });
 
   it('given a full disk should keep serving the last good version of a file a save tore, reject the torn version by name and count it', async () => {
     const counted = await rejectedTotal();
-    assert.ok(fs!.fill('.filler') > 0, 'the tmpfs filled up');
+    assert.ok(fs!.fill() > 0, 'the tmpfs filled up');
     // NOTE: an editor's atomic save fails whole (its temp file is hidden, never read) and changes nothing.
     assert.throws(() => writeFileSync(join(dir, '.virtual-service.yaml.swp'), VS('never', 64 * 1024)), (e: NodeJS.ErrnoException) => e.code === 'ENOSPC');
     // NOTE: an in-place save (truncate, then write) is torn where the space runs out: the page the truncation
@@ -168,7 +167,7 @@ describe('pilot-discovery discovery --configDir (process): a full disk and a rea
   });
 
   it('given the config dir remounted read-only while meshd runs should keep answering from the last config', async () => {
-    remount('ro');
+    fs!.remount('ro');
     const again = new AdsClient({ address: grpc, node: { id: `sidecar~10.9.0.8~app-2.${NS}~${NS}.svc.cluster.local`, metadata: { NAMESPACE: NS, LABELS: { app: 'app' } } }, autoAck: true });
     try {
       again.subscribe(TYPE_URL.route, ['8080']);
@@ -177,7 +176,7 @@ describe('pilot-discovery discovery --configDir (process): a full disk and a rea
       );
     } finally {
       again.close();
-      remount('rw');
+      fs!.remount('rw');
     }
   });
 });
