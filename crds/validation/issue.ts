@@ -17,10 +17,10 @@ export function childPath(path: string, key: string | number): string {
 }
 
 /**
- * Longest value a message quotes whole (here, and `shown` in schema-validator.ts for schema errors): a DNS name (up to
+ * Longest value a message quotes whole (`shown` for schema errors, `clipQuoted` for semantic ones): a DNS name (up to
  * 253 characters) is shown whole, a torn or pasted file's kilobytes in one field are not.
  */
-export const QUOTED_MAX = 300;
+const QUOTED_MAX = 300;
 /** Every double-quoted value, left to right (so that the quotes pair up as written). */
 const QUOTED = /"((?:[^"\\]|\\.)*)"/g;
 
@@ -30,6 +30,14 @@ const QUOTED = /"((?:[^"\\]|\\.)*)"/g;
  */
 export function clipQuoted(text: string): string {
   return text.replace(QUOTED, (whole, inner: string) => (inner.length <= QUOTED_MAX ? whole : `"${inner.slice(0, 60)}..." (${inner.length} characters)`));
+}
+
+/** A value as an error message quotes it: its JSON, cut to its first 60 characters past QUOTED_MAX (schema errors), with how long it was. */
+export function shown(value: unknown): string {
+  const json = JSON.stringify(value) ?? String(value);
+  if (json.length <= QUOTED_MAX) return json;
+  const what = typeof value === 'string' ? `a string of ${value.length} characters` : `${json.length} characters of JSON`;
+  return `${json.slice(0, 60)}... (${what})`;
 }
 
 /** Collects errors and warnings of one semantic pass; long quoted values in paths and messages are cut (clipQuoted). */

@@ -4,7 +4,7 @@ import type * as AjvModule from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { freeForm, int, map, obj, str, type SchemaNode } from '../schema/builders.js';
 import type { KindDefinition } from '../schema/kind-definition.js';
-import { childPath, QUOTED_MAX, type ValidationIssue } from './issue.js';
+import { childPath, shown, type ValidationIssue } from './issue.js';
 
 /** The metadata fields a mesh config object may carry (others are kept, not checked). */
 export const objectMetaSchema = {
@@ -151,14 +151,6 @@ export function pointerToPath(pointer: string, root?: unknown): string {
     at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[segment] : undefined;
   }
   return path;
-}
-
-/** A value as an error message quotes it: its JSON, cut to its first 60 characters past QUOTED_MAX, with how long it was. */
-export function shown(value: unknown): string {
-  const json = JSON.stringify(value) ?? String(value);
-  if (json.length <= QUOTED_MAX) return json;
-  const what = typeof value === 'string' ? `a string of ${value.length} characters` : `${json.length} characters of JSON`;
-  return `${json.slice(0, 60)}... (${what})`;
 }
 
 function describe(error: ErrorObject, root: unknown): { path: string; message: string } {
