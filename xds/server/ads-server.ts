@@ -9,6 +9,7 @@ import { systemClock, withSnapshot, type Clock, type PushRequest, type PushSnaps
 import { protoRoot } from '../protos/index.js';
 import { ADS_SERVICE } from './ads-service.js';
 import { installFramedResponses } from './framed-send.js';
+import { ResourceSections } from './resource-sections.js';
 import type { XdsStreamAuth } from './auth.js';
 import type { ProxyNode, ResourceGenerator } from './contracts.js';
 import { Connection, Serial, type ConnectionInfo } from './connection.js';
@@ -311,6 +312,7 @@ export class AdsServer<P = unknown> {
       limits: this.#limits,
       deltaXds: opts.deltaXds,
       controlPlaneId: opts.controlPlaneId || undefined,
+      sections: new ResourceSections(),
       admit: () => this.#limiter.wait(opts.admissionWaitMs ?? 1000),
       open: () => Promise.reject(new Error('not bound to a call')),
       close: (conn) => {

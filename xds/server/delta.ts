@@ -167,7 +167,8 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
       systemVersionInfo: version,
       typeUrl: w.typeUrl,
       nonce,
-      resources,
+      // NOTE: the proxies of a scope are sent the same resources: laid out once, the section goes to each as it is.
+      resources: this.host.sections.deltaSection(w.typeUrl, resources) ?? resources,
       // NOTE: sorted: the order the held names iterate in depends on which stream built the shared table.
       removedResources: [...removed].sort(),
       controlPlane: this.host.controlPlaneId,

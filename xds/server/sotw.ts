@@ -136,7 +136,9 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     w.sent = partial ? w.sent.with([...names].map((n) => [n, ''] as const), []) : w.sent.withNames(names);
     const version = this.host.version(push);
     const nonce = this.host.nonce(conn);
-    const msg = encodeDiscoveryResponse({ versionInfo: version, typeUrl: w.typeUrl, nonce, resources: bodies, controlPlane: this.host.controlPlaneId });
+    // NOTE: the proxies of a scope are sent the same bodies: laid out once, the section goes to each as it is.
+    const resources = this.host.sections.section(w.typeUrl, bodies) ?? bodies;
+    const msg = encodeDiscoveryResponse({ versionInfo: version, typeUrl: w.typeUrl, nonce, resources, controlPlane: this.host.controlPlaneId });
     w.nonceSent = nonce;
     w.versionSent = version;
     w.sentAt = this.host.clock.date();

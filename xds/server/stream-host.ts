@@ -9,6 +9,7 @@ import type { Connection } from './connection.js';
 import type { AdsMetrics } from './metrics.js';
 import type { AdsCall } from './send.js';
 import type { EncodedResponse } from './wire.js';
+import type { ResourceSections } from './resource-sections.js';
 import type { StreamLimits } from './stream-limits.js';
 
 /** What happened on a stream, for subscribers of `AdsServer.events`. */
@@ -63,6 +64,8 @@ export interface StreamHost<P> {
   readonly limits: StreamLimits;
   readonly deltaXds: boolean;
   readonly controlPlaneId: string | undefined;
+  /** Laid-out resources shared by the responses that send the same ones (one per server). */
+  readonly sections: ResourceSections;
   /** Waits for admission (PILOT_MAX_REQUESTS_PER_SECOND); false = refuse the stream. */
   admit(): Promise<boolean>;
   /** Makes a connection for a parsed node: runs `initProxy`, registers it for pushes, counts it. */

@@ -64,7 +64,8 @@ function ldSize(len: number): number {
   return 1 + varintSize(len) + len;
 }
 
-class Writer {
+/** A protobuf writer over a buffer sized beforehand. */
+export class Writer {
   pos = 0;
   constructor(readonly buf: Buffer) {}
   varint(n: number): void {
@@ -105,35 +106,95 @@ function writeAny(w: Writer, field: number, typeUrl: Buffer, body: Uint8Array): 
   w.bytes(2, body);
 }
 
+/**
+ * Resources already wrapped and laid out as a response's `resources` fields (Any{typeUrl, body} each), to be sent as
+ * they are: one copy shared by every response that sends the same resources (resource-sections.ts).
+ */
+export class ResourceSection {
+  constructor(
+    /** The type URL of every resource in the section. */
+    readonly typeUrl: string,
+    /** The `resources` fields as on the wire. */
+    readonly bytes: Buffer,
+  ) {}
+}
+
+/** The size of `bodies` laid out as `resources` fields of type `typeUrl` (bytes of `typeUrl` in UTF-8: `typeUrlLength`). */
+export function resourcesSize(typeUrlLength: number, bodies: readonly Uint8Array[]): number {
+  let size = 0;
+  for (const b of bodies) size += ldSize(anySize(typeUrlLength, b.length));
+  return size;
+}
+
+/** Lays `bodies` out as `resources` fields of type `typeUrl`, `size` bytes (resourcesSize), in memory of its own. */
+export function layoutResourceSection(typeUrl: string, bodies: readonly Uint8Array[], size: number): ResourceSection {
+  const url = utf8(typeUrl);
+  // NOTE: allocUnsafeSlow: never a slice of Node's shared pool, which a long-lived section would pin.
+  const w = new Writer(Buffer.allocUnsafeSlow(size));
+  for (const b of bodies) writeAny(w, 2, url, b);
+  if (w.pos !== size) throw new Error(`laid out ${w.pos} bytes of a ${size}-byte resource section`);
+  return new ResourceSection(typeUrl, w.buf);
+}
+
 /** What the transport sends in a state-of-the-world response. */
 export interface DiscoveryResponseFields {
   readonly versionInfo: string;
   readonly typeUrl: string;
   readonly nonce: string;
-  /** Encoded resource bodies, each wrapped as Any{typeUrl, body}. */
-  readonly resources: readonly Uint8Array[];
+  /** Encoded resource bodies, each wrapped as Any{typeUrl, body}, or a section of them laid out already. */
+  readonly resources: readonly Uint8Array[] | ResourceSection;
   /** control_plane.identifier, when set. */
   readonly controlPlane?: string;
 }
 
+/** Part of a response laid out when it is sent: `length` bytes written by `fill`. */
+export interface FilledPiece {
+  readonly length: number;
+  readonly fill: (w: Writer) => void;
+}
+
+/** A part of a response: bytes it shares with other responses (sent as they are), or bytes of its own. */
+export type ResponsePiece = Buffer | FilledPiece;
+
 /**
  * An encoded discovery response whose bytes are laid out only when they are needed: when grpc-js sends it, straight
  * into its gRPC frame (framed-send.ts), so a response to hundreds of proxies costs one copy of its resources per
- * proxy. (Without framed-send, into a scratch buffer grpc-js copies at once: ads-service.ts.)
+ * proxy, or none for a resource section the responses share. (Without framed-send, into a scratch buffer grpc-js
+ * copies at once: ads-service.ts.)
  */
 export class EncodedResponse {
+  /** The message's size in bytes. */
+  readonly length: number;
+
   constructor(
-    /** The message's size in bytes. */
-    readonly length: number,
-    private readonly fill: (w: Writer) => void,
-  ) {}
+    /** The message in order: shared bytes and bytes laid out on demand. */
+    readonly pieces: readonly ResponsePiece[],
+  ) {
+    let length = 0;
+    for (const p of pieces) length += p.length;
+    this.length = length;
+  }
+
+  /** A response of `length` bytes, all written by `fill`. */
+  static filled(length: number, fill: (w: Writer) => void): EncodedResponse {
+    return new EncodedResponse([{ length, fill }]);
+  }
+
+  /** Whether some of the bytes are shared with other responses (a Buffer piece). */
+  get sharesBytes(): boolean {
+    return this.pieces.some((p) => Buffer.isBuffer(p));
+  }
 
   /** Writes the message at the start of `buf` (at least `length` bytes long). */
   writeInto(buf: Buffer): void {
     if (buf.length < this.length) throw new RangeError(`a ${this.length}-byte response does not fit in ${buf.length} bytes`);
-    const w = new Writer(buf);
-    this.fill(w);
-    if (w.pos !== this.length) throw new Error(`encoded ${w.pos} bytes of a ${this.length}-byte response`);
+    let pos = 0;
+    for (const p of this.pieces) {
+      if (Buffer.isBuffer(p)) buf.set(p, pos);
+      else fillPiece(p, buf.subarray(pos, pos + p.length));
+      pos += p.length;
+    }
+    assertWhole(this, pos);
   }
 
   /** The message in a Buffer of its own (tests, replay, debugging). */
@@ -144,28 +205,51 @@ export class EncodedResponse {
   }
 }
 
+/**
+ * Throws unless `r`'s pieces add up to the `length` it was made with: shared bytes freed (shared-bytes.ts) before a
+ * second write of the same response would otherwise go out as a frame shorter than its header says.
+ */
+export function assertWhole(r: EncodedResponse, piecesLength: number): void {
+  if (piecesLength !== r.length) throw new Error(`a ${r.length}-byte response has ${piecesLength} bytes left: its shared bytes were freed after its first write`);
+}
+
+/** Writes `p` at the start of `buf`, checking it wrote exactly its length. */
+export function fillPiece(p: FilledPiece, buf: Buffer): void {
+  const w = new Writer(buf);
+  p.fill(w);
+  if (w.pos !== p.length) throw new Error(`encoded ${w.pos} bytes of a ${p.length}-byte response piece`);
+}
+
 /** Encodes a DiscoveryResponse. */
 export function encodeDiscoveryResponse(r: DiscoveryResponseFields): EncodedResponse {
   const version = utf8(r.versionInfo);
   const typeUrl = utf8(r.typeUrl);
   const nonce = utf8(r.nonce);
   const cp = r.controlPlane ? utf8(r.controlPlane) : undefined;
-  let size = 0;
-  if (version.length) size += ldSize(version.length);
-  for (const b of r.resources) size += ldSize(anySize(typeUrl.length, b.length));
-  size += ldSize(typeUrl.length);
-  if (nonce.length) size += ldSize(nonce.length);
-  if (cp) size += ldSize(ldSize(cp.length));
   const resources = r.resources;
-  return new EncodedResponse(size, (w) => {
+  const section = resources instanceof ResourceSection ? resources : undefined;
+  if (section && section.typeUrl !== r.typeUrl) throw new Error(`a section of ${section.typeUrl} resources in a ${r.typeUrl} response`);
+  const head = version.length ? ldSize(version.length) : 0;
+  let tail = ldSize(typeUrl.length);
+  if (nonce.length) tail += ldSize(nonce.length);
+  if (cp) tail += ldSize(ldSize(cp.length));
+  const writeHead = (w: Writer): void => {
     if (version.length) w.str(1, version);
-    for (const b of resources) writeAny(w, 2, typeUrl, b);
+  };
+  const writeTail = (w: Writer): void => {
     w.str(4, typeUrl);
     if (nonce.length) w.str(5, nonce);
     if (cp) {
       w.header(6, ldSize(cp.length));
       w.str(1, cp);
     }
+  };
+  if (section) return new EncodedResponse([{ length: head, fill: writeHead }, section.bytes, { length: tail, fill: writeTail }]);
+  const bodies = resources as readonly Uint8Array[];
+  return EncodedResponse.filled(head + resourcesSize(typeUrl.length, bodies) + tail, (w) => {
+    writeHead(w);
+    for (const b of bodies) writeAny(w, 2, typeUrl, b);
+    writeTail(w);
   });
 }
 
@@ -181,9 +265,40 @@ export interface DeltaDiscoveryResponseFields {
   readonly systemVersionInfo: string;
   readonly typeUrl: string;
   readonly nonce: string;
-  readonly resources: readonly DeltaResourceFields[];
+  /** The resources, or a section of them laid out already. */
+  readonly resources: readonly DeltaResourceFields[] | ResourceSection;
   readonly removedResources: readonly string[];
   readonly controlPlane?: string;
+}
+
+/** A delta response's resources with their fields in UTF-8 and the size of each Resource message. */
+function deltaEntries(typeUrlLength: number, resources: readonly DeltaResourceFields[]) {
+  return resources.map((x) => {
+    const name = utf8(x.name);
+    const ver = utf8(x.version);
+    const inner = ldSize(name.length) + (ver.length ? ldSize(ver.length) : 0) + ldSize(anySize(typeUrlLength, x.body.length));
+    return { name, ver, body: x.body, inner };
+  });
+}
+
+function writeDeltaEntry(w: Writer, typeUrl: Buffer, x: ReturnType<typeof deltaEntries>[number]): void {
+  w.header(2, x.inner);
+  if (x.ver.length) w.str(1, x.ver);
+  writeAny(w, 2, typeUrl, x.body);
+  w.str(3, x.name);
+}
+
+/** Lays `resources` out as a delta response's `resources` fields of type `typeUrl`, in memory of its own. */
+export function layoutDeltaResourceSection(typeUrl: string, resources: readonly DeltaResourceFields[]): ResourceSection {
+  const url = utf8(typeUrl);
+  const entries = deltaEntries(url.length, resources);
+  let size = 0;
+  for (const x of entries) size += ldSize(x.inner);
+  // NOTE: allocUnsafeSlow: never a slice of Node's shared pool, which a long-lived section would pin.
+  const w = new Writer(Buffer.allocUnsafeSlow(size));
+  for (const x of entries) writeDeltaEntry(w, url, x);
+  if (w.pos !== size) throw new Error(`laid out ${w.pos} bytes of a ${size}-byte resource section`);
+  return new ResourceSection(typeUrl, w.buf);
 }
 
 /** Encodes a DeltaDiscoveryResponse. */
@@ -192,28 +307,18 @@ export function encodeDeltaDiscoveryResponse(r: DeltaDiscoveryResponseFields): E
   const typeUrl = utf8(r.typeUrl);
   const nonce = utf8(r.nonce);
   const cp = r.controlPlane ? utf8(r.controlPlane) : undefined;
-  const res = r.resources.map((x) => {
-    const name = utf8(x.name);
-    const ver = utf8(x.version);
-    const inner = ldSize(name.length) + (ver.length ? ldSize(ver.length) : 0) + ldSize(anySize(typeUrl.length, x.body.length));
-    return { name, ver, body: x.body, inner };
-  });
+  const section = r.resources instanceof ResourceSection ? r.resources : undefined;
+  if (section && section.typeUrl !== r.typeUrl) throw new Error(`a section of ${section.typeUrl} resources in a ${r.typeUrl} response`);
   const removed = r.removedResources.map(utf8);
-  let size = 0;
-  if (version.length) size += ldSize(version.length);
-  for (const x of res) size += ldSize(x.inner);
-  size += ldSize(typeUrl.length);
-  if (nonce.length) size += ldSize(nonce.length);
-  for (const x of removed) size += ldSize(x.length);
-  if (cp) size += ldSize(ldSize(cp.length));
-  return new EncodedResponse(size, (w) => {
+  const head = version.length ? ldSize(version.length) : 0;
+  let tail = ldSize(typeUrl.length);
+  if (nonce.length) tail += ldSize(nonce.length);
+  for (const x of removed) tail += ldSize(x.length);
+  if (cp) tail += ldSize(ldSize(cp.length));
+  const writeHead = (w: Writer): void => {
     if (version.length) w.str(1, version);
-    for (const x of res) {
-      w.header(2, x.inner);
-      if (x.ver.length) w.str(1, x.ver);
-      writeAny(w, 2, typeUrl, x.body);
-      w.str(3, x.name);
-    }
+  };
+  const writeTail = (w: Writer): void => {
     w.str(4, typeUrl);
     if (nonce.length) w.str(5, nonce);
     for (const x of removed) w.str(6, x);
@@ -221,5 +326,14 @@ export function encodeDeltaDiscoveryResponse(r: DeltaDiscoveryResponseFields): E
       w.header(7, ldSize(cp.length));
       w.str(1, cp);
     }
+  };
+  if (section) return new EncodedResponse([{ length: head, fill: writeHead }, section.bytes, { length: tail, fill: writeTail }]);
+  const entries = deltaEntries(typeUrl.length, r.resources as readonly DeltaResourceFields[]);
+  let size = head + tail;
+  for (const x of entries) size += ldSize(x.inner);
+  return EncodedResponse.filled(size, (w) => {
+    writeHead(w);
+    for (const x of entries) writeDeltaEntry(w, typeUrl, x);
+    writeTail(w);
   });
 }
