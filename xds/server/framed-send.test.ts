@@ -55,6 +55,45 @@ function sectionedResponse(sections: ResourceSections, bodies: readonly Uint8Arr
 }
 const bodiesOf = (n: number, fill: number): Uint8Array[] => Array.from({ length: n }, (_, i) => Buffer.alloc(20_000, (fill + i) % 256));
 
+/**
+ * Serves `streams` real ADS streams (each told its index in the metadata `stream`) with `respond`, which writes its
+ * responses, then ends them; returns the messages each client received, in order.
+ */
+async function receiveOverAds(streams: number, respond: (call: AdsCall, s: number) => Promise<void>): Promise<Buffer[][]> {
+  const server = new grpc.Server();
+  server.addService(ADS_SERVICE, {
+    StreamAggregatedResources: (call: AdsCall) => {
+      const s = Number(call.metadata.get('stream')[0]);
+      void respond(call, s).then(
+        () => call.end(),
+        (e: unknown) => call.destroy(e as Error),
+      );
+    },
+    DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Uint8Array, unknown>) => call.end(),
+  });
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const clients = Array.from({ length: streams }, () => new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()));
+  try {
+    return await Promise.all(
+      clients.map(
+        (client, s) =>
+          new Promise<Buffer[]>((resolve, reject) => {
+            const out: Buffer[] = [];
+            const md = new grpc.Metadata();
+            md.set('stream', String(s));
+            const call = client.makeBidiStreamRequest(ADS_METHODS.stream, (b: Buffer) => b, (b: Buffer) => b, md);
+            call.on('data', (b: Buffer) => out.push(b));
+            call.on('error', reject);
+            call.on('end', () => resolve(out));
+          }),
+      ),
+    );
+  } finally {
+    for (const c of clients) c.close();
+    server.forceShutdown();
+  }
+}
+
 describe('framed ADS responses (framed-send.ts)', () => {
   before(() => protoRoot());
 
@@ -86,52 +125,23 @@ describe('framed ADS responses (framed-send.ts)', () => {
     const perStream = 8;
     const sizeOf = (s: number, i: number): number => 90_000 + ((s * 7 + i * 13) % 9) * 20_000;
     const fillOf = (s: number, i: number): number => (s * perStream + i) % 251;
-    const server = new grpc.Server();
-    server.addService(ADS_SERVICE, {
-      StreamAggregatedResources: (call: AdsCall) => {
-        const s = Number(call.metadata.get('stream')[0]);
-        void (async () => {
-          for (let i = 0; i < perStream; i++) {
-            const body = Buffer.alloc(sizeOf(s, i), fillOf(s, i));
-            await writeWithTimeout(call, encodeDiscoveryResponse({ versionInfo: `${s}/${i}`, typeUrl: TYPE_URL.cluster, nonce: `n${i}`, resources: [body] }), 0);
-          }
-          call.end();
-        })();
-      },
-      DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Uint8Array, unknown>) => call.end(),
+    const received = await receiveOverAds(streams, async (call, s) => {
+      for (let i = 0; i < perStream; i++) {
+        const body = Buffer.alloc(sizeOf(s, i), fillOf(s, i));
+        await writeWithTimeout(call, encodeDiscoveryResponse({ versionInfo: `${s}/${i}`, typeUrl: TYPE_URL.cluster, nonce: `n${i}`, resources: [body] }), 0);
+      }
     });
-    const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-    const clients = Array.from({ length: streams }, () => new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()));
     const type = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
-    try {
-      const received = await Promise.all(
-        clients.map(
-          (client, s) =>
-            new Promise<Buffer[]>((resolve, reject) => {
-              const out: Buffer[] = [];
-              const md = new grpc.Metadata();
-              md.set('stream', String(s));
-              const call = client.makeBidiStreamRequest(ADS_METHODS.stream, (b: Buffer) => b, (b: Buffer) => b, md);
-              call.on('data', (b: Buffer) => out.push(b));
-              call.on('error', reject);
-              call.on('end', () => resolve(out));
-            }),
-        ),
-      );
-      received.forEach((got, s) => {
-        assert.equal(got.length, perStream, `stream ${s}`);
-        got.forEach((bytes, i) => {
-          const m = type.decode(bytes) as unknown as { versionInfo: string; resources: { value: Uint8Array }[] };
-          assert.equal(m.versionInfo, `${s}/${i}`);
-          const value = Buffer.from(m.resources[0]!.value);
-          assert.equal(value.length, sizeOf(s, i), `stream ${s} response ${i}: length`);
-          assert.ok(value.every((b) => b === fillOf(s, i)), `stream ${s} response ${i}: every byte as written`);
-        });
+    received.forEach((got, s) => {
+      assert.equal(got.length, perStream, `stream ${s}`);
+      got.forEach((bytes, i) => {
+        const m = type.decode(bytes) as unknown as { versionInfo: string; resources: { value: Uint8Array }[] };
+        assert.equal(m.versionInfo, `${s}/${i}`);
+        const value = Buffer.from(m.resources[0]!.value);
+        assert.equal(value.length, sizeOf(s, i), `stream ${s} response ${i}: length`);
+        assert.ok(value.every((b) => b === fillOf(s, i)), `stream ${s} response ${i}: every byte as written`);
       });
-    } finally {
-      for (const c of clients) c.close();
-      server.forceShutdown();
-    }
+    });
   });
   it('given a response with a shared section should frame it in parts that send the section itself, the same bytes as whole', () => {
     const sections = new ResourceSections();
@@ -192,57 +202,28 @@ describe('framed ADS responses (framed-send.ts)', () => {
     const sectionBytes: Buffer[] = [];
     // NOTE: even responses carry one of three shared sections, odd ones a frame of their own.
     const bodiesFor = (s: number, i: number): readonly Uint8Array[] => (i % 2 === 0 ? shared[(s + i) % 3]! : [Buffer.alloc(90_000 + s * 1000, (s * perStream + i) % 251)]);
-    const server = new grpc.Server();
-    server.addService(ADS_SERVICE, {
-      StreamAggregatedResources: (call: AdsCall) => {
-        const s = Number(call.metadata.get('stream')[0]);
-        void (async () => {
-          for (let i = 0; i < perStream; i++) {
-            const bodies = bodiesFor(s, i);
-            const resources = i % 2 === 0 ? sections.section(TYPE_URL.cluster, bodies)! : bodies;
-            if (resources instanceof ResourceSection) sectionBytes.push(resources.bytes);
-            await writeWithTimeout(call, encodeDiscoveryResponse({ versionInfo: `${s}/${i}`, typeUrl: TYPE_URL.cluster, nonce: `n${i}`, resources }), 0);
-          }
-          call.end();
-        })();
-      },
-      DeltaAggregatedResources: (call: grpc.ServerDuplexStream<Uint8Array, unknown>) => call.end(),
+    const received = await receiveOverAds(streams, async (call, s) => {
+      for (let i = 0; i < perStream; i++) {
+        const bodies = bodiesFor(s, i);
+        const resources = i % 2 === 0 ? sections.section(TYPE_URL.cluster, bodies)! : bodies;
+        if (resources instanceof ResourceSection) sectionBytes.push(resources.bytes);
+        await writeWithTimeout(call, encodeDiscoveryResponse({ versionInfo: `${s}/${i}`, typeUrl: TYPE_URL.cluster, nonce: `n${i}`, resources }), 0);
+      }
     });
-    const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-    const clients = Array.from({ length: streams }, () => new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()));
     const type = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
-    try {
-      const received = await Promise.all(
-        clients.map(
-          (client, s) =>
-            new Promise<Buffer[]>((resolve, reject) => {
-              const out: Buffer[] = [];
-              const md = new grpc.Metadata();
-              md.set('stream', String(s));
-              const call = client.makeBidiStreamRequest(ADS_METHODS.stream, (b: Buffer) => b, (b: Buffer) => b, md);
-              call.on('data', (b: Buffer) => out.push(b));
-              call.on('error', reject);
-              call.on('end', () => resolve(out));
-            }),
-        ),
-      );
-      received.forEach((got, s) => {
-        assert.equal(got.length, perStream, `stream ${s}`);
-        got.forEach((bytes, i) => {
-          const m = type.decode(bytes) as unknown as { versionInfo: string; resources: { value: Uint8Array }[] };
-          assert.equal(m.versionInfo, `${s}/${i}`);
-          const want = bodiesFor(s, i);
-          assert.equal(m.resources.length, want.length, `stream ${s} response ${i}: resources`);
-          m.resources.forEach((r, k) => assert.ok(Buffer.from(r.value).equals(want[k]!), `stream ${s} response ${i} resource ${k}: every byte as written`));
-        });
+    received.forEach((got, s) => {
+      assert.equal(got.length, perStream, `stream ${s}`);
+      got.forEach((bytes, i) => {
+        const m = type.decode(bytes) as unknown as { versionInfo: string; resources: { value: Uint8Array }[] };
+        assert.equal(m.versionInfo, `${s}/${i}`);
+        const want = bodiesFor(s, i);
+        assert.equal(m.resources.length, want.length, `stream ${s} response ${i}: resources`);
+        m.resources.forEach((r, k) => assert.ok(Buffer.from(r.value).equals(want[k]!), `stream ${s} response ${i} resource ${k}: every byte as written`));
       });
-      assert.equal(new Set(sectionBytes).size, 3, 'the even responses shared three sections');
-      now += 60_000;
-      sections.sweep();
-      for (const b of sectionBytes) assert.equal(b.length, 0, 'written, then dropped: its memory is freed');
-    } finally {
-      for (const c of clients) c.close();
-      server.forceShutdown();
-    }
+    });
+    assert.equal(new Set(sectionBytes).size, 3, 'the even responses shared three sections');
+    now += 60_000;
+    sections.sweep();
+    for (const b of sectionBytes) assert.equal(b.length, 0, 'written, then dropped: its memory is freed');
   });
 });
