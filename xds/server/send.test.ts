@@ -27,7 +27,7 @@ function callThatNeverFlushes(): { call: AdsCall; writes: number } {
 }
 
 /** A response over the size that resolves before its flush, so the write waits for its callback. */
-const LARGE = EncodedResponse.filled(128 * 1024, () => undefined);
+const LARGE = new EncodedResponse([{ length: 128 * 1024, fill: () => undefined }]);
 
 function connection(): Connection {
   return new Connection('c1', { id: 'sidecar~10.0.0.1~a.ns~ns.svc.cluster.local', metadata: {} } as never, undefined, '127.0.0.1:1', 'delta');

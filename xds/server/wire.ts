@@ -175,11 +175,6 @@ export class EncodedResponse {
     this.length = length;
   }
 
-  /** A response of `length` bytes, all written by `fill`. */
-  static filled(length: number, fill: (w: Writer) => void): EncodedResponse {
-    return new EncodedResponse([{ length, fill }]);
-  }
-
   /** Whether some of the bytes are shared with other responses (a Buffer piece). */
   get sharesBytes(): boolean {
     return this.pieces.some((p) => Buffer.isBuffer(p));
@@ -220,37 +215,51 @@ export function fillPiece(p: FilledPiece, buf: Buffer): void {
   if (w.pos !== p.length) throw new Error(`encoded ${w.pos} bytes of a ${p.length}-byte response piece`);
 }
 
+/** `resources` when it is a section of `typeUrl` resources, undefined for a list; throws for another type's section. */
+function sectionFor(resources: unknown, typeUrl: string): ResourceSection | undefined {
+  if (!(resources instanceof ResourceSection)) return undefined;
+  if (resources.typeUrl !== typeUrl) throw new Error(`a section of ${resources.typeUrl} resources in a ${typeUrl} response`);
+  return resources;
+}
+
 /** Encodes a DiscoveryResponse. */
 export function encodeDiscoveryResponse(r: DiscoveryResponseFields): EncodedResponse {
   const version = utf8(r.versionInfo);
   const typeUrl = utf8(r.typeUrl);
   const nonce = utf8(r.nonce);
   const cp = r.controlPlane ? utf8(r.controlPlane) : undefined;
-  const resources = r.resources;
-  const section = resources instanceof ResourceSection ? resources : undefined;
-  if (section && section.typeUrl !== r.typeUrl) throw new Error(`a section of ${section.typeUrl} resources in a ${r.typeUrl} response`);
-  const head = version.length ? ldSize(version.length) : 0;
+  const section = sectionFor(r.resources, r.typeUrl);
   let tail = ldSize(typeUrl.length);
   if (nonce.length) tail += ldSize(nonce.length);
   if (cp) tail += ldSize(ldSize(cp.length));
-  const writeHead = (w: Writer): void => {
-    if (version.length) w.str(1, version);
+  const head: FilledPiece = {
+    length: version.length ? ldSize(version.length) : 0,
+    fill: (w) => {
+      if (version.length) w.str(1, version);
+    },
   };
-  const writeTail = (w: Writer): void => {
-    w.str(4, typeUrl);
-    if (nonce.length) w.str(5, nonce);
-    if (cp) {
-      w.header(6, ldSize(cp.length));
-      w.str(1, cp);
-    }
+  const bodies = r.resources as readonly Uint8Array[];
+  const resources: ResponsePiece = section?.bytes ?? {
+    length: resourcesSize(typeUrl.length, bodies),
+    fill: (w: Writer) => {
+      for (const b of bodies) writeAny(w, 2, typeUrl, b);
+    },
   };
-  if (section) return new EncodedResponse([{ length: head, fill: writeHead }, section.bytes, { length: tail, fill: writeTail }]);
-  const bodies = resources as readonly Uint8Array[];
-  return EncodedResponse.filled(head + resourcesSize(typeUrl.length, bodies) + tail, (w) => {
-    writeHead(w);
-    for (const b of bodies) writeAny(w, 2, typeUrl, b);
-    writeTail(w);
-  });
+  return new EncodedResponse([
+    head,
+    resources,
+    {
+      length: tail,
+      fill: (w: Writer) => {
+        w.str(4, typeUrl);
+        if (nonce.length) w.str(5, nonce);
+        if (cp) {
+          w.header(6, ldSize(cp.length));
+          w.str(1, cp);
+        }
+      },
+    },
+  ]);
 }
 
 /** One resource of a delta response. */
@@ -307,33 +316,45 @@ export function encodeDeltaDiscoveryResponse(r: DeltaDiscoveryResponseFields): E
   const typeUrl = utf8(r.typeUrl);
   const nonce = utf8(r.nonce);
   const cp = r.controlPlane ? utf8(r.controlPlane) : undefined;
-  const section = r.resources instanceof ResourceSection ? r.resources : undefined;
-  if (section && section.typeUrl !== r.typeUrl) throw new Error(`a section of ${section.typeUrl} resources in a ${r.typeUrl} response`);
+  const section = sectionFor(r.resources, r.typeUrl);
   const removed = r.removedResources.map(utf8);
-  const head = version.length ? ldSize(version.length) : 0;
   let tail = ldSize(typeUrl.length);
   if (nonce.length) tail += ldSize(nonce.length);
   for (const x of removed) tail += ldSize(x.length);
   if (cp) tail += ldSize(ldSize(cp.length));
-  const writeHead = (w: Writer): void => {
-    if (version.length) w.str(1, version);
+  const head: FilledPiece = {
+    length: version.length ? ldSize(version.length) : 0,
+    fill: (w) => {
+      if (version.length) w.str(1, version);
+    },
   };
-  const writeTail = (w: Writer): void => {
-    w.str(4, typeUrl);
-    if (nonce.length) w.str(5, nonce);
-    for (const x of removed) w.str(6, x);
-    if (cp) {
-      w.header(7, ldSize(cp.length));
-      w.str(1, cp);
-    }
-  };
-  if (section) return new EncodedResponse([{ length: head, fill: writeHead }, section.bytes, { length: tail, fill: writeTail }]);
-  const entries = deltaEntries(typeUrl.length, r.resources as readonly DeltaResourceFields[]);
-  let size = head + tail;
-  for (const x of entries) size += ldSize(x.inner);
-  return EncodedResponse.filled(size, (w) => {
-    writeHead(w);
-    for (const x of entries) writeDeltaEntry(w, typeUrl, x);
-    writeTail(w);
-  });
+  let resources: ResponsePiece;
+  if (section) resources = section.bytes;
+  else {
+    const entries = deltaEntries(typeUrl.length, r.resources as readonly DeltaResourceFields[]);
+    let size = 0;
+    for (const x of entries) size += ldSize(x.inner);
+    resources = {
+      length: size,
+      fill: (w: Writer) => {
+        for (const x of entries) writeDeltaEntry(w, typeUrl, x);
+      },
+    };
+  }
+  return new EncodedResponse([
+    head,
+    resources,
+    {
+      length: tail,
+      fill: (w: Writer) => {
+        w.str(4, typeUrl);
+        if (nonce.length) w.str(5, nonce);
+        for (const x of removed) w.str(6, x);
+        if (cp) {
+          w.header(7, ldSize(cp.length));
+          w.str(1, cp);
+        }
+      },
+    },
+  ]);
 }
