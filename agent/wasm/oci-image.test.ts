@@ -93,6 +93,7 @@ describe('parseOciUrl', () => {
   });
 
   for (const repo of ['filters/compat', 'filters/artifact']) {
+    // Skipped without the go-containerregistry registry and crane binaries (hack/oci/build.sh; .ci/run builds them).
     it(`given ${repo}:v1 should fetch its module, checked against the image digest, and refuse a wrong digest`, async () => {
       const manifest = await http('GET', `http://${host}/v2/${repo}/manifests/v1`, undefined, { accept: 'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json' });
       const digest = sha(manifest.body).slice('sha256:'.length);
@@ -102,6 +103,8 @@ describe('parseOciUrl', () => {
     });
   }
 
+
+  // Skipped without the go-containerregistry registry and crane binaries (hack/oci/build.sh; .ci/run builds them).
   it('given a tag the registry does not have should fail naming the answer', async () => {
     await assert.rejects(cache().get(`oci://${host}/filters/compat:nope`), (e: unknown) => e instanceof WasmFetchError && e.result === 'download_failure' && /manifest filters\/compat:nope: HTTP 404/.test(e.message));
   });

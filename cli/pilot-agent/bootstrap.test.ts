@@ -70,6 +70,7 @@ describe('bootstrap', () => {
     );
   });
 
+  // Skipped, the reason printed, where no tmpfs can be mounted (not root): the ENOSPC must be the kernel's.
   it('given a full disk should fail naming the path and ENOSPC, and leave the previous bootstrap whole', function () {
     const blocker = tmpfsBlocker();
     if (blocker) {

@@ -31,6 +31,7 @@ exit $rc
 describe('pilot-discovery request (in a network namespace of its own)', function () {
   this.timeout(120_000);
 
+  // Skipped, the reason printed, without a network namespace (unshare -n needs root): meshd must own port 15014.
   it('given a running meshd should get /debug/syncz and the /debug index from the monitoring port 15014', async function () {
     const probe = spawnSync('unshare', ['-n', 'true']);
     if (probe.status !== 0) {

@@ -38,6 +38,7 @@ describe('bench:xds --reference istiod smoke (meshd and istiod on a real API ser
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  // Skipped, the reason printed, without an istiod binary (hack/istiod/build.sh) or kube-apiserver (hack/k8s/build.sh).
   it('given 3 services and 3 proxyless clients should measure both servers, see every edit at every client of each, and print the ratios', async () => {
     const out = join(dir, 'result.json');
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
