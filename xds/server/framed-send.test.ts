@@ -94,6 +94,28 @@ async function receiveOverAds(streams: number, respond: (call: AdsCall, s: numbe
   }
 }
 
+/** A DiscoveryResponse as the tests read it back. */
+interface Received {
+  versionInfo: string;
+  resources: { value: Uint8Array }[];
+}
+
+/**
+ * Checks that each stream got `perStream` responses, versioned `<stream>/<index>` in order, and hands each to `check`
+ * decoded.
+ */
+function checkEachResponse(received: Buffer[][], perStream: number, check: (m: Received, s: number, i: number) => void): void {
+  const type = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
+  received.forEach((got, s) => {
+    assert.equal(got.length, perStream, `stream ${s}`);
+    got.forEach((bytes, i) => {
+      const m = type.decode(bytes) as unknown as Received;
+      assert.equal(m.versionInfo, `${s}/${i}`);
+      check(m, s, i);
+    });
+  });
+}
+
 describe('framed ADS responses (framed-send.ts)', () => {
   before(() => protoRoot());
 
@@ -131,16 +153,10 @@ describe('framed ADS responses (framed-send.ts)', () => {
         await writeWithTimeout(call, encodeDiscoveryResponse({ versionInfo: `${s}/${i}`, typeUrl: TYPE_URL.cluster, nonce: `n${i}`, resources: [body] }), 0);
       }
     });
-    const type = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
-    received.forEach((got, s) => {
-      assert.equal(got.length, perStream, `stream ${s}`);
-      got.forEach((bytes, i) => {
-        const m = type.decode(bytes) as unknown as { versionInfo: string; resources: { value: Uint8Array }[] };
-        assert.equal(m.versionInfo, `${s}/${i}`);
-        const value = Buffer.from(m.resources[0]!.value);
-        assert.equal(value.length, sizeOf(s, i), `stream ${s} response ${i}: length`);
-        assert.ok(value.every((b) => b === fillOf(s, i)), `stream ${s} response ${i}: every byte as written`);
-      });
+    checkEachResponse(received, perStream, (m, s, i) => {
+      const value = Buffer.from(m.resources[0]!.value);
+      assert.equal(value.length, sizeOf(s, i), `stream ${s} response ${i}: length`);
+      assert.ok(value.every((b) => b === fillOf(s, i)), `stream ${s} response ${i}: every byte as written`);
     });
   });
   it('given a response with a shared section should frame it in parts that send the section itself, the same bytes as whole', () => {
@@ -210,16 +226,10 @@ describe('framed ADS responses (framed-send.ts)', () => {
         await writeWithTimeout(call, encodeDiscoveryResponse({ versionInfo: `${s}/${i}`, typeUrl: TYPE_URL.cluster, nonce: `n${i}`, resources }), 0);
       }
     });
-    const type = lookupType('envoy.service.discovery.v3.DiscoveryResponse');
-    received.forEach((got, s) => {
-      assert.equal(got.length, perStream, `stream ${s}`);
-      got.forEach((bytes, i) => {
-        const m = type.decode(bytes) as unknown as { versionInfo: string; resources: { value: Uint8Array }[] };
-        assert.equal(m.versionInfo, `${s}/${i}`);
-        const want = bodiesFor(s, i);
-        assert.equal(m.resources.length, want.length, `stream ${s} response ${i}: resources`);
-        m.resources.forEach((r, k) => assert.ok(Buffer.from(r.value).equals(want[k]!), `stream ${s} response ${i} resource ${k}: every byte as written`));
-      });
+    checkEachResponse(received, perStream, (m, s, i) => {
+      const want = bodiesFor(s, i);
+      assert.equal(m.resources.length, want.length, `stream ${s} response ${i}: resources`);
+      m.resources.forEach((r, k) => assert.ok(Buffer.from(r.value).equals(want[k]!), `stream ${s} response ${i} resource ${k}: every byte as written`));
     });
     assert.equal(new Set(sectionBytes).size, 3, 'the even responses shared three sections');
     now += 60_000;

@@ -126,14 +126,47 @@ export function resourcesSize(typeUrlLength: number, bodies: readonly Uint8Array
   return size;
 }
 
-/** Lays `bodies` out as `resources` fields of type `typeUrl`, `size` bytes (resourcesSize), in memory of its own. */
-export function layoutResourceSection(typeUrl: string, bodies: readonly Uint8Array[], size: number): ResourceSection {
-  const url = utf8(typeUrl);
+/** `bodies` as the `resources` fields of a SotW response, each wrapped as Any{typeUrl, body}; `size` from resourcesSize. */
+function anyResourcesPiece(typeUrl: Buffer, bodies: readonly Uint8Array[], size = resourcesSize(typeUrl.length, bodies)): FilledPiece {
+  return {
+    length: size,
+    fill: (w) => {
+      for (const b of bodies) writeAny(w, 2, typeUrl, b);
+    },
+  };
+}
+
+/** `piece` laid out in memory of its own, as a section of `typeUrl` resources. */
+function sectionOf(typeUrl: string, piece: FilledPiece): ResourceSection {
   // NOTE: allocUnsafeSlow: never a slice of Node's shared pool, which a long-lived section would pin.
-  const w = new Writer(Buffer.allocUnsafeSlow(size));
-  for (const b of bodies) writeAny(w, 2, url, b);
-  if (w.pos !== size) throw new Error(`laid out ${w.pos} bytes of a ${size}-byte resource section`);
-  return new ResourceSection(typeUrl, w.buf);
+  const buf = Buffer.allocUnsafeSlow(piece.length);
+  fillPiece(piece, buf);
+  return new ResourceSection(typeUrl, buf);
+}
+
+/** Lays `bodies` out as SotW `resources` fields of type `typeUrl`, `size` bytes (resourcesSize), in memory of its own. */
+export function layoutResourceSection(typeUrl: string, bodies: readonly Uint8Array[], size: number): ResourceSection {
+  return sectionOf(typeUrl, anyResourcesPiece(utf8(typeUrl), bodies, size));
+}
+
+/** A response's `version_info` (SotW) or `system_version_info` (delta): field 1, left out when empty. */
+function versionPiece(version: Buffer): FilledPiece {
+  return {
+    length: version.length ? ldSize(version.length) : 0,
+    fill: (w) => {
+      if (version.length) w.str(1, version);
+    },
+  };
+}
+
+/** Size of a control_plane field holding `cp` (a ControlPlane message with its identifier). */
+function controlPlaneSize(cp: Buffer): number {
+  return ldSize(ldSize(cp.length));
+}
+
+function writeControlPlane(w: Writer, field: number, cp: Buffer): void {
+  w.header(field, ldSize(cp.length));
+  w.str(1, cp);
 }
 
 /** What the transport sends in a state-of-the-world response. */
@@ -231,32 +264,16 @@ export function encodeDiscoveryResponse(r: DiscoveryResponseFields): EncodedResp
   const section = sectionFor(r.resources, r.typeUrl);
   let tail = ldSize(typeUrl.length);
   if (nonce.length) tail += ldSize(nonce.length);
-  if (cp) tail += ldSize(ldSize(cp.length));
-  const head: FilledPiece = {
-    length: version.length ? ldSize(version.length) : 0,
-    fill: (w) => {
-      if (version.length) w.str(1, version);
-    },
-  };
-  const bodies = r.resources as readonly Uint8Array[];
-  const resources: ResponsePiece = section?.bytes ?? {
-    length: resourcesSize(typeUrl.length, bodies),
-    fill: (w: Writer) => {
-      for (const b of bodies) writeAny(w, 2, typeUrl, b);
-    },
-  };
+  if (cp) tail += controlPlaneSize(cp);
   return new EncodedResponse([
-    head,
-    resources,
+    versionPiece(version),
+    section?.bytes ?? anyResourcesPiece(typeUrl, r.resources as readonly Uint8Array[]),
     {
       length: tail,
       fill: (w: Writer) => {
         w.str(4, typeUrl);
         if (nonce.length) w.str(5, nonce);
-        if (cp) {
-          w.header(6, ldSize(cp.length));
-          w.str(1, cp);
-        }
+        if (cp) writeControlPlane(w, 6, cp);
       },
     },
   ]);
@@ -297,17 +314,22 @@ function writeDeltaEntry(w: Writer, typeUrl: Buffer, x: ReturnType<typeof deltaE
   w.str(3, x.name);
 }
 
-/** Lays `resources` out as a delta response's `resources` fields of type `typeUrl`, in memory of its own. */
-export function layoutDeltaResourceSection(typeUrl: string, resources: readonly DeltaResourceFields[]): ResourceSection {
-  const url = utf8(typeUrl);
-  const entries = deltaEntries(url.length, resources);
+/** `resources` as the `resources` fields of a delta response (Resource{version, Any, name} each). */
+function deltaResourcesPiece(typeUrl: Buffer, resources: readonly DeltaResourceFields[]): FilledPiece {
+  const entries = deltaEntries(typeUrl.length, resources);
   let size = 0;
   for (const x of entries) size += ldSize(x.inner);
-  // NOTE: allocUnsafeSlow: never a slice of Node's shared pool, which a long-lived section would pin.
-  const w = new Writer(Buffer.allocUnsafeSlow(size));
-  for (const x of entries) writeDeltaEntry(w, url, x);
-  if (w.pos !== size) throw new Error(`laid out ${w.pos} bytes of a ${size}-byte resource section`);
-  return new ResourceSection(typeUrl, w.buf);
+  return {
+    length: size,
+    fill: (w) => {
+      for (const x of entries) writeDeltaEntry(w, typeUrl, x);
+    },
+  };
+}
+
+/** Lays `resources` out as a delta response's `resources` fields of type `typeUrl`, in memory of its own. */
+export function layoutDeltaResourceSection(typeUrl: string, resources: readonly DeltaResourceFields[]): ResourceSection {
+  return sectionOf(typeUrl, deltaResourcesPiece(utf8(typeUrl), resources));
 }
 
 /** Encodes a DeltaDiscoveryResponse. */
@@ -321,39 +343,17 @@ export function encodeDeltaDiscoveryResponse(r: DeltaDiscoveryResponseFields): E
   let tail = ldSize(typeUrl.length);
   if (nonce.length) tail += ldSize(nonce.length);
   for (const x of removed) tail += ldSize(x.length);
-  if (cp) tail += ldSize(ldSize(cp.length));
-  const head: FilledPiece = {
-    length: version.length ? ldSize(version.length) : 0,
-    fill: (w) => {
-      if (version.length) w.str(1, version);
-    },
-  };
-  let resources: ResponsePiece;
-  if (section) resources = section.bytes;
-  else {
-    const entries = deltaEntries(typeUrl.length, r.resources as readonly DeltaResourceFields[]);
-    let size = 0;
-    for (const x of entries) size += ldSize(x.inner);
-    resources = {
-      length: size,
-      fill: (w: Writer) => {
-        for (const x of entries) writeDeltaEntry(w, typeUrl, x);
-      },
-    };
-  }
+  if (cp) tail += controlPlaneSize(cp);
   return new EncodedResponse([
-    head,
-    resources,
+    versionPiece(version),
+    section?.bytes ?? deltaResourcesPiece(typeUrl, r.resources as readonly DeltaResourceFields[]),
     {
       length: tail,
       fill: (w: Writer) => {
         w.str(4, typeUrl);
         if (nonce.length) w.str(5, nonce);
         for (const x of removed) w.str(6, x);
-        if (cp) {
-          w.header(7, ldSize(cp.length));
-          w.str(1, cp);
-        }
+        if (cp) writeControlPlane(w, 7, cp);
       },
     },
   ]);
