@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { bufferIo, runCli } from '../cli/framework/index.js';
 import { meshctlCommand } from '../cli/meshctl/meshctl-command.js';
-import { freePorts, programEnv, startProgram, waitForHttp, type ProgramProcess } from '../cli/testing/program-process.js';
+import { startFileMeshd, type FileMeshd } from '../cli/testing/file-meshd.js';
 import { OrchClient } from '../controllers/index.js';
 import { buildInfo } from '../core/index.js';
 import { directDialer } from '../inspect/index.js';
@@ -39,7 +39,7 @@ describe('e2e: meshctl admin log and version through meshd pods', function () {
   let meshNs: string;
   let emptyNs: string;
   let dir: string;
-  let meshd: ProgramProcess | undefined;
+  let meshd: FileMeshd | undefined;
   let ports: { grpc: number; monitoring: number; ctrlz: number };
   const dialed: string[] = [];
 
@@ -54,21 +54,12 @@ describe('e2e: meshctl admin log and version through meshd pods', function () {
     await createPod(client, meshNs, 'other', { app: 'other' }, 'Running');
     dir = mkdtempSync(join(tmpdir(), 'e2e-meshd-pods-'));
     writeFileSync(join(dir, 'se.yaml'), 'apiVersion: networking.mesh.io/v1\nkind: ServiceEntry\nmetadata: { name: echo, namespace: qs }\nspec: { hosts: [echo.qs.svc.cluster.local], ports: [{ number: 80, name: http, protocol: HTTP }], resolution: STATIC, endpoints: [{ address: 10.0.0.1 }] }\n');
-    const [g, h, m, z] = await freePorts(4);
-    ports = { grpc: g!, monitoring: m!, ctrlz: z! };
-    meshd = startProgram(
-      'pilot-discovery',
-      ['discovery', '--configDir', dir, '--registries', 'Mock', '--namespace', 'qs', `--grpcAddr=127.0.0.1:${g}`, `--httpAddr=127.0.0.1:${h}`, `--monitoringAddr=127.0.0.1:${m}`, '--ctrlz_address=127.0.0.1', `--ctrlz_port=${z}`],
-      programEnv({ ENABLE_CA_SERVER: 'false' }),
-    );
-    await waitForHttp(`http://127.0.0.1:${m}/ready`, meshd, 60_000);
+    meshd = await startFileMeshd({ configDir: dir });
+    ports = meshd.ports;
   });
 
   after(async () => {
-    if (meshd && meshd.child.exitCode === null && meshd.child.signalCode === null) {
-      meshd.child.kill('SIGKILL');
-      await meshd.exited;
-    }
+    await meshd?.stop('SIGKILL');
     if (dir) rmSync(dir, { recursive: true, force: true });
     const core = kc.makeApiClient(CoreV1Api);
     for (const ns of [meshNs, emptyNs]) if (ns) await deleteNamespaceFully(core, ns);

@@ -10,7 +10,8 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePorts, httpGet, programEnv, startProgram, waitForHttp, type ProgramProcess } from '../cli/testing/program-process.js';
+import { startFileMeshd, type FileMeshd } from '../cli/testing/file-meshd.js';
+import { httpGet } from '../cli/testing/program-process.js';
 import { Tmpfs, tmpfsBlocker } from '../cli/testing/tmpfs.js';
 import { TYPE_URL } from '../xds/index.js';
 import { AdsClient } from '../xds/testing/index.js';
@@ -55,13 +56,13 @@ describe('pilot-discovery discovery --configDir (process): a full disk and a rea
   this.timeout(120_000);
   let fs: Tmpfs | undefined;
   let dir = '';
-  let proc: ProgramProcess | undefined;
+  let proc: FileMeshd | undefined;
   let client: AdsClient | undefined;
   let grpc = '';
   let http = '';
   let monitoring = '';
 
-  const log = (): string => (proc ? proc.stdout() + proc.stderr() : '');
+  const log = (): string => proc?.output() ?? '';
   /** The error lines meshd logged, but the event log's on the full disk and the rejection of the torn file. */
   const errorLines = (): string[] => log().split('\n').filter((l) => /\t(error|fatal)\t/.test(l) && !/event log write failed|config rejected: virtual-service\.yaml/.test(l));
   /** waitFor with meshd's output on a timeout. */
@@ -93,17 +94,11 @@ describe('pilot-discovery discovery --configDir (process): a full disk and a rea
     writeFileSync(join(dir, 'service-entry.yaml'), SE);
     writeFileSync(join(dir, 'virtual-service.yaml'), VS('first'));
     fs!.remount('ro');
-    const [g, h, m, z] = await freePorts(4);
-    grpc = `127.0.0.1:${g}`;
-    http = `127.0.0.1:${h}`;
-    monitoring = `127.0.0.1:${m}`;
     // NOTE: the event log goes to /dev/full, where every write fails with ENOSPC.
-    proc = startProgram(
-      'pilot-discovery',
-      ['discovery', '--configDir', dir, '--registries', 'Mock', '--namespace', NS, `--grpcAddr=127.0.0.1:${g}`, `--httpAddr=${http}`, `--monitoringAddr=${monitoring}`, '--ctrlz_address=127.0.0.1', `--ctrlz_port=${z}`, '--record', '/dev/full'],
-      programEnv({ ENABLE_CA_SERVER: 'false', PILOT_DEBOUNCE_AFTER: '10ms' }),
-    );
-    await waitForHttp(`http://${http}/ready`, proc, 30_000);
+    proc = await startFileMeshd({ configDir: dir, namespace: NS, env: { PILOT_DEBOUNCE_AFTER: '10ms' }, args: ['--record', '/dev/full'], readyTimeoutMs: 30_000 });
+    grpc = `127.0.0.1:${proc.ports.grpc}`;
+    http = `127.0.0.1:${proc.ports.http}`;
+    monitoring = `127.0.0.1:${proc.ports.monitoring}`;
     client = new AdsClient({
       address: grpc,
       node: { id: `sidecar~10.9.0.9~app-1.${NS}~${NS}.svc.cluster.local`, metadata: { NAMESPACE: NS, LABELS: { app: 'app' } } },
@@ -116,10 +111,7 @@ describe('pilot-discovery discovery --configDir (process): a full disk and a rea
 
   after(async () => {
     client?.close();
-    if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
-      proc.child.kill('SIGKILL');
-      await proc.exited;
-    }
+    await proc?.stop('SIGKILL');
     fs?.dispose();
   });
 

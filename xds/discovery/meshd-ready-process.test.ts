@@ -5,17 +5,14 @@
  * never the empty initial config.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { TYPE_URL } from '../server/contracts.js';
 import { AdsClient, type SotwResponse } from '../testing/ads-client.js';
-import { freePort } from '../testing/free-port.js';
+import { startFileMeshd, type FileMeshd } from '../../cli/testing/file-meshd.js';
 
-const LAUNCHER = fileURLToPath(new URL('../../../bin/pilot-discovery', import.meta.url));
 const SERVICES = 200;
 const host = (i: number): string => `svc-${i}.qs.svc.cluster.local`;
 const serviceYaml = (i: number): string => `apiVersion: networking.mesh.io/v1
@@ -32,35 +29,19 @@ spec:
 describe('meshd restarted with a large config dir (process)', function () {
   this.timeout(120_000);
   let dir = '';
-  let meshd: ChildProcess | undefined;
-  let log = '';
+  let meshd: FileMeshd | undefined;
   after(async () => {
-    if (meshd && meshd.exitCode === null) {
-      const exited = new Promise((r) => meshd!.once('exit', r));
-      meshd.kill('SIGTERM');
-      await exited;
-    }
+    await meshd?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('given a proxy connecting from the start should refuse it until the config is published, then answer with every cluster', async () => {
     dir = mkdtempSync(join(tmpdir(), 'mesh-ready-'));
     for (let i = 0; i < SERVICES; i++) writeFileSync(join(dir, `svc-${i}.yaml`), serviceYaml(i));
-    const ports = { grpc: await freePort(), http: await freePort(), monitoring: await freePort(), ctrlz: await freePort() };
-    const m = (meshd = spawn(
-      process.execPath,
-      [
-        LAUNCHER, 'discovery', '--configDir', dir, '--registries', 'Mock', '--namespace', 'qs',
-        '--meshConfig', join(dir, 'no-such-mesh-config'), '--networksConfig', join(dir, 'no-such-networks'),
-        '--grpcAddr', `127.0.0.1:${ports.grpc}`, '--httpAddr', `127.0.0.1:${ports.http}`, '--monitoringAddr', `127.0.0.1:${ports.monitoring}`,
-        '--ctrlz_address', '127.0.0.1', '--ctrlz_port', String(ports.ctrlz),
-      ],
-      // NOTE: a wide debounce window: without the gate, a proxy admitted after the files were read but before the
-      // push would get the empty initial snapshot.
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ENABLE_CA_SERVER: 'false', PILOT_DEBOUNCE_AFTER: '1s' } },
-    ));
-    m.stdout!.on('data', (d: Buffer) => (log += d.toString()));
-    m.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+    // NOTE: a wide debounce window: without the gate, a proxy admitted after the files were read but before the
+    // push would get the empty initial snapshot.
+    const m = (meshd = await startFileMeshd({ configDir: dir, env: { PILOT_DEBOUNCE_AFTER: '1s' }, waitReady: false }));
+    const ports = m.ports;
 
     const expected = Array.from({ length: SERVICES }, (_, i) => `outbound|50051||${host(i)}`);
     const refusals = new Set<string>();
@@ -68,8 +49,8 @@ describe('meshd restarted with a large config dir (process)', function () {
     const deadline = Date.now() + 60_000;
     let first: SotwResponse | undefined;
     while (!first) {
-      assert.ok(Date.now() < deadline, `no answer from meshd; refusals: ${[...refusals].join(' | ')}\n${log}`);
-      if (m.exitCode !== null) assert.fail(`meshd exited (${m.exitCode}):\n${log}`);
+      assert.ok(Date.now() < deadline, `no answer from meshd; refusals: ${[...refusals].join(' | ')}\n${m.output()}`);
+      if (m.child.exitCode !== null) assert.fail(`meshd exited (${m.child.exitCode}):\n${m.output()}`);
       const client = new AdsClient({ address: `127.0.0.1:${ports.grpc}`, node: { id: 'sidecar~10.0.1.1~p.qs~qs.svc.cluster.local', metadata: { GENERATOR: 'grpc', NAMESPACE: 'qs' } } });
       try {
         client.subscribe(TYPE_URL.cluster);

@@ -5,7 +5,7 @@
  * received, byte for byte, and say why each push happened.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { lookupType } from '../protos/index.js';
 import { TYPE_URL } from '../server/contracts.js';
 import { AdsClient } from '../testing/ads-client.js';
-import { freePort } from '../testing/free-port.js';
+import { startFileMeshd, type FileMeshd } from '../../cli/testing/file-meshd.js';
 import { until } from '../generators/testing/mesh-harness.js';
 
 const HOST = 'echo.qs.svc.cluster.local';
@@ -51,15 +51,11 @@ interface JsonReplay {
 describe('pilot-discovery --record and meshctl x replay', function () {
   this.timeout(120_000);
   let dir = '';
-  let meshd: ChildProcess | undefined;
+  let meshd: FileMeshd | undefined;
   let client: AdsClient | undefined;
   const cleanup = async (): Promise<void> => {
     client?.close();
-    if (meshd && meshd.exitCode === null) {
-      const exited = new Promise((r) => meshd!.once('exit', r));
-      meshd.kill('SIGTERM');
-      await exited;
-    }
+    await meshd?.stop();
     rmSync(dir, { recursive: true, force: true });
   };
   afterEach(cleanup);
@@ -71,27 +67,9 @@ describe('pilot-discovery --record and meshctl x replay', function () {
     mkdirSync(configDir);
     writeFileSync(join(configDir, 'service.yaml'), SERVICE);
     writeFileSync(join(configDir, 'route.yaml'), route(70, 30));
-    const ports = { grpc: await freePort(), http: await freePort(), monitoring: await freePort(), ctrlz: await freePort() };
-    let log = '';
-    meshd = spawn(
-      process.execPath,
-      [
-        BIN('pilot-discovery'), 'discovery',
-        '--configDir', configDir, '--registries', 'Mock', '--namespace', 'qs',
-        '--meshConfig', join(dir, 'none'), '--networksConfig', join(dir, 'none'),
-        '--grpcAddr', `127.0.0.1:${ports.grpc}`, '--httpAddr', `127.0.0.1:${ports.http}`,
-        '--monitoringAddr', `127.0.0.1:${ports.monitoring}`, '--ctrlz_address', '127.0.0.1', '--ctrlz_port', String(ports.ctrlz),
-        '--record', logFile,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ENABLE_CA_SERVER: 'false' } },
-    );
-    meshd.stdout!.on('data', (d: Buffer) => (log += d.toString()));
-    meshd.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-    await until(async () => {
-      if (meshd!.exitCode !== null) throw new Error(`meshd exited (${meshd!.exitCode}):\n${log}`);
-      return fetch(`http://127.0.0.1:${ports.http}/ready`).then((r) => r.ok, () => false);
-    }, 'meshd /ready', 60_000);
-    assert.match(log, /recording the event log/);
+    meshd = await startFileMeshd({ configDir, args: ['--record', logFile] });
+    const ports = meshd.ports;
+    assert.match(meshd.output(), /recording the event log/);
     // NOTE: the proxy connects at once, while the start's inputs (files, mesh config, networks config) may
     // still be in a debounce window: the log records which snapshot each answer read.
 
@@ -117,9 +95,7 @@ describe('pilot-discovery --record and meshctl x replay', function () {
     }
     const received = c.responses.map((r) => r.raw.toString('base64'));
     c.close();
-    const exited = new Promise((r) => meshd!.once('exit', r));
-    meshd.kill('SIGTERM');
-    await exited;
+    await meshd.stop();
 
     const r = spawnSync(process.execPath, [BIN('meshctl'), 'x', 'replay', logFile, '-o', 'json'], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 0, r.stderr);

@@ -9,7 +9,7 @@ import type { PushRequest } from '../../core/index.js';
 import type { GeneratedResource } from './contracts.js';
 import type { Connection, WatchState } from './connection.js';
 import type { AdsCall } from './send.js';
-import { forcedPush, pushCarries, recordAck, recordNack, typesInPushOrder, WILDCARD_TYPES } from './protocol-common.js';
+import { forcedPush, pushWatchedTypes, recordAck, recordNack, WILDCARD_TYPES } from './protocol-common.js';
 import type { ResponseWriter, StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
 import { decodeDeltaDiscoveryRequest, encodeDeltaDiscoveryResponse, type DeltaDiscoveryRequest, type DeltaResourceFields } from './wire.js';
@@ -81,16 +81,8 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
     else if (first || added.size > 0) await this.#respond(conn, w, forcedPush(this.host.latestSnapshot(), this.host.clock), { kind: 'request', only: added });
   }
 
-  async push(conn: Connection<P>, push: PushRequest): Promise<void> {
-    let pushed = false;
-    for (const typeUrl of typesInPushOrder(conn)) {
-      const w = conn.watched.get(typeUrl)!;
-      if (!pushCarries(push, typeUrl)) continue;
-      if (!w.wildcard && w.names.size === 0) continue;
-      if (!this.host.generator.needsPush(conn.proxy, typeUrl, push)) continue;
-      pushed = (await this.#respond(conn, w, push, { kind: 'push' })) || pushed;
-    }
-    if (pushed) this.host.metrics.convergence((this.host.clock.now() - push.start) / 1000);
+  push(conn: Connection<P>, push: PushRequest): Promise<void> {
+    return pushWatchedTypes(this.host, conn, push, (w) => this.#respond(conn, w, push, { kind: 'push' }));
   }
 
   /** Emits a request that may change what is sent (see AdsEvent `request`), for an event log. */

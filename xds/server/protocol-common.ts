@@ -24,6 +24,25 @@ export function pushCarries(push: PushRequest, typeUrl: string): boolean {
 }
 
 /**
+ * Pushes a connection's watched types in push order: each type the push carries, that the proxy watches and
+ * that the generator says may have changed is answered by `respond` (true when it sent a response). When
+ * anything was sent, the push's convergence is recorded. The one push loop of both protocols.
+ */
+export async function pushWatchedTypes<P>(
+  host: StreamHost<P>, conn: Connection<P>, push: PushRequest, respond: (w: WatchState) => Promise<boolean>,
+): Promise<void> {
+  let pushed = false;
+  for (const typeUrl of typesInPushOrder(conn)) {
+    const w = conn.watched.get(typeUrl)!;
+    if (!pushCarries(push, typeUrl)) continue;
+    if (!w.wildcard && w.names.size === 0) continue;
+    if (!host.generator.needsPush(conn.proxy, typeUrl, push)) continue;
+    pushed = (await respond(w)) || pushed;
+  }
+  if (pushed) host.metrics.convergence((host.clock.now() - push.start) / 1000);
+}
+
+/**
  * Records a NACK: counts it, marks the type as rejecting, logs and emits it.
  *
  * NOTE: the error detail is the proxy's text (Envoy's can be long; a hostile one 4 MB): it is cut to

@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { PushRequest } from '../../core/index.js';
 import type { Connection, WatchState } from './connection.js';
-import { forcedPush, pushCarries, recordAck, recordNack, typesInPushOrder, WILDCARD_TYPES } from './protocol-common.js';
+import { forcedPush, pushWatchedTypes, recordAck, recordNack, WILDCARD_TYPES } from './protocol-common.js';
 import type { AdsCall } from './send.js';
 import type { ResponseWriter, StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
@@ -67,16 +67,8 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     else if (added.length > 0) await this.#respond(conn, prev, push, true, WILDCARD_TYPES.has(typeUrl) || prev.wildcard ? undefined : new Set(added));
   }
 
-  async push(conn: Connection<P>, push: PushRequest): Promise<void> {
-    let pushed = false;
-    for (const typeUrl of typesInPushOrder(conn)) {
-      const w = conn.watched.get(typeUrl)!;
-      if (!pushCarries(push, typeUrl)) continue;
-      if (!w.wildcard && w.names.size === 0) continue;
-      if (!this.host.generator.needsPush(conn.proxy, typeUrl, push)) continue;
-      pushed = (await this.#respond(conn, w, push, false)) || pushed;
-    }
-    if (pushed) this.host.metrics.convergence((this.host.clock.now() - push.start) / 1000);
+  push(conn: Connection<P>, push: PushRequest): Promise<void> {
+    return pushWatchedTypes(this.host, conn, push, (w) => this.#respond(conn, w, push, false));
   }
 
   /** Emits a request that may change what is sent (see AdsEvent `request`), for an event log. */

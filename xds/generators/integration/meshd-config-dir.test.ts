@@ -5,15 +5,13 @@
  * grpc-js-xds client.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as xds from '@grpc/grpc-js-xds';
 import { bootstrapJson, callOnce, startBackend, until, type Backend } from '../testing/mesh-harness.js';
-import { freePort } from '../../testing/free-port.js';
+import { startFileMeshd, type FileMeshd } from '../../../cli/testing/file-meshd.js';
 
 function serviceYaml(port: number): string {
   return `apiVersion: networking.mesh.io/v1
@@ -28,17 +26,14 @@ spec:
 `;
 }
 
-const LAUNCHER = fileURLToPath(new URL('../../../../bin/pilot-discovery', import.meta.url));
-
 describe('meshd with a config dir holding a bad document', function () {
   this.timeout(120_000);
   let dir: string;
-  let meshd: ChildProcess;
-  let log = '';
+  let meshd: FileMeshd | undefined;
   let backend: Backend;
   let second: Backend;
   let client: grpc.Client;
-  let ports: { grpc: number; http: number; monitoring: number; ctrlz: number };
+  let ports: FileMeshd['ports'];
 
   before(async () => {
     xds.register();
@@ -56,31 +51,8 @@ spec:
   trafficPolicy: { loadBalancer: { simple: FASTEST } }
 `,
     );
-    ports = { grpc: await freePort(), http: await freePort(), monitoring: await freePort(), ctrlz: await freePort() };
-    meshd = spawn(
-      process.execPath,
-      [
-        LAUNCHER,
-        'discovery',
-        '--configDir', dir,
-        '--registries', 'Mock',
-        '--namespace', 'qs',
-        '--meshConfig', join(dir, 'no-such-mesh-config'),
-        '--networksConfig', join(dir, 'no-such-networks'),
-        '--grpcAddr', `127.0.0.1:${ports.grpc}`,
-        '--httpAddr', `127.0.0.1:${ports.http}`,
-        '--monitoringAddr', `127.0.0.1:${ports.monitoring}`,
-        '--ctrlz_address', '127.0.0.1',
-        '--ctrlz_port', String(ports.ctrlz),
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ENABLE_CA_SERVER: 'false', PILOT_DEBOUNCE_AFTER: '10ms' } },
-    );
-    meshd.stdout!.on('data', (d: Buffer) => (log += d.toString()));
-    meshd.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-    await until(async () => {
-      if (meshd.exitCode !== null) throw new Error(`meshd exited (${meshd.exitCode}):\n${log}`);
-      return fetch(`http://127.0.0.1:${ports.http}/ready`).then((r) => r.ok, () => false);
-    }, 'meshd /ready', 60_000);
+    meshd = await startFileMeshd({ configDir: dir, env: { PILOT_DEBOUNCE_AFTER: '10ms' } });
+    ports = meshd.ports;
     client = new grpc.Client('xds:///echo.qs.svc.cluster.local:50051', grpc.credentials.createInsecure(), {
       'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': bootstrapJson(`127.0.0.1:${ports.grpc}`, 'qs'),
     });
@@ -88,11 +60,7 @@ spec:
 
   after(async () => {
     client?.close();
-    if (meshd && meshd.exitCode === null) {
-      const exited = new Promise((r) => meshd.once('exit', r));
-      meshd.kill('SIGTERM');
-      await exited;
-    }
+    await meshd?.stop();
     await backend?.close();
     await second?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -103,7 +71,7 @@ spec:
   });
 
   it('should log what is wrong: file, document, kind/name and field', async () => {
-    await until(() => /bad\.yaml: document 1 \(DestinationRule qs\/broken\): spec\.trafficPolicy\.loadBalancer\.simple/.test(log), `the rejection in the log:\n${log}`);
+    await until(() => /bad\.yaml: document 1 \(DestinationRule qs\/broken\): spec\.trafficPolicy\.loadBalancer\.simple/.test(meshd!.output()), `the rejection in the log:\n${meshd!.output()}`);
   });
 
   it('should count the rejection in pilot_total_rejected_configs', async () => {
