@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { bufferIo, runCli } from '../cli/framework/index.js';
 import { meshctlCommand } from '../cli/meshctl/meshctl-command.js';
-import { startFileMeshd, type FileMeshd } from '../cli/testing/file-meshd.js';
+import { startFileMeshd, type FileMeshd } from '../xds/testing/file-meshd.js';
 import { OrchClient } from '../controllers/index.js';
 import { buildInfo } from '../core/index.js';
 import { directDialer } from '../inspect/index.js';

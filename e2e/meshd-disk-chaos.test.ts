@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startFileMeshd, type FileMeshd } from '../cli/testing/file-meshd.js';
+import { startFileMeshd, type FileMeshd } from '../xds/testing/file-meshd.js';
 import { httpGet } from '../cli/testing/program-process.js';
 import { Tmpfs, tmpfsBlocker } from '../cli/testing/tmpfs.js';
 import { TYPE_URL } from '../xds/index.js';

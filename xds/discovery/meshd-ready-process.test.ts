@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { TYPE_URL } from '../server/contracts.js';
 import { AdsClient, type SotwResponse } from '../testing/ads-client.js';
-import { startFileMeshd, type FileMeshd } from '../../cli/testing/file-meshd.js';
+import { startFileMeshd, type FileMeshd } from '../testing/file-meshd.js';
 
 const SERVICES = 200;
 const host = (i: number): string => `svc-${i}.qs.svc.cluster.local`;

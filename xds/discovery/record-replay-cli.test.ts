@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { lookupType } from '../protos/index.js';
 import { TYPE_URL } from '../server/contracts.js';
 import { AdsClient } from '../testing/ads-client.js';
-import { startFileMeshd, type FileMeshd } from '../../cli/testing/file-meshd.js';
+import { startFileMeshd, type FileMeshd } from '../testing/file-meshd.js';
 import { until } from '../generators/testing/mesh-harness.js';
 
 const HOST = 'echo.qs.svc.cluster.local';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as xds from '@grpc/grpc-js-xds';
 import { bootstrapJson, callOnce, startBackend, until, type Backend } from '../testing/mesh-harness.js';
-import { startFileMeshd, type FileMeshd } from '../../../cli/testing/file-meshd.js';
+import { startFileMeshd, type FileMeshd } from '../../testing/file-meshd.js';
 
 function serviceYaml(port: number): string {
   return `apiVersion: networking.mesh.io/v1

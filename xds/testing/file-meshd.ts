@@ -3,7 +3,12 @@
  * start when they need meshd without an API server. Every listener is on a free loopback port, the CA is off, the
  * mesh and networks config files are absent (defaults), and its output is collected.
  */
-import { freePorts, programEnv, startProgram, waitForHttp, type ProgramProcess } from './program-process.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePorts } from './free-port.js';
+
+const LAUNCHER = fileURLToPath(new URL('../../../bin/pilot-discovery', import.meta.url));
 
 /** The loopback ports of a started meshd. */
 export interface FileMeshdPorts {
@@ -29,8 +34,11 @@ export interface FileMeshdOptions {
 }
 
 /** A started meshd. */
-export interface FileMeshd extends ProgramProcess {
+export interface FileMeshd {
+  readonly child: ChildProcess;
   readonly ports: FileMeshdPorts;
+  /** Resolves once the process has ended. */
+  readonly exited: Promise<void>;
   /** Its stdout, then its stderr, so far. */
   output(): string;
   /** Sends `signal` (default SIGTERM) unless it has exited, and waits for the exit. */
@@ -47,7 +55,7 @@ export async function startFileMeshd(o: FileMeshdOptions): Promise<FileMeshd> {
     const meshd = await spawnOnFreePorts(o);
     if (o.waitReady === false) return meshd;
     try {
-      await waitForHttp(`http://127.0.0.1:${meshd.ports.http}/ready`, meshd, o.readyTimeoutMs ?? 60_000);
+      await waitReady(meshd, o.readyTimeoutMs ?? 60_000);
       return meshd;
     } catch (e) {
       await meshd.stop('SIGKILL');
@@ -59,9 +67,10 @@ export async function startFileMeshd(o: FileMeshdOptions): Promise<FileMeshd> {
 async function spawnOnFreePorts(o: FileMeshdOptions): Promise<FileMeshd> {
   const [grpc, http, monitoring, ctrlz] = await freePorts(4);
   const ports: FileMeshdPorts = { grpc: grpc!, http: http!, monitoring: monitoring!, ctrlz: ctrlz! };
-  const proc = startProgram(
-    'pilot-discovery',
+  const child = spawn(
+    process.execPath,
     [
+      LAUNCHER,
       'discovery',
       '--configDir', o.configDir,
       '--registries', 'Mock',
@@ -75,15 +84,41 @@ async function spawnOnFreePorts(o: FileMeshdOptions): Promise<FileMeshd> {
       '--ctrlz_port', String(ports.ctrlz),
       ...(o.args ?? []),
     ],
-    programEnv({ ENABLE_CA_SERVER: 'false', ...o.env }),
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ENABLE_CA_SERVER: 'false', ...o.env } },
   );
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
   return {
-    ...proc,
+    child,
     ports,
-    output: () => proc.stdout() + proc.stderr(),
+    exited,
+    output: () => out + err,
     stop: async (signal = 'SIGTERM') => {
-      if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill(signal);
-      await proc.exited;
+      if (running()) child.kill(signal);
+      await exited;
     },
   };
+}
+
+/** Polls `/ready` until it answers 200; throws with meshd's output when it exits first or the time runs out. */
+async function waitReady(meshd: FileMeshd, timeoutMs: number): Promise<void> {
+  const url = `http://127.0.0.1:${meshd.ports.http}/ready`;
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    if (meshd.child.exitCode !== null || meshd.child.signalCode !== null) throw new Error(`meshd exited before ${url} answered:\n${meshd.output()}`);
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+      last = `HTTP ${r.status}`;
+    } catch (e) {
+      last = (e as Error).message;
+    }
+    await sleep(50);
+  }
+  throw new Error(`${url} did not answer 200 in ${timeoutMs} ms (last: ${last}):\n${meshd.output()}`);
 }
