@@ -50,6 +50,42 @@ describe('decodeDiscoveryRequestLazily', () => {
     assert.equal(Buffer.compare(got.resourceNamesKey!, decodeDiscoveryRequestLazily(run).resourceNamesKey!), 0);
   });
 
+  describe('with the name runs of earlier requests', () => {
+    const names = ['outbound|80||a.ns.svc.cluster.local', 'outbound|80|v1|b.ns.svc.cluster.local', 'ünïcode|名', 'x'.repeat(300)];
+    const earlier = decodeDiscoveryRequestLazily(encode({ responseNonce: '1', typeUrl: 't', resourceNames: names }));
+    const runs = [Buffer.from('unrelated'), earlier.resourceNamesKey!];
+
+    it('given the same names again, should read them as that run (the same key) and decode every other field', () => {
+      const got = decodeDiscoveryRequestLazily(encode({ versionInfo: 'v2', responseNonce: '2', typeUrl: 't', resourceNames: names }), runs);
+      assert.equal(got.resourceNamesKey, runs[1], 'the known key itself');
+      assert.deepEqual([...got.resourceNames], names);
+      assert.deepEqual([got.versionInfo, got.responseNonce, got.typeUrl], ['v2', '2', 't']);
+    });
+
+    it('given those names and more (after them, or after another field), should read every name', () => {
+      const more = decodeDiscoveryRequestLazily(encode({ responseNonce: '2', typeUrl: 't', resourceNames: [...names, 'z'] }), runs);
+      assert.deepEqual([...more.resourceNames], [...names, 'z']);
+      assert.notEqual(Buffer.compare(more.resourceNamesKey!, runs[1]!), 0);
+      const split = decodeDiscoveryRequestLazily(Buffer.concat([runs[1]!, record(4, Buffer.from('t')), record(3, Buffer.from('z'))]), runs);
+      assert.deepEqual([...split.resourceNames], [...names, 'z']);
+      // NOTE: a names record whose tag is a two-byte varint (legal protobuf) is still a name.
+      const longTag = decodeDiscoveryRequestLazily(Buffer.concat([runs[1]!, Buffer.from([0x9a, 0x00, 1]), Buffer.from('z')]), runs);
+      assert.deepEqual([...longTag.resourceNames], [...names, 'z']);
+    });
+
+    it('given fewer names or other names, should read them as they are', () => {
+      const fewer = decodeDiscoveryRequestLazily(encode({ typeUrl: 't', resourceNames: names.slice(0, 2) }), runs);
+      assert.deepEqual([...fewer.resourceNames], names.slice(0, 2));
+      const none = decodeDiscoveryRequestLazily(encode({ typeUrl: 't' }), runs);
+      assert.deepEqual([...none.resourceNames], []);
+    });
+
+    it('given a malformed field after the known names, should still refuse it', () => {
+      assert.throws(() => decodeDiscoveryRequestLazily(Buffer.concat([runs[1]!, record(4, Buffer.from([0xff]))]), runs), /type_url is not valid UTF-8/);
+      assert.throws(() => decodeDiscoveryRequestLazily(Buffer.concat([runs[1]!, Buffer.from([0x22, 0x05])]), runs), /runs past the end/);
+    });
+  });
+
   it('given unknown fields of every wire type, should skip them', () => {
     const bytes = Buffer.concat([Buffer.from([(9 << 3) | 0, 0x96, 0x01]), Buffer.from([(10 << 3) | 1, 1, 2, 3, 4, 5, 6, 7, 8]), Buffer.from([(11 << 3) | 5, 1, 2, 3, 4]), record(12, Buffer.from('zz')), record(3, Buffer.from('a'))]);
     assert.deepEqual([...decodeDiscoveryRequestLazily(bytes).resourceNames], ['a']);

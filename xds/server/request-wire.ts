@@ -2,6 +2,9 @@
  * A DiscoveryRequest decoder that reads the resource names lazily. Most SotW requests are ACKs that repeat
  * the names of the previous request (a sidecar's EDS ACK names every cluster), so the decoder keeps those
  * names' raw bytes (`resourceNamesKey`) for a byte comparison and turns them into strings only when asked.
+ * Given name runs seen before (those the stream's watches were set by, and those other streams in the same state
+ * sent: sotw.ts), a request that repeats one of them is not walked name by name: one comparison finds the run, and
+ * its key is the known one.
  */
 import { isUtf8 } from 'node:buffer';
 import { lookupType } from '../protos/index.js';
@@ -37,8 +40,11 @@ class LazyDiscoveryRequest implements DiscoveryRequest {
   #names: string[] | undefined;
   constructor(
     private readonly bytes: Buffer,
-    /** Per resource_names record, in order: where the record starts, where its string starts and ends. */
-    private readonly ranges: number[],
+    /**
+     * Per resource_names record, in order: where the record starts, where its string starts and ends (in `bytes`);
+     * undefined when the names are a known run: then they are read from the key.
+     */
+    private readonly ranges: number[] | undefined,
     /** The resource_names records as on the wire (tags, lengths, bytes): equal keys, equal name lists. */
     readonly resourceNamesKey: Buffer,
   ) {}
@@ -46,7 +52,8 @@ class LazyDiscoveryRequest implements DiscoveryRequest {
   get resourceNames(): readonly string[] {
     if (this.#names) return this.#names;
     const names: string[] = [];
-    for (let i = 0; i < this.ranges.length; i += 3) names.push(this.bytes.toString('utf8', this.ranges[i + 1], this.ranges[i + 2]));
+    const [bytes, ranges] = this.ranges ? [this.bytes, this.ranges] : [this.resourceNamesKey, recordRanges(this.resourceNamesKey)];
+    for (let i = 0; i < ranges.length; i += 3) names.push(bytes.toString('utf8', ranges[i + 1], ranges[i + 2]));
     return (this.#names = names);
   }
 }
@@ -54,9 +61,12 @@ class LazyDiscoveryRequest implements DiscoveryRequest {
 /**
  * Decodes a DiscoveryRequest (throws RequestDecodeError on malformed bytes: truncated fields, bad wire
  * types, strings that are not UTF-8). `node` and `error_detail` go through protobufjs.
+ * `knownRuns`: resource_names runs (keys) of earlier requests, each once decoded from a request and so well formed.
+ * When this request's names are exactly one of them, that key is its key.
  */
-export function decodeDiscoveryRequestLazily(input: Uint8Array): DiscoveryRequest {
+export function decodeDiscoveryRequestLazily(input: Uint8Array, knownRuns: readonly Uint8Array[] = []): DiscoveryRequest {
   const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  let known: Buffer | undefined;
   const ranges: number[] = [];
   const scalars: { [F in Field]?: [number, number] } = {};
   let namesStart = -1;
@@ -82,6 +92,15 @@ export function decodeDiscoveryRequestLazily(input: Uint8Array): DiscoveryReques
     const field = Math.floor(tag / 8);
     const wire = tag & 7;
     if (field === 0) throw new RequestDecodeError(`DiscoveryRequest: field number 0 at byte ${recordStart}`);
+    if (field === Field.ResourceNames && wire === Wire.Bytes) {
+      // NOTE: a further names record after a known run: the names are not that run; walk them all.
+      if (known) return decodeDiscoveryRequestLazily(input);
+      if (namesStart < 0 && (known = knownRunAt(bytes, recordStart, knownRuns))) {
+        namesStart = recordStart;
+        pos = namesEnd = recordStart + known.length;
+        continue;
+      }
+    }
     if (wire === Wire.Varint) {
       varint();
       continue;
@@ -107,11 +126,15 @@ export function decodeDiscoveryRequestLazily(input: Uint8Array): DiscoveryReques
       scalars[field as Field] = [start, pos];
     }
   }
-  const key = namesStart < 0 ? Buffer.alloc(0) : contiguous ? bytes.subarray(namesStart, namesEnd) : Buffer.concat(recordsOf(bytes, ranges));
-  // NOTE: with one-byte tags and lengths (both ASCII), the records are valid UTF-8 together exactly when
-  // each name is: one native check instead of one per name.
-  if (!(contiguous && allShort && isUtf8(key))) checkNames(bytes, ranges);
-  const req = new LazyDiscoveryRequest(bytes, ranges, key);
+  let req: LazyDiscoveryRequest;
+  if (known) req = new LazyDiscoveryRequest(bytes, undefined, known);
+  else {
+    const key = namesStart < 0 ? Buffer.alloc(0) : contiguous ? bytes.subarray(namesStart, namesEnd) : Buffer.concat(recordsOf(bytes, ranges));
+    // NOTE: with one-byte tags and lengths (both ASCII), the records are valid UTF-8 together exactly when
+    // each name is: one native check instead of one per name.
+    if (!(contiguous && allShort && isUtf8(key))) checkNames(bytes, ranges);
+    req = new LazyDiscoveryRequest(bytes, ranges, key);
+  }
   req.versionInfo = utf8Field(bytes, scalars[Field.VersionInfo], 'version_info');
   req.typeUrl = utf8Field(bytes, scalars[Field.TypeUrl], 'type_url');
   req.responseNonce = utf8Field(bytes, scalars[Field.ResponseNonce], 'response_nonce');
@@ -120,6 +143,42 @@ export function decodeDiscoveryRequestLazily(input: Uint8Array): DiscoveryReques
   const status = scalars[Field.ErrorDetail];
   if (status) req.errorDetail = lookupType('google.rpc.Status').decode(bytes.subarray(status[0], status[1])) as unknown as StatusMessage;
   return req;
+}
+
+/**
+ * The known run that `bytes` holds from `start`, as a Buffer (the first that matches), if any. A match may still be
+ * followed by more names records; the caller checks.
+ */
+function knownRunAt(bytes: Buffer, start: number, runs: readonly Uint8Array[]): Buffer | undefined {
+  for (const run of runs) {
+    if (run.length === 0 || start + run.length > bytes.length) continue;
+    if (bytes.compare(run, 0, run.length, start, start + run.length) === 0) return Buffer.isBuffer(run) ? run : Buffer.from(run.buffer, run.byteOffset, run.byteLength);
+  }
+  return undefined;
+}
+
+/** The ranges (record start, string start, string end) of a key's resource_names records (well formed). */
+function recordRanges(key: Buffer): number[] {
+  const ranges: number[] = [];
+  let pos = 0;
+  const varint = (): number => {
+    let result = 0;
+    let shift = 0;
+    for (;;) {
+      const b = key[pos++]!;
+      result += (b & 0x7f) * 2 ** shift;
+      if ((b & 0x80) === 0) return result;
+      shift += 7;
+    }
+  };
+  while (pos < key.length) {
+    const start = pos;
+    varint();
+    const len = varint();
+    ranges.push(start, pos, pos + len);
+    pos += len;
+  }
+  return ranges;
 }
 
 function checkNames(bytes: Buffer, ranges: number[]): void {

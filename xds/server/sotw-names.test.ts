@@ -4,7 +4,7 @@ import { protoRoot } from '../protos/root.js';
 import { TYPE_URL } from './contracts.js';
 import { decodeDiscoveryRequestLazily } from './request-wire.js';
 import { SharedTable } from './shared-table.js';
-import { namesStep, sentWithin, type NamesState } from './sotw-names.js';
+import { knownRuns, namesStep, sentWithin, type NamesState } from './sotw-names.js';
 import type { DiscoveryRequest } from './wire.js';
 
 const request = (typeUrl: string, resourceNames: readonly string[]): DiscoveryRequest =>
@@ -44,6 +44,20 @@ describe('SotW request names steps (sotw-names.ts)', () => {
     assert.notEqual(first.key!.buffer, req.resourceNamesKey!.buffer, 'a copy of its own, not a view of the request');
     assert.deepEqual(first.added, ['outbound|80||new.ns.svc.cluster.local']);
     assert.equal(first.names.size, 1001);
+  });
+
+  it('given a step worked out from a state should offer its names bytes to the next stream in that state, which decodes them as that run', () => {
+    const names = Array.from({ length: 200 }, (_, i) => `outbound|80||k${i}.ns.svc.cluster.local`);
+    const from = state(TYPE_URL.endpoint, names);
+    assert.deepEqual(knownRuns(from), [], 'nothing known from a new state');
+    const more = [...names, 'outbound|80||new.ns.svc.cluster.local'];
+    const step = namesStep(from, request(TYPE_URL.endpoint, more));
+    assert.deepEqual(knownRuns(from), [step.key], 'the step\'s bytes');
+    assert.deepEqual(knownRuns({ ...from, typeUrl: TYPE_URL.cluster }), [], 'not for another type');
+    const bytes = encode('envoy.service.discovery.v3.DiscoveryRequest', { typeUrl: TYPE_URL.endpoint, resourceNames: more, responseNonce: 'n2' });
+    const again = decodeDiscoveryRequestLazily(bytes, knownRuns(from));
+    assert.equal(again.resourceNamesKey, step.key, 'found whole, as the known run');
+    assert.equal(namesStep({ ...from }, again), step);
   });
 
   it('given the same table and bytes in another type or wildcard state should work the step out again', () => {

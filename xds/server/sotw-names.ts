@@ -66,6 +66,16 @@ export function namesStep(w: NamesState, req: DiscoveryRequest): NamesStep {
   return step;
 }
 
+/**
+ * The names runs (keys) of the steps known from state `w`: what other streams in the same state sent. A stream's
+ * next request is often one of them (after a push, every sidecar of a scope asks for the same new names).
+ */
+export function knownRuns(w: NamesState): Buffer[] {
+  const out: Buffer[] = [];
+  for (const k of known.get(w.names) ?? []) if (k.typeUrl === w.typeUrl && k.wildcard === w.wildcard && k.step.key) out.push(k.step.key);
+  return out;
+}
+
 function computeStep(w: NamesState, names: readonly string[], key: Buffer | undefined): NamesStep {
   const wildcard = names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(w.typeUrl));
   // NOTE: when the names stay, so does the flag (sameNames compares it).

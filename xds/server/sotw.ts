@@ -10,7 +10,7 @@ import type { AdsCall } from './send.js';
 import type { ResponseWriter, StreamHost } from './stream-host.js';
 import { GenerateError, serveStream, type ProtocolHandler } from './stream-session.js';
 import { decodeDiscoveryRequestLazily } from './request-wire.js';
-import { namesStep, sentWithin, type NamesStep } from './sotw-names.js';
+import { knownRuns, namesStep, sentWithin, type NamesStep } from './sotw-names.js';
 import { encodeDiscoveryResponse, type DiscoveryRequest } from './wire.js';
 
 /** The SotW half of a stream: answers requests and pushes; `write` takes the encoded responses. */
@@ -22,8 +22,15 @@ export class SotwHandler<P> implements ProtocolHandler<P, DiscoveryRequest> {
     private readonly log: Logger,
   ) {}
 
-  decode(bytes: Uint8Array): DiscoveryRequest {
-    return decodeDiscoveryRequestLazily(bytes);
+  decode(bytes: Uint8Array, conn: Connection<P> | undefined): DiscoveryRequest {
+    // NOTE: most requests repeat the names a watch was set by (ACKs), or names other streams in the same state sent
+    // (after a push, each sidecar of a scope asks for the same new ones): given those runs, the decoder finds them whole.
+    const runs: Uint8Array[] = [];
+    for (const w of conn?.watched.values() ?? []) {
+      if (w.namesKey) runs.push(w.namesKey);
+      runs.push(...knownRuns(w));
+    }
+    return decodeDiscoveryRequestLazily(bytes, runs);
   }
 
   async process(conn: Connection<P>, req: DiscoveryRequest): Promise<void> {

@@ -40,7 +40,8 @@ export interface AdsRequest {
 /** The protocol-specific half of a stream. */
 export interface ProtocolHandler<P, Req extends AdsRequest> {
   readonly protocol: 'sotw' | 'delta';
-  decode(bytes: Uint8Array): Req;
+  /** `conn`: the stream's connection once its first request opened it. */
+  decode(bytes: Uint8Array, conn: Connection<P> | undefined): Req;
   process(conn: Connection<P>, req: Req): Promise<void>;
   push(conn: Connection<P>, push: PushRequest): Promise<void>;
 }
@@ -104,7 +105,7 @@ export function serveStream<P, Req extends AdsRequest>(host: StreamHost<P>, call
     if (ended) return;
     let req: Req;
     try {
-      req = handler.decode(bytes);
+      req = handler.decode(bytes, conn);
     } catch (e) {
       throw new StreamError(grpc.status.INVALID_ARGUMENT, `malformed ${handler.protocol === 'sotw' ? 'DiscoveryRequest' : 'DeltaDiscoveryRequest'}: ${(e as Error).message}`);
     }
