@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
 import { lookupType } from '../protos/index.js';
 import { decodeDiscoveryRequestLazily, RequestDecodeError } from './request-wire.js';
 
@@ -78,6 +79,31 @@ describe('decodeDiscoveryRequestLazily', () => {
       assert.deepEqual([...fewer.resourceNames], names.slice(0, 2));
       const none = decodeDiscoveryRequestLazily(encode({ typeUrl: 't' }), runs);
       assert.deepEqual([...none.resourceNames], []);
+    });
+
+    it('given any bytes after a known run (seeded property), should decode them as without the run or refuse them alike', () => {
+      const outcome = (f: () => ReturnType<typeof decodeDiscoveryRequestLazily>): unknown => {
+        try {
+          const r = f();
+          return { names: [...r.resourceNames], key: Buffer.from(r.resourceNamesKey!).toString('hex'), fields: [r.versionInfo, r.typeUrl, r.responseNonce] };
+        } catch (e) {
+          return { refused: (e as Error).message };
+        }
+      };
+      const name = fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 40 }));
+      const piece = fc.oneof(
+        fc.constant(runs[1]!),
+        fc.array(name, { maxLength: 4 }).map((ns) => Buffer.concat(ns.map((n) => record(3, Buffer.from(n))))),
+        fc.constantFrom(record(4, Buffer.from('t')), record(1, Buffer.from('v')), record(5, Buffer.from('n')), Buffer.from([0x9a, 0x00, 1, 0x7a])),
+        fc.uint8Array({ maxLength: 6 }).map((b) => Buffer.from(b)),
+      );
+      fc.assert(
+        fc.property(fc.array(piece, { maxLength: 5 }), (pieces) => {
+          const bytes = Buffer.concat(pieces);
+          assert.deepEqual(outcome(() => decodeDiscoveryRequestLazily(bytes, runs)), outcome(() => decodeDiscoveryRequestLazily(bytes)));
+        }),
+        { seed: 2026_12_07, numRuns: 2000 },
+      );
     });
 
     it('given a malformed field after the known names, should still refuse it', () => {
