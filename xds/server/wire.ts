@@ -159,14 +159,27 @@ function versionPiece(version: Buffer): FilledPiece {
   };
 }
 
-/** Size of a control_plane field holding `cp` (a ControlPlane message with its identifier). */
-function controlPlaneSize(cp: Buffer): number {
-  return ldSize(ldSize(cp.length));
-}
-
-function writeControlPlane(w: Writer, field: number, cp: Buffer): void {
-  w.header(field, ldSize(cp.length));
-  w.str(1, cp);
+/**
+ * What follows a response's resources, the same in both protocols but for the field numbers: type_url (4), nonce (5),
+ * delta's removed_resources (6), and control_plane (SotW 6, delta 7: a ControlPlane message with its identifier).
+ */
+function tailPiece(typeUrl: Buffer, nonce: Buffer, removed: readonly Buffer[], cp: Buffer | undefined, cpField: 6 | 7): FilledPiece {
+  let length = ldSize(typeUrl.length);
+  if (nonce.length) length += ldSize(nonce.length);
+  for (const x of removed) length += ldSize(x.length);
+  if (cp) length += ldSize(ldSize(cp.length));
+  return {
+    length,
+    fill: (w) => {
+      w.str(4, typeUrl);
+      if (nonce.length) w.str(5, nonce);
+      for (const x of removed) w.str(6, x);
+      if (cp) {
+        w.header(cpField, ldSize(cp.length));
+        w.str(1, cp);
+      }
+    },
+  };
 }
 
 /** What the transport sends in a state-of-the-world response. */
@@ -262,20 +275,10 @@ export function encodeDiscoveryResponse(r: DiscoveryResponseFields): EncodedResp
   const nonce = utf8(r.nonce);
   const cp = r.controlPlane ? utf8(r.controlPlane) : undefined;
   const section = sectionFor(r.resources, r.typeUrl);
-  let tail = ldSize(typeUrl.length);
-  if (nonce.length) tail += ldSize(nonce.length);
-  if (cp) tail += controlPlaneSize(cp);
   return new EncodedResponse([
     versionPiece(version),
     section?.bytes ?? anyResourcesPiece(typeUrl, r.resources as readonly Uint8Array[]),
-    {
-      length: tail,
-      fill: (w: Writer) => {
-        w.str(4, typeUrl);
-        if (nonce.length) w.str(5, nonce);
-        if (cp) writeControlPlane(w, 6, cp);
-      },
-    },
+    tailPiece(typeUrl, nonce, [], cp, 6),
   ]);
 }
 
@@ -339,22 +342,9 @@ export function encodeDeltaDiscoveryResponse(r: DeltaDiscoveryResponseFields): E
   const nonce = utf8(r.nonce);
   const cp = r.controlPlane ? utf8(r.controlPlane) : undefined;
   const section = sectionFor(r.resources, r.typeUrl);
-  const removed = r.removedResources.map(utf8);
-  let tail = ldSize(typeUrl.length);
-  if (nonce.length) tail += ldSize(nonce.length);
-  for (const x of removed) tail += ldSize(x.length);
-  if (cp) tail += controlPlaneSize(cp);
   return new EncodedResponse([
     versionPiece(version),
     section?.bytes ?? deltaResourcesPiece(typeUrl, r.resources as readonly DeltaResourceFields[]),
-    {
-      length: tail,
-      fill: (w: Writer) => {
-        w.str(4, typeUrl);
-        if (nonce.length) w.str(5, nonce);
-        for (const x of removed) w.str(6, x);
-        if (cp) writeControlPlane(w, 7, cp);
-      },
-    },
+    tailPiece(typeUrl, nonce, r.removedResources.map(utf8), cp, 7),
   ]);
 }
