@@ -64,11 +64,13 @@ describe('bench:xds --reference istiod smoke (meshd and istiod on a real API ser
       for (const e of res.edits) {
         assert.equal(e.missing, 0, `${res.serverName} ${e.scenario}: ${e.missing} clients never saw ${e.marker}`);
         assert.equal(e.samplesMs.length, 3, `${res.serverName} ${e.scenario}`);
+        assert.ok(e.writeAnsweredMs !== undefined && e.writeAnsweredMs > 0 && e.writeAnsweredMs < Math.min(...e.samplesMs), `${res.serverName} ${e.scenario}: the API server answered before any client had the edit`);
       }
       assert.ok(res.server.peakRssBytes > 0, `${res.serverName}: peak RSS`);
     }
     assert.match(run.stdout, /=== istiod \(reference\) ===/);
     assert.match(run.stdout, /meshd vs istiod: 3 services, 3 grpc clients, 1 round\(s\), source kube/);
     assert.match(run.stdout, /endpoint-change p99 .* \d+\.\d\dx/);
+    assert.match(run.stdout, /full-push p100 past the floor\s+-?\d+ ms\s+-?\d+ ms\s+-?\d+\.\d\dx/);
   });
 });

@@ -12,6 +12,7 @@ import { fileConfigSink, KubeConfigSink, type ConfigSink } from './config-sink.j
 import type { Doc } from './config-gen.js';
 import { renameForIstio } from './istio-rename.js';
 import { DEFAULT_SERVER_CMD } from './server-process.js';
+import { BENCH_DEBOUNCE_AFTER } from './shared-floor.js';
 import type { BenchCluster } from '../kube-cluster.js';
 
 /** Which server a run measures. */
@@ -66,9 +67,12 @@ function sinkFor(opts: BenchOptions, cluster: BenchCluster | undefined, rename: 
   return () => new KubeConfigSink(cluster.client, rename);
 }
 
-/** meshd's environment: no CA (the benchmark measures xDS), real deltas with `--xds delta`, then `--server-env`. */
+/**
+ * meshd's environment: no CA (the benchmark measures xDS), the debounce istiod is given (meshd's default, stated so
+ * the two cannot drift apart), real deltas with `--xds delta`, then `--server-env`.
+ */
 export function meshdEnv(opts: BenchOptions): Record<string, string> {
-  return { ENABLE_CA_SERVER: 'false', ...(opts.xds === 'delta' ? { MESH_DELTA_XDS: 'true' } : {}), ...opts.serverEnv };
+  return { ENABLE_CA_SERVER: 'false', PILOT_DEBOUNCE_AFTER: BENCH_DEBOUNCE_AFTER, ...(opts.xds === 'delta' ? { MESH_DELTA_XDS: 'true' } : {}), ...opts.serverEnv };
 }
 
 /** meshd: `--server-cmd` on files (the default, unchanged), or watching the API server with `--source kube`. */
@@ -97,7 +101,7 @@ export function istiodTarget(opts: BenchOptions, cluster: BenchCluster): BenchTa
     command: istiodCommand(opts.source),
     placeholders: { kubeconfig: cluster.kubeconfigPath, meshConfig, istiodBin: opts.istiodBin },
     // NOTE: the same push debounce as meshd's default; no CA (as for meshd), no leader-elected extras' noise in the log.
-    env: { POD_NAMESPACE: 'istio-system', POD_NAME: 'istiod-bench', ENABLE_CA_SERVER: 'false', PILOT_DEBOUNCE_AFTER: '100ms', ...(opts.xds === 'delta' ? { ISTIO_DELTA_XDS: 'true' } : {}), ...opts.serverEnv },
+    env: { POD_NAMESPACE: 'istio-system', POD_NAME: 'istiod-bench', ENABLE_CA_SERVER: 'false', PILOT_DEBOUNCE_AFTER: BENCH_DEBOUNCE_AFTER, ...(opts.xds === 'delta' ? { ISTIO_DELTA_XDS: 'true' } : {}), ...opts.serverEnv },
     sink: sinkFor(opts, cluster, (d) => renameForIstio(d)),
     node: istiodNode,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),

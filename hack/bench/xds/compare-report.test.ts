@@ -4,15 +4,15 @@ import type { BenchResult, EditResult } from './run-bench.js';
 import { summarize } from '../stats.js';
 import { parseBenchArgs } from './bench-options.js';
 
-function edit(scenario: EditResult['scenario'], samplesMs: number[], cpu: number, bytes: number, missing = 0): EditResult {
+function edit(scenario: EditResult['scenario'], samplesMs: number[], cpu: number, bytes: number, missing = 0, writeAnsweredMs = 20): EditResult {
   return {
-    scenario, round: 0, marker: 'm', fullPush: scenario !== 'endpoint', convergenceMs: summarize(samplesMs), samplesMs, missing, arrivedIn: {},
+    scenario, round: 0, marker: 'm', fullPush: scenario !== 'endpoint', convergenceMs: summarize(samplesMs), writeAnsweredMs, samplesMs, missing, arrivedIn: {},
     serverCpuSeconds: cpu, clientLoopUtilization: 0, traffic: { RDS: { bytes, responses: 1 } },
   };
 }
 
-function result(serverName: 'meshd' | 'istiod', edits: EditResult[], peakRssBytes: number): BenchResult {
-  const opts = parseBenchArgs(['--reference', 'istiod', '--source', 'kube', '--quick']);
+function result(serverName: 'meshd' | 'istiod', edits: EditResult[], peakRssBytes: number, args: string[] = []): BenchResult {
+  const opts = parseBenchArgs(['--reference', 'istiod', '--source', 'kube', '--quick', ...args]);
   return {
     startedAt: '', serverName, options: { ...opts, out: undefined } as BenchResult['options'], serverCommand: '', runId: 'r', configDocuments: 0, serverListenMs: 1,
     startup: { allCompleteMs: 100, complete: 1, connectMs: summarize([]), completeMs: summarize([]), serverCpuSeconds: 0, clientLoopUtilization: 0, traffic: {} },
@@ -26,7 +26,8 @@ describe('bench:xds meshd vs istiod comparison', () => {
 
   it('given two runs should take p100 over every full push, mean CPU and bytes per push, and peak RSS', () => {
     assert.deepEqual(comparedValues(meshd), {
-      fullPushP100: 300, fullPushP100Above: undefined, endpointP50: 20, endpointP99: 30, endpointP99Above: undefined, cpuPerFullPush: 0.2, cpuPerEndpointPush: 0.01,
+      fullPushP100: 300, fullPushP100Above: undefined, endpointP50: 20, endpointP99: 30, endpointP99Above: undefined,
+      writeAnsweredP50: 20, fullPushPastFloorP100: 180, endpointPastFloorP99: -90, cpuPerFullPush: 0.2, cpuPerEndpointPush: 0.01,
       bytesPerFullPush: 2000, bytesPerEndpointPush: 100, peakRss: 200, startupAllComplete: 100,
     });
     const byName = Object.fromEntries(compareRuns(meshd, istiod).map((c) => [c.name, ratio(c.meshd, c.istiod)]));
@@ -56,5 +57,28 @@ describe('bench:xds meshd vs istiod comparison', () => {
     assert.equal(ratio(1, 0), undefined);
     assert.equal(ratio(undefined, 1), undefined);
     assert.match(formatComparison(meshd, istiod), /server peak RSS \(VmHWM\)\s+200 B\s+100 B\s+2\.00x\s+<= 1x \(NOT met\)/);
+  });
+
+  it('given the API server\'s answers should take each edit\'s own floor (answer + the shared debounce) off its clients\' times', () => {
+    const slowAnswer = result('meshd', [edit('vs-edit', [400, 500], 0.1, 1, 0, 300), edit('new-service', [250, 260], 0.1, 1, 0, 10), edit('endpoint', [200, 210], 0.01, 1, 0, 60)], 1);
+    const v = comparedValues(slowAnswer);
+    assert.equal(v['fullPushP100'], 500);
+    assert.equal(v['fullPushPastFloorP100'], 150, 'new-service: 260 - (10 + 100) beats vs-edit: 500 - (300 + 100)');
+    assert.equal(v['endpointPastFloorP99'], 50);
+    assert.equal(v['writeAnsweredP50'], 60);
+    const byName = Object.fromEntries(compareRuns(slowAnswer, istiod).map((c) => [c.name, ratio(c.meshd, c.istiod)]));
+    assert.equal(byName['full-push p100 past the floor'], 150 / 780);
+    assert.match(formatComparison(slowAnswer, istiod), /"past the floor": .* plus the 100 ms push debounce both servers run with/);
+  });
+
+  it('given another debounce or no EDS debounce in --server-env should use it for the floor, and give no floor with files as the source', () => {
+    const edits = [edit('vs-edit', [400], 0.1, 1, 0, 30), edit('endpoint', [200], 0.01, 1, 0, 30)];
+    const tenMs = comparedValues(result('meshd', edits, 1, ['--server-env', 'PILOT_DEBOUNCE_AFTER=10ms', '--server-env', 'PILOT_ENABLE_EDS_DEBOUNCE=0']));
+    assert.deepEqual([tenMs['fullPushPastFloorP100'], tenMs['endpointPastFloorP99']], [360, 170]);
+    const files = result('meshd', edits, 1);
+    const onFiles = comparedValues({ ...files, options: { ...files.options, source: 'files' } });
+    assert.deepEqual([onFiles['writeAnsweredP50'], onFiles['fullPushPastFloorP100'], onFiles['endpointPastFloorP99']], [undefined, undefined, undefined]);
+    const fromBefore = comparedValues(result('meshd', [{ ...edits[0]!, writeAnsweredMs: undefined }], 1));
+    assert.equal(fromBefore['fullPushPastFloorP100'], undefined, 'a run that did not record the answer has no floor');
   });
 });

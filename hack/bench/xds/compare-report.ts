@@ -1,6 +1,7 @@
 /** The side-by-side of a meshd run and an istiod run of the same benchmark: the issue's metrics and their ratios. */
 import type { BenchResult } from './run-bench.js';
 import { fmtBytes, fmtMs, summarize, table } from '../stats.js';
+import { editFloorMs, sharedDebounceMs } from './shared-floor.js';
 
 /** One compared metric: both values (undefined when not measured) and how to print them. */
 export interface ComparedMetric {
@@ -18,11 +19,31 @@ export interface ComparedMetric {
 const mean = (xs: readonly number[]): number | undefined => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined);
 const seconds = (v: number | undefined): string => (v === undefined ? '-' : `${v.toFixed(2)} s`);
 
-/** The metrics of one run: full-push p100, endpoint-change p50/p99, server CPU and bytes per push, peak RSS. */
+/**
+ * Each client's convergence past its edit's floor (shared-floor.ts), or undefined when an edit's floor is unknown
+ * (files as the source, or a run from before the answer was recorded).
+ */
+function pastFloor(r: BenchResult, edits: BenchResult['edits']): number[] | undefined {
+  const out: number[] = [];
+  for (const e of edits) {
+    const floor = editFloorMs(r.options, e);
+    if (floor === undefined) return undefined;
+    for (const s of e.samplesMs) out.push(s - floor);
+  }
+  return out;
+}
+
+/**
+ * The metrics of one run: full-push p100, endpoint-change p50/p99, server CPU and bytes per push, peak RSS; with
+ * `--source kube` also the API server's answer to the edits and the two latencies past the shared floor.
+ */
 export function comparedValues(r: BenchResult): Record<string, number | undefined> {
   const full = r.edits.filter((e) => e.fullPush);
   const endpoint = r.edits.filter((e) => e.scenario === 'endpoint');
   const samples = summarize(endpoint.flatMap((e) => e.samplesMs));
+  const answered = summarize(r.edits.flatMap((e) => (e.writeAnsweredMs === undefined ? [] : [e.writeAnsweredMs])));
+  const fullPast = pastFloor(r, full);
+  const endpointPast = pastFloor(r, endpoint);
   const bytes = (es: typeof full): number[] => es.map((e) => Object.values(e.traffic).reduce((a, v) => a + v.bytes, 0));
   // NOTE: a client that missed a full push has no convergence time: p100 is then unknown, not the slowest seen; it is
   // known to exceed the wait for the clients (`--converge-timeout-ms`).
@@ -35,6 +56,9 @@ export function comparedValues(r: BenchResult): Record<string, number | undefine
     endpointP50: samples.p50,
     endpointP99: endpointMissing ? undefined : samples.p99,
     endpointP99Above: endpointMissing ? waited : undefined,
+    writeAnsweredP50: r.options.source === 'kube' ? answered.p50 : undefined,
+    fullPushPastFloorP100: fullMissing || !fullPast || fullPast.length === 0 ? undefined : Math.max(...fullPast),
+    endpointPastFloorP99: endpointMissing || !endpointPast ? undefined : summarize(endpointPast).p99,
     cpuPerFullPush: mean(full.map((e) => e.serverCpuSeconds)),
     cpuPerEndpointPush: mean(endpoint.map((e) => e.serverCpuSeconds)),
     bytesPerFullPush: mean(bytes(full)),
@@ -57,6 +81,9 @@ export function compareRuns(meshd: BenchResult, istiod: BenchResult): ComparedMe
     row('full-push p100 (all clients have the edit)', 'fullPushP100', fmtMs, 0.5),
     row('endpoint-change p50', 'endpointP50', fmtMs),
     row('endpoint-change p99', 'endpointP99', fmtMs, 0.5),
+    row('API server answered the edit (p50)', 'writeAnsweredP50', fmtMs),
+    row('full-push p100 past the floor', 'fullPushPastFloorP100', fmtMs),
+    row('endpoint-change p99 past the floor', 'endpointPastFloorP99', fmtMs),
     row('server CPU per full push (mean)', 'cpuPerFullPush', seconds, 0.5),
     row('server CPU per endpoint push (mean)', 'cpuPerEndpointPush', seconds),
     row('bytes sent per full push (mean, all clients)', 'bytesPerFullPush', fmtBytes),
@@ -96,8 +123,15 @@ export function formatComparison(meshd: BenchResult, istiod: BenchResult): strin
     const target = c.targetRatio === undefined ? '-' : `<= ${c.targetRatio}x${r.met === undefined ? '' : r.met ? ' (met)' : ' (NOT met)'}`;
     return [c.name, value(c, c.meshd, c.meshdAbove), value(c, c.istiod, c.istiodAbove), r.text, target];
   });
+  const debounce = sharedDebounceMs(o, 'vs-edit');
   return [
     `meshd vs istiod: ${o.services} services, ${o.proxies} ${o.proxyType} clients, ${o.rounds} round(s), source ${o.source}`,
     table([['metric', 'meshd', 'istiod', 'meshd/istiod', 'issue target'], ...rows]),
+    ...(debounce === undefined
+      ? []
+      : [
+          `  "past the floor": each client's time less its edit's floor, the API server's answer to the write (its watch event goes out then) ` +
+            `plus the ${fmtMs(debounce)} push debounce both servers run with; what each server's fold, generation, writes and clients add.`,
+        ]),
   ].join('\n');
 }

@@ -39,6 +39,11 @@ export interface EditResult {
   readonly fullPush: boolean;
   /** Milliseconds from writing the edit to each client finding the marker. */
   readonly convergenceMs: Summary;
+  /**
+   * Milliseconds from writing the edit until its last write was answered: by the API server with `--source kube`
+   * (its watch event goes out about then; see shared-floor.ts), or the files written.
+   */
+  readonly writeAnsweredMs?: number;
   /** Every client's convergence (ms, rounded to 0.1). */
   readonly samplesMs: readonly number[];
   /** Clients that never saw the marker within the deadline. */
@@ -265,6 +270,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       const cpuBefore = server.cpuSeconds();
       const writeAt = now();
       await applyEdit(e);
+      const writeAnsweredMs = now() - writeAt;
       const arrivalsDeadline = Date.now() + opts.convergeTimeoutMs;
       let answers = await p.gather('arrivals', arrivalsDeadline);
       if (answers.some((a) => a === undefined)) {
@@ -284,6 +290,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
         marker: e.marker,
         fullPush: FULL_PUSH_SCENARIOS.has(e.scenario),
         convergenceMs: summarize(times),
+        writeAnsweredMs: Math.round(writeAnsweredMs * 10) / 10,
         samplesMs: times.map((t) => Math.round(t * 10) / 10),
         missing,
         arrivedIn,
@@ -298,7 +305,10 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       const side = phases
         ? `; server (ms from the write): change seen ${ms(phases.changeSeenMs)}, published ${ms(phases.publishedMs)}, last write ${ms(phases.lastWriteMs)}, last flush ${ms(phases.lastFlushMs)}`
         : '';
-      log(`${e.scenario} round ${e.round}: p50 ${c.p50?.toFixed(0)} ms, p99 ${c.p99?.toFixed(0)} ms, max ${c.max?.toFixed(0)} ms, missing ${missing}, server cpu ${r.serverCpuSeconds.toFixed(2)} s${side}`);
+      log(
+        `${e.scenario} round ${e.round}: p50 ${c.p50?.toFixed(0)} ms, p99 ${c.p99?.toFixed(0)} ms, max ${c.max?.toFixed(0)} ms, missing ${missing}, ` +
+          `server cpu ${r.serverCpuSeconds.toFixed(2)} s; write answered after ${writeAnsweredMs.toFixed(0)} ms${side}`,
+      );
       return r;
     }
 
