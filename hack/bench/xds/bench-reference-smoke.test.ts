@@ -3,22 +3,16 @@
 // were measured and every edit reached every client of both, never how fast.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_ISTIOD_BIN } from './bench-options.js';
 import type { BenchResult } from './run-bench.js';
+import { kubeTestBinariesBuilt } from './testing/kube-binaries.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
-
-/** Whether kube-apiserver and etcd are built already (building them takes ~15 minutes: not in a unit run). */
-function testBinariesBuilt(): boolean {
-  const base = process.env.MESH_TEST_BIN_DIR ?? join(homedir(), '.cache', 'mesh', 'test-bin');
-  if (!existsSync(base)) return false;
-  return readdirSync(base).some((d) => d.startsWith('k8s-') && existsSync(join(base, d, 'kube-apiserver')) && existsSync(join(base, d, 'etcd')));
-}
 
 // Skipped without an istiod binary (bash hack/istiod/build.sh, ~10 minutes; .ci/run builds it) or without kube-apiserver
 // and etcd (bash hack/k8s/build.sh; .ci/run builds them first): the smoke test runs both real servers.
@@ -28,7 +22,7 @@ describe('bench:xds --reference istiod smoke (meshd and istiod on a real API ser
   before(function () {
     // NOTE: istiod is built by hack/istiod/build.sh (~10 minutes) and the API server by hack/k8s/build.sh (~15
     // minutes); without them this smoke test is skipped, not failed.
-    if (!existsSync(DEFAULT_ISTIOD_BIN) || !testBinariesBuilt()) {
+    if (!existsSync(DEFAULT_ISTIOD_BIN) || !kubeTestBinariesBuilt()) {
       console.log(`      skipped: ${existsSync(DEFAULT_ISTIOD_BIN) ? 'no kube-apiserver and etcd (bash hack/k8s/build.sh)' : `no istiod at ${DEFAULT_ISTIOD_BIN} (bash hack/istiod/build.sh)`}`);
       this.skip(); // no istiod binary or no kube-apiserver (reason printed above)
     }

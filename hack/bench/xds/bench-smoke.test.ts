@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './run-bench.js';
+import { kubeTestBinariesBuilt } from './testing/kube-binaries.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
@@ -115,5 +116,22 @@ describe('bench:xds smoke (meshd as a child process)', function () {
     assert.equal(r.fileSource?.cpuMs.n, 30, 'the config-dir source was measured on the same dir');
     assert.equal(r.fileSource?.maxKeysDiffed, 1, 'one endpoint change diffs one key');
     assert.match(run.stdout, /large mesh: config-dir source CPU per endpoint change/);
+  });
+
+  // Skipped, the reason printed, without kube-apiserver and etcd (hack/k8s/build.sh).
+  it('given --case large-mesh with --source kube should make the endpoint changes through the API server and measure no config dir', async function () {
+    if (!kubeTestBinariesBuilt()) {
+      console.log('      skipped: no kube-apiserver and etcd (bash hack/k8s/build.sh)');
+      this.skip();
+    }
+    const out = join(dir, 'large-kube.json');
+    const run = await runBenchCli(['--case', 'large-mesh', '--source', 'kube', '--services', '20', '--proxies', '2', '--quick', '--out', out]);
+    assert.equal(run.code, 0, `bench:xds failed:\n${run.stderr.slice(-4000)}`);
+    const r = JSON.parse(readFileSync(out, 'utf8')) as BenchResult;
+    assert.deepEqual(r.edits.map((e) => [e.scenario, e.missing]), [['endpoint', 0]]);
+    assert.ok(r.edits[0]!.writeAnsweredMs !== undefined && r.edits[0]!.writeAnsweredMs > 0, 'the API server answered the edit');
+    assert.equal(r.fold?.configs, 20 * (3 + 5), 'the fold was measured on a mesh of the same size');
+    assert.equal(r.fileSource, undefined);
+    assert.match(run.stdout, /large mesh: config-dir source CPU per endpoint change .*- \(configs from the API server\)/);
   });
 });

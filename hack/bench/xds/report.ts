@@ -45,7 +45,7 @@ export function targetChecks(r: BenchResult): [string, string, boolean | undefin
       ],
       [
         'large mesh: config-dir source CPU per endpoint change p50 / p99 (one file re-read and diffed; in-process, same dir)',
-        r.fileSource === undefined ? '-' : `${r.fileSource.cpuMs.p50?.toFixed(2)} / ${r.fileSource.cpuMs.p99?.toFixed(2)} ms (${r.fileSource.maxKeysDiffed} key(s) diffed)`,
+        r.fileSource === undefined ? (r.options.source === 'kube' ? '- (configs from the API server)' : '-') : `${r.fileSource.cpuMs.p50?.toFixed(2)} / ${r.fileSource.cpuMs.p99?.toFixed(2)} ms (${r.fileSource.maxKeysDiffed} key(s) diffed)`,
         undefined,
       ],
       ['large mesh: server CPU per endpoint change (file read and diff, fold, EDS build, encode, send)', worst === undefined ? '-' : `${worst.toFixed(1)} ms (worst of ${cpuMs.length})`, undefined],
