@@ -1,9 +1,9 @@
 /**
  * The part of an edit's latency that neither server can go under, with `--source kube`: the API server's answer to
  * the edit's last write (its watch event goes out at about the same moment: over 25 writes, a bare watcher saw the
- * event after a median 18.3 ms and the writer had the answer after 19.0 ms), then the push debounce, which both servers run with the same
- * `PILOT_DEBOUNCE_AFTER`. What a server takes past that floor is its own: the fold, the generation, the writes and
- * the clients' receipt.
+ * event after a median 18.3 ms and the writer had the answer after 19.0 ms), then the push debounce, which both
+ * servers run with the same `PILOT_DEBOUNCE_AFTER`. What a server takes past that floor is its own: the fold, the
+ * generation, the writes and the clients' receipt.
  *
  * NOTE: with `--source files` the floor is not the same for both (istiod's file watcher debounces 250 ms of its own,
  * see ../shared/notes/istiod-reference.md), so no floor is given.
