@@ -65,6 +65,7 @@ describe('bench:xds --reference istiod smoke (meshd and istiod on a real API ser
     assert.match(run.stdout, /=== istiod \(reference\) ===/);
     assert.match(run.stdout, /meshd vs istiod: 3 services, 3 grpc clients, 1 round\(s\), source kube/);
     assert.match(run.stdout, /endpoint-change p99 .* \d+\.\d\dx/);
-    assert.match(run.stdout, /full-push p100 past the floor\s+-?\d+ ms\s+-?\d+ ms\s+-?\d+\.\d\dx/);
+    // NOTE: fmtMs prints one decimal under 10 ms (6.7 ms); past the floor, a 3-service run is a few milliseconds.
+    assert.match(run.stdout, /full-push p100 past the floor\s+-?[\d.]+ ms\s+-?[\d.]+ ms\s+-?\d+\.\d\dx/);
   });
 });
