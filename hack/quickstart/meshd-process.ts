@@ -3,16 +3,10 @@
  * debug interface says it is ready.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { configDirDiscoveryArgs, type ConfigDirListeners } from '../../xds/testing/file-meshd.js';
 
-const LAUNCHER = fileURLToPath(new URL('../../../bin/pilot-discovery', import.meta.url));
-
-export interface MeshdOptions {
+export interface MeshdOptions extends ConfigDirListeners {
   readonly configDir: string;
-  readonly grpcAddr: string;
-  readonly httpAddr: string;
-  readonly monitoringAddr: string;
-  readonly ctrlzPort: number;
   /** Where meshd's log lines go. */
   readonly logFile: NodeJS.WritableStream;
 }
@@ -27,18 +21,7 @@ export interface MeshdProcess {
 export async function startMeshd(o: MeshdOptions, deadlineMs = 30_000): Promise<MeshdProcess> {
   const child = spawn(
     process.execPath,
-    [
-      LAUNCHER,
-      'discovery',
-      '--configDir', o.configDir,
-      '--registries', 'Mock',
-      '--grpcAddr', o.grpcAddr,
-      '--httpAddr', o.httpAddr,
-      '--monitoringAddr', o.monitoringAddr,
-      '--ctrlz_address', '127.0.0.1',
-      '--ctrlz_port', String(o.ctrlzPort),
-      '--namespace', 'quickstart',
-    ],
+    configDirDiscoveryArgs(o.configDir, 'quickstart', o),
     // NOTE: the quick start runs no CA and no leader election: it is one meshd with files as its config.
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ENABLE_CA_SERVER: 'false', PILOT_DEBOUNCE_AFTER: '100ms' } },
   );

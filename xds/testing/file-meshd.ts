@@ -10,6 +10,33 @@ import { freePorts } from './free-port.js';
 
 const LAUNCHER = fileURLToPath(new URL('../../../bin/pilot-discovery', import.meta.url));
 
+/** Where a meshd on a config dir listens (its ctrlz interface on loopback). */
+export interface ConfigDirListeners {
+  readonly grpcAddr: string;
+  readonly httpAddr: string;
+  readonly monitoringAddr: string;
+  readonly ctrlzPort: number;
+}
+
+/**
+ * The launcher and arguments of `pilot-discovery discovery` on `configDir` with no cluster (`--registries Mock`), as
+ * `namespace`, listening on `l`: what the tests and the quick start run (each adds its own flags after them).
+ */
+export function configDirDiscoveryArgs(configDir: string, namespace: string, l: ConfigDirListeners): string[] {
+  return [
+    LAUNCHER,
+    'discovery',
+    '--configDir', configDir,
+    '--registries', 'Mock',
+    '--namespace', namespace,
+    '--grpcAddr', l.grpcAddr,
+    '--httpAddr', l.httpAddr,
+    '--monitoringAddr', l.monitoringAddr,
+    '--ctrlz_address', '127.0.0.1',
+    '--ctrlz_port', String(l.ctrlzPort),
+  ];
+}
+
 /** The loopback ports of a started meshd. */
 export interface FileMeshdPorts {
   readonly grpc: number;
@@ -70,18 +97,11 @@ async function spawnOnFreePorts(o: FileMeshdOptions): Promise<FileMeshd> {
   const child = spawn(
     process.execPath,
     [
-      LAUNCHER,
-      'discovery',
-      '--configDir', o.configDir,
-      '--registries', 'Mock',
-      '--namespace', o.namespace ?? 'qs',
+      ...configDirDiscoveryArgs(o.configDir, o.namespace ?? 'qs', {
+        grpcAddr: `127.0.0.1:${ports.grpc}`, httpAddr: `127.0.0.1:${ports.http}`, monitoringAddr: `127.0.0.1:${ports.monitoring}`, ctrlzPort: ports.ctrlz,
+      }),
       '--meshConfig', '/nonexistent/mesh',
       '--networksConfig', '/nonexistent/meshNetworks',
-      '--grpcAddr', `127.0.0.1:${ports.grpc}`,
-      '--httpAddr', `127.0.0.1:${ports.http}`,
-      '--monitoringAddr', `127.0.0.1:${ports.monitoring}`,
-      '--ctrlz_address', '127.0.0.1',
-      '--ctrlz_port', String(ports.ctrlz),
       ...(o.args ?? []),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ENABLE_CA_SERVER: 'false', ...o.env } },

@@ -122,7 +122,7 @@ describe('bench:xds smoke (meshd as a child process)', function () {
   it('given --case large-mesh with --source kube should make the endpoint changes through the API server and measure no config dir', async function () {
     if (!kubeTestBinariesBuilt()) {
       console.log('      skipped: no kube-apiserver and etcd (bash hack/k8s/build.sh)');
-      this.skip();
+      this.skip(); // no kube-apiserver and etcd built here (reason printed above): --source kube needs a real API server
     }
     const out = join(dir, 'large-kube.json');
     const run = await runBenchCli(['--case', 'large-mesh', '--source', 'kube', '--services', '20', '--proxies', '2', '--quick', '--out', out]);
