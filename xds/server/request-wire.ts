@@ -37,12 +37,12 @@ class LazyDiscoveryRequest implements DiscoveryRequest {
   typeUrl = '';
   responseNonce = '';
   errorDetail: StatusMessage | null = null;
-  #names: string[] | undefined;
+  #names: readonly string[] | undefined;
   constructor(
     private readonly bytes: Buffer,
     /**
      * Per resource_names record, in order: where the record starts, where its string starts and ends (in `bytes`);
-     * undefined when the names are a known run: then they are read from the key.
+     * undefined when the names are a known run: then they are read from the key (itself a request of those records).
      */
     private readonly ranges: number[] | undefined,
     /** The resource_names records as on the wire (tags, lengths, bytes): equal keys, equal name lists. */
@@ -51,9 +51,9 @@ class LazyDiscoveryRequest implements DiscoveryRequest {
 
   get resourceNames(): readonly string[] {
     if (this.#names) return this.#names;
+    if (!this.ranges) return (this.#names = decodeDiscoveryRequestLazily(this.resourceNamesKey).resourceNames);
     const names: string[] = [];
-    const [bytes, ranges] = this.ranges ? [this.bytes, this.ranges] : [this.resourceNamesKey, recordRanges(this.resourceNamesKey)];
-    for (let i = 0; i < ranges.length; i += 3) names.push(bytes.toString('utf8', ranges[i + 1], ranges[i + 2]));
+    for (let i = 0; i < this.ranges.length; i += 3) names.push(this.bytes.toString('utf8', this.ranges[i + 1], this.ranges[i + 2]));
     return (this.#names = names);
   }
 }
@@ -155,30 +155,6 @@ function knownRunAt(bytes: Buffer, start: number, runs: readonly Uint8Array[]): 
     if (bytes.compare(run, 0, run.length, start, start + run.length) === 0) return Buffer.isBuffer(run) ? run : Buffer.from(run.buffer, run.byteOffset, run.byteLength);
   }
   return undefined;
-}
-
-/** The ranges (record start, string start, string end) of a key's resource_names records (well formed). */
-function recordRanges(key: Buffer): number[] {
-  const ranges: number[] = [];
-  let pos = 0;
-  const varint = (): number => {
-    let result = 0;
-    let shift = 0;
-    for (;;) {
-      const b = key[pos++]!;
-      result += (b & 0x7f) * 2 ** shift;
-      if ((b & 0x80) === 0) return result;
-      shift += 7;
-    }
-  };
-  while (pos < key.length) {
-    const start = pos;
-    varint();
-    const len = varint();
-    ranges.push(start, pos, pos + len);
-    pos += len;
-  }
-  return ranges;
 }
 
 function checkNames(bytes: Buffer, ranges: number[]): void {
