@@ -46,6 +46,9 @@ describe('bench:xds smoke (meshd as a child process)', function () {
     assert.equal(r.startup.complete, 5);
     assert.notEqual(r.startup.allCompleteMs, undefined);
     for (const t of ['LDS', 'RDS', 'CDS', 'EDS']) assert.ok((r.startup.traffic[t]?.bytes ?? 0) > 0, `no ${t} bytes at startup`);
+    // NOTE: the edits waited for meshd to go idle, which an idle meshd with five clients does within seconds.
+    assert.equal(r.settle?.idle, true, `meshd never went idle before the edits: ${JSON.stringify(r.settle)}`);
+    assert.match(run.stdout, /server idle before the first edit \(under 10 % of a core for 1\.00 s\) after /);
     const where = Object.fromEntries(r.edits.map((e) => [e.scenario, Object.keys(e.arrivedIn)]));
     assert.deepEqual(where, { 'vs-edit': ['RDS'], 'new-service': ['LDS'], 'new-subset': ['CDS'], endpoint: ['EDS'] });
     for (const e of r.edits) {

@@ -29,6 +29,7 @@ describe('bench:xds meshd vs istiod comparison', () => {
       fullPushP100: 300, fullPushP100Above: undefined, endpointP50: 20, endpointP99: 30, endpointP99Above: undefined,
       writeAnsweredP50: 20, fullPushPastFloorP100: 180, endpointPastFloorP99: -90, cpuPerFullPush: 0.2, cpuPerEndpointPush: 0.01,
       bytesPerFullPush: 2000, bytesPerEndpointPush: 100, peakRss: 200, startupAllComplete: 100,
+      settleWait: undefined, settleWaitAbove: undefined, settleCpu: undefined,
     });
     const byName = Object.fromEntries(compareRuns(meshd, istiod).map((c) => [c.name, ratio(c.meshd, c.istiod)]));
     assert.equal(byName['full-push p100 (all clients have the edit)'], 300 / 900);
@@ -51,6 +52,14 @@ describe('bench:xds meshd vs istiod comparison', () => {
     const fastIstiod = result('istiod', [edit('vs-edit', [100, waited / 4], 1, 1)], 1);
     assert.match(formatComparison(missed, fastIstiod), /full-push p100 \(all clients have the edit\)\s+> \S+ m?s\s+\S+ m?s\s+> 4\.00x\s+<= 0.5x \(NOT met\)/);
     assert.match(formatComparison(missed, slowIstiod), /> 0\.25x\s+<= 0.5x\n/, 'a lower bound under the target decides nothing');
+  });
+
+  it('given how long each server took to go idle before the edits should show both, and a server that never did as above its wait', () => {
+    const settled = { ...meshd, settle: { idle: true, waitedMs: 1000, cpuSeconds: 0.05 } };
+    const busy = { ...istiod, settle: { idle: false, waitedMs: 300_000, cpuSeconds: 412 } };
+    const text = formatComparison(settled, busy);
+    assert.match(text, /then until the server was idle \(edits wait\)\s+1\.00 s\s+> 300\.00 s\s+< 0\.00x\s+-\n/);
+    assert.match(text, /server CPU meanwhile\s+0\.05 s\s+412\.00 s\s+0\.00x/);
   });
 
   it('given a zero or missing value should print no ratio, and meshd above istiod on RSS should mark that target not met', () => {

@@ -65,6 +65,9 @@ export function comparedValues(r: BenchResult): Record<string, number | undefine
     bytesPerEndpointPush: mean(bytes(endpoint)),
     peakRss: r.server.peakRssBytes,
     startupAllComplete: r.startup.allCompleteMs,
+    settleWait: r.settle?.idle === true ? r.settle.waitedMs : undefined,
+    settleWaitAbove: r.settle && !r.settle.idle ? r.settle.waitedMs : undefined,
+    settleCpu: r.settle?.cpuSeconds,
   };
 }
 
@@ -90,6 +93,8 @@ export function compareRuns(meshd: BenchResult, istiod: BenchResult): ComparedMe
     row('bytes sent per endpoint push (mean, all clients)', 'bytesPerEndpointPush', fmtBytes),
     row('server peak RSS (VmHWM)', 'peakRss', fmtBytes, 1),
     row('startup: all clients complete', 'startupAllComplete', fmtMs),
+    row('then until the server was idle (edits wait)', 'settleWait', fmtMs),
+    row('server CPU meanwhile', 'settleCpu', seconds),
   ];
 }
 

@@ -4,6 +4,7 @@ import { SCENARIOS } from './markers.js';
 import { fmtBytes, fmtMs, summarize, table } from '../stats.js';
 import { formatRestart } from './restart-phase.js';
 import { phaseSummaries } from './server-phases.js';
+import { IDLE_SHARE_OF_A_CORE, IDLE_WINDOW_MS } from './server-idle.js';
 
 /** The issue's targets for proxyless clients, S=1000, N=2000 on 2 cores. */
 export const TARGETS = {
@@ -88,6 +89,13 @@ export function formatReport(r: BenchResult): string {
   if (r.restart) {
     lines.push(formatRestart(r.restart));
     lines.push('  NOTE: the server CPU and peak RSS below are the restarted server\'s.');
+    lines.push('');
+  }
+  if (r.settle) {
+    const what = `${fmtMs(r.settle.waitedMs)}, ${r.settle.cpuSeconds.toFixed(2)} s of server CPU meanwhile`;
+    lines.push(r.settle.idle
+      ? `server idle before the first edit (under ${IDLE_SHARE_OF_A_CORE * 100} % of a core for ${fmtMs(IDLE_WINDOW_MS)}) after ${what}`
+      : `server still busy before the first edit after ${what}: the edits started anyway`);
     lines.push('');
   }
   const rows: string[][] = [['edit (ms from config write to marker at client)', 'rounds', 'samples', 'min', 'p50', 'p99', 'max', 'missing', 'cpu/edit', 'client busy', 'bytes/edit']];

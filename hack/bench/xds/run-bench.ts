@@ -25,6 +25,7 @@ import { runFold, type FoldRow } from '../fold/fold-bench.js';
 import { measureRestart, type RestartResult } from './restart-phase.js';
 import { measureFileSourceCost, type FileSourceCost } from './file-source-cost.js';
 import { editServerPhases, parsePushSent, type EditServerPhases, type ServerPush } from './server-phases.js';
+import { waitServerIdle, type IdleWait } from './server-idle.js';
 
 const TYPE_URL_OF = { LDS: TYPES.lds, RDS: TYPES.rds, CDS: TYPES.cds, EDS: TYPES.eds } as const;
 
@@ -84,6 +85,8 @@ export interface BenchResult {
   };
   /** `--restart`: the server's kill -9 and restart after startup. */
   readonly restart?: RestartResult;
+  /** Before the first edit: the wait for the server to go idle (server-idle.ts); older runs lack it. */
+  readonly settle?: IdleWait;
   readonly edits: readonly EditResult[];
   readonly server: {
     readonly cpuSecondsTotal: number;
@@ -258,8 +261,12 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
       restart = r.result;
     }
 
+    const settle = await waitServerIdle({ cpuSeconds: () => server.cpuSeconds(), deadline: Date.now() + opts.timeoutMs });
+    const settleText = `${(settle.waitedMs / 1000).toFixed(1)} s, ${settle.cpuSeconds.toFixed(2)} s of server CPU meanwhile`;
+    log(settle.idle ? `server idle after ${settleText}` : `server still busy after ${settleText}: the edits start anyway`);
     const edits: EditResult[] = [];
-    let statsBefore = opts.restart ? await waitQuiet(Date.now() + opts.timeoutMs) : statsStart;
+    // NOTE: a server that was settling may have sent responses meanwhile; the first edit's traffic starts after them.
+    let statsBefore = await waitQuiet(Date.now() + opts.timeoutMs);
     for (const e of plan.edits) {
       if (server.exitStatus) fail('server exited during the run');
       edits.push(await measureEdit(e));
@@ -354,6 +361,7 @@ export async function runBench(opts: BenchOptions, log: (line: string) => void, 
         traffic: trafficDelta(stats0, statsStart),
       },
       ...(restart ? { restart } : {}),
+      settle,
       edits,
       server: { cpuSecondsTotal: server.cpuSeconds(), peakRssBytes: peak.vmHwm, peakTreeRssSampledBytes: server.peakRss().sampledTree },
       streamsReopened: final.ended - final.refused,
