@@ -87,6 +87,7 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
 
   /** Emits a request that may change what is sent (see AdsEvent `request`), for an event log. */
   #emitRequest(conn: Connection<P>, req: DeltaDiscoveryRequest): void {
+    if (this.host.observed?.() === false) return;
     const e = req.errorDetail;
     this.host.emit({
       kind: 'request',

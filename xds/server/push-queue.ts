@@ -15,6 +15,7 @@
  *   reads (ACKs, new requests) and timers get their turn.
  */
 import { mergePushRequests, nextTurn, pushPathSlicer, systemClock, type CancelTimer, type Clock, type PushRequest, type TurnSlicer } from '../../core/index.js';
+import { KeyedFifo } from './keyed-fifo.js';
 
 /** Options of a PushQueue. */
 export interface PushQueueOptions<K> {
@@ -58,7 +59,7 @@ interface Running {
 export class PushQueue<K> {
   readonly #opts: PushQueueOptions<K>;
   readonly #clock: Clock;
-  readonly #queued = new Map<K, Queued>();
+  readonly #queued = new KeyedFifo<K, Queued>();
   readonly #inFlight = new Map<K, Running>();
   /** Connections waiting for their earlier responses to drain before they may take a slot. */
   readonly #draining = new Map<K, Queued>();
@@ -92,7 +93,7 @@ export class PushQueue<K> {
     }
     const q = this.#queued.get(key);
     if (q) q.request = mergePushRequests(q.request, request);
-    else this.#queued.set(key, { request, enqueuedAt: this.#clock.now() });
+    else this.#queued.push(key, { request, enqueuedAt: this.#clock.now() });
     this.#pump();
   }
 
@@ -169,7 +170,7 @@ export class PushQueue<K> {
       const d = this.#draining.get(key);
       if (d !== q) return; // removed (closed) meanwhile
       this.#draining.delete(key);
-      if (!this.#closed) this.#queued.set(key, d);
+      if (!this.#closed) this.#queued.push(key, d);
       this.#pump();
       this.#checkIdle();
     };
@@ -198,8 +199,7 @@ export class PushQueue<K> {
 
   #pump(): void {
     while (!this.#closed && this.#slots < this.#opts.concurrency && this.#queued.size > 0 && this.#mayStart()) {
-      const [key, q] = this.#queued.entries().next().value as [K, Queued];
-      this.#queued.delete(key);
+      const [key, q] = this.#queued.shift()!;
       const drained = this.#opts.drained?.(key);
       if (drained) {
         this.#park(key, q, drained);
@@ -238,7 +238,7 @@ export class PushQueue<K> {
     const next = this.#pending.get(key);
     if (next) {
       this.#pending.delete(key);
-      if (!this.#closed) this.#queued.set(key, { request: next, enqueuedAt: this.#clock.now() });
+      if (!this.#closed) this.#queued.push(key, { request: next, enqueuedAt: this.#clock.now() });
     }
     this.#pump();
     this.#checkIdle();

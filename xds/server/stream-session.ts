@@ -115,7 +115,8 @@ export function serveStream<P, Req extends AdsRequest>(host: StreamHost<P>, call
         serial
           .run(() => {
             if (ended) return undefined;
-            host.emit({ kind: 'push', connectionId: opened.id, push });
+            // NOTE: one event per connection per push (2,000 at N=2,000), built only when something listens.
+            if (host.observed?.() !== false) host.emit({ kind: 'push', connectionId: opened.id, push });
             return handler.push(opened, push);
           })
           .catch(fail),

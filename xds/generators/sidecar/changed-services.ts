@@ -7,7 +7,7 @@
  * resources were last built from (a rule whose host changed or that was deleted shaped other services
  * before). Anything else changed, or no earlier snapshot known: undefined (build everything).
  */
-import { configKeyString, destinationRuleSources, type Proxy, type PushRequest, type PushSnapshot } from '../../../core/index.js';
+import { configKeyString, destinationRuleSources, type Proxy, type PushContext, type PushRequest, type PushSnapshot } from '../../../core/index.js';
 import { outboundClusterName } from '../grpc/envoy.js';
 import { subsetsOf } from './cluster-builder.js';
 import { scopedServiceFor, sidecarScope, scopedDestinationRule } from './sidecar-scope.js';
@@ -48,8 +48,7 @@ function ruleHosts(push: PushRequest, snap: PushSnapshot, rules: readonly { name
   if (!byScope) bySnap.set(snap, (byScope = new Map()));
   const ctx = snap.pushContext;
   const scope = sidecarScope(ctx, p);
-  // NOTE: the rule a proxy sees depends on its namespace and the selector rules that pick it (the scope on its Sidecar).
-  const key = `${p.namespace}\n${ctx.destinationRuleSelection(p)}\n${scope.sidecar ? `${scope.sidecar.metadata.namespace}/${scope.sidecar.metadata.name}` : '-'}`;
+  const key = serviceViewKey(ctx, p);
   const known = byScope.get(key);
   if (known) return known;
   const wanted = new Set(rules.map((r) => configKeyString({ kind: 'DestinationRule', namespace: r.namespace, name: r.name })));
@@ -61,6 +60,15 @@ function ruleHosts(push: PushRequest, snap: PushSnapshot, rules: readonly { name
   }
   byScope.set(key, out);
   return out;
+}
+
+/**
+ * What a proxy's view of services and their DestinationRules depends on: the rule a proxy sees depends on its
+ * namespace and the selector rules that pick it, the service a host resolves to on its namespace and Sidecar.
+ */
+export function serviceViewKey(ctx: PushContext, p: Proxy): string {
+  const sidecar = sidecarScope(ctx, p).sidecar;
+  return `${p.namespace}\n${ctx.destinationRuleSelection(p)}\n${sidecar ? `${sidecar.metadata.namespace}/${sidecar.metadata.name}` : '-'}`;
 }
 
 /**

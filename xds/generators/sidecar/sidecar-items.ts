@@ -9,7 +9,7 @@ import { encode } from '../../protos/codec.js';
 import type { GeneratedResource, WatchedResource } from '../../server/contracts.js';
 import { outboundClusterName, parseOutboundClusterName } from '../grpc/envoy.js';
 import type { SidecarBuilderOptions } from './builder-options.js';
-import { changedServiceHosts, outboundClusterNamesOf } from './changed-services.js';
+import { changedServiceHosts, outboundClusterNamesOf, serviceViewKey } from './changed-services.js';
 import { buildOutboundCluster, buildSpecialClusters, subsetsOf, type OutboundClusterOptions } from './cluster-builder.js';
 import { buildInboundClusterFrom, buildProxyInboundCluster, inboundClusterDependencies, inboundClusterInputs, inboundClusterKey, proxyInboundPorts } from './inbound-clusters.js';
 import type { ConflictSink } from './conflict-recorder.js';
@@ -49,8 +49,19 @@ export function clusterOptions(o: SidecarBuilderOptions): OutboundClusterOptions
  * port or subset) would build nothing anyway.
  */
 export function watchedOfHosts(snap: PushSnapshot, p: Proxy, watched: WatchedResource, hosts: ReadonlySet<string>): string[] {
-  return outboundClusterNamesOf(snap, p, hosts, false).filter((n) => watched.names.has(n)).sort();
+  // NOTE: asked for every proxy of an endpoint push with the push's one set of hosts (incrementalEdsHosts): the
+  // names are kept per snapshot, set of hosts and the proxy's view of services and rules.
+  let byHosts = namesOfHosts.get(snap);
+  if (!byHosts) namesOfHosts.set(snap, (byHosts = new WeakMap()));
+  let byView = byHosts.get(hosts);
+  if (!byView) byHosts.set(hosts, (byView = new Map()));
+  const view = serviceViewKey(snap.pushContext, p);
+  let names = byView.get(view);
+  if (!names) byView.set(view, (names = outboundClusterNamesOf(snap, p, hosts, false).sort()));
+  return names.filter((n) => watched.names.has(n));
 }
+
+const namesOfHosts = new WeakMap<PushSnapshot, WeakMap<ReadonlySet<string>, Map<string, readonly string[]>>>();
 
 const byName = (a: Item, b: Item): number => (a.name < b.name ? -1 : 1);
 

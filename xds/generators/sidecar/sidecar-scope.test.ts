@@ -61,6 +61,19 @@ spec: { workloadSelector: { labels: { app: productpage } }, egress: [{ hosts: ["
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(scopeOf(c.yaml, c.labels), c.want));
 
+  it('given one proxy asked again under a newer snapshot that adds a Sidecar, and a proxy of other labels, should give each its own scope', () => {
+    const node = sidecarNode({ metadata: { LABELS: { app: 'productpage' }, NAMESPACE: 'default' } });
+    const before = sidecarAt(sidecarModel(SIDECAR_MESH), node);
+    const after = sidecarAt(sidecarModel(withSidecar('{ workloadSelector: { labels: { app: productpage } }, egress: [{ hosts: ["data/*"] }] }')), node).snap.pushContext;
+    const p = before.proxy;
+    assert.equal(sidecarScope(before.snap.pushContext, p), sidecarScope(before.snap.pushContext, p));
+    assert.equal(sidecarScope(before.snap.pushContext, p).sidecar, undefined);
+    assert.deepEqual(sidecarScope(after, p).services.map((x) => x.hostname), ['db.data.svc.cluster.local']);
+    assert.equal(sidecarScope(before.snap.pushContext, p).sidecar, undefined, 'the older snapshot still gives its own scope');
+    const other = sidecarAt(sidecarModel(SIDECAR_MESH), sidecarNode({ metadata: { LABELS: { app: 'reviews' }, NAMESPACE: 'default' } })).proxy;
+    assert.equal(sidecarScope(after, other).sidecar, undefined, 'the Sidecar selects productpage only');
+  });
+
   it('given egress on a host whose VirtualService delegates should also see the delegate destinations', () => {
     const yaml = `${withSidecar('{ egress: [{ hosts: ["./productpage.default.svc.cluster.local"] }] }')}
 ---

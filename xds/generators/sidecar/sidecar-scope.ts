@@ -270,6 +270,8 @@ function sidecarChoice(ctx: PushContext, proxyNs: string, sidecar: Config, visib
 
 const memo = new WeakMap<PushContext, Map<string, SidecarScope>>();
 const labelsKeys = new WeakMap<Readonly<Record<string, string>>, string>();
+/** Each proxy's last scope with what it was looked up by (a push asks for it several times per proxy). */
+const lastScope = new WeakMap<Proxy, { readonly ctx: PushContext; readonly namespace: string; readonly labels: Proxy['labels']; readonly scope: SidecarScope }>();
 
 /**
  * The scope of a proxy, memoized per PushContext, namespace and labels; proxies of one namespace under
@@ -277,6 +279,15 @@ const labelsKeys = new WeakMap<Readonly<Record<string, string>>, string>();
  * scope-memo.ts) is built once for all of them.
  */
 export function sidecarScope(ctx: PushContext, proxy: Proxy): SidecarScope {
+  // NOTE: labels by identity, as labelsKeys: a proxy whose labels change gets a new labels object.
+  const last = lastScope.get(proxy);
+  if (last && last.ctx === ctx && last.namespace === proxy.namespace && last.labels === proxy.labels) return last.scope;
+  const scope = lookUpScope(ctx, proxy);
+  lastScope.set(proxy, { ctx, namespace: proxy.namespace, labels: proxy.labels, scope });
+  return scope;
+}
+
+function lookUpScope(ctx: PushContext, proxy: Proxy): SidecarScope {
   let perCtx = memo.get(ctx);
   if (!perCtx) memo.set(ctx, (perCtx = new Map()));
   let labels = labelsKeys.get(proxy.labels);
