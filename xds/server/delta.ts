@@ -61,6 +61,8 @@ export class DeltaHandler<P> implements ProtocolHandler<P, DeltaDiscoveryRequest
         this.log.debug({ connection: conn.id, type: typeUrl, nonce: req.responseNonce, nonceSent: w.nonceSent }, 'expired nonce');
       }
     }
+    // NOTE: the usual request after the first is a plain ACK (2,000 of them follow a push to 2,000 proxies): nothing more to do.
+    if (!first && req.resourceNamesSubscribe.length === 0 && req.resourceNamesUnsubscribe.length === 0) return;
     const added = new Set<string>();
     let wildcardAdded = false;
     for (const n of req.resourceNamesSubscribe) {

@@ -12,11 +12,18 @@ import { truncate } from './stream-limits.js';
 export { WILDCARD_TYPES };
 
 /** The watched types of a connection in push order: CDS, EDS, LDS, RDS, then the rest as first asked. */
-export function typesInPushOrder(conn: Connection<unknown>): string[] {
+export function typesInPushOrder(conn: Connection<unknown>): readonly string[] {
+  // NOTE: asked on every push to every connection; a stream's watched types are only ever added to, so the order
+  // is kept until their count changes.
+  const known = pushOrders.get(conn);
+  if (known?.size === conn.watched.size) return known.order;
   const order = PUSH_ORDER.filter((t) => conn.watched.has(t)) as string[];
   for (const t of conn.watched.keys()) if (!order.includes(t)) order.push(t);
+  pushOrders.set(conn, { size: conn.watched.size, order });
   return order;
 }
+
+const pushOrders = new WeakMap<Connection<unknown>, { readonly size: number; readonly order: readonly string[] }>();
 
 /** True when a push may carry this type: full pushes everything, endpoint-only pushes only EDS (see XDS_TYPES). */
 export function pushCarries(push: PushRequest, typeUrl: string): boolean {
