@@ -70,6 +70,15 @@ describe('OrchClient (loopback HTTP server)', () => {
     assert.equal(api.requests[0]?.auth, 'Bearer secret-token');
   });
 
+  it('given a time limit that is not a whole number of ms (the time left to a lease renew deadline), should still send the request', async () => {
+    api.handler = (_req, res) => res.end(JSON.stringify({ kind: 'Lease' }));
+    const client = new OrchClient(kubeConfigFor(server), { qps: 10, burst: 10, contentType: 'json' });
+    // NOTE: AbortSignal.timeout(7998.97) throws; every renewal of a leader failed that way before.
+    const answer = await client.request<{ kind: string }>('GET', '/apis/coordination.k8s.io/v1/namespaces/ns/leases/l', { timeoutMs: 7998.97 });
+    assert.equal(answer.kind, 'Lease');
+    assert.equal(await client.requestText('GET', '/healthz', { timeoutMs: 0.5 + 1000 }), JSON.stringify({ kind: 'Lease' }));
+  });
+
   it('given a Status error, should throw OrchApiError with the status, reason and message', async () => {
     api.handler = (_req, res) => {
       res.statusCode = 409;

@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingMessage, type RequestOptions } fro
 import { request as httpsRequest } from 'node:https';
 import { createInterface } from 'node:readline';
 import { Observable } from 'rxjs';
-import type { Clock } from '../../core/index.js';
+import { timeoutSignal, type Clock } from '../../core/index.js';
 import type { OrchCredentials, OrchKubeConfig } from './kubeconfig.js';
 import { loadOrchKubeConfig, validateOrchClientOptions, type OrchClientOptions, type OrchConfigSource } from './orch-client-options.js';
 import { TokenBucket } from './token-bucket.js';
@@ -99,7 +99,7 @@ export class OrchClient<K extends OrchCredentials = OrchCredentials> implements 
   async request<T>(method: string, path: string, options: OrchRequestOptions = {}): Promise<T> {
     await this.#bucket.take(options.signal);
     const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    const timeout = AbortSignal.timeout(timeoutMs);
+    const timeout = timeoutSignal(timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     try {
       const res = await this.#send(method, path, { ...options, signal }, false);
@@ -121,7 +121,7 @@ export class OrchClient<K extends OrchCredentials = OrchCredentials> implements 
   async requestText(method: string, path: string, options: OrchRequestOptions = {}): Promise<string> {
     await this.#bucket.take(options.signal);
     const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    const timeout = AbortSignal.timeout(timeoutMs);
+    const timeout = timeoutSignal(timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     try {
       const res = await this.#send(method, path, { ...options, signal }, false);

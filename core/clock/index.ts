@@ -3,3 +3,4 @@ export { sleepOnTimer, type CancelTimer, type Clock, type TimerOptions } from '.
 export { SystemClock, systemClock } from './system-clock.js';
 export { ManualClock } from './manual-clock.js';
 export { clockScheduler } from './clock-scheduler.js';
+export { timeoutSignal } from './timeout-signal.js';

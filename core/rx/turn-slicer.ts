@@ -93,7 +93,7 @@ export class TurnSlicer {
  * NOTE: long on purpose. Every turn the loop takes during a fan-out also reads the replies (ACKs) of the proxies
  * written so far, before the rest are written. Pushing one endpoint change to 2,000 sidecars (bench:xds
  * `--case large-mesh`, delta), a 20 ms slice had the last response flushed 228-280 ms after publication, a 250 ms
- * slice 129-148 ms; the slowest client of each edit (median over 8 edits) gained 50-100 ms. At 100-400 proxies the
+ * slice 129-148 ms; the slowest client of each edit (median over 8 edits) gained 50-70 ms. At 100-400 proxies the
  * two were within the noise of each other. The loop still turns at least every quarter second.
  */
 const PUSH_PATH_SLICE_MS = 250;

@@ -4,6 +4,7 @@
  */
 import { request, type IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { timeoutSignal } from '../../core/index.js';
 import type { PodDialer } from './pod-dialer.js';
 import { dotted, type PodRef } from './pod-target.js';
 import { ReachError } from './reach-error.js';
@@ -38,7 +39,7 @@ export async function podHttpRequest(dial: PodDialer, pod: PodRef, port: number,
   const method = req.method ?? 'GET';
   const where = `${method} ${req.path} on pod ${dotted(pod)} port ${port}`;
   const timeoutMs = req.timeoutMs ?? DEFAULT_POD_HTTP_TIMEOUT_MS;
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const timeout = timeoutSignal(timeoutMs);
   const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
   const stream: Duplex = await dial(pod, port);
   try {
