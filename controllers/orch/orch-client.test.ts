@@ -76,7 +76,7 @@ describe('OrchClient (loopback HTTP server)', () => {
     // NOTE: AbortSignal.timeout(7998.97) throws; every renewal of a leader failed that way before.
     const answer = await client.request<{ kind: string }>('GET', '/apis/coordination.k8s.io/v1/namespaces/ns/leases/l', { timeoutMs: 7998.97 });
     assert.equal(answer.kind, 'Lease');
-    assert.equal(await client.requestText('GET', '/healthz', { timeoutMs: 0.5 + 1000 }), JSON.stringify({ kind: 'Lease' }));
+    assert.equal(await client.requestText('GET', '/healthz', { timeoutMs: 1000.5 }), JSON.stringify({ kind: 'Lease' }));
   });
 
   it('given a Status error, should throw OrchApiError with the status, reason and message', async () => {
